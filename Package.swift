@@ -1,0 +1,45 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Dependency direction is one way:
+//   TillProtocol  <-  TillSimulator  <-  TillCore  <-  TillUI  <-  TillTerminal  <-  till
+// TillProtocol is pure (no I/O). TillUI is pure (state + message -> state, view -> cells).
+// Only TillTerminal touches ncurses (through the CNcurses system library).
+let package = Package(
+    name: "till",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "till", targets: ["till"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CNcurses", path: "Sources/CNcurses", pkgConfig: "ncursesw",
+                       providers: [.apt(["libncurses-dev"])]),
+        .target(name: "TillProtocol"),
+        .target(name: "TillSimulator", dependencies: ["TillProtocol"]),
+        .target(name: "TillCore", dependencies: [
+            "TillProtocol", "TillSimulator",
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ]),
+        .target(name: "TillUI", dependencies: ["TillProtocol", "TillCore",
+            .product(name: "TOMLKit", package: "TOMLKit")]),
+        .target(name: "TillTerminal", dependencies: ["TillUI", "CNcurses"]),
+        .executableTarget(name: "till", dependencies: [
+            "TillProtocol", "TillSimulator", "TillCore", "TillUI", "TillTerminal",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+        .executableTarget(name: "TillBench", dependencies: [
+            "TillProtocol", "TillSimulator", "TillCore", "TillUI",
+        ]),
+        .testTarget(name: "TillProtocolTests", dependencies: ["TillProtocol"]),
+        .testTarget(name: "TillSimulatorTests", dependencies: ["TillSimulator", "TillProtocol"]),
+        .testTarget(name: "TillCoreTests", dependencies: ["TillCore", "TillSimulator", "TillProtocol"]),
+        .testTarget(name: "TillUITests", dependencies: ["TillUI", "TillCore", "TillProtocol"]),
+        .testTarget(name: "TillE2ETests", dependencies: []),
+    ]
+)

@@ -1,0 +1,46 @@
+// Thin C shims over ncurses (wide-character build).
+// Swift 6 strict concurrency rejects ncurses' mutable globals (stdscr, COLORS, LINES)
+// and cannot import its function-like macros (COLOR_PAIR, getmaxyx); these wrappers
+// are the only way TillTerminal reaches them.
+#ifndef TILL_CNCURSES_SHIM_H
+#define TILL_CNCURSES_SHIM_H
+#ifndef _XOPEN_SOURCE_EXTENDED
+#define _XOPEN_SOURCE_EXTENDED 1
+#endif
+#ifndef NCURSES_WIDECHAR
+#define NCURSES_WIDECHAR 1
+#endif
+#include <locale.h>
+#include <wchar.h>
+#include <ncursesw/curses.h>
+
+static inline WINDOW *till_stdscr(void) { return stdscr; }
+static inline int till_lines(void) { return LINES; }
+static inline int till_cols(void) { return COLS; }
+static inline int till_colors(void) { return COLORS; }
+static inline int till_color_pairs(void) { return COLOR_PAIRS; }
+static inline int till_color_pair(int n) { return (int)COLOR_PAIR(n); }
+static inline void till_getmaxyx(int *y, int *x) { int yy, xx; getmaxyx(stdscr, yy, xx); *y = yy; *x = xx; }
+static inline int till_key_resize(void) { return KEY_RESIZE; }
+static inline int till_err(void) { return ERR; }
+static inline unsigned int till_a_bold(void) { return (unsigned int)A_BOLD; }
+static inline unsigned int till_a_reverse(void) { return (unsigned int)A_REVERSE; }
+static inline unsigned int till_a_underline(void) { return (unsigned int)A_UNDERLINE; }
+static inline unsigned int till_a_dim(void) { return (unsigned int)A_DIM; }
+static inline unsigned int till_a_normal(void) { return (unsigned int)A_NORMAL; }
+static inline int till_key_f(int n) { return KEY_F(n); }
+static inline void till_set_locale(void) { setlocale(LC_ALL, ""); }
+static inline void till_set_escdelay(int ms) { set_escdelay(ms); }
+
+/// Puts one wide character with attributes and a colour pair at (y, x).
+static inline int till_put_wch(int y, int x, wchar_t ch, unsigned int attrs, short pair) {
+    cchar_t cc;
+    wchar_t wstr[2] = { ch, L'\0' };
+    setcchar(&cc, wstr, (attr_t)attrs, pair, NULL);
+    return mvwadd_wch(stdscr, y, x, &cc);
+}
+
+/// Reads one key as a wide character or a function-key code.
+/// Returns OK (char in *out), KEY_CODE_YES (key code in *out) or ERR (timeout).
+static inline int till_get_wch(wint_t *out) { return wget_wch(stdscr, out); }
+#endif

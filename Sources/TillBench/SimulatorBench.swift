@@ -1,0 +1,4 @@
+/// The simulator benchmarks: see BENCHMARKS.md.
+func simulatorBench() async throws {
+    print("  (no simulator benchmark yet)")
+}

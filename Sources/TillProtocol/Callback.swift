@@ -1,0 +1,219 @@
+/// The status of an answer. Anything but `success` is not an approval.
+public enum CallbackStatus: Sendable, Hashable, Codable, CustomStringConvertible {
+    case success
+    case fail
+    case other(String)
+
+    init(_ raw: String) {
+        switch raw.lowercased() {
+        case "success": self = .success
+        case "fail", "failed", "failure": self = .fail
+        default: self = .other(raw)
+        }
+    }
+    public var description: String {
+        switch self { case .success: return "success"; case .fail: return "fail"; case .other(let s): return s }
+    }
+}
+
+/// Why a callback could not be decoded at all, in words a cashier understands.
+public enum DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
+    case empty
+    case tooLong(Int)
+    case notAURL
+    case noQuery
+    case controlCharacter(position: Int)
+    case missingStatus
+
+    public var description: String {
+        switch self {
+        case .empty: return "The terminal's answer was empty."
+        case .tooLong(let n): return "The terminal's answer is too long to be real (\(n) bytes)."
+        case .notAURL: return "The terminal's answer is not a callback URL (no 'scheme://')."
+        case .noQuery: return "The terminal's answer has no result fields (no '?')."
+        case .controlCharacter(let p): return "The terminal's answer holds a control character at position \(p)."
+        case .missingStatus: return "The terminal's answer does not say whether it succeeded (no status)."
+        }
+    }
+}
+
+/// The decoded answer of the terminal: every raw field, plus typed views of the known ones.
+public struct CallbackResponse: Sendable, Hashable, Codable {
+    /// What preceded `?`, e.g. `interapp-callback://result`.
+    public var target: String
+    /// Every field in arrival order, trimmed and percent-decoded; `accountNumber` masked.
+    public var fields: [QueryField]
+    public var warnings: [DecodeWarning]
+
+    public var status: CallbackStatus
+    public var action: Action?
+    public var rawAction: String?
+    public var message: String?
+    /// `-57` from `(-57) ABORTED`.
+    public var messageCode: Int?
+    /// `ABORTED` from `(-57) ABORTED`.
+    public var messageName: String?
+    public var amount: Money?
+    public var tipAmount: Money?
+    public var installments: Int?
+    public var transactionDate: TerminalDate?
+
+    public var isApproved: Bool { status == .success }
+
+    /// The value of a field by its protocol name.
+    public subscript(_ name: String) -> String? {
+        for f in fields where f.name == name { return f.value }
+        return nil
+    }
+
+    public var clientTransactionId: String? { nonEmpty("clientTransactionId") }
+    public var verificationMethod: String? { nonEmpty("verificationMethod") }
+    public var rrn: String? { nonEmpty("rrn") }
+    public var cardType: String? { nonEmpty("cardType") }
+    public var accountNumber: String? { nonEmpty("accountNumber") }
+    public var referenceNumber: String? { nonEmpty("referenceNumber") }
+    public var authorisationCode: String? { nonEmpty("authorisationCode") }
+    public var tid: String? { nonEmpty("tid") }
+    public var orderCode: String? { nonEmpty("orderCode") }
+    public var shortOrderCode: String? { nonEmpty("shortOrderCode") }
+    public var transactionId: String? { nonEmpty("transactionId") }
+    public var command: String? { nonEmpty("command") }
+    public var batchName: String? { nonEmpty("batchName") }
+    public var batchId: String? { nonEmpty("batchId") }
+
+    func nonEmpty(_ name: String) -> String? {
+        guard let v = self[name], !v.isEmpty else { return nil }
+        return v
+    }
+
+    /// For an answer to `abort`, which of its outcomes it reports.
+    public var abortOutcome: AbortOutcome? {
+        let m = (messageName ?? message ?? "").uppercased().replacingSpaces()
+        if m.contains("NOTHING_TO_ABORT") || messageCode == -55 { return .nothingToAbort }
+        if m.contains("ABORTED") || messageCode == -57 { return .aborted }
+        return action == .abort ? .other : nil
+    }
+
+    /// Decodes a callback URL. Never crashes; throws only when the input cannot be an answer at all.
+    public static func decode(_ url: String) throws(DecodeError) -> CallbackResponse {
+        let split: QuerySplit
+        do { split = try QuerySplit.split(url) } catch {
+            switch error {
+            case .empty: throw .empty
+            case .tooLong: throw .tooLong(url.utf8.count)
+            case .noScheme: throw .notAURL
+            case .noQuery: throw .noQuery
+            case .controlCharacter(let p): throw .controlCharacter(position: p)
+            }
+        }
+        var fields = split.fields
+        var warnings = split.warnings
+        var statusRaw: String?
+        var r = CallbackResponse(target: split.target, fields: [], warnings: [], status: .fail)
+        for i in fields.indices {
+            let f = fields[i]
+            switch f.name {
+            case "status": statusRaw = f.value
+            case "action":
+                r.rawAction = f.value
+                if let a = Action(rawValue: f.value) { r.action = a }
+                else if let a = Action(lenient: f.value) { r.action = a; warnings.append(.actionCase(f.value)) }
+                else { warnings.append(.unknownAction(f.value)) }
+            case "message":
+                r.message = f.value
+                (r.messageCode, r.messageName) = parseMessage(f.value)
+            case "amount", "tipAmount":
+                if f.value.isEmpty { break }
+                if let m = Money.fromCents(Substring(f.value)) {
+                    if f.name == "amount" { r.amount = m } else { r.tipAmount = m }
+                } else { warnings.append(.badNumber(field: f.name, value: f.value)) }
+            case "installments":
+                if f.value.isEmpty { break }
+                if let n = Int(f.value), n >= 0 { r.installments = n }
+                else { warnings.append(.badNumber(field: f.name, value: f.value)) }
+            case "transactionDate":
+                if f.value.isEmpty { break }
+                var spaceWasPlus = false
+                if let d = TerminalDate.parse(f.value, spaceWasPlus: &spaceWasPlus) {
+                    r.transactionDate = d
+                    if spaceWasPlus {
+                        fields[i].value = d.text
+                        warnings.removeAll { $0 == .unescapedSpace(field: f.name) }
+                        warnings.append(.spaceForPlusInDate(field: f.name))
+                    }
+                } else { warnings.append(.badDate(field: f.name, value: f.value)) }
+            case "accountNumber":
+                let masked = CardNumber.mask(f.value)
+                if masked != f.value { fields[i].value = masked; warnings.append(.unmaskedCardNumber) }
+            default: break
+            }
+        }
+        guard let statusRaw, !statusRaw.isEmpty else { throw .missingStatus }
+        r.status = CallbackStatus(statusRaw)
+        r.fields = fields
+        r.warnings = warnings
+        return r
+    }
+
+    /// Splits `(-NN) NAME` into its code and name.
+    static func parseMessage(_ m: String) -> (Int?, String?) {
+        guard m.first == "(", let close = m.firstIndex(of: ")") else { return (nil, nil) }
+        guard let code = Int(m[m.index(after: m.startIndex)..<close].trimmingWhitespaceSub()) else { return (nil, nil) }
+        let name = String(m[m.index(after: close)...]).trimmingWhitespace()
+        return (code, name.isEmpty ? nil : name)
+    }
+
+    /// Builds a callback URL as a terminal would: `<callback>://result?k=v&…`.
+    /// A callback given with `://` already (`mycallbackscheme://result`) is used as it is.
+    public static func url(callback: String, fields: [(String, String)]) -> String {
+        var s = callback.contains("://") ? callback : callback + "://result"
+        s += "?"
+        var first = true
+        for (k, v) in fields {
+            if !first { s += "&" }
+            first = false
+            s += k + "=" + QueryCodec.encodeCallbackValue(v)
+        }
+        return s
+    }
+}
+
+/// The three outcomes of an abort the pages describe (the fourth, no answer, is the sale's own result).
+public enum AbortOutcome: String, Sendable, Hashable, Codable {
+    case aborted
+    case nothingToAbort
+    case other
+}
+
+/// Masking of card numbers: only the first 6 and last 4 digits ever stay visible.
+public enum CardNumber {
+    /// Masks all but the first 6 and last 4 digits; an already-masked number is returned as it is.
+    public static func mask(_ value: String) -> String {
+        var digits = 0
+        var stars = 0
+        for b in value.utf8 {
+            if b >= 48 && b <= 57 { digits += 1 } else if b == 0x2A { stars += 1 }
+        }
+        if digits <= 10 { return value }
+        var all: [UInt8] = []
+        for b in value.utf8 where (b >= 48 && b <= 57) || b == 0x2A { all.append(b) }
+        let total = all.count
+        var out = [UInt8]()
+        var seenDigits = 0
+        for (idx, b) in all.enumerated() {
+            if b == 0x2A { out.append(b); continue }
+            seenDigits += 1
+            if seenDigits <= 6 || idx >= total - 4 { out.append(b) } else { out.append(0x2A) }
+        }
+        // If stars already stood in the middle and more than 10 digits were still visible,
+        // the result keeps exactly the first 6 and last 4.
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+extension String {
+    func replacingSpaces() -> String { String(map { $0 == " " ? "_" : $0 }) }
+}
+extension Substring {
+    func trimmingWhitespaceSub() -> String { String(self).trimmingWhitespace() }
+}

@@ -1,0 +1,153 @@
+/// One problem with a request, tied to the field it concerns, in words a cashier understands.
+public struct ValidationError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The protocol's field name (`amount`, `tipAmount`, `batchId`, …).
+    public var field: String
+    public var message: String
+    public init(field: String, message: String) { self.field = field; self.message = message }
+    public var description: String { message }
+}
+
+/// All the problems found in a request; thrown by `validated()`.
+public struct ValidationFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    public var errors: [ValidationError]
+    public var description: String { errors.map(\.message).joined(separator: " ") }
+}
+
+public enum Limits {
+    public static let installments = 0...36
+    public static let maxTextLength = 64
+    public static let maxClientTransactionIdLength = 64
+}
+
+extension TerminalRequest {
+    /// Checks every rule the pages state, and this project's own, before anything is sent.
+    public func validationErrors() -> [ValidationError] {
+        var e: [ValidationError] = []
+        func fail(_ field: String, _ message: String) { e.append(ValidationError(field: field, message: message)) }
+        func text(_ field: String, _ value: String?, label: String, required: Bool = false, max: Int = Limits.maxTextLength) {
+            guard let value else { if required { fail(field, "\(label) is missing.") }; return }
+            if value.trimmingWhitespace().isEmpty { fail(field, "\(label) is empty."); return }
+            if value.utf8.count > max { fail(field, "\(label) is longer than \(max) characters.") }
+            if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                fail(field, "\(label) contains a control character (a line break?).")
+            }
+        }
+        func amount(_ field: String, _ m: Money?, label: String, required: Bool) {
+            guard let m else { if required { fail(field, "\(label) is missing.") }; return }
+            if m.cents <= 0 { fail(field, "\(label) must be more than 0.") }
+            if m.cents > Money.maximumCents { fail(field, "\(label) is more than the largest amount the terminal takes (\(Money.maximum)).") }
+        }
+        func clientId(_ field: String, _ v: String?) {
+            text(field, v, label: "The client transaction id", max: Limits.maxClientTransactionIdLength)
+        }
+        func finder(_ f: TransactionFinder, requireKey: Bool, what: String) {
+            if let r = f.referenceNumber, !(r.utf8.count == 6 && r.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }) {
+                fail("referenceNumber", "The STAN must be exactly six digits (got '\(r)').")
+            }
+            if let o = f.orderCode, !(10...20).contains(o.utf8.count) || !o.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+                fail("orderCode", "The order code must be 10 to 20 digits (got '\(o)').")
+            }
+            if let s = f.shortOrderCode, !(s.utf8.count == 10 && s.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }) {
+                fail("shortOrderCode", "The short order code must be exactly ten digits (got '\(s)').")
+            }
+            if requireKey && !f.hasKey {
+                fail("referenceNumber", "Say which \(what) to use: give its STAN, order code or short order code.")
+            }
+            var from: TerminalDate?
+            if let t = f.txnDateFrom {
+                from = TerminalDate.parse(t)
+                if from == nil { fail("txnDateFrom", "The 'from' date '\(t)' is not an ISO 8601 date like 2021-03-29T00:00:00.000+03:00.") }
+            }
+            if let t = f.txnDateTo {
+                if f.txnDateFrom == nil { fail("txnDateTo", "A 'to' date needs a 'from' date too.") }
+                if let to = TerminalDate.parse(t) {
+                    if let from, to.instant < from.instant { fail("txnDateTo", "The 'to' date is before the 'from' date.") }
+                } else {
+                    fail("txnDateTo", "The 'to' date '\(t)' is not an ISO 8601 date like 2021-03-30T00:00:00.000+03:00.")
+                }
+            }
+        }
+
+        text("callback", caller.callback, label: "The callback", required: true, max: 256)
+        text("merchantKey", caller.merchantKey, label: "The merchant key", required: true, max: 256)
+        text("appId", caller.appId, label: "The app id", required: true, max: 256)
+
+        switch request {
+        case .sale(let s):
+            amount("amount", s.amount, label: "The amount", required: true)
+            if let tip = s.tipAmount {
+                if tip.cents < 0 { fail("tipAmount", "The tip cannot be negative.") }
+                else if tip > s.amount { fail("tipAmount", "The tip (\(tip)) is more than the amount (\(s.amount)).") }
+            }
+            clientId("clientTransactionId", s.clientTransactionId)
+            if let n = s.preferredInstallments {
+                if s.withInstallments != true { fail("preferredInstallments", "Installments need withInstallments=true.") }
+                if !Limits.installments.contains(n) {
+                    fail("preferredInstallments", "Installments must be from \(Limits.installments.lowerBound) to \(Limits.installments.upperBound) (0 lets the cardholder choose).")
+                }
+            } else if s.withInstallments == true {
+                fail("preferredInstallments", "Say how many installments (0 lets the cardholder choose).")
+            }
+            if let i = s.isv {
+                if i.clientId != nil {
+                    if i.amount == nil { fail("ISV_amount", "An ISV client id needs the ISV amount too.") }
+                    if i.clientSecret == nil { fail("ISV_clientSecret", "An ISV client id needs the ISV client secret too.") }
+                }
+                if let a = i.amount {
+                    if a.cents < 0 { fail("ISV_amount", "The ISV amount cannot be negative.") }
+                    else if a > s.amount { fail("ISV_amount", "The ISV fee (\(a)) is more than the amount (\(s.amount)).") }
+                    if i.clientId == nil { fail("ISV_clientId", "An ISV amount needs the ISV client id.") }
+                }
+                if i.clientSecret != nil && i.clientId == nil { fail("ISV_clientId", "An ISV client secret needs the ISV client id.") }
+                text("ISV_clientId", i.clientId, label: "The ISV client id", max: 256)
+                text("ISV_clientSecret", i.clientSecret, label: "The ISV client secret", max: 256)
+                text("ISV_sourceCode", i.sourceCode, label: "The ISV source code")
+                text("ISV_merchantId", i.merchantId, label: "The ISV merchant id")
+                text("ISV_merchantSourceCode", i.merchantSourceCode, label: "The ISV merchant source code")
+                text("ISV_customerTrns", i.customerTrns, label: "The ISV customer description", max: 256)
+                clientId("ISV_clientTransactionId", i.clientTransactionId)
+            }
+        case .preAuth(let p):
+            amount("amount", p.amount, label: "The amount", required: true)
+            clientId("clientTransactionId", p.clientTransactionId)
+        case .cancel(let c):
+            amount("amount", c.amount, label: "The refund amount", required: false)
+            finder(c.finder, requireKey: false, what: "payment")
+        case .capturePreAuth(let c):
+            amount("amount", c.amount, label: "The capture amount", required: false)
+            finder(c.finder, requireKey: true, what: "pre-authorisation")
+        case .abort:
+            break
+        case .batch(let b):
+            text("batchName", b.batchName, label: "The batch name")
+            if let id = b.batchId {
+                if b.command == .open { fail("batchId", "A batch id can only be given when closing a batch.") }
+                if !UUIDText.isValid(id) { fail("batchId", "The batch id '\(id)' is not a UUID like 7885F4F1-59CA-42C2-81BB-6DB48AA138A6.") }
+            }
+        case .transactionDetails(let d):
+            text("clientTransactionId", d.clientTransactionId, label: "The client transaction id", required: true,
+                 max: Limits.maxClientTransactionIdLength)
+        }
+        return e
+    }
+
+    /// Returns self when valid; throws every problem found otherwise.
+    public func validated() throws(ValidationFailure) -> TerminalRequest {
+        let errors = validationErrors()
+        if !errors.isEmpty { throw ValidationFailure(errors: errors) }
+        return self
+    }
+}
+
+/// UUID syntax check without Foundation: 8-4-4-4-12 hex digits.
+public enum UUIDText {
+    public static func isValid(_ s: String) -> Bool {
+        let u = Array(s.utf8)
+        guard u.count == 36 else { return false }
+        for (i, b) in u.enumerated() {
+            if i == 8 || i == 13 || i == 18 || i == 23 { if b != 0x2D { return false } }
+            else if QueryCodec.hexValue(b) == nil { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,4 @@
+import ArgumentParser
+
+/// `till simulate` (issue #3).
+let simulatorCommands: [any ParsableCommand.Type] = []
