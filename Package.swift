@@ -2,8 +2,8 @@
 import PackageDescription
 
 // Dependency direction is one way:
-//   TillProtocol  <-  TillSimulator  <-  TillCore  <-  TillUI  <-  TillTerminal  <-  till
-// TillProtocol is pure (no I/O). TillUI is pure (state + message -> state, view -> cells).
+//   TillProtocol, TillIO  <-  TillSimulator  <-  TillCore  <-  TillUI  <-  TillTerminal  <-  till
+// TillProtocol is pure (no I/O); TillIO holds the few file/inotify primitives the transports share. TillUI is pure (state + message -> state, view -> cells).
 // Only TillTerminal touches ncurses (through the CNcurses system library).
 let package = Package(
     name: "till",
@@ -17,12 +17,13 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
     ],
     targets: [
-        .systemLibrary(name: "CNcurses", path: "Sources/CNcurses", pkgConfig: "ncursesw",
+        .systemLibrary(name: "CNcurses", path: "Sources/CNcurses",
                        providers: [.apt(["libncurses-dev"])]),
         .target(name: "TillProtocol"),
-        .target(name: "TillSimulator", dependencies: ["TillProtocol"]),
+        .target(name: "TillIO"),
+        .target(name: "TillSimulator", dependencies: ["TillProtocol", "TillIO"]),
         .target(name: "TillCore", dependencies: [
-            "TillProtocol", "TillSimulator",
+            "TillProtocol", "TillSimulator", "TillIO",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
@@ -30,15 +31,15 @@ let package = Package(
             .product(name: "TOMLKit", package: "TOMLKit")]),
         .target(name: "TillTerminal", dependencies: ["TillUI", "CNcurses"]),
         .executableTarget(name: "till", dependencies: [
-            "TillProtocol", "TillSimulator", "TillCore", "TillUI", "TillTerminal",
+            "TillProtocol", "TillIO", "TillSimulator", "TillCore", "TillUI", "TillTerminal",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "TillBench", dependencies: [
             "TillProtocol", "TillSimulator", "TillCore", "TillUI",
         ]),
         .testTarget(name: "TillProtocolTests", dependencies: ["TillProtocol"]),
-        .testTarget(name: "TillSimulatorTests", dependencies: ["TillSimulator", "TillProtocol"]),
-        .testTarget(name: "TillCoreTests", dependencies: ["TillCore", "TillSimulator", "TillProtocol"]),
+        .testTarget(name: "TillSimulatorTests", dependencies: ["TillSimulator", "TillProtocol", "TillIO"]),
+        .testTarget(name: "TillCoreTests", dependencies: ["TillCore", "TillSimulator", "TillProtocol", "TillIO"]),
         .testTarget(name: "TillUITests", dependencies: ["TillUI", "TillCore", "TillProtocol"]),
         .testTarget(name: "TillE2ETests", dependencies: []),
     ]

@@ -1,0 +1,173 @@
+import TillProtocol
+
+// The contract between the controller layer and whoever drives it (the UI, the headless
+// commands). The UI never builds URLs or touches the journal: it calls a `TillService`.
+
+/// Where one journaled request stands.
+public enum EntryState: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Journaled, not yet handed to the transport (a crash here: it was never sent).
+    case pending
+    /// Handed to the transport; no answer yet.
+    case sent
+    /// Answered `status=success`.
+    case approved
+    /// Answered with anything but success (declined, cancelled by the cardholder, failed).
+    case declined
+    /// Ended by an abort.
+    case aborted
+    /// No answer in time, the transport failed after sending, or till stopped while waiting:
+    /// the terminal may or may not have done it. Never shown as failed.
+    case unknown
+    /// An unknown outcome that a cashier or recovery has since settled (see `resolution`).
+    case resolved
+
+    /// Still needs the cashier's attention at start.
+    public var needsAttention: Bool { self == .pending || self == .sent || self == .unknown }
+    public var isFinal: Bool { !needsAttention }
+}
+
+/// One request and everything known about its outcome, as the journal keeps it.
+/// Never holds a secret in clear: `requestURL` is redacted, card numbers are masked.
+public struct JournalEntry: Sendable, Hashable, Codable, Identifiable {
+    public var id: Int64
+    /// The transport-level id (file name in the drop folder), a UUID.
+    public var requestId: String
+    public var action: Action
+    public var clientTransactionId: String?
+    public var amount: Money?
+    public var tipAmount: Money?
+    /// The request URL with secrets redacted.
+    public var requestURL: String
+    public var state: EntryState
+    /// Milliseconds since 1970, till's clock.
+    public var createdAtMs: Int64
+    public var updatedAtMs: Int64
+    /// The decoded answer, when one arrived (raw callback kept inside, masked).
+    public var response: CallbackResponse?
+    /// The batch (shift) till believes this entry belongs to.
+    public var batchId: String?
+    public var batchName: String?
+    /// Why the outcome is unknown, or how it was resolved, in the cashier's words.
+    public var note: String?
+
+    public init(id: Int64, requestId: String, action: Action, clientTransactionId: String?, amount: Money?, tipAmount: Money?,
+                requestURL: String, state: EntryState, createdAtMs: Int64, updatedAtMs: Int64, response: CallbackResponse? = nil,
+                batchId: String? = nil, batchName: String? = nil, note: String? = nil) {
+        self.id = id; self.requestId = requestId; self.action = action; self.clientTransactionId = clientTransactionId
+        self.amount = amount; self.tipAmount = tipAmount; self.requestURL = requestURL; self.state = state
+        self.createdAtMs = createdAtMs; self.updatedAtMs = updatedAtMs; self.response = response
+        self.batchId = batchId; self.batchName = batchName; self.note = note
+    }
+}
+
+/// The request currently waiting for the terminal.
+public struct InFlight: Sendable, Hashable {
+    public var entry: JournalEntry
+    public var startedAtMs: Int64
+    /// When till stops waiting and calls the outcome unknown.
+    public var deadlineMs: Int64
+    public var abortRequested: Bool
+    public init(entry: JournalEntry, startedAtMs: Int64, deadlineMs: Int64, abortRequested: Bool = false) {
+        self.entry = entry; self.startedAtMs = startedAtMs; self.deadlineMs = deadlineMs; self.abortRequested = abortRequested
+    }
+}
+
+/// How one `perform` ended. Maps onto the headless exit codes: approved/success 0,
+/// declined/failed/aborted 1, invalid 2, transport error/timeout/unknown 3.
+public enum ActionOutcome: Sendable, Hashable {
+    /// Refused before anything was journaled or sent.
+    case invalid([ValidationError])
+    /// Another request is in flight; nothing was sent.
+    case busy(InFlight)
+    /// The terminal answered; `entry.state` says approved, declined or aborted.
+    case answered(JournalEntry)
+    /// Sent (or maybe sent), but no answer: outcome unknown. `entry.note` says why.
+    case unknown(JournalEntry)
+    /// The transport could not take the request at all; `entry` is set when it was journaled.
+    case transportError(JournalEntry?, String)
+
+    public var exitCode: Int32 {
+        switch self {
+        case .answered(let e): return e.state == .approved ? 0 : 1
+        case .invalid: return 2
+        case .busy, .unknown, .transportError: return 3
+        }
+    }
+}
+
+/// What happened to an abort request.
+public enum AbortResult: Sendable, Hashable {
+    /// Nothing of till's is in flight: no abort was sent (the terminal may still be asked with `force`).
+    case nothingInFlight
+    /// Sent; the terminal answered with this outcome (aborted / nothing to abort).
+    case answered(AbortOutcome, CallbackResponse)
+    /// Sent; no abort answer (the sale was past the point of no return): its own result will follow.
+    case noAnswer
+    case transportError(String)
+}
+
+/// The batch (shift) as till knows it.
+public struct BatchInfo: Sendable, Hashable, Codable {
+    public var id: String?
+    public var name: String?
+    public var openedAtMs: Int64?
+    /// The terminal closes a batch by itself 48 hours after it opened.
+    public var autoCloseAtMs: Int64? { openedAtMs.map { $0 + 48 * 3_600_000 } }
+    public var isOpen: Bool
+    public init(id: String? = nil, name: String? = nil, openedAtMs: Int64? = nil, isOpen: Bool = false) {
+        self.id = id; self.name = name; self.openedAtMs = openedAtMs; self.isOpen = isOpen
+    }
+}
+
+/// Which journal entries to list.
+public struct JournalFilter: Sendable, Hashable {
+    public enum Scope: Sendable, Hashable { case all, currentBatch, batch(String) }
+    public var scope: Scope
+    /// Matches STAN, order code, client transaction id, card type, amount text or message.
+    public var text: String?
+    public var limit: Int
+    public init(scope: Scope = .all, text: String? = nil, limit: Int = 500) {
+        self.scope = scope; self.text = text; self.limit = limit
+    }
+}
+
+/// Something the controller reports as it happens (for a live result pane).
+public enum ControllerEvent: Sendable, Hashable {
+    /// A request was journaled and sent; waiting.
+    case inFlight(InFlight)
+    /// The request in flight ended.
+    case settled(ActionOutcome)
+    /// An answer arrived that matches nothing in flight: journaled and reported, not dropped.
+    case unmatchedAnswer(CallbackResponse, note: String)
+    /// The transport had a problem (bridge died and restarts, folder unwritable …), in the cashier's words.
+    case transportProblem(String)
+    /// A file in the drop folder could not be decoded; moved to `rejected/` with the reason.
+    case rejectedAnswer(file: String, reason: String)
+    /// The transport is usable again.
+    case transportReady(String)
+}
+
+/// What the UI and the headless commands need from the controller layer.
+public protocol TillService: Sendable {
+    /// A short description of the transport for the status line (`simulator`, `file:/srv/drop`, `pipe:…`).
+    var transportDescription: String { get }
+    /// Validates, fills in a client transaction id for sales and pre-auths, journals, sends, waits
+    /// (abortably, up to the timeout) and journals the answer. Returns once the outcome is known or unknown.
+    func perform(_ request: Request) async -> ActionOutcome
+    /// Sends an abort for what is in flight and reports its outcome.
+    func abort() async -> AbortResult
+    /// Live events; each call returns a new stream.
+    func events() -> AsyncStream<ControllerEvent>
+    /// The request in flight, if any.
+    func inFlight() async -> InFlight?
+    /// Entries left pending/sent/unknown (after start-up recovery has asked the terminal what it could).
+    func unresolved() async -> [JournalEntry]
+    /// Runs start-up recovery: asks the terminal (`transactionDetails`) about every entry left
+    /// pending or unknown; returns those still unresolved.
+    func recover() async -> [JournalEntry]
+    /// Marks an unknown entry as settled by the cashier (`resolved` with a note); never re-sends.
+    func resolve(entryId: Int64, note: String) async throws
+    func entries(_ filter: JournalFilter) async -> [JournalEntry]
+    func entry(id: Int64) async -> JournalEntry?
+    func batch() async -> BatchInfo
+}

@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+
+/// Waits for files to appear in a folder without busy polling (Linux inotify).
+/// Reports a file once it is complete: closed after writing, or renamed into the folder.
+public final class DirectoryWatcher {
+    public let directory: String
+    private let fd: Int32
+    private var wd: Int32 = -1
+
+    public init(directory: String) throws {
+        self.directory = directory
+        fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
+        guard fd >= 0 else { throw FileError(path: directory, operation: "watch (inotify_init)") }
+        wd = inotify_add_watch(fd, directory, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO))
+        guard wd >= 0 else { let e = errno; close(fd); throw FileError(path: directory, operation: "watch", code: e) }
+    }
+
+    deinit { close(fd) }
+
+    /// Blocks up to `timeoutMs` (-1: forever) for events; returns the names of files that
+    /// became complete (hidden names, starting with `.`, are left out). Empty on timeout.
+    public func wait(timeoutMs: Int32) -> [String] {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let r = poll(&p, 1, timeoutMs)
+        guard r > 0 else { return [] }
+        var names: [String] = []
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n <= 0 { break }
+            var offset = 0
+            buffer.withUnsafeBytes { raw in
+                while offset + MemoryLayout<inotify_event>.size <= n {
+                    let len = Int(raw.load(fromByteOffset: offset + 12, as: UInt32.self))
+                    let nameStart = offset + MemoryLayout<inotify_event>.size
+                    if len > 0 {
+                        let bytes = raw[nameStart..<min(nameStart + len, n)].prefix { $0 != 0 }
+                        let name = String(decoding: bytes, as: UTF8.self)
+                        if !name.isEmpty && !name.hasPrefix(".") { names.append(name) }
+                    }
+                    offset = nameStart + len
+                }
+            }
+        }
+        return names
+    }
+}
+#endif
