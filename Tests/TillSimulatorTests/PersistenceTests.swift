@@ -163,7 +163,12 @@ func run(_ h: Harness, _ range: Range<Int>) {
             try AtomicFile.write(text, to: Self.goldenPath, mode: 0o644)
         }
         let golden = try #require(AtomicFile.read(Self.goldenPath), "missing \(Self.goldenPath)")
-        #expect(Array(text.utf8) == Array(golden.utf8))
+        if Array(text.utf8) != Array(golden.utf8) {
+            let got = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let want = golden.split(separator: "\n", omittingEmptySubsequences: false)
+            let i = zip(got, want).firstIndex { $0 != $1 } ?? min(got.count, want.count)
+            Issue.record("transcript differs from the golden file at line \(i + 1):\n got: \(i < got.count ? got[i] : "(end)")\nwant: \(i < want.count ? want[i] : "(end)")")
+        }
         #expect(h.transcript.count == 22)
     }
 }
