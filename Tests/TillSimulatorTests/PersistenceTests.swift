@@ -77,6 +77,14 @@ func run(_ h: Harness, _ range: Range<Int>) {
         #expect(Set(h.sim.state.transactions.map(\.transactionId)).count == 200)
     }
 
+    @Test func transactionDatesNeverGoBackWithinOneMillisecond() {
+        let h = Harness(instant)
+        for _ in 0..<50 { _ = h.send("sale&amount=100") }
+        let instants = h.sim.state.transactions.map(\.instant)
+        #expect(zip(instants, instants.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(instants.allSatisfy { $0 / 10_000 == T0 })
+    }
+
     @Test func stanWrapsAfter999999() {
         var s = SimulatorState()
         s.nextStan = 999_999
@@ -166,7 +174,7 @@ func run(_ h: Harness, _ range: Range<Int>) {
         if Array(text.utf8) != Array(golden.utf8) {
             let got = text.split(separator: "\n", omittingEmptySubsequences: false)
             let want = golden.split(separator: "\n", omittingEmptySubsequences: false)
-            let i = zip(got, want).firstIndex { $0 != $1 } ?? min(got.count, want.count)
+            let i = (0..<min(got.count, want.count)).first { got[$0] != want[$0] } ?? min(got.count, want.count)
             Issue.record("transcript differs from the golden file at line \(i + 1):\n got: \(i < got.count ? got[i] : "(end)")\nwant: \(i < want.count ? want[i] : "(end)")")
         }
         #expect(h.transcript.count == 22)
