@@ -560,8 +560,14 @@ public final class TerminalSimulator {
 
     /// The instant of a new transaction in 100-ns ticks: inside millisecond `t`, and always after the previous one.
     private func takeInstant(_ t: Int64) -> Int64 {
-        var instant = t * 10_000 + Int64(rng.below(10_000))
-        if let last = state.lastInstant, instant <= last { instant = last + 1 }
+        let msStart = t * 10_000
+        var instant: Int64
+        if let last = state.lastInstant, last >= msStart {
+            instant = last + 1 + Int64(rng.below(16))     // another one in the same millisecond
+        } else {
+            instant = msStart + Int64(rng.below(5_000))
+        }
+        if let last = state.lastInstant, instant <= last { instant = last + 1 }  // a clock that went back
         state.lastInstant = instant
         return instant
     }
