@@ -70,6 +70,10 @@ public final class SimulatorRunner: @unchecked Sendable {
         guard running else { condition.unlock(); return }
         stopping = true
         condition.broadcast()
+        if Thread.current === thread {       // called from a callback: the loop ends once it returns
+            condition.unlock()
+            return
+        }
         while !finished { condition.wait() }
         running = false
         thread = nil
@@ -141,6 +145,8 @@ public final class SimulatorRunner: @unchecked Sendable {
             }
         }
         finished = true
+        running = false
+        thread = nil
         condition.broadcast()
         condition.unlock()
     }
