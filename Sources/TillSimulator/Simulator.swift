@@ -536,7 +536,15 @@ public final class TerminalSimulator {
     private func drawCard() -> (String, String, String) {
         let c = TerminalSimulator.cards[Int(rng.below(UInt64(TerminalSimulator.cards.count)))]
         let m = TerminalSimulator.methods[Int(rng.below(UInt64(TerminalSimulator.methods.count)))]
-        return (c.type, c.bin + "******" + digits(4), m)
+        var last4 = rng.next()
+        let pan = String(unsafeUninitializedCapacity: 16) { buf in
+            var k = 0
+            for b in c.bin.utf8 { buf[k] = b; k += 1 }
+            for _ in 0..<6 { buf[k] = 0x2A; k += 1 }
+            for _ in 0..<4 { buf[k] = TerminalSimulator.digitBytes[Int(last4 % 10)]; last4 /= 10; k += 1 }
+            return k
+        }
+        return (c.type, pan, m)
     }
 
     private static let digitBytes: [UInt8] = Array("0123456789".utf8)

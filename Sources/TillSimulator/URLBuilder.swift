@@ -32,25 +32,27 @@ struct CallbackURLBuilder: FieldSink {
         bytes.append(contentsOf: name.utf8)
         bytes.append(0x3D)  // =
         var plain = true
-        for b in value.utf8 where !CallbackURLBuilder.keep[Int(b)] { plain = false; break }
+        for b in value.utf8 where !CallbackURLBuilder.keeps(b) { plain = false; break }
         if plain { bytes.append(contentsOf: value.utf8); return }
         for b in value.utf8 {
-            if CallbackURLBuilder.keep[Int(b)] {
+            if CallbackURLBuilder.keeps(b) {
                 bytes.append(b)
             } else {
                 bytes.append(0x25)
-                bytes.append(CallbackURLBuilder.hex[Int(b >> 4)])
-                bytes.append(CallbackURLBuilder.hex[Int(b & 0xF)])
+                bytes.append(CallbackURLBuilder.hexDigit(b >> 4))
+                bytes.append(CallbackURLBuilder.hexDigit(b & 0xF))
             }
         }
     }
 
+    @inline(__always) static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x41 + v - 10 }
+
+    /// Unreserved characters and `*`, `:`, `+`: what a callback value keeps as it is.
+    @inline(__always) static func keeps(_ b: UInt8) -> Bool {
+        (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x3A)
+            || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E || b == 0x2A || b == 0x2B
+    }
+
     var url: String { String(decoding: bytes, as: UTF8.self) }
 
-    static let hex: [UInt8] = Array("0123456789ABCDEF".utf8)
-    static let keep: [Bool] = (0..<256).map { i in
-        let b = UInt8(i)
-        return (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39)
-            || b == 0x2D || b == 0x2E || b == 0x5F || b == 0x7E || b == 0x2A || b == 0x3A || b == 0x2B
-    }
 }
