@@ -6,6 +6,9 @@ import TillIO
 public final class TerminalSimulator {
     public let config: SimulatorConfig
     public private(set) var state: SimulatorState
+    /// Counts the calls that may have changed the state (every request, every stage change or auto-close):
+    /// equal counts mean an unchanged state.
+    public private(set) var changes: Int = 0
     private var rng: SplitMix64
 
     /// A batch closes itself this long after it was opened.
@@ -37,6 +40,7 @@ public final class TerminalSimulator {
         var out: [SimulatorOutput] = []
         runDue(nowMs, &out)
         handle(requestURL, tag: tag, now: nowMs, &out)
+        changes &+= 1
         runDue(nowMs, &out)
         state.rng = rng.state
         return out
@@ -77,10 +81,12 @@ public final class TerminalSimulator {
             let stepAt = state.pending?.nextMs
             if let c = closeAt, c <= now, stepAt == nil || c <= stepAt! {
                 closeActive(at: c, by: .autoClose)
+                changes &+= 1
                 continue
             }
             if let s = stepAt, s <= now {
                 step(at: s, &out)
+                changes &+= 1
                 continue
             }
             return
