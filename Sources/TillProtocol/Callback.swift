@@ -151,8 +151,6 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
         guard let statusRaw, !statusRaw.isEmpty else { throw .missingStatus }
         r.status = CallbackStatus(statusRaw)
         r.fields = fields
-        // Real terminals answer an abort with `action=ABORT`: their own form, not a sloppy one.
-        if r.rawAction == "ABORT" { warnings.removeAll { $0 == .actionCase("ABORT") } }
         r.warnings = warnings
         return r
     }
