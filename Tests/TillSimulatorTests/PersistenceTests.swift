@@ -157,6 +157,33 @@ func run(_ h: Harness, _ range: Range<Int>) {
     }
 }
 
+@Suite struct DecodingTests {
+    /// Every answer of a script that touches every action and scenario decodes with no warning (abort answers:
+    /// only the decoder's note on the real terminals' `action=ABORT`) and rebuilds to the same text.
+    @Test func everyAnswerDecodesCleanlyAndRoundTrips() throws {
+        let h = Harness(SimulatorConfig(seed: 99, speed: 1, utcOffsetMinutes: -150))
+        run(h, 0..<script.count)
+        _ = h.advance(by: hour)
+        #expect(h.transcript.count == 22)
+        var aborts = 0
+        for url in h.transcript {
+            let r = try CallbackResponse.decode(url)
+            if r.rawAction == "ABORT" {
+                aborts += 1
+                #expect(r.warnings == [.actionCase("ABORT")])
+                #expect(r.action == .abort)
+            } else {
+                #expect(r.warnings.isEmpty, "\(r.warnings) in \(url)")
+            }
+            #expect(CallbackResponse.url(callback: r.target, fields: r.fields.map { ($0.name, $0.value) }) == url)
+            #expect(r.messageCode != nil || ["Transaction successful.", "Batch opened", "Batch closed",
+                                             "Transaction Details Fetched"].contains(r.message ?? ""))
+            if let d = r["transactionDate"] { #expect(d.hasSuffix("-02:30")) }
+        }
+        #expect(aborts == 3)
+    }
+}
+
 @Suite struct GoldenTests {
     static let goldenPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("golden-transcript.txt").path
 
