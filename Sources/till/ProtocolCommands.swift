@@ -146,9 +146,9 @@ struct DecodeCommand: ParsableCommand {
         while let line = readLine(strippingNewline: true) {
             lineNumber += 1
             if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
-            if !json && seen > 0 { print("") }
             seen += 1
-            if !decodeOne(line, label: "line \(lineNumber)", compact: true) { failed += 1 }
+            // Text answers are separated by a blank line; JSON answers are one object a line.
+            if !decodeOne(line, label: "line \(lineNumber)", compact: true, separated: !json && seen - failed > 1) { failed += 1 }
         }
         if seen == 0 {
             printError("till decode: no callback URL on standard input.")
@@ -161,9 +161,10 @@ struct DecodeCommand: ParsableCommand {
     }
 
     /// Decodes and prints one URL; false (with the reason on standard error) when it cannot.
-    private func decodeOne(_ text: String, label: String?, compact: Bool) -> Bool {
+    private func decodeOne(_ text: String, label: String?, compact: Bool, separated: Bool = false) -> Bool {
         do {
             let r = try CallbackResponse.decode(text)
+            if separated { print("") }
             print(json ? responseJSON(r, indent: compact ? nil : 2) : responseText(r))
             return true
         } catch {
