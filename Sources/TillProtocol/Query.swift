@@ -65,7 +65,7 @@ enum KnownField: UInt8 {
 
     /// The known field these bytes name, or `.unknown`. Exact (case-sensitive), as the pages spell them.
     /// One candidate per (length, first byte): at most one comparison.
-    static func match(_ p: UnsafeBufferPointer<UInt8>) -> KnownField {
+    @inline(__always) static func match(_ p: UnsafeBufferPointer<UInt8>) -> KnownField {
         guard let first = p.first else { return .unknown }
         let candidate: KnownField
         switch (p.count, first) {
