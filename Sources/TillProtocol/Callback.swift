@@ -117,7 +117,10 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
         var r = CallbackResponse(target: split.target, fields: [], warnings: [], status: .fail)
         for i in fields.indices {
             let kind = split.kinds[i]
-            if kind == .unknown { continue }
+            switch kind {
+            case .status, .action, .message, .amount, .tipAmount, .installments, .transactionDate, .accountNumber: break
+            default: continue  // kept raw only: no need to touch the value
+            }
             let f = fields[i]
             switch kind {
             case .status: statusRaw = f.value

@@ -209,7 +209,11 @@ struct QuerySplit {
             throw .noScheme
         }
         if q < 0 { throw .noQuery }
-        let target = String(decoding: UnsafeBufferPointer(rebasing: all[start..<q]), as: UTF8.self)
+        let targetBytes = UnsafeBufferPointer(rebasing: all[start..<q])
+        // The pages' two callback targets come back on nearly every answer: spelled once, not allocated each time.
+        let target = KnownField.eq(targetBytes, "interapp-callback://result") ? "interapp-callback://result"
+            : KnownField.eq(targetBytes, "mycallbackscheme://result") ? "mycallbackscheme://result"
+            : String(decoding: targetBytes, as: UTF8.self)
         var fields: [QueryField] = []
         fields.reserveCapacity(24)
         var kinds = KindList()
