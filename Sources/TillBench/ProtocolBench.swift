@@ -79,11 +79,11 @@ func protocolBench() async throws {
 
 // MARK: - Timing
 
-struct Timing { var seconds: Double; var check: Int }
+fileprivate struct Timing { var seconds: Double; var check: Int }
 
 /// Best (smallest) time of each piece of work over `rounds` interleaved rounds (after one warm-up
 /// round); each result is kept so that the work cannot be optimised away.
-func best(_ rounds: Int, _ works: [() -> Int]) -> [Timing] {
+fileprivate func best(_ rounds: Int, _ works: [() -> Int]) -> [Timing] {
     let clock = ContinuousClock()
     var timings = works.map { _ in Timing(seconds: .infinity, check: 0) }
     for w in works { _ = w() }
@@ -154,7 +154,7 @@ private func pythonParseQsl(corpusFile: URL, rounds: Int) throws -> (seconds: Do
 /// Varied callback URLs, deterministic under a seed: approved and declined sales, refunds, captures,
 /// aborts, batches, details; and sloppy ones (stray spaces, unescaped spaces, `+`/space in dates,
 /// upper-case actions, unmasked cards, alphabetical order, missing fields).
-enum CallbackCorpus {
+fileprivate enum CallbackCorpus {
     struct RNG {
         var state: UInt64
         mutating func next() -> UInt64 {

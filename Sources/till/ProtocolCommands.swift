@@ -151,11 +151,11 @@ struct DecodeCommand: ParsableCommand {
             if !decodeOne(line, label: "line \(lineNumber)", compact: true, separated: !json && seen - failed > 1) { failed += 1 }
         }
         if seen == 0 {
-            printError("till decode: no callback URL on standard input.")
+            printToStandardError("till decode: no callback URL on standard input.")
             throw ExitCode(2)
         }
         if failed > 0 {
-            printError("till decode: \(failed) of \(seen) lines could not be decoded.")
+            printToStandardError("till decode: \(failed) of \(seen) lines could not be decoded.")
             throw ExitCode(2)
         }
     }
@@ -169,7 +169,7 @@ struct DecodeCommand: ParsableCommand {
             return true
         } catch {
             let prefix = label.map { "till decode: \($0): " } ?? "till decode: "
-            printError(prefix + error.description)
+            printToStandardError(prefix + error.description)
             return false
         }
     }

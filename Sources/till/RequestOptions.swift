@@ -400,13 +400,13 @@ func validationErrorText(_ failure: ValidationFailure, heading: String = "The re
 }
 
 /// Writes a line (or several) to standard error.
-func printError(_ text: String) {
+func printToStandardError(_ text: String) {
     FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
 }
 
 /// Prints every problem to standard error, one a line, and exits with status 2.
 func exitWithValidationErrors(_ failure: ValidationFailure, heading: String = "The request is not valid:") -> Never {
-    printError(validationErrorText(failure, heading: heading))
+    printToStandardError(validationErrorText(failure, heading: heading))
     exit(2)
 }
 
