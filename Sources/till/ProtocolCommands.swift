@@ -37,7 +37,11 @@ struct URLOutputOptions: ParsableArguments {
 
     /// Prints the URL of a valid request, or every problem and exits 2.
     func emit(_ build: () throws(ValidationFailure) -> TerminalRequest) {
-        let request = exitOnValidationFailure(build)
+        emit(exitOnValidationFailure(build))
+    }
+
+    /// Prints the URL of a request already validated.
+    func emit(_ request: TerminalRequest) {
         print(redact ? request.redactedURL : request.url)
     }
 }
@@ -101,7 +105,7 @@ struct URLBatchCommand: ParsableCommand {
     @OptionGroup(title: "Batch") var batch: BatchOptions
     @OptionGroup(title: "Caller") var caller: CallerOptions
     @OptionGroup var output: URLOutputOptions
-    func run() throws { output.emit { () throws(ValidationFailure) in try batch.terminalRequest(caller: caller.caller()) } }
+    func run() throws { output.emit(batch.terminalRequestOrExit(caller: caller.caller())) }
 }
 
 struct URLDetailsCommand: ParsableCommand {
@@ -111,7 +115,7 @@ struct URLDetailsCommand: ParsableCommand {
     @OptionGroup(title: "Details") var details: DetailsOptions
     @OptionGroup(title: "Caller") var caller: CallerOptions
     @OptionGroup var output: URLOutputOptions
-    func run() throws { output.emit { () throws(ValidationFailure) in try details.terminalRequest(caller: caller.caller()) } }
+    func run() throws { output.emit(details.terminalRequestOrExit(caller: caller.caller())) }
 }
 
 // MARK: - till decode
