@@ -127,6 +127,8 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
             case .action:
                 r.rawAction = f.value
                 if let a = Action(exact: f.value) { r.action = a }
+                // Real terminals answer an abort with `action=ABORT`: their documented form, not a slip.
+                else if f.value == "ABORT" { r.action = .abort }
                 else if let a = Action(lenient: f.value) { r.action = a; warnings.append(.actionCase(f.value)) }
                 else { warnings.append(.unknownAction(f.value)) }
             case .message:

@@ -28,10 +28,11 @@ struct URLCommand: ParsableCommand {
     )
 }
 
-/// What every `till url <action>` shares: the caller flags, `--redact`, and printing.
+/// What every `till url <action>` shares: the caller flags, `--show-secrets`, and printing.
+/// Secrets are never shown in clear unless asked for (piping the URL to a bridge needs them).
 struct URLOutputOptions: ParsableArguments {
-    @Flag(help: "Replace secrets (merchantKey, ISV_clientSecret) with \(Secrets.placeholder) in the printed URL.")
-    var redact = false
+    @Flag(help: "Print secrets (merchantKey, ISV_clientSecret) in clear, e.g. to pipe the URL to a bridge; by default they read \(Secrets.placeholder).")
+    var showSecrets = false
 
     init() {}
 
@@ -42,7 +43,7 @@ struct URLOutputOptions: ParsableArguments {
 
     /// Prints the URL of a request already validated.
     func emit(_ request: TerminalRequest) {
-        print(redact ? request.redactedURL : request.url)
+        print(showSecrets ? request.url : request.redactedURL)
     }
 }
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `till` with no arguments starts the cashier's full-screen UI; every action also has a headless command.
 @main
@@ -10,6 +11,31 @@ struct Till: AsyncParsableCommand {
         subcommands: tillSubcommands,
         defaultSubcommand: UICommand.self
     )
+
+    /// Like ArgumentParser's own `main`, except that a usage error (unknown flag, bad value, missing
+    /// argument) exits 2 like every other invalid input, instead of 64.
+    static func main() async {
+        // A parent may start till from a thread that blocks signals (libdispatch's worker threads
+        // block SIGTERM, SIGINT, …) and the mask is inherited: then `kill` could not stop till.
+        var none = sigset_t()
+        sigemptyset(&none)
+        sigprocmask(SIG_SETMASK, &none, nil)
+        do {
+            var command = try parseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(2)
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 /// Every subcommand; each area of the program adds its commands in its own file.

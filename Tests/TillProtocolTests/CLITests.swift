@@ -60,7 +60,7 @@ private let demoHead = "vivapayclient://pay/v1?callback=interapp-callback&mercha
 @Suite("till url")
 struct URLCommandTests {
     @Test func reproducesTheSalePagesExample() throws {
-        let r = try TillBinary.run(["url", "sale", "--amount", "12.00", "--tip", "2.00", "--show-receipt", "false",
+        let r = try TillBinary.run(["url", "sale", "--show-secrets", "--amount", "12.00", "--tip", "2.00", "--show-receipt", "false",
                                     "--show-rating", "true", "--no-protocol"] + pagesCaller)
         #expect(r.status == 0)
         #expect(r.stdout == pagesHead + "&action=sale&amount=1200&tipAmount=200&withInstallments=false&show_receipt=false&show_rating=true\n")
@@ -68,13 +68,13 @@ struct URLCommandTests {
     }
 
     @Test func saleDefaults() throws {
-        let r = try TillBinary.run(["url", "sale", "--amount", "12,5"])
+        let r = try TillBinary.run(["url", "sale", "--show-secrets", "--amount", "12,5"])
         #expect(r.status == 0)
         #expect(r.stdout == demoHead + "&action=sale&amount=1250&withInstallments=false&protocol=int_default\n")
     }
 
     @Test func installmentsAndClientTransactionId() throws {
-        let r = try TillBinary.run(["url", "sale", "--amount", "12", "--tip", "2", "--installments", "3",
+        let r = try TillBinary.run(["url", "sale", "--show-secrets", "--amount", "12", "--tip", "2", "--installments", "3",
                                     "--client-transaction-id", "order 17&x=1"])
         #expect(r.status == 0)
         #expect(r.stdout == demoHead + "&action=sale&amount=1200&tipAmount=200&clientTransactionId=order%2017%26x%3D1"
@@ -82,7 +82,7 @@ struct URLCommandTests {
     }
 
     @Test func isvFieldsAndRedaction() throws {
-        let args = ["url", "sale", "--amount", "10", "--isv-amount", "0.10", "--isv-client-id", "cid", "--isv-client-secret", "qwerty123456",
+        let args = ["url", "sale", "--show-secrets", "--amount", "10", "--isv-amount", "0.10", "--isv-client-id", "cid", "--isv-client-secret", "qwerty123456",
                     "--isv-source-code", "Default", "--isv-merchant-id", "m1", "--isv-merchant-source-code", "ms",
                     "--isv-customer-trns", "coffee & cake", "--isv-client-transaction-id", "isv-1", "--show-transaction-result", "true"]
         let r = try TillBinary.run(args)
@@ -90,7 +90,7 @@ struct URLCommandTests {
         #expect(r.stdout == demoHead + "&action=sale&amount=1000&withInstallments=false&ISV_clientId=cid&ISV_amount=10&ISV_clientSecret=qwerty123456"
             + "&ISV_sourceCode=Default&ISV_merchantId=m1&ISV_merchantSourceCode=ms&ISV_customerTrns=coffee%20%26%20cake"
             + "&ISV_clientTransactionId=isv-1&show_transaction_result=true&protocol=int_default\n")
-        let red = try TillBinary.run(args + ["--redact"])
+        let red = try TillBinary.run(args.filter { $0 != "--show-secrets" })
         #expect(red.status == 0)
         #expect(!red.stdout.contains("qwerty123456"))
         #expect(!red.stdout.contains("DEMO-MERCHANT-KEY"))
@@ -98,34 +98,34 @@ struct URLCommandTests {
     }
 
     @Test func callerFlagsAndEnvironment() throws {
-        let env = try TillBinary.run(["url", "abort"], environment: ["TILL_MERCHANT_KEY": "ENV-KEY"])
+        let env = try TillBinary.run(["url", "abort", "--show-secrets"], environment: ["TILL_MERCHANT_KEY": "ENV-KEY"])
         #expect(env.stdout == "vivapayclient://pay/v1?callback=interapp-callback&merchantKey=ENV-KEY&appId=com.example.till&action=abort\n")
-        let flags = try TillBinary.run(["url", "abort", "--callback", "mycallbackscheme://result", "--merchant-key", "K", "--app-id", "com.shop.till"],
+        let flags = try TillBinary.run(["url", "abort", "--show-secrets", "--callback", "mycallbackscheme://result", "--merchant-key", "K", "--app-id", "com.shop.till"],
                                        environment: ["TILL_MERCHANT_KEY": "ENV-KEY"])
         #expect(flags.stdout == "vivapayclient://pay/v1?callback=mycallbackscheme%3A%2F%2Fresult&merchantKey=K&appId=com.shop.till&action=abort\n")
     }
 
     @Test func abortMatchesThePage() throws {
-        let r = try TillBinary.run(["url", "abort"] + pagesCaller)
+        let r = try TillBinary.run(["url", "abort", "--show-secrets"] + pagesCaller)
         #expect(r.status == 0)
         #expect(r.stdout == pagesHead + "&action=abort\n")
     }
 
     @Test(arguments: ["refund", "cancel"])
     func refundAndItsAlias(name: String) throws {
-        let r = try TillBinary.run(["url", name, "--reference", "833121", "--amount", "6"] + pagesCaller)
+        let r = try TillBinary.run(["url", name, "--show-secrets", "--reference", "833121", "--amount", "6"] + pagesCaller)
         #expect(r.status == 0)
         #expect(r.stdout == pagesHead + "&action=cancel&amount=600&referenceNumber=833121\n")
     }
 
     @Test func refundWithNothingLetsTheCardholderPick() throws {
-        let r = try TillBinary.run(["url", "refund"] + pagesCaller)
+        let r = try TillBinary.run(["url", "refund", "--show-secrets"] + pagesCaller)
         #expect(r.status == 0)
         #expect(r.stdout == pagesHead + "&action=cancel\n")
     }
 
     @Test func captureMatchesThePagesCode() throws {
-        let r = try TillBinary.run(["url", "capture", "--amount", "5", "--short-order-code", "1091139195", "--from", "2021-03-29T00:00:00.000+0300",
+        let r = try TillBinary.run(["url", "capture", "--show-secrets", "--amount", "5", "--short-order-code", "1091139195", "--from", "2021-03-29T00:00:00.000+0300",
                                     "--show-receipt", "true", "--show-transaction-result", "true"] + pagesCaller)
         #expect(r.status == 0)
         #expect(r.stdout == pagesHead + "&action=capture_pre_auth&amount=500&shortOrderCode=1091139195"
@@ -133,23 +133,23 @@ struct URLCommandTests {
     }
 
     @Test func batchOpenAndClose() throws {
-        let open = try TillBinary.run(["url", "batch", "open", "--name", "a&action=sale"] + pagesCaller)
+        let open = try TillBinary.run(["url", "batch", "--show-secrets", "open", "--name", "a&action=sale"] + pagesCaller)
         #expect(open.status == 0)
         #expect(open.stdout == pagesHead + "&action=batch&command=open&batchName=a%26action%3Dsale\n")
-        let close = try TillBinary.run(["url", "batch", "close", "--id", "7885F4F1-59CA-42C2-81BB-6DB48AA138A6"] + pagesCaller)
+        let close = try TillBinary.run(["url", "batch", "--show-secrets", "close", "--id", "7885F4F1-59CA-42C2-81BB-6DB48AA138A6"] + pagesCaller)
         #expect(close.stdout == pagesHead + "&action=batch&command=close&batchId=7885F4F1-59CA-42C2-81BB-6DB48AA138A6\n")
     }
 
     @Test func preAuthAndDetails() throws {
-        let p = try TillBinary.run(["url", "preauth", "--amount", "50", "--client-transaction-id", "order-17"])
+        let p = try TillBinary.run(["url", "preauth", "--show-secrets", "--amount", "50", "--client-transaction-id", "order-17"])
         #expect(p.status == 0)
         #expect(p.stdout == demoHead + "&action=pre_auth&amount=5000&clientTransactionId=order-17&protocol=int_default\n")
-        let d = try TillBinary.run(["url", "details", "--client-transaction-id", "order-17"])
+        let d = try TillBinary.run(["url", "details", "--show-secrets", "--client-transaction-id", "order-17"])
         #expect(d.stdout == demoHead + "&action=transactionDetails&clientTransactionId=order-17\n")
     }
 
     @Test func everyProblemListedWithExit2() throws {
-        let r = try TillBinary.run(["url", "sale", "--amount", "12", "--tip", "20", "--installments", "40", "--isv-client-id", "x"])
+        let r = try TillBinary.run(["url", "sale", "--show-secrets", "--amount", "12", "--tip", "20", "--installments", "40", "--isv-client-id", "x"])
         #expect(r.status == 2)
         #expect(r.stdout.isEmpty)
         #expect(r.stderr.contains("The tip (20.00) is more than the amount (12.00)."))
@@ -159,7 +159,7 @@ struct URLCommandTests {
     }
 
     @Test func badTypedTextAndRulesTogether() throws {
-        let r = try TillBinary.run(["url", "sale", "--amount", "abc", "--tip", "1e9", "--installments", "x", "--show-receipt", "maybe",
+        let r = try TillBinary.run(["url", "sale", "--show-secrets", "--amount", "abc", "--tip", "1e9", "--installments", "x", "--show-receipt", "maybe",
                                     "--client-transaction-id", String(repeating: "9", count: 65)])
         #expect(r.status == 2)
         let lines = r.stderr.split(separator: "\n")

@@ -93,12 +93,20 @@ struct LeniencyTests {
         #expect(TerminalDate.parse("1970-01-01T00:00:00Z")?.instant == 0)
     }
 
-    @Test(arguments: ["ABORT", "Abort", "SALE", "Capture_Pre_Auth", "TRANSACTIONDETAILS"])
+    @Test(arguments: ["Abort", "abORT", "SALE", "Capture_Pre_Auth", "TRANSACTIONDETAILS"])
     func actionInAnyCase(action: String) throws {
         let r = try decode("cb://result?status=fail&action=" + action)
         #expect(r.action != nil)
         #expect(r.rawAction == action)
         #expect(r.warnings == [.actionCase(action)])
+    }
+
+    /// Real terminals send `action=ABORT` (the digest's evidence): read without a warning.
+    @Test func upperCaseAbortIsTheTerminalsOwnForm() throws {
+        let r = try decode("cb://result?status=fail&message=(-57) ABORTED&action=ABORT")
+        #expect(r.action == .abort)
+        #expect(r.rawAction == "ABORT")
+        #expect(r.warnings == [.unescapedSpace(field: "message")])
     }
 
     @Test func unknownActionIsKeptRaw() throws {

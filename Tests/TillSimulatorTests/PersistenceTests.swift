@@ -170,7 +170,7 @@ func run(_ h: Harness, _ range: Range<Int>) {
             let r = try CallbackResponse.decode(url)
             if r.rawAction == "ABORT" {
                 aborts += 1
-                #expect(r.warnings == [.actionCase("ABORT")])
+                #expect(r.warnings.isEmpty)
                 #expect(r.action == .abort)
             } else {
                 #expect(r.warnings.isEmpty, "\(r.warnings) in \(url)")
