@@ -258,7 +258,12 @@ public actor TillController: TillService {
 
     // MARK: abort
 
-    public func abort() async -> AbortResult {
+    public func abort() async -> AbortResult { await abort(force: false) }
+
+    /// `force`: with nothing of this till's in flight, send the abort all the same (another process, or a till that
+    /// restarted, may have started what the terminal is doing) and wait up to `abortWaitMs` for its answer.
+    public func abort(force: Bool) async -> AbortResult {
+        if current == nil && force { return await standaloneAbort() }
         guard let f = current, f.result == nil else { return .nothingInFlight }
         if f.abort?.continuation != nil { return .transportError("An abort is already waiting for its answer.") }
         let terminalRequest = TerminalRequest(caller: caller, request: .abort)
@@ -295,6 +300,44 @@ public actor TillController: TillService {
                 await self?.abortWaitEnded(entry.id)
             }
         }
+    }
+
+    private func standaloneAbort() async -> AbortResult {
+        let terminalRequest = TerminalRequest(caller: caller, request: .abort)
+        let requestId = UUID().uuidString.lowercased()
+        let batch = (try? journal.batch()) ?? BatchInfo()
+        let entry: JournalEntry
+        do { entry = try journal.insertPending(requestId: requestId, request: terminalRequest, batch: batch) } catch {
+            return .transportError("The journal could not record the abort, so it was not sent: \(error)")
+        }
+        let now = WallClock.nowMs()
+        current = Flight(inFlight: InFlight(entry: entry, startedAtMs: now, deadlineMs: now + abortWaitMs), hooks: false)
+        do { try await transport.send(id: requestId, url: terminalRequest.url) } catch {
+            try? journal.setState(entry.id, error.isNotSent ? .resolved : .unknown, note: "Abort not sent: \(error.description)")
+            current = nil
+            return .transportError(error.description)
+        }
+        try? journal.markSent(entry.id)
+        let deadline = now + abortWaitMs
+        current?.timer = Task { [weak self] in
+            try? await Task.sleep(nanoseconds: UInt64(max(0, deadline - WallClock.nowMs())) * 1_000_000)
+            if Task.isCancelled { return }
+            await self?.standaloneAbortExpired(requestId)
+        }
+        let outcome = await wait(for: requestId)
+        if case .answered(let e) = outcome, let r = e.response {
+            return .answered(r.abortOutcome ?? .other, r)
+        }
+        return .noAnswer
+    }
+
+    private func standaloneAbortExpired(_ requestId: String) {
+        guard let f = current, f.inFlight.entry.requestId == requestId, f.result == nil else { return }
+        let note = "No abort answer: what the terminal is doing (if anything) was past the point of no return."
+        try? journal.setState(f.inFlight.entry.id, .resolved, note: note)
+        var e = f.inFlight.entry
+        e.state = .resolved; e.note = note
+        finish(.unknown(e))
     }
 
     private func abortWaitEnded(_ abortEntryId: Int64) {
@@ -495,7 +538,7 @@ public actor TillController: TillService {
     static func detailsState(_ r: CallbackResponse) -> EntryState? {
         if let s = r["transactionStatus"]?.lowercased(), !s.isEmpty {
             if s == "success" || s == "approved" { return .approved }
-            if s.contains("abort") { return .aborted }
+            if s.contains("abort") || (r["transactionMessage"] ?? "").uppercased().contains("ABORTED") { return .aborted }
             return .declined
         }
         guard r.transactionId != nil || r.referenceNumber != nil || r.amount != nil else { return nil }
