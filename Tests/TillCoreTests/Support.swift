@@ -55,6 +55,12 @@ final class Child: @unchecked Sendable {
 
 /// Runs `till ARGS` to the end; returns (status, stdout).
 func runTill(_ args: [String], environment: [String: String] = [:]) throws -> (status: Int32, signalled: Bool, output: String) {
+    let r = try runTillCapturing(args, environment: environment)
+    return (r.status, r.signalled, r.output)
+}
+
+/// As `runTill`, with standard error too.
+func runTillCapturing(_ args: [String], environment: [String: String] = [:]) throws -> (status: Int32, signalled: Bool, output: String, errors: String) {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: tillBinary)
     p.arguments = args
@@ -64,11 +70,15 @@ func runTill(_ args: [String], environment: [String: String] = [:]) throws -> (s
     p.environment = env
     let out = Pipe()
     p.standardOutput = out
-    p.standardError = FileHandle.nullDevice
+    let errPath = "/tmp/till-test-stderr-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    FileManager.default.createFile(atPath: errPath, contents: nil)
+    defer { unlink(errPath) }
+    p.standardError = FileHandle(forWritingAtPath: errPath)
     try p.run()
     let data = out.fileHandleForReading.readDataToEndOfFile()
     p.waitUntilExit()
-    return (p.terminationStatus, p.terminationReason == .uncaughtSignal, String(decoding: data, as: UTF8.self))
+    return (p.terminationStatus, p.terminationReason == .uncaughtSignal, String(decoding: data, as: UTF8.self),
+            AtomicFile.read(errPath) ?? "")
 }
 
 /// Waits (bounded, not timed: a generous limit so a slow machine still passes) until `condition` holds.
