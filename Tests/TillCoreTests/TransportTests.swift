@@ -48,6 +48,19 @@ import TillSimulator
         await c.shutdown()
     }
 
+    @Test func fileDropWithNoPeerWithdrawsTheRequestAtTheTimeout() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let drop = dir.path + "/drop"
+        let c = TillController(transport: FileDropTransport(directory: drop), journal: try Journal(path: dir.path + "/j.sqlite"),
+                               caller: testCaller, timeoutMs: 300)
+        try await c.start()
+        let r = await c.perform(sale(1000))
+        guard case .transportError(let e?, _) = r else { Issue.record("expected a transport error, got \(r)"); await c.shutdown(); return }
+        #expect(e.state == .resolved && e.note?.contains("Never sent") == true && r.exitCode == 3)
+        #expect(Path.list(drop + "/requests").isEmpty)
+        await c.shutdown()
+    }
+
     @Test func pipeRoundTripsThroughTheSimulatorBridge() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let transport = PipeTransport(command: "'\(tillBinary)' simulate --stdio --speed 0")
