@@ -162,13 +162,13 @@ struct PartialCaller: Sendable, Hashable {
 /// `--amount 12.00 --tip 2.00 --installments 3 --client-transaction-id X`, the show_* screens,
 /// the ISV partner fields and `--no-protocol`.
 struct SaleOptions: RequestOptionGroup {
-    @Option(help: ArgumentHelp("The amount, as typed: 12, 12.5, 12.50 or 12,50.", valueName: "amount"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The amount, as typed: 12, 12.5, 12.50 or 12,50.", valueName: "amount"))
     var amount: String?
 
-    @Option(help: ArgumentHelp("The tip, added on top of the amount; at most the amount.", valueName: "amount"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The tip, added on top of the amount; at most the amount.", valueName: "amount"))
     var tip: String?
 
-    @Option(help: ArgumentHelp("Pay in N installments (0 to 36; 0 lets the cardholder choose). Sends withInstallments=true.",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Pay in N installments (0 to 36; 0 lets the cardholder choose). Sends withInstallments=true.",
                                valueName: "N"))
     var installments: String?
 
@@ -184,7 +184,7 @@ struct SaleOptions: RequestOptionGroup {
     @Option(help: ArgumentHelp("Show the transaction result screen before returning.", valueName: boolValueName))
     var showTransactionResult: String?
 
-    @Option(help: ArgumentHelp("ISV partners: the ISV's fee, as typed.", valueName: "amount"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("ISV partners: the ISV's fee, as typed.", valueName: "amount"))
     var isvAmount: String?
     @Option(help: ArgumentHelp("ISV partners: the ISV client id (needs --isv-amount and --isv-client-secret).", valueName: "id"))
     var isvClientId: String?
@@ -237,7 +237,7 @@ struct SaleOptions: RequestOptionGroup {
 
 /// `--amount`, `--client-transaction-id`, the show_* screens and `--no-protocol`.
 struct PreAuthOptions: RequestOptionGroup {
-    @Option(help: ArgumentHelp("The amount to reserve, as typed: 12, 12.5, 12.50 or 12,50.", valueName: "amount"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The amount to reserve, as typed: 12, 12.5, 12.50 or 12,50.", valueName: "amount"))
     var amount: String?
 
     @Option(help: ArgumentHelp("Your reference for the transaction (at most 64 characters).", valueName: "id"))
@@ -277,7 +277,7 @@ struct PreAuthOptions: RequestOptionGroup {
 /// amount), `--reference` (STAN), `--order-code`, `--short-order-code`, `--from`, `--to`, and the
 /// show_* screens.
 struct FinderOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The amount, as typed (absent: the full amount).", valueName: "amount"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The amount, as typed (absent: the full amount).", valueName: "amount"))
     var amount: String?
 
     @Option(help: ArgumentHelp("The STAN (referenceNumber) of the original transaction: six digits.", valueName: "stan"))

@@ -103,9 +103,9 @@ func responseText(_ r: CallbackResponse) -> String {
         row("Batch name", r.batchName)
         row("Batch id", r.batchId)
     }
-    let width = rows.map(\.0.count).max() ?? 0
+    let width = 16 // "Short order code": one layout for every answer
     for (label, value) in rows {
-        lines.append("  " + label + String(repeating: " ", count: width - label.count + 2) + value)
+        lines.append("  " + label + String(repeating: " ", count: max(1, width - label.count + 2)) + value)
     }
 
     lines.append("")
