@@ -64,10 +64,11 @@ func coreBench() async throws {
         let states: [EntryState] = [.approved, .approved, .approved, .approved, .declined, .approved, .approved, .aborted, .approved, .unknown]
         let fill = WallClock.monotonicNs()
         var rng = UInt64(42)
-        for b in 0..<1000 {
+        for chunk in 0..<100 {
             var rows: [(action: Action, state: EntryState, amountCents: Int, tipCents: Int, batchId: String?, atMs: Int64)] = []
-            rows.reserveCapacity(1000)
-            for i in 0..<1000 {
+            rows.reserveCapacity(10_000)
+            for n in 0..<10_000 {
+                let b = chunk * 10 + n / 1000, i = n % 1000
                 rng = rng &* 6364136223846793005 &+ 1442695040888963407
                 let r = Int(rng >> 33)
                 rows.append((actions[(r >> 4) % actions.count], states[r % states.count], 100 + r % 20_000, (r >> 8) % 300,

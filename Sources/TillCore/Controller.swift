@@ -191,6 +191,7 @@ public actor TillController: TillService {
             try? journal.markSent(entry.id)
             current?.inFlight.entry.state = .sent
             CrashHook.hit("sent", armed: hooks)
+            if let i = current?.inFlight { hub.emit(.inFlight(i)) }
             let deadline = current!.inFlight.deadlineMs
             current?.timer = Task { [weak self] in
                 let ms = max(0, deadline - WallClock.nowMs())
@@ -408,6 +409,12 @@ public actor TillController: TillService {
         }
         let hooks = current?.hooks ?? false
         CrashHook.hit("received", armed: hooks)
+        // A file name (or tag) counts only when it names a request of till's; otherwise match by content.
+        var a = a
+        if let h = a.requestIdHint, h != current?.inFlight.entry.requestId, h != current?.abort?.entry.requestId,
+           ((try? journal.entry(requestId: h)) ?? nil) == nil {
+            a.requestIdHint = nil
+        }
 
         // The abort's own answer.
         if let f = current, f.result == nil, let ab = f.abort,

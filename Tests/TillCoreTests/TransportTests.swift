@@ -61,6 +61,24 @@ import TillSimulator
         await c.shutdown()
     }
 
+    @Test func fileDropAnswerUnderAnotherNameIsMatchedByContent() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let drop = dir.path + "/drop"
+        let c = TillController(transport: FileDropTransport(directory: drop), journal: try Journal(path: dir.path + "/j.sqlite"),
+                               caller: testCaller, timeoutMs: 20_000)
+        try await c.start()
+        let saleTask = Task { await c.perform(sale(4200, ctid: "by-content")) }
+        // A hand-made peer: takes the request, answers under a name of its own.
+        #expect(eventually { Path.list(drop + "/requests").contains { $0.hasSuffix(".url") && !$0.hasPrefix(".") } })
+        for name in Path.list(drop + "/requests") where !name.hasPrefix(".") { unlink(drop + "/requests/" + name) }
+        try AtomicFile.write("interapp-callback://result?status=success&message=ok&action=sale&clientTransactionId=by-content&amount=4200\n",
+                             to: drop + "/responses/peer-answer-17.url")
+        let r = await saleTask.value
+        #expect(r.entry?.state == .approved && r.entry?.clientTransactionId == "by-content")
+        #expect(Path.list(drop + "/archive") == ["peer-answer-17.url"])
+        await c.shutdown()
+    }
+
     @Test func pipeRoundTripsThroughTheSimulatorBridge() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let transport = PipeTransport(command: "'\(tillBinary)' simulate --stdio --speed 0")
