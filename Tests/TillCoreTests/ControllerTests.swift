@@ -77,8 +77,8 @@ import TillSimulator
 
     @Test func noAbortAnswerKeepsWaitingForTheSale() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        // 7.77: the host takes 15 s x 0.1 = 1.5 s; the card is read at once, so abort gets no answer.
-        let c = try await simulatorController(dir, config: SimulatorConfig(speed: 0.1, cardWaitMs: 0), abortWaitMs: 200)
+        // 7.77: the host takes 15 s x 0.4 = 6 s; the card is read at once, so abort gets no answer.
+        let c = try await simulatorController(dir, config: SimulatorConfig(speed: 0.4, cardWaitMs: 0), abortWaitMs: 200)
         let saleTask = Task { await c.perform(sale(777)) }
         #expect(await eventuallyAsync { await c.inFlight()?.entry.state == .sent })
         let a = await c.abort()
@@ -91,14 +91,28 @@ import TillSimulator
 
     @Test func lateAnswerSettlesAnUnknownEntry() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        // 7.77 at speed 0.2 answers after about 3 s; till gives up after 0.3 s.
-        let c = try await simulatorController(dir, config: SimulatorConfig(speed: 0.2, cardWaitMs: 0), timeoutMs: 300)
+        let drop = dir.path + "/drop"
+        let c = TillController(transport: FileDropTransport(directory: drop), journal: try Journal(path: dir.path + "/j.sqlite"),
+                               caller: testCaller, timeoutMs: 3_000)
         let log = EventLog(c)
-        let r = await c.perform(sale(777))
-        guard case .unknown(let e) = r else { Issue.record("expected unknown, got \(r)"); return }
+        try await c.start()
+        let saleTask = Task { await c.perform(sale(777, ctid: "late-1")) }
+        // A hand-made peer takes the request at once, and answers only after till gave up waiting.
+        #expect(await eventuallyAsync { Path.list(drop + "/requests").contains { !$0.hasPrefix(".") } })
+        var requestId = ""
+        for name in Path.list(drop + "/requests") where !name.hasPrefix(".") {
+            requestId = String(name.dropLast(4))
+            unlink(drop + "/requests/" + name)
+        }
+        let r = await saleTask.value
+        guard case .unknown(let e) = r else { Issue.record("expected unknown, got \(r)"); await c.shutdown(); return }
+        #expect(e.requestId == requestId && e.note?.contains("No answer within 3 s") == true)
+        try AtomicFile.write("interapp-callback://result?status=success&message=ok&action=sale&clientTransactionId=late-1&amount=777\n",
+                             to: drop + "/responses/" + requestId + ".url")
         #expect(await eventuallyAsync { (try? c.journal.entry(id: e.id))??.state == .approved })
         #expect(await eventuallyAsync { log.unmatched.contains { $0.contains("late answer") } })
         #expect(try c.journal.count() == 1)
+        #expect(Path.list(drop + "/archive") == [requestId + ".url"])
         await c.shutdown()
     }
 

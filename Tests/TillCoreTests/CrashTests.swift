@@ -19,14 +19,14 @@ import TillSimulator
         defer { sim.stop() }
         let ctid = "crash-\(point)"
         let common = ["--transport", "file:" + drop, "--journal", journalPath, "--timeout", "20"]
-        let killed = try runTill(["sale", "--amount", "12.00", "--client-transaction-id", ctid] + common,
+        let killed = try await runTill(["sale", "--amount", "12.00", "--client-transaction-id", ctid] + common,
                                  environment: ["TILL_CRASH_AT": point])
         #expect(killed.signalled && killed.status == SIGKILL)
         if point != "journaled" {
             // The terminal answers whether or not till is there to read it.
-            #expect(eventually { (try? TerminalSimulator.loadState(from: simState))??.transaction(clientTransactionId: ctid) != nil })
+            #expect(await eventuallyAsync { (try? TerminalSimulator.loadState(from: simState))??.transaction(clientTransactionId: ctid) != nil })
         }
-        let restart = try runTill(["recover"] + common)
+        let restart = try await runTill(["recover"] + common)
         #expect(restart.status == 0)
 
         let journal = try Journal(path: journalPath)
@@ -51,10 +51,10 @@ import TillSimulator
         let journalPath = dir.path + "/journal.sqlite"
         let ctid = "crash-sim-\(point)"
         let common = ["--transport", "simulator", "--journal", journalPath, "--sim-speed", "0", "--timeout", "20"]
-        let killed = try runTill(["sale", "--amount", "7.00", "--client-transaction-id", ctid] + common,
+        let killed = try await runTill(["sale", "--amount", "7.00", "--client-transaction-id", ctid] + common,
                                  environment: ["TILL_CRASH_AT": point])
         #expect(killed.signalled && killed.status == SIGKILL)
-        _ = try runTill(["recover"] + common)
+        _ = try await runTill(["recover"] + common)
 
         let journal = try Journal(path: journalPath)
         let sales = try journal.entries(clientTransactionId: ctid).filter { $0.action == .sale }

@@ -72,7 +72,7 @@ import TillSimulator
         #expect(p.terminationStatus == 0)
         #expect(text.contains("\"approved\""))
         #expect(!text.contains(SecretsTests.merchantKey) && !text.contains(SecretsTests.isvSecret))
-        let shown = try runTill(["journal", "--journal", dir.path + "/data/journal.sqlite", "--json"])
+        let shown = try await runTill(["journal", "--journal", dir.path + "/data/journal.sqlite", "--json"])
         #expect(!shown.output.contains(SecretsTests.merchantKey) && !shown.output.contains(SecretsTests.isvSecret))
         #expect(shown.output.contains("[redacted]") || shown.output.contains("%5Bredacted%5D"))
         #expect(Path.list(drop + "/requests").isEmpty)

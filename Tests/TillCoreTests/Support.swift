@@ -59,6 +59,20 @@ func runTill(_ args: [String], environment: [String: String] = [:]) throws -> (s
     return (r.status, r.signalled, r.output)
 }
 
+/// `runTill` off the cooperative thread pool (so a test waiting for a child never starves the controller's timers).
+func runTill(_ args: [String], environment: [String: String] = [:]) async throws -> (status: Int32, signalled: Bool, output: String) {
+    let r = try await runTillCapturing(args, environment: environment)
+    return (r.status, r.signalled, r.output)
+}
+
+func runTillCapturing(_ args: [String], environment: [String: String] = [:]) async throws -> (status: Int32, signalled: Bool, output: String, errors: String) {
+    try await withCheckedThrowingContinuation { c in
+        DispatchQueue.global().async {
+            do { c.resume(returning: try runTillCapturing(args, environment: environment)) } catch { c.resume(throwing: error) }
+        }
+    }
+}
+
 /// As `runTill`, with standard error too.
 func runTillCapturing(_ args: [String], environment: [String: String] = [:]) throws -> (status: Int32, signalled: Bool, output: String, errors: String) {
     let p = Process()
@@ -79,16 +93,6 @@ func runTillCapturing(_ args: [String], environment: [String: String] = [:]) thr
     p.waitUntilExit()
     return (p.terminationStatus, p.terminationReason == .uncaughtSignal, String(decoding: data, as: UTF8.self),
             AtomicFile.read(errPath) ?? "")
-}
-
-/// Waits (bounded, not timed: a generous limit so a slow machine still passes) until `condition` holds.
-func eventually(_ limitSeconds: Double = 20, _ condition: () -> Bool) -> Bool {
-    let end = Date().addingTimeInterval(limitSeconds)
-    while Date() < end {
-        if condition() { return true }
-        usleep(20_000)
-    }
-    return condition()
 }
 
 /// Collects controller events in the background.

@@ -69,7 +69,7 @@ import TillSimulator
         try await c.start()
         let saleTask = Task { await c.perform(sale(4200, ctid: "by-content")) }
         // A hand-made peer: takes the request, answers under a name of its own.
-        #expect(eventually { Path.list(drop + "/requests").contains { $0.hasSuffix(".url") && !$0.hasPrefix(".") } })
+        #expect(await eventuallyAsync { Path.list(drop + "/requests").contains { $0.hasSuffix(".url") && !$0.hasPrefix(".") } })
         for name in Path.list(drop + "/requests") where !name.hasPrefix(".") { unlink(drop + "/requests/" + name) }
         try AtomicFile.write("interapp-callback://result?status=success&message=ok&action=sale&clientTransactionId=by-content&amount=4200\n",
                              to: drop + "/responses/peer-answer-17.url")
