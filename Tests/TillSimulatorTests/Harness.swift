@@ -14,7 +14,12 @@ func checked(_ url: String, sourceLocation: SourceLocation = #_sourceLocation) -
         Issue.record("callback does not decode: \(url)", sourceLocation: sourceLocation)
         return nil
     }
-    #expect(r.warnings.isEmpty, "warnings \(r.warnings) for \(url)", sourceLocation: sourceLocation)
+    // The one exception: real terminals answer an abort with `action=ABORT` (the brief and the pages' digest
+    // prescribe it), and TillProtocol's decoder deliberately flags that spelling as `.actionCase("ABORT")`
+    // (its own tests assert so). Only that warning, only on abort answers; anything else fails.
+    let allowed: [DecodeWarning] = r.rawAction == "ABORT" ? [.actionCase("ABORT")] : []
+    #expect(r.warnings.filter { !allowed.contains($0) }.isEmpty, "warnings \(r.warnings) for \(url)",
+            sourceLocation: sourceLocation)
     let again = CallbackResponse.url(callback: r.target, fields: r.fields.map { ($0.name, $0.value) })
     #expect(again == url, "round trip differs", sourceLocation: sourceLocation)
     return r

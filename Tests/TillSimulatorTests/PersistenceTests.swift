@@ -77,6 +77,14 @@ func run(_ h: Harness, _ range: Range<Int>) {
         #expect(Set(h.sim.state.transactions.map(\.transactionId)).count == 200)
     }
 
+    @Test func transactionDatesNeverGoBackWithinOneMillisecond() {
+        let h = Harness(instant)
+        for _ in 0..<50 { _ = h.send("sale&amount=100") }
+        let instants = h.sim.state.transactions.map(\.instant)
+        #expect(zip(instants, instants.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(instants.allSatisfy { $0 / 10_000 == T0 })
+    }
+
     @Test func stanWrapsAfter999999() {
         var s = SimulatorState()
         s.nextStan = 999_999
@@ -149,6 +157,33 @@ func run(_ h: Harness, _ range: Range<Int>) {
     }
 }
 
+@Suite struct DecodingTests {
+    /// Every answer of a script that touches every action and scenario decodes with no warning (abort answers:
+    /// only the decoder's note on the real terminals' `action=ABORT`) and rebuilds to the same text.
+    @Test func everyAnswerDecodesCleanlyAndRoundTrips() throws {
+        let h = Harness(SimulatorConfig(seed: 99, speed: 1, utcOffsetMinutes: -150))
+        run(h, 0..<script.count)
+        _ = h.advance(by: hour)
+        #expect(h.transcript.count == 22)
+        var aborts = 0
+        for url in h.transcript {
+            let r = try CallbackResponse.decode(url)
+            if r.rawAction == "ABORT" {
+                aborts += 1
+                #expect(r.warnings == [.actionCase("ABORT")])
+                #expect(r.action == .abort)
+            } else {
+                #expect(r.warnings.isEmpty, "\(r.warnings) in \(url)")
+            }
+            #expect(CallbackResponse.url(callback: r.target, fields: r.fields.map { ($0.name, $0.value) }) == url)
+            #expect(r.messageCode != nil || ["Transaction successful.", "Batch opened", "Batch closed",
+                                             "Transaction Details Fetched"].contains(r.message ?? ""))
+            if let d = r["transactionDate"] { #expect(d.hasSuffix("-02:30")) }
+        }
+        #expect(aborts == 3)
+    }
+}
+
 @Suite struct GoldenTests {
     static let goldenPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("golden-transcript.txt").path
 
@@ -163,7 +198,12 @@ func run(_ h: Harness, _ range: Range<Int>) {
             try AtomicFile.write(text, to: Self.goldenPath, mode: 0o644)
         }
         let golden = try #require(AtomicFile.read(Self.goldenPath), "missing \(Self.goldenPath)")
-        #expect(Array(text.utf8) == Array(golden.utf8))
+        if Array(text.utf8) != Array(golden.utf8) {
+            let got = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let want = golden.split(separator: "\n", omittingEmptySubsequences: false)
+            let i = (0..<min(got.count, want.count)).first { got[$0] != want[$0] } ?? min(got.count, want.count)
+            Issue.record("transcript differs from the golden file at line \(i + 1):\n got: \(i < got.count ? got[i] : "(end)")\nwant: \(i < want.count ? want[i] : "(end)")")
+        }
         #expect(h.transcript.count == 22)
     }
 }

@@ -51,6 +51,16 @@ final class Collected: @unchecked Sendable {
         #expect(got.all.first { $0.tag == "slow" }.flatMap { checked($0.url) }?.isApproved == true)
     }
 
+    @Test func aCallbackMayStopTheRunner() throws {
+        let runner = try SimulatorRunner(config: SimulatorConfig(speed: 0), statePath: nil)
+        let stopped = DispatchSemaphore(value: 0)
+        runner.start(onCallback: { _ in runner.stop(); stopped.signal() })
+        runner.submit(base + "abort")
+        stopped.wait()
+        runner.stop()
+        #expect(runner.state.transactions.isEmpty)
+    }
+
     @Test func stopLeavesAPendingSaleInTheState() throws {
         let runner = try SimulatorRunner(config: SimulatorConfig(speed: 1, cardWaitMs: 3_600_000), statePath: nil)
         runner.start(onCallback: { _ in })
