@@ -526,7 +526,12 @@ public actor TillController: TillService {
                 }
                 let outcome = await perform(.transactionDetails(DetailsRequest(clientTransactionId: ctid)), hooks: false,
                                             timeoutMs: min(timeoutMs, recoveryTimeoutMs))
-                if case .answered = outcome {} else { reachable = false }
+                if case .answered = outcome {} else {
+                    reachable = false
+                    if let d = outcome.journalEntry, d.state.needsAttention {
+                        try? journal.setState(d.id, .resolved, note: "A recovery query that got no answer; nothing to settle.")
+                    }
+                }
                 guard let now = try? journal.entry(id: fresh.id), now.state.needsAttention else { continue }
                 if case .answered(let d) = outcome, let r = d.response {
                     if TillController.isNotFound(r) {
@@ -595,6 +600,18 @@ public actor TillController: TillService {
     public func totals(batchId: String? = nil) async -> BatchTotals {
         let id = batchId ?? ((try? journal.batch())?.id)
         return (try? journal.totals(batchId: id)) ?? BatchTotals()
+    }
+}
+
+extension ActionOutcome {
+    /// The journal entry the outcome is about, when there is one.
+    public var journalEntry: JournalEntry? {
+        switch self {
+        case .answered(let e), .unknown(let e): return e
+        case .transportError(let e, _): return e
+        case .busy(let f): return f.entry
+        case .invalid: return nil
+        }
     }
 }
 

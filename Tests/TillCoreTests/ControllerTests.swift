@@ -15,7 +15,7 @@ import TillSimulator
         #expect((e.clientTransactionId?.count ?? 0) == 36)
         #expect(e.response?.clientTransactionId == e.clientTransactionId)
         let no = await c.perform(sale(666))
-        #expect(no.entry?.state == .declined && no.exitCode == 1)
+        #expect(no.journalEntry?.state == .declined && no.exitCode == 1)
         let list = await c.entries(JournalFilter())
         #expect(list.map(\.state) == [.declined, .approved])
         #expect(await c.unresolved().isEmpty)
@@ -58,7 +58,7 @@ import TillSimulator
         guard case .answered(let outcome, _) = a else { Issue.record("expected an abort answer, got \(a)"); return }
         #expect(outcome == .aborted)
         let s = await saleTask.value
-        #expect(s.entry?.state == .aborted && s.exitCode == 1)
+        #expect(s.journalEntry?.state == .aborted && s.exitCode == 1)
         let all = await c.entries(JournalFilter())
         #expect(all.first { $0.action == .abort }?.state == .approved)
         #expect(await c.unresolved().isEmpty)
@@ -84,7 +84,7 @@ import TillSimulator
         let a = await c.abort()
         #expect(a == .noAnswer)
         let s = await saleTask.value
-        #expect(s.entry?.state == .approved)
+        #expect(s.journalEntry?.state == .approved)
         #expect(await c.unresolved().isEmpty)
         await c.shutdown()
     }
@@ -157,11 +157,28 @@ import TillSimulator
         await c.shutdown()
     }
 
+    @Test func recoveryStopsAskingATerminalThatDoesNotAnswer() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let journal = try Journal(path: dir.path + "/journal.sqlite")
+        for n in 1...3 {
+            let e = try journal.insertPending(requestId: "s\(n)", request: TerminalRequest(caller: testCaller, request: sale(100 * n, ctid: "q-\(n)")),
+                                              batch: BatchInfo())
+            try journal.markSent(e.id)
+        }
+        let c = TillController(transport: PipeTransport(command: "cat > /dev/null"), journal: journal, caller: testCaller, timeoutMs: 300)
+        try await c.start()
+        let left = await c.recover()
+        #expect(left.count == 3 && left.allSatisfy { $0.state == .unknown && $0.note?.contains("Check the terminal") == true })
+        let asked = await c.entries(JournalFilter()).filter { $0.action == .transactionDetails }
+        #expect(asked.count == 1 && asked.first?.state == .resolved)   // one query, then it stopped asking
+        await c.shutdown()
+    }
+
     @Test func batchMembershipFollowsTheTerminal() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let c = try await simulatorController(dir)
         let open = await c.perform(.batch(BatchRequest(command: .open, batchName: "evening")))
-        #expect(open.entry?.state == .approved)
+        #expect(open.journalEntry?.state == .approved)
         let b = await c.batch()
         #expect(b.isOpen && b.name == "evening" && b.id != nil)
         _ = await c.perform(sale(1000, tip: 50))

@@ -22,9 +22,11 @@ import TillSimulator
         let refund = try await runTill(["refund", "--reference", "000001", "--amount", "2"] + common)
         #expect(refund.status == 0)
         #expect(try await runTill(["cancel", "--reference", "999999"] + common).status == 1)
+        let abort = try await runTill(["abort"] + common)
+        #expect(abort.status == 1 && abort.output.contains("NOTHING TO ABORT"))
         #expect(try await runTill(["batch", "close"] + common).status == 0)
         let list = try await runTill(["journal", "--json"] + common)
-        #expect(list.status == 0 && list.output.components(separatedBy: "\"requestId\"").count - 1 == 7)
+        #expect(list.status == 0 && list.output.components(separatedBy: "\"requestId\"").count - 1 == 8)
         #expect(try await runTill(["journal", "show", "2"] + common).output.contains("h-1"))
     }
 

@@ -40,12 +40,12 @@ import TillSimulator
         try await c.start()
         let isv = ISVFields(amount: Money(cents: 10), clientId: "isv-client", clientSecret: SecretsTests.isvSecret)
         let r = await c.perform(.sale(SaleRequest(amount: Money(cents: 1500), isv: isv)))
-        #expect(r.entry?.state == .approved)
-        #expect(await c.perform(sale(909)).entry?.state == .unknown)     // a request left unknown is stored redacted too
+        #expect(r.journalEntry?.state == .approved)
+        #expect(await c.perform(sale(909)).journalEntry?.state == .unknown)     // a request left unknown is stored redacted too
         _ = await c.perform(.batch(BatchRequest(command: .open, batchName: "s")))
         #expect(Path.exists(dir.path + "/data/journal.sqlite-wal"))
         #expect(SecretsTests.leaks(in: dir.path).isEmpty)                // while open: file and WAL
-        #expect(r.entry?.requestURL.contains("ISV_clientId=isv-client") == true)
+        #expect(r.journalEntry?.requestURL.contains("ISV_clientId=isv-client") == true)
         await c.shutdown()
         #expect(SecretsTests.leaks(in: dir.path).isEmpty)                // after the WAL was folded in
     }

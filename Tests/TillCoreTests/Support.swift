@@ -117,16 +117,6 @@ func sale(_ amount: Int, ctid: String? = nil, tip: Int? = nil) -> Request {
     .sale(SaleRequest(amount: Money(cents: amount), tipAmount: tip.map(Money.init(cents:)), clientTransactionId: ctid))
 }
 
-extension ActionOutcome {
-    var entry: JournalEntry? {
-        switch self {
-        case .answered(let e), .unknown(let e): return e
-        case .transportError(let e, _): return e
-        default: return nil
-        }
-    }
-}
-
 /// A controller on the in-process simulator with its own journal, started.
 func simulatorController(_ dir: TempDir, config: SimulatorConfig = SimulatorConfig(speed: 0), timeoutMs: Int64 = 20_000,
                          abortWaitMs: Int64 = 2_000) async throws -> TillController {

@@ -44,7 +44,7 @@ import TillSimulator
         #expect(try journal.entries(JournalFilter(text: "stray-1")).count == 1)   // …but kept in the journal
 
         let again = await c.perform(sale(666))
-        #expect(again.entry?.state == .declined)
+        #expect(again.journalEntry?.state == .declined)
         await c.shutdown()
     }
 
@@ -74,7 +74,7 @@ import TillSimulator
         try AtomicFile.write("interapp-callback://result?status=success&message=ok&action=sale&clientTransactionId=by-content&amount=4200\n",
                              to: drop + "/responses/peer-answer-17.url")
         let r = await saleTask.value
-        #expect(r.entry?.state == .approved && r.entry?.clientTransactionId == "by-content")
+        #expect(r.journalEntry?.state == .approved && r.journalEntry?.clientTransactionId == "by-content")
         #expect(Path.list(drop + "/archive") == ["peer-answer-17.url"])
         await c.shutdown()
     }
@@ -84,9 +84,9 @@ import TillSimulator
         let transport = PipeTransport(command: "'\(tillBinary)' simulate --stdio --speed 0")
         let c = TillController(transport: transport, journal: try Journal(path: dir.path + "/j.sqlite"), caller: testCaller, timeoutMs: 30_000)
         try await c.start()
-        #expect(await c.perform(sale(1000)).entry?.state == .approved)
-        #expect(await c.perform(sale(666)).entry?.state == .declined)
-        #expect(await c.perform(.batch(BatchRequest(command: .open, batchName: "p"))).entry?.state == .approved)
+        #expect(await c.perform(sale(1000)).journalEntry?.state == .approved)
+        #expect(await c.perform(sale(666)).journalEntry?.state == .declined)
+        #expect(await c.perform(.batch(BatchRequest(command: .open, batchName: "p"))).journalEntry?.state == .approved)
         #expect(transport.bridgeStarts == 1)
         await c.shutdown()
     }
@@ -105,7 +105,7 @@ import TillSimulator
         #expect(e.note?.contains("exited with status 1") == true)
         #expect(await eventuallyAsync { log.problems.contains { $0.contains("exited with status 1") } })
         let second = await c.perform(sale(2000))
-        #expect(second.entry?.state == .approved)
+        #expect(second.journalEntry?.state == .approved)
         #expect(transport.bridgeStarts == 2)
         await c.shutdown()
     }
@@ -117,7 +117,7 @@ import TillSimulator
         try await c.start()
         for amount in [100, 200] {
             let r = await c.perform(sale(amount))
-            #expect(r.entry?.state == .unknown && r.exitCode == 3)
+            #expect(r.journalEntry?.state == .unknown && r.exitCode == 3)
         }
         #expect(transport.bridgeStarts >= 2)
         #expect(await c.unresolved().count == 2)
@@ -135,7 +135,7 @@ import TillSimulator
         #expect(e.note?.contains("No answer within 0.3 s") == true)
         #expect(await eventuallyAsync { log.problems.contains { $0.contains("did not answer in time") } })
         let again = await c.perform(sale(2000))
-        #expect(again.entry?.state == .unknown)
+        #expect(again.journalEntry?.state == .unknown)
         #expect(transport.bridgeStarts == 2)
         await c.shutdown()
     }
