@@ -34,7 +34,7 @@ import TillSimulator
 
     @Test func busyWhileInFlightThenTimeoutIsUnknown() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let c = try await simulatorController(dir, timeoutMs: 400)
+        let c = try await simulatorController(dir, timeoutMs: 3_000)
         let first = Task { await c.perform(sale(909)) }   // 9.09: the terminal never answers
         #expect(await eventuallyAsync { await c.inFlight() != nil })
         let second = await c.perform(sale(100))
@@ -93,7 +93,7 @@ import TillSimulator
         let dir = TempDir(); defer { dir.cleanup() }
         let drop = dir.path + "/drop"
         let c = TillController(transport: FileDropTransport(directory: drop), journal: try Journal(path: dir.path + "/j.sqlite"),
-                               caller: testCaller, timeoutMs: 3_000)
+                               caller: testCaller, timeoutMs: 5_000)
         let log = EventLog(c)
         try await c.start()
         let saleTask = Task { await c.perform(sale(777, ctid: "late-1")) }
@@ -106,7 +106,7 @@ import TillSimulator
         }
         let r = await saleTask.value
         guard case .unknown(let e) = r else { Issue.record("expected unknown, got \(r)"); await c.shutdown(); return }
-        #expect(e.requestId == requestId && e.note?.contains("No answer within 3 s") == true)
+        #expect(e.requestId == requestId && e.note?.contains("No answer within 5 s") == true)
         try AtomicFile.write("interapp-callback://result?status=success&message=ok&action=sale&clientTransactionId=late-1&amount=777\n",
                              to: drop + "/responses/" + requestId + ".url")
         #expect(await eventuallyAsync { (try? c.journal.entry(id: e.id))??.state == .approved })
