@@ -162,8 +162,8 @@ public final class TerminalSimulator {
         }
     }
 
-    /// `CallbackResponse.url(callback:fields:)`, built in one buffer: the same text (values are encoded by
-    /// `QueryCodec.encodeCallbackValue`, and every test checks the result against `CallbackResponse.url`).
+    /// The text `CallbackResponse.url(callback:fields:)` gives, built in one buffer (`CallbackURLBuilder`;
+    /// every test checks the simulator's answers against `CallbackResponse.url`, byte for byte).
     static func callbackURL(callback: String, fields: [(String, String)]) -> String {
         var u = CallbackURLBuilder(callback: callback)
         for (k, v) in fields { u.add(k, v) }

@@ -127,6 +127,21 @@ func requireBinary() throws {
         #expect(out.last?.referenceNumber == "000002")
     }
 
+    @Test func aGarbledStateFileIsAnErrorNotAFreshTerminal() throws {
+        try requireBinary()
+        let dir = tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        try AtomicFile.write("{ not a terminal", to: dir + "/s.json")
+        let p = try SimProcess(["--stdio", "--speed", "0", "--state", dir + "/s.json"])
+        p.watchdog(60)
+        p.closeInput()
+        #expect(p.readToEnd().isEmpty)
+        p.process.waitUntilExit()
+        #expect(p.process.terminationStatus == 1)
+        #expect(p.log.contains("cannot load the state file"))
+        #expect(AtomicFile.read(dir + "/s.json") == "{ not a terminal")   // left as it was
+    }
+
     @Test func rejectsBadOptions() throws {
         try requireBinary()
         let p = try SimProcess(["--speed", "0"])       // neither --stdio nor --dir
