@@ -9,7 +9,8 @@ import TillProtocol
 //         @OptionGroup var caller: CallerOptions
 //         @OptionGroup var sale: SaleOptions
 //         func run() async throws {
-//             let request = try sale.terminalRequest(caller: caller.caller())   // or exitOnValidationFailure { … }
+//             // The valid request, or every problem on standard error and exit 2:
+//             let request = sale.terminalRequestOrExit(caller: caller.caller())
 //             …
 //         }
 //     }
@@ -57,6 +58,11 @@ extension RequestDraftSource {
         let all = d.errors + request.validationErrors().filter { !d.unreadable.contains($0.field) }
         if !all.isEmpty { throw ValidationFailure(errors: all) }
         return request
+    }
+
+    /// The valid request with its caller; otherwise every problem on standard error, and exit 2.
+    func terminalRequestOrExit(caller: Caller) -> TerminalRequest {
+        do { return try terminalRequest(caller: caller) } catch { exitWithValidationErrors(error) }
     }
 }
 
@@ -400,19 +406,20 @@ func validationErrorText(_ failure: ValidationFailure, heading: String = "The re
 }
 
 /// Writes a line (or several) to standard error.
-func printError(_ text: String) {
+func printToStandardError(_ text: String) {
     FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
 }
 
 /// Prints every problem to standard error, one a line, and exits with status 2.
 func exitWithValidationErrors(_ failure: ValidationFailure, heading: String = "The request is not valid:") -> Never {
-    printError(validationErrorText(failure, heading: heading))
+    printToStandardError(validationErrorText(failure, heading: heading))
     exit(2)
 }
 
 /// Runs `build`; on a validation failure prints every problem to standard error and exits 2.
+/// (Swift needs the closure's typed throws spelled out.)
 ///
-///     let request = exitOnValidationFailure { try sale.terminalRequest(caller: caller.caller()) }
+///     let request = exitOnValidationFailure { () throws(ValidationFailure) in try TerminalRequest(caller: c, request: .abort).validated() }
 func exitOnValidationFailure<T>(_ build: () throws(ValidationFailure) -> T) -> T {
     do { return try build() } catch { exitWithValidationErrors(error) }
 }

@@ -251,3 +251,34 @@ struct DecodeRefusalTests {
         }
     }
 }
+
+@Suite("Decoder: many fields")
+struct ManyFieldsTests {
+    /// More fields than the decoder keeps inline: known fields far down the query are still typed,
+    /// duplicates among many unknown names are still found.
+    @Test func knownFieldsAfterFortyUnknownOnes() throws {
+        var parts = (0..<40).map { "x\($0)=\($0)" }
+        parts += ["x3=dup", "status=success", "action=ABORT", "amount=1200", "message=(-57)%20ABORTED",
+                  "accountNumber=4792751234569999", "transactionDate=2019-09-13T12:14:19.8703452 03:00", "status=fail"]
+        let r = try CallbackResponse.decode("cb://result?" + parts.joined(separator: "&"))
+        #expect(r.fields.count == 46)
+        #expect(r.status == .success)
+        #expect(r.action == .abort)
+        #expect(r.amount == Money(cents: 1200))
+        #expect(r.messageCode == -57)
+        #expect(r.accountNumber == "479275******9999")
+        #expect(r["transactionDate"] == "2019-09-13T12:14:19.8703452+03:00")
+        #expect(r["x3"] == "3")
+        #expect(r.warnings.contains(.duplicateField(field: "x3")))
+        #expect(r.warnings.contains(.duplicateField(field: "status")))
+        #expect(r.abortOutcome == .aborted)
+    }
+
+    @Test func percentEncodedNamesAreRecognised() throws {
+        let r = try CallbackResponse.decode("cb://result?st%61tus=success&%61mount=5&%zz=1")
+        #expect(r.isApproved)
+        #expect(r.amount == Money(cents: 5))
+        #expect(r["%zz"] == "1")
+        #expect(r.warnings.contains(.badEscape(field: "%zz")))
+    }
+}
