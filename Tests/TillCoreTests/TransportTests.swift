@@ -91,6 +91,19 @@ import TillSimulator
         await c.shutdown()
     }
 
+    @Test func bridgeGarbageLineIsRejectedAndTillKeepsWaiting() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        // Prints a garbage line first, then behaves as the simulator.
+        let command = "echo 'garbage from the bridge'; exec '\(tillBinary)' simulate --stdio --speed 0"
+        let c = TillController(transport: PipeTransport(command: command), journal: try Journal(path: dir.path + "/j.sqlite"),
+                               caller: testCaller, timeoutMs: 30_000)
+        let log = EventLog(c)
+        try await c.start()
+        #expect(await c.perform(sale(1500)).journalEntry?.state == .approved)
+        #expect(await eventuallyAsync { log.rejected.contains { $0.1.contains("not a callback URL") } })
+        await c.shutdown()
+    }
+
     @Test func bridgeThatDiesMidRequestIsReportedAndRestarted() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let marker = dir.path + "/died-once"
