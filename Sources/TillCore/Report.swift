@@ -94,10 +94,9 @@ public struct Report: Sendable, Hashable, Codable {
     public var firstAtMs: Int64?
     public var lastAtMs: Int64?
 
-    /// Pre-authorised money not yet captured (never below zero).
-    public var preAuthsOpen: Tally {
-        Tally(count: max(0, preAuths.count - captures.count), cents: max(0, preAuths.cents - captures.cents))
-    }
+    /// Approved pre-auths not yet captured. A capture settles its pre-auth (any remainder is released),
+    /// so this is a count; the reserved amount per pre-auth is in the journal.
+    public var preAuthsAwaitingCapture: Int { max(0, preAuths.count - captures.count) }
     public var netCents: Int { sales.cents + tips.cents + captures.cents - refunds.cents }
 
     public init(kind: Kind, batch: BatchInfo?, closedAtMs: Int64? = nil, closedHow: String? = nil,

@@ -26,7 +26,7 @@ extension Report {
         out.append(row("NET TOTAL", nil, netCents))
         out.append("")
         out.append(row("Pre-auths approved", preAuths, preAuths.cents))
-        out.append(row("Pre-auths not yet captured", preAuthsOpen, preAuthsOpen.cents))
+        out.append(pad("Pre-auths awaiting capture", 30) + lpad(String(preAuthsAwaitingCapture), 7))
         if !byCardType.isEmpty {
             out.append("")
             out.append("Approved sales by card type (amount + tip)")
@@ -61,7 +61,7 @@ extension Report {
         add("totals", "refunds and cancels", refunds, -refunds.cents)
         add("totals", "net total", nil, netCents)
         add("pre-auths", "approved", preAuths, preAuths.cents)
-        add("pre-auths", "not yet captured", preAuthsOpen, preAuthsOpen.cents)
+        rows.append(["pre-auths", "awaiting capture", String(preAuthsAwaitingCapture), "", ""])
         for (k, t) in byCardType.sorted(by: { $0.key < $1.key }) { add("card type", k, t, t.cents) }
         for (k, t) in byVerificationMethod.sorted(by: { $0.key < $1.key }) { add("verification method", k, t, t.cents) }
         add("not in totals", "declined", declined, declined.cents)
@@ -79,7 +79,7 @@ extension Report {
             ("openedAtMs", optInt(openedAtMs)), ("closedAtMs", optInt(closedAtMs)), ("closedHow", opt(closedHow)),
             ("generatedAtMs", .int(Int(generatedAtMs))), ("firstAtMs", optInt(firstAtMs)), ("lastAtMs", optInt(lastAtMs)),
             ("sales", tally(sales)), ("tips", tally(tips)), ("preAuths", tally(preAuths)), ("captures", tally(captures)),
-            ("preAuthsOpen", tally(preAuthsOpen)), ("refunds", tally(refunds)), ("netCents", .int(netCents)),
+            ("preAuthsAwaitingCapture", .int(preAuthsAwaitingCapture)), ("refunds", tally(refunds)), ("netCents", .int(netCents)),
             ("declined", tally(declined)), ("aborted", tally(aborted)), ("unknown", tally(unknown)),
             ("byCardType", .object(byCardType.sorted { $0.key < $1.key }.map { ($0.key, tally($0.value)) })),
             ("byVerificationMethod", .object(byVerificationMethod.sorted { $0.key < $1.key }.map { ($0.key, tally($0.value)) })),

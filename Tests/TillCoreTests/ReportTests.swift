@@ -50,10 +50,10 @@ enum ScriptedDay {
     // Sales approved: 20.00 + 12.50 + 40.00 = 72.50 (3); tips: 2.00 + 6.00 = 8.00 on 2 sales.
     #expect(r.sales == Tally(count: 3, cents: 7250))
     #expect(r.tips == Tally(count: 2, cents: 800))
-    // Pre-auth 50.00 approved; captured 42.00 (the terminal's answered amount); 8.00 still reserved.
+    // Pre-auth 50.00 approved; captured 42.00 (the terminal's answered amount); none awaiting capture.
     #expect(r.preAuths == Tally(count: 1, cents: 5000))
     #expect(r.captures == Tally(count: 1, cents: 4200))
-    #expect(r.preAuthsOpen == Tally(count: 0, cents: 800))
+    #expect(r.preAuthsAwaitingCapture == 0)
     // Partial refund 15.00.
     #expect(r.refunds == Tally(count: 1, cents: 1500))
     // Net: 72.50 + 8.00 + 42.00 - 15.00 = 107.50
