@@ -117,6 +117,7 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
             case "action":
                 r.rawAction = f.value
                 if let a = Action(rawValue: f.value) { r.action = a }
+                else if f.value == "ABORT" { r.action = .abort }  // real terminals' own form: not sloppy
                 else if let a = Action(lenient: f.value) { r.action = a; warnings.append(.actionCase(f.value)) }
                 else { warnings.append(.unknownAction(f.value)) }
             case "message":
