@@ -12,6 +12,9 @@ public struct BatchRecord: Sendable, Hashable, Codable {
     /// `closed by the terminal (48-hour auto-close)`; nil while open.
     public var closedHow: String?
     public var isOpen: Bool { closedAtMs == nil }
+    public init(id: String?, name: String?, openedAtMs: Int64, closedAtMs: Int64? = nil, closedHow: String? = nil) {
+        self.id = id; self.name = name; self.openedAtMs = openedAtMs; self.closedAtMs = closedAtMs; self.closedHow = closedHow
+    }
     public var info: BatchInfo { BatchInfo(id: id, name: name, openedAtMs: openedAtMs, isOpen: isOpen) }
 }
 
