@@ -149,6 +149,7 @@ public final class Journal: Sendable {
             );
             """)
         }
+        registerReportMigrations(&m)
         return m
     }
 
@@ -220,13 +221,14 @@ public final class Journal: Sendable {
         try pool.write { db in
             try db.execute(sql: """
                 UPDATE entry SET state = ?, note = ?, answeredAtMs = ?, updatedAtMs = ?, status = ?, message = ?, stan = ?,
-                  orderCode = ?, shortOrderCode = ?, transactionId = ?, cardType = ?, response = ?,
+                  orderCode = ?, shortOrderCode = ?, transactionId = ?, cardType = ?, verificationMethod = ?, response = ?,
                   amountCents = COALESCE(?, amountCents), tipCents = COALESCE(?, tipCents),
                   clientTransactionId = COALESCE(clientTransactionId, ?)
                 WHERE id = ?
                 """, arguments: [state.rawValue, note, nowMs, nowMs, response.status.description, response.message,
                                  response.referenceNumber, response.orderCode, response.shortOrderCode, response.transactionId,
-                                 response.cardType, Journal.encode(response), response.amount?.cents, response.tipAmount?.cents,
+                                 response.cardType, response.verificationMethod, Journal.encode(response), response.amount?.cents,
+                                 response.tipAmount?.cents,
                                  response.clientTransactionId, id])
             if response.action == .batch, response.isApproved, state == .approved {
                 try Journal.insertBatchEvent(db, entryId: id, response: response, nowMs: nowMs)
@@ -235,6 +237,7 @@ public final class Journal: Sendable {
                     try db.execute(sql: "UPDATE entry SET batchId = ?, batchName = ? WHERE id = ?",
                                    arguments: [response.batchId, response.batchName, id])
                 }
+                try Journal.storeZReportOnClose(db, nowMs: nowMs)
             }
         }
     }
@@ -255,16 +258,18 @@ public final class Journal: Sendable {
             try db.execute(sql: """
                 INSERT INTO entry (requestId, action, origin, clientTransactionId, amountCents, tipCents, requestURL, state,
                                    createdAtMs, answeredAtMs, updatedAtMs, batchId, batchName, status, message, stan, orderCode,
-                                   shortOrderCode, transactionId, cardType, response, note)
-                VALUES (?, ?, 'unmatched', ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   shortOrderCode, transactionId, cardType, verificationMethod, response, note)
+                VALUES (?, ?, 'unmatched', ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [requestId, action.rawValue, response.clientTransactionId, response.amount?.cents,
                                  response.tipAmount?.cents, state.rawValue, nowMs, nowMs, nowMs,
                                  batch.isOpen ? batch.id : nil, batch.isOpen ? batch.name : nil,
                                  response.status.description, response.message, response.referenceNumber, response.orderCode,
-                                 response.shortOrderCode, response.transactionId, response.cardType, Journal.encode(response), note])
+                                 response.shortOrderCode, response.transactionId, response.cardType, response.verificationMethod,
+                                 Journal.encode(response), note])
             let rowId = db.lastInsertedRowID
             if response.action == .batch, response.isApproved {
                 try Journal.insertBatchEvent(db, entryId: rowId, response: response, nowMs: nowMs)
+                try Journal.storeZReportOnClose(db, nowMs: nowMs)
             }
             return rowId
         }

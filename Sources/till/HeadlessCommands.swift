@@ -8,6 +8,7 @@ import TillProtocol
 let headlessCommands: [any ParsableCommand.Type] = [
     SaleCommand.self, PreAuthCommand.self, RefundCommand.self, CaptureCommand.self, AbortCommand.self,
     BatchTillCommand.self, DetailsCommand.self, JournalCommand.self, ResolveCommand.self, RecoverCommand.self,
+    ReportCommand.self, ExportCommand.self, BatchListCommand.self,
 ]
 
 let headlessExitCodesHelp = "Exit status: 0 approved/success, 1 declined/failed/aborted, 2 invalid input, 3 transport error, timeout or unknown outcome."

@@ -1,0 +1,186 @@
+import Foundation
+import GRDB
+import TillProtocol
+
+/// A batch (shift) as the journal's batch events tell it, including how it ended.
+public struct BatchRecord: Sendable, Hashable, Codable {
+    public var id: String?
+    public var name: String?
+    public var openedAtMs: Int64
+    public var closedAtMs: Int64?
+    /// `closed by till`, `closed by the terminal when a new batch was opened`,
+    /// `closed by the terminal (48-hour auto-close)`; nil while open.
+    public var closedHow: String?
+    public var isOpen: Bool { closedAtMs == nil }
+    public init(id: String?, name: String?, openedAtMs: Int64, closedAtMs: Int64? = nil, closedHow: String? = nil) {
+        self.id = id; self.name = name; self.openedAtMs = openedAtMs; self.closedAtMs = closedAtMs; self.closedHow = closedHow
+    }
+    public var info: BatchInfo { BatchInfo(id: id, name: name, openedAtMs: openedAtMs, isOpen: isOpen) }
+}
+
+extension Journal {
+    static let autoCloseMs: Int64 = 48 * 3_600_000
+
+    /// Adds the per-batch summary that reports read, kept up to date by triggers in the same
+    /// transaction as every journal write, so a report costs a few rows whatever the batch's size.
+    static func registerReportMigrations(_ m: inout DatabaseMigrator) {
+        m.registerMigration("v2-reports") { db in
+            try db.execute(sql: """
+            ALTER TABLE entry ADD COLUMN verificationMethod TEXT;
+            CREATE TABLE batch_summary (
+              batchKey TEXT NOT NULL,
+              action TEXT NOT NULL,
+              state TEXT NOT NULL,
+              cardType TEXT NOT NULL,
+              verificationMethod TEXT NOT NULL,
+              n INTEGER NOT NULL,
+              amountCents INTEGER NOT NULL,
+              tipCents INTEGER NOT NULL,
+              tipped INTEGER NOT NULL,
+              firstAtMs INTEGER NOT NULL,
+              lastAtMs INTEGER NOT NULL,
+              PRIMARY KEY (batchKey, action, state, cardType, verificationMethod)
+            ) WITHOUT ROWID;
+            CREATE TABLE z_report (
+              batchKey TEXT PRIMARY KEY,
+              closedAtMs INTEGER,
+              report TEXT NOT NULL
+            );
+            CREATE TRIGGER entry_summary_insert AFTER INSERT ON entry BEGIN
+              INSERT INTO batch_summary VALUES (COALESCE(NEW.batchId, ''), NEW.action, NEW.state, COALESCE(NEW.cardType, ''),
+                COALESCE(NEW.verificationMethod, ''), 1, COALESCE(NEW.amountCents, 0), COALESCE(NEW.tipCents, 0),
+                COALESCE(NEW.tipCents, 0) > 0, NEW.createdAtMs, NEW.createdAtMs)
+              ON CONFLICT DO UPDATE SET n = n + 1, amountCents = amountCents + excluded.amountCents,
+                tipCents = tipCents + excluded.tipCents, tipped = tipped + excluded.tipped,
+                firstAtMs = MIN(firstAtMs, excluded.firstAtMs), lastAtMs = MAX(lastAtMs, excluded.lastAtMs);
+            END;
+            CREATE TRIGGER entry_summary_update AFTER UPDATE OF state, amountCents, tipCents, cardType, verificationMethod, batchId ON entry BEGIN
+              UPDATE batch_summary SET n = n - 1, amountCents = amountCents - COALESCE(OLD.amountCents, 0),
+                tipCents = tipCents - COALESCE(OLD.tipCents, 0), tipped = tipped - (COALESCE(OLD.tipCents, 0) > 0)
+              WHERE batchKey = COALESCE(OLD.batchId, '') AND action = OLD.action AND state = OLD.state
+                AND cardType = COALESCE(OLD.cardType, '') AND verificationMethod = COALESCE(OLD.verificationMethod, '');
+              DELETE FROM batch_summary WHERE n <= 0;
+              INSERT INTO batch_summary VALUES (COALESCE(NEW.batchId, ''), NEW.action, NEW.state, COALESCE(NEW.cardType, ''),
+                COALESCE(NEW.verificationMethod, ''), 1, COALESCE(NEW.amountCents, 0), COALESCE(NEW.tipCents, 0),
+                COALESCE(NEW.tipCents, 0) > 0, NEW.createdAtMs, NEW.createdAtMs)
+              ON CONFLICT DO UPDATE SET n = n + 1, amountCents = amountCents + excluded.amountCents,
+                tipCents = tipCents + excluded.tipCents, tipped = tipped + excluded.tipped,
+                firstAtMs = MIN(firstAtMs, excluded.firstAtMs), lastAtMs = MAX(lastAtMs, excluded.lastAtMs);
+            END;
+            INSERT INTO batch_summary
+              SELECT COALESCE(batchId, ''), action, state, COALESCE(cardType, ''), '', COUNT(*), COALESCE(SUM(amountCents), 0),
+                     COALESCE(SUM(tipCents), 0), SUM(COALESCE(tipCents, 0) > 0), MIN(createdAtMs), MAX(createdAtMs)
+              FROM entry GROUP BY 1, 2, 3, 4;
+            """)
+        }
+    }
+
+    /// The report buckets of one batch (nil: entries outside any batch), from the summary table.
+    public func reportBuckets(batchId: String?) throws -> [ReportBucket] {
+        try pool.read { db in try Journal.reportBuckets(db, batchKey: batchId ?? "") }
+    }
+
+    static func reportBuckets(_ db: Database, batchKey: String) throws -> [ReportBucket] {
+        try Row.fetchAll(db, sql: """
+            SELECT action, state, cardType, verificationMethod, n, amountCents, tipCents, tipped, firstAtMs, lastAtMs
+            FROM batch_summary WHERE batchKey = ? ORDER BY action, state, cardType, verificationMethod
+            """, arguments: [batchKey]).compactMap { r in
+            guard let action = Action(rawValue: r["action"]), let state = EntryState(rawValue: r["state"]) else { return nil }
+            return ReportBucket(action: action, state: state, cardType: r["cardType"], verificationMethod: r["verificationMethod"],
+                                count: r["n"], amountCents: r["amountCents"], tipCents: r["tipCents"], tippedCount: r["tipped"],
+                                firstAtMs: r["firstAtMs"], lastAtMs: r["lastAtMs"])
+        }
+    }
+
+    /// Every batch the journal knows, oldest first, with how each one ended.
+    public func batches(nowMs: Int64 = WallClock.nowMs()) throws -> [BatchRecord] {
+        try pool.read { db in try Journal.batches(db, nowMs: nowMs) }
+    }
+
+    static func batches(_ db: Database, nowMs: Int64) throws -> [BatchRecord] {
+        let events = try Row.fetchAll(db, sql: "SELECT * FROM batch_event ORDER BY id").map(Journal.batchEvent(from:))
+        var out: [BatchRecord] = []
+        func closeOpen(at: Int64, how: String) {
+            guard let last = out.last, last.isOpen else { return }
+            let auto = last.openedAtMs + autoCloseMs
+            if at >= auto {
+                out[out.count - 1].closedAtMs = auto
+                out[out.count - 1].closedHow = "closed by the terminal (48-hour auto-close)"
+            } else {
+                out[out.count - 1].closedAtMs = at
+                out[out.count - 1].closedHow = how
+            }
+        }
+        for e in events {
+            switch e.command {
+            case .open:
+                closeOpen(at: e.atMs, how: "closed by the terminal when a new batch was opened")
+                out.append(BatchRecord(id: e.batchId, name: e.batchName, openedAtMs: e.atMs))
+            case .close:
+                if let last = out.last, last.isOpen, e.batchId == nil || e.batchId == last.id || e.batchName == last.name {
+                    closeOpen(at: e.atMs, how: "closed by till")
+                }
+            }
+        }
+        closeOpen(at: nowMs, how: "")
+        if let last = out.last, last.isOpen == false, last.closedHow == "" {
+            out[out.count - 1].closedAtMs = nil; out[out.count - 1].closedHow = nil
+        }
+        return out
+    }
+
+    /// Finds a batch by `current`, its id, or its name (the latest with that name).
+    public func findBatch(_ key: String, nowMs: Int64 = WallClock.nowMs()) throws -> BatchRecord? {
+        let all = try batches(nowMs: nowMs)
+        if key == "current" || key.isEmpty { return all.last.flatMap { $0.isOpen ? $0 : nil } }
+        if key == "last" { return all.last }
+        return all.last(where: { $0.id?.lowercased() == key.lowercased() }) ?? all.last(where: { $0.name == key })
+    }
+
+    /// The report of a batch: its stored Z report once it is closed (made and stored on first
+    /// request for a batch the terminal closed by itself), else a running X report.
+    public func report(for batch: BatchRecord?, nowMs: Int64 = WallClock.nowMs()) throws -> Report {
+        let key = batch?.id ?? ""
+        if let batch, !batch.isOpen {
+            return try pool.write { db in
+                if let stored = try String.fetchOne(db, sql: "SELECT report FROM z_report WHERE batchKey = ?", arguments: [key]),
+                   let r = try? JSONDecoder().decode(Report.self, from: Data(stored.utf8)) {
+                    return r
+                }
+                let r = Report(kind: .closing, batch: batch.info, closedAtMs: batch.closedAtMs, closedHow: batch.closedHow,
+                               generatedAtMs: nowMs, buckets: try Journal.reportBuckets(db, batchKey: key))
+                try Journal.storeZReport(db, r, key: key)
+                return r
+            }
+        }
+        return Report(kind: .running, batch: batch?.info, generatedAtMs: nowMs, buckets: try reportBuckets(batchId: batch?.id))
+    }
+
+    static func storeZReport(_ db: Database, _ r: Report, key: String) throws {
+        let json = String(decoding: try JSONEncoder().encode(r), as: UTF8.self)
+        try db.execute(sql: "INSERT OR IGNORE INTO z_report (batchKey, closedAtMs, report) VALUES (?, ?, ?)",
+                       arguments: [key, r.closedAtMs, json])
+    }
+
+    /// Called in the transaction that journals a successful batch answer: a close stores the
+    /// closed batch's Z report right away, with the journal exactly as it stood at the close.
+    static func storeZReportOnClose(_ db: Database, nowMs: Int64) throws {
+        let all = try batches(db, nowMs: nowMs)
+        for b in all where !b.isOpen {
+            let key = b.id ?? ""
+            if try Int.fetchOne(db, sql: "SELECT 1 FROM z_report WHERE batchKey = ?", arguments: [key]) != nil { continue }
+            let r = Report(kind: .closing, batch: b.info, closedAtMs: b.closedAtMs, closedHow: b.closedHow,
+                           generatedAtMs: nowMs, buckets: try reportBuckets(db, batchKey: key))
+            try storeZReport(db, r, key: key)
+        }
+    }
+
+    /// The entries of a batch, oldest first (for exports).
+    public func entries(batchId: String?) throws -> [JournalEntry] {
+        try pool.read { db in
+            let key = batchId == nil ? "batchId IS NULL" : "batchId = ?"
+            return try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE \(key) ORDER BY id",
+                                    arguments: batchId.map { [$0] } ?? []).map(Journal.entry(from:))
+        }
+    }
+}

@@ -1,0 +1,154 @@
+import TillProtocol
+
+/// One aggregate of journal entries: everything a shift report needs, and nothing more.
+/// The same buckets come from an in-memory list (`ReportBucket.aggregate`) or from SQL,
+/// so the screen, the headless report and the exports always show the same numbers.
+public struct ReportBucket: Sendable, Hashable, Codable {
+    public var action: Action
+    public var state: EntryState
+    public var cardType: String
+    public var verificationMethod: String
+    public var count: Int
+    public var amountCents: Int
+    public var tipCents: Int
+    /// How many of the entries carried a tip.
+    public var tippedCount: Int
+    public var firstAtMs: Int64
+    public var lastAtMs: Int64
+
+    public init(action: Action, state: EntryState, cardType: String, verificationMethod: String,
+                count: Int, amountCents: Int, tipCents: Int, tippedCount: Int, firstAtMs: Int64, lastAtMs: Int64) {
+        self.action = action; self.state = state; self.cardType = cardType; self.verificationMethod = verificationMethod
+        self.count = count; self.amountCents = amountCents; self.tipCents = tipCents; self.tippedCount = tippedCount
+        self.firstAtMs = firstAtMs; self.lastAtMs = lastAtMs
+    }
+
+    struct Key: Hashable { var action: Action; var state: EntryState; var cardType: String; var method: String }
+
+    /// The amount an entry moved: what the terminal answered, else what was asked.
+    public static func amountCents(of e: JournalEntry) -> Int { (e.response?.amount ?? e.amount)?.cents ?? 0 }
+    public static func tipCents(of e: JournalEntry) -> Int { (e.response?.tipAmount ?? e.tipAmount)?.cents ?? 0 }
+
+    /// Aggregates entries into buckets (batch and abort/details entries carry no money and are skipped).
+    public static func aggregate(_ entries: [JournalEntry]) -> [ReportBucket] {
+        var map: [Key: ReportBucket] = [:]
+        var order: [Key] = []
+        for e in entries where Report.moneyActions.contains(e.action) {
+            let key = Key(action: e.action, state: e.state, cardType: e.response?.cardType ?? "",
+                          method: e.response?.verificationMethod ?? "")
+            let amount = amountCents(of: e), tip = tipCents(of: e)
+            if var b = map[key] {
+                b.count += 1; b.amountCents += amount; b.tipCents += tip; b.tippedCount += tip > 0 ? 1 : 0
+                b.firstAtMs = min(b.firstAtMs, e.createdAtMs); b.lastAtMs = max(b.lastAtMs, e.createdAtMs)
+                map[key] = b
+            } else {
+                order.append(key)
+                map[key] = ReportBucket(action: e.action, state: e.state, cardType: key.cardType, verificationMethod: key.method,
+                                        count: 1, amountCents: amount, tipCents: tip, tippedCount: tip > 0 ? 1 : 0, firstAtMs: e.createdAtMs, lastAtMs: e.createdAtMs)
+            }
+        }
+        return order.map { map[$0]! }
+    }
+}
+
+/// A count and a sum.
+public struct Tally: Sendable, Hashable, Codable {
+    public var count: Int = 0
+    public var cents: Int = 0
+    public init(count: Int = 0, cents: Int = 0) { self.count = count; self.cents = cents }
+    mutating func add(_ c: Int, _ s: Int) { count += c; cents += s }
+}
+
+/// A running (X) or closing (Z) report of one batch (shift).
+///
+/// Money rules (see README): the tip is added on top of the amount, so the card was charged
+/// amount + tip. Net total = approved sales + their tips + captured pre-auths − refunds/cancels.
+/// Pre-auths only reserve money: they count in the net total once captured.
+public struct Report: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable { case running = "X", closing = "Z" }
+
+    static let moneyActions: Set<Action> = [.sale, .preAuth, .capturePreAuth, .cancel]
+
+    public var kind: Kind
+    public var batchId: String?
+    public var batchName: String?
+    public var openedAtMs: Int64?
+    public var closedAtMs: Int64?
+    /// How the batch ended: `closed by till`, `closed by the terminal (48-hour auto-close)` …; nil while open.
+    public var closedHow: String?
+    /// When the report was made (till's clock).
+    public var generatedAtMs: Int64
+
+    public var sales = Tally()
+    /// `count` is the number of approved sales that carried a tip.
+    public var tips = Tally()
+    public var preAuths = Tally()
+    public var captures = Tally()
+    public var refunds = Tally()
+    public var declined = Tally()
+    public var aborted = Tally()
+    public var unknown = Tally()
+    /// Approved sales by card type, then by verification method (count and amount + tip).
+    public var byCardType: [String: Tally] = [:]
+    public var byVerificationMethod: [String: Tally] = [:]
+    public var firstAtMs: Int64?
+    public var lastAtMs: Int64?
+
+    /// Approved pre-auths not yet captured. A capture settles its pre-auth (any remainder is released),
+    /// so this is a count; the reserved amount per pre-auth is in the journal.
+    public var preAuthsAwaitingCapture: Int { max(0, preAuths.count - captures.count) }
+    public var netCents: Int { sales.cents + tips.cents + captures.cents - refunds.cents }
+
+    public init(kind: Kind, batch: BatchInfo?, closedAtMs: Int64? = nil, closedHow: String? = nil,
+                generatedAtMs: Int64, buckets: [ReportBucket]) {
+        self.kind = kind
+        batchId = batch?.id; batchName = batch?.name; openedAtMs = batch?.openedAtMs
+        self.closedAtMs = closedAtMs; self.closedHow = closedHow; self.generatedAtMs = generatedAtMs
+        for b in buckets where Report.moneyActions.contains(b.action) {
+            firstAtMs = min(firstAtMs ?? b.firstAtMs, b.firstAtMs)
+            lastAtMs = max(lastAtMs ?? b.lastAtMs, b.lastAtMs)
+            switch b.state {
+            case .approved:
+                switch b.action {
+                case .sale:
+                    sales.add(b.count, b.amountCents); tips.add(b.tippedCount, b.tipCents)
+                    byCardType[b.cardType.isEmpty ? "(unknown)" : b.cardType, default: Tally()].add(b.count, b.amountCents + b.tipCents)
+                    byVerificationMethod[b.verificationMethod.isEmpty ? "(unknown)" : b.verificationMethod, default: Tally()]
+                        .add(b.count, b.amountCents + b.tipCents)
+                case .preAuth: preAuths.add(b.count, b.amountCents)
+                case .capturePreAuth: captures.add(b.count, b.amountCents)
+                case .cancel: refunds.add(b.count, b.amountCents)
+                default: break
+                }
+            case .declined: declined.add(b.count, b.amountCents + b.tipCents)
+            case .aborted: aborted.add(b.count, b.amountCents + b.tipCents)
+            case .pending, .sent, .unknown: unknown.add(b.count, b.amountCents + b.tipCents)
+            case .resolved: break
+            }
+        }
+    }
+
+    public var title: String {
+        (kind == .running ? "X report (running)" : "Z report (closing)") + (batchName.map { ": \($0)" } ?? "")
+    }
+}
+
+/// How amounts and times are written in reports.
+public struct ReportFormat: Sendable, Hashable {
+    public var currencySymbol: String
+    public var decimalSeparator: String
+    /// Minutes east of UTC for the times shown.
+    public var utcOffsetMinutes: Int
+    public init(currencySymbol: String = "€", decimalSeparator: String = ".", utcOffsetMinutes: Int = 0) {
+        self.currencySymbol = currencySymbol; self.decimalSeparator = decimalSeparator; self.utcOffsetMinutes = utcOffsetMinutes
+    }
+    public func money(_ cents: Int) -> String {
+        Money(cents: cents).formatted(symbol: currencySymbol, decimalSeparator: decimalSeparator)
+    }
+    public func time(_ ms: Int64?) -> String {
+        guard let ms else { return "-" }
+        let t = TerminalDate.format(instant: ms * 10_000, offsetMinutes: utcOffsetMinutes)
+        // 2026-11-22T09:15:02.0000000+01:00 -> 2026-11-22 09:15:02
+        return String(t.prefix(10)) + " " + String(t.dropFirst(11).prefix(8))
+    }
+}

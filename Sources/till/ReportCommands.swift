@@ -1,0 +1,122 @@
+import ArgumentParser
+import Foundation
+import TillCore
+import TillProtocol
+
+// `till report` and `till export` (issue #6): a batch's X or Z report and its transactions,
+// the same numbers as on screen.
+
+enum ReportOutput: String, ExpressibleByArgument, CaseIterable { case text, csv, json }
+
+struct BatchSelection: ParsableArguments {
+    @Option(help: ArgumentHelp("Which batch: current, last, or a batch id or name (default: current, else the last one).",
+                               valueName: "batch"))
+    var batch: String = "current"
+
+    /// The batch asked for; `current` falls back to the last batch when none is open. Exits 2 when unknown.
+    func resolve(_ journal: Journal) -> BatchRecord? {
+        do {
+            if let b = try journal.findBatch(batch) { return b }
+            if batch == "current" { return try journal.findBatch("last") }
+        } catch {
+            printError("till: cannot read the journal: \(error)")
+            Foundation.exit(3)
+        }
+        printError("till: no batch '\(batch)' in the journal (see `till batch list`).")
+        Foundation.exit(2)
+    }
+}
+
+extension TillConfig {
+    /// How reports write money and times: the configured currency and decimal separator, local time.
+    var reportFormat: ReportFormat {
+        ReportFormat(currencySymbol: currency ?? "€", decimalSeparator: decimalSeparator ?? ".",
+                     utcOffsetMinutes: TimeZone.current.secondsFromGMT() / 60)
+    }
+}
+
+struct ReportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Show a batch's report: running (X) while it is open, closing (Z) once it is closed.",
+        discussion: "Examples: till report; till report --batch last --format csv; till report --batch 'Saturday morning'")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var selection: BatchSelection
+    @Option(help: "text, csv or json.") var format: ReportOutput = .text
+
+    func run() async throws {
+        let settings = global.settings()
+        let journal = global.journalOnly()
+        let batch = selection.resolve(journal)
+        let report: Report
+        do { report = try journal.report(for: batch) } catch {
+            printError("till: cannot make the report: \(error)"); throw ExitCode(3)
+        }
+        let f = settings.reportFormat
+        switch global.json ? .json : format {
+        case .text: print(report.text(f), terminator: "")
+        case .csv: print(report.csv(f), terminator: "")
+        case .json: print(report.json.text())
+        }
+    }
+}
+
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export a batch's transactions (and its report) as CSV or JSON, for the accountant.",
+        discussion: "Examples: till export --output shift.csv; till export --batch last --format json")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var selection: BatchSelection
+    @Option(help: "csv (transactions) or json (report and transactions).") var format: ReportOutput = .csv
+    @Option(help: ArgumentHelp("Write to this file instead of standard output.", valueName: "path")) var output: String?
+
+    func run() async throws {
+        let settings = global.settings()
+        let journal = global.journalOnly()
+        let batch = selection.resolve(journal)
+        let f = settings.reportFormat
+        let text: String
+        do {
+            let entries = try journal.entries(batchId: batch?.id)
+            switch global.json ? .json : format {
+            case .csv, .text: text = TransactionExport.csv(entries, f)
+            case .json: text = TransactionExport.json(entries, report: try journal.report(for: batch), f).text() + "\n"
+            }
+        } catch {
+            printError("till: cannot read the journal: \(error)"); throw ExitCode(3)
+        }
+        if let output {
+            do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
+                printError("till: cannot write \(output): \(error.localizedDescription)"); throw ExitCode(3)
+            }
+            printError("till: wrote \(output)")
+        } else {
+            print(text, terminator: "")
+        }
+    }
+}
+
+struct BatchListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "batches", abstract: "List the batches (shifts) the journal knows.")
+    @OptionGroup var global: GlobalOptions
+    func run() async throws {
+        let settings = global.settings()
+        let journal = global.journalOnly()
+        let f = settings.reportFormat
+        let all = (try? journal.batches()) ?? []
+        if global.json {
+            print(JSONValue.array(all.map { b in
+                .object([("id", b.id.map { .string($0) } ?? .null), ("name", b.name.map { .string($0) } ?? .null),
+                         ("openedAtMs", .int(Int(b.openedAtMs))), ("closedAtMs", b.closedAtMs.map { .int(Int($0)) } ?? .null),
+                         ("closedHow", b.closedHow.map { .string($0) } ?? .null)])
+            }).text())
+            return
+        }
+        if all.isEmpty { print("No batches yet: open one with `till batch open --name NAME`."); return }
+        for b in all {
+            let state = b.isOpen ? "OPEN" : "closed \(f.time(b.closedAtMs)) (\(b.closedHow ?? ""))"
+            print("\(b.name ?? "(no name)")  \(b.id ?? "-")  opened \(f.time(b.openedAtMs))  \(state)")
+        }
+    }
+}

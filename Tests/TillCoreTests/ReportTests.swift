@@ -1,0 +1,105 @@
+import Foundation
+import Testing
+import TillProtocol
+@testable import TillCore
+
+/// A scripted day, with the figures computed by hand below.
+enum ScriptedDay {
+    static let batch = BatchInfo(id: "7885F4F1-59CA-42C2-81BB-6DB48AA138A6", name: "Saturday morning", openedAtMs: 1_795_000_000_000, isOpen: true)
+
+    static func entry(_ id: Int64, _ action: Action, _ state: EntryState, amount: Int?, tip: Int? = nil,
+                      card: String? = nil, method: String? = nil, at minute: Int64, answer: Bool = true,
+                      answeredAmount: Int? = nil, orderCode: String? = nil) -> JournalEntry {
+        var response: CallbackResponse?
+        if answer {
+            var fields = ["status=\(state == .approved ? "success" : "fail")", "action=\(action.rawValue)"]
+            if let a = answeredAmount ?? amount { fields.append("amount=\(a)") }
+            if let tip { fields.append("tipAmount=\(tip)") }
+            if let card { fields.append("cardType=\(card)") }
+            if let method { fields.append("verificationMethod=\(method)") }
+            if let orderCode { fields.append("orderCode=\(orderCode)") }
+            response = try! CallbackResponse.decode("cb://result?" + fields.joined(separator: "&"))
+        }
+        return JournalEntry(id: id, requestId: "r\(id)", action: action, clientTransactionId: "c\(id)",
+                            amount: amount.map { Money(cents: $0) }, tipAmount: tip.map { Money(cents: $0) },
+                            requestURL: "", state: state, createdAtMs: batch.openedAtMs! + minute * 60_000,
+                            updatedAtMs: batch.openedAtMs! + minute * 60_000, response: response,
+                            batchId: batch.id, batchName: batch.name)
+    }
+
+    /// Sales with tips, declines, an abort, a partial refund, a pre-auth and its capture, an unknown outcome.
+    static let entries: [JournalEntry] = [
+        entry(1, .batch, .approved, amount: nil, at: 0),
+        entry(2, .sale, .approved, amount: 2000, tip: 200, card: "VISA", method: "CONTACTLESS", at: 5),
+        entry(3, .sale, .approved, amount: 1250, card: "Debit Mastercard", method: "CHIP", at: 12),
+        entry(4, .sale, .declined, amount: 666, card: "VISA", method: "CHIP", at: 20),
+        entry(5, .sale, .aborted, amount: 909, at: 25),
+        entry(6, .sale, .approved, amount: 4000, tip: 600, card: "VISA", method: "CHIP", at: 31),
+        entry(7, .cancel, .approved, amount: 1500, card: "VISA", at: 40),           // partial refund of #6
+        entry(8, .preAuth, .approved, amount: 5000, card: "VISA", method: "CHIP", at: 45, orderCode: "1091166300000136"),
+        entry(9, .capturePreAuth, .approved, amount: nil, card: "VISA", at: 50, answeredAmount: 4200),
+        entry(10, .sale, .unknown, amount: 1313, at: 55, answer: false),
+        entry(11, .sale, .declined, amount: 551, tip: 50, card: "Maestro", method: "CONTACTLESS", at: 58),
+        entry(12, .abort, .approved, amount: nil, at: 25),
+    ]
+}
+
+@Test func scriptedDayTotalsMatchHandComputedFigures() {
+    let r = Report(kind: .running, batch: ScriptedDay.batch, generatedAtMs: ScriptedDay.batch.openedAtMs! + 3_600_000,
+                   buckets: ReportBucket.aggregate(ScriptedDay.entries))
+    // Sales approved: 20.00 + 12.50 + 40.00 = 72.50 (3); tips: 2.00 + 6.00 = 8.00 on 2 sales.
+    #expect(r.sales == Tally(count: 3, cents: 7250))
+    #expect(r.tips == Tally(count: 2, cents: 800))
+    // Pre-auth 50.00 approved; captured 42.00 (the terminal's answered amount); none awaiting capture.
+    #expect(r.preAuths == Tally(count: 1, cents: 5000))
+    #expect(r.captures == Tally(count: 1, cents: 4200))
+    #expect(r.preAuthsAwaitingCapture == 0)
+    // Partial refund 15.00.
+    #expect(r.refunds == Tally(count: 1, cents: 1500))
+    // Net: 72.50 + 8.00 + 42.00 - 15.00 = 107.50
+    #expect(r.netCents == 10750)
+    // Not in totals: declined 6.66 and 5.51+0.50; aborted 9.09; unknown 13.13.
+    #expect(r.declined == Tally(count: 2, cents: 666 + 601))
+    #expect(r.aborted == Tally(count: 1, cents: 909))
+    #expect(r.unknown == Tally(count: 1, cents: 1313))
+    // By card type (approved sales, amount + tip): VISA 22.00 + 46.00 = 68.00 (2); Debit Mastercard 12.50 (1).
+    #expect(r.byCardType == ["VISA": Tally(count: 2, cents: 6800), "Debit Mastercard": Tally(count: 1, cents: 1250)])
+    #expect(r.byVerificationMethod == ["CONTACTLESS": Tally(count: 1, cents: 2200), "CHIP": Tally(count: 2, cents: 5850)])
+    // First money transaction at minute 5, last at minute 58.
+    #expect(r.firstAtMs == ScriptedDay.batch.openedAtMs! + 5 * 60_000)
+    #expect(r.lastAtMs == ScriptedDay.batch.openedAtMs! + 58 * 60_000)
+}
+
+@Test func reportTextUsesCurrencyAndDecimalSeparator() {
+    let r = Report(kind: .closing, batch: ScriptedDay.batch, closedAtMs: ScriptedDay.batch.openedAtMs! + 7_200_000,
+                   closedHow: "closed by till", generatedAtMs: ScriptedDay.batch.openedAtMs! + 7_200_000,
+                   buckets: ReportBucket.aggregate(ScriptedDay.entries))
+    let text = r.text(ReportFormat(currencySymbol: "€", decimalSeparator: ","))
+    #expect(text.contains("Z report (closing): Saturday morning"))
+    #expect(text.contains("NET TOTAL") && text.contains("€ 107,50"))
+    #expect(text.contains("-€ 15,00"))
+    #expect(text.contains("check the terminal"))
+    #expect(r.lines(ReportFormat()).allSatisfy { $0.count <= 80 })
+}
+
+@Test func csvExportsCarryTheSameNumbers() {
+    let f = ReportFormat(currencySymbol: "EUR")
+    let r = Report(kind: .running, batch: ScriptedDay.batch, generatedAtMs: 0, buckets: ReportBucket.aggregate(ScriptedDay.entries))
+    let csv = r.csv(f)
+    #expect(csv.contains("totals,net total,,107.50,EUR\r\n"))
+    #expect(csv.contains("totals,sales approved,3,72.50,EUR\r\n"))
+    let tx = TransactionExport.csv(ScriptedDay.entries, f)
+    let lines = tx.split(separator: "\r\n")
+    #expect(lines.count == ScriptedDay.entries.count + 1)
+    // Summing approved sales from the transaction export gives the report's figure.
+    var approvedSalesCents = 0
+    for line in lines.dropFirst() {
+        let cols: [String] = line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        if cols[2] == "sale" && cols[3] == "approved" {
+            approvedSalesCents += Int(cols[4].replacingOccurrences(of: ".", with: "")) ?? -1_000_000
+        }
+    }
+    #expect(approvedSalesCents == r.sales.cents)
+    #expect(CSV.field("a,\"b\"") == "\"a,\"\"b\"\"\"")
+}
+
