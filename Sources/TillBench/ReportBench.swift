@@ -3,7 +3,7 @@ import TillCore
 import TillProtocol
 
 /// X report of a batch of 1,000,000 journaled transactions (target ≤ 50 ms), read from the
-/// trigger-maintained summary; beside it, the same totals aggregated afresh from the entry table.
+/// trigger-maintained summary.
 func reportBench() async throws {
     let dir = NSTemporaryDirectory() + "till-report-bench-\(getpid())"
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -42,8 +42,5 @@ func reportBench() async throws {
     }
     var report: Report?
     try time("X report (summary table)", rounds: 200) { report = try journal.report(for: batch) }
-    try time("same totals aggregated afresh from 1M entries (GROUP BY on the covering index)", rounds: 5) {
-        _ = try journal.totals(batchId: batchId)
-    }
     if let report { print("  check: \(report.sales.count) sales approved, net \(report.netCents) cents") }
 }

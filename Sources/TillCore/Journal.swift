@@ -69,8 +69,8 @@ public struct BatchEvent: Sendable, Hashable, Codable {
 ///  requestURL (redacted), state, createdAtMs, sentAtMs, answeredAtMs, updatedAtMs, batchId, batchName,
 ///  status, message, stan, orderCode, shortOrderCode, transactionId, cardType, response (JSON, masked), note`.
 /// Table `batch_event`: `id, entryId, command (open|close), batchId, batchName, atMs`.
-/// Indexes: `(batchId, state, action, amountCents, tipCents)` covers a batch's totals; `(batchId)` lists a batch
-/// newest first; `(state)` finds what needs attention; `(clientTransactionId)`, `(createdAtMs)`.
+/// Indexes: `(batchId)` lists a batch newest first; `(state)` finds what needs attention; `(clientTransactionId)`,
+/// `(createdAtMs)`. Batch totals come from `batch_summary`, kept by triggers (see JournalReports.swift).
 public final class Journal: Sendable {
     public let path: String
     let pool: DatabasePool
@@ -134,7 +134,6 @@ public final class Journal: Sendable {
               response TEXT,
               note TEXT
             );
-            CREATE INDEX entry_batch_totals ON entry(batchId, state, action, amountCents, tipCents);
             CREATE INDEX entry_batch ON entry(batchId);
             CREATE INDEX entry_state ON entry(state);
             CREATE INDEX entry_ctid ON entry(clientTransactionId);
@@ -359,33 +358,27 @@ public final class Journal: Sendable {
         return try pool.read { db in try Row.fetchAll(db, sql: sql, arguments: arguments).map(Journal.entry(from:)) }
     }
 
-    /// Counts and sums of a batch's approved sales, refunds, pre-auths and captures (nil: entries outside any batch).
+    /// Counts and sums of a batch's approved sales, refunds, pre-auths and captures (nil: entries outside any batch),
+    /// read from the trigger-maintained `batch_summary` (the same rows the shift reports read).
     public func totals(batchId: String?) throws -> BatchTotals {
-        try pool.read { db in
-            let key = batchId == nil ? "batchId IS NULL" : "batchId = ?"
-            let args: StatementArguments = batchId.map { [$0] } ?? []
-            var t = BatchTotals()
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT state, action, COUNT(*) AS n, COALESCE(SUM(amountCents), 0) AS amount, COALESCE(SUM(tipCents), 0) AS tip
-                FROM entry WHERE \(key) GROUP BY state, action
-                """, arguments: args)
-            for r in rows {
-                let state = EntryState(rawValue: r["state"]) ?? .unknown
-                let action = Action(rawValue: r["action"])
-                let a = ActionTotals(count: r["n"], amountCents: r["amount"], tipCents: r["tip"])
-                if state.needsAttention { t.unresolved += a.count; continue }
-                if action == .sale && (state == .declined || state == .aborted) { t.declinedSales += a.count }
-                guard state == .approved else { continue }
-                switch action {
-                case .sale: t.sales = a
-                case .cancel: t.refunds = a
-                case .preAuth: t.preAuths = a
-                case .capturePreAuth: t.captures = a
-                default: break
-                }
+        var t = BatchTotals()
+        for b in try reportBuckets(batchId: batchId) {
+            let a = ActionTotals(count: b.count, amountCents: b.amountCents, tipCents: b.tipCents)
+            if b.state.needsAttention { t.unresolved += b.count; continue }
+            if b.action == .sale && (b.state == .declined || b.state == .aborted) { t.declinedSales += b.count }
+            guard b.state == .approved else { continue }
+            func add(_ x: inout ActionTotals) {
+                x.count += a.count; x.amountCents += a.amountCents; x.tipCents += a.tipCents
             }
-            return t
+            switch b.action {
+            case .sale: add(&t.sales)
+            case .cancel: add(&t.refunds)
+            case .preAuth: add(&t.preAuths)
+            case .capturePreAuth: add(&t.captures)
+            default: break
+            }
         }
+        return t
     }
 
     /// The last batch event, if any.
@@ -417,14 +410,6 @@ public final class Journal: Sendable {
     /// A PRAGMA's value as text (`journal_mode`, `synchronous`), for checks.
     public func pragma(_ name: String) throws -> String? {
         try pool.read { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
-    }
-
-    /// SQLite's plan for the totals query (to check that it stays on the covering index).
-    public func totalsQueryPlan() throws -> String {
-        try pool.read { db in
-            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT state, action, COUNT(*), SUM(amountCents), SUM(tipCents) FROM entry WHERE batchId = ? GROUP BY state, action",
-                             arguments: ["x"]).map { ($0["detail"] as String?) ?? "" }.joined(separator: " | ")
-        }
     }
 
     public func count() throws -> Int {

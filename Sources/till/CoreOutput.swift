@@ -5,11 +5,6 @@ import TillProtocol
 
 // Printing of controller outcomes and journal entries for the headless commands (issue #4).
 
-/// Writes a line to standard error.
-func printCoreError(_ text: String) {
-    FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
-}
-
 /// The options every headless command that talks to the terminal or the journal shares.
 struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("How to reach the terminal: simulator, file:DIR or pipe:COMMAND (default: the config, else simulator).",
@@ -46,22 +41,22 @@ struct GlobalOptions: ParsableArguments {
     func settings() -> TillConfig {
         let file: TillConfig
         do { file = try TillConfig.load(path: config) } catch {
-            printCoreError("till: \(error.message)")
+            printToStandardError("till: \(error.message)")
             Foundation.exit(2)
         }
         var o = TillConfig()
         if let transport {
             do { o.transport = try TransportSpec(parsing: transport) } catch {
-                printCoreError("till: \(error.message)")
+                printToStandardError("till: \(error.message)")
                 Foundation.exit(2)
             }
         }
         if let timeout {
-            guard timeout > 0, timeout <= 3600 else { printCoreError("till: --timeout must be from 0 to 3600 seconds."); Foundation.exit(2) }
+            guard timeout > 0, timeout <= 3600 else { printToStandardError("till: --timeout must be from 0 to 3600 seconds."); Foundation.exit(2) }
             o.timeoutSeconds = timeout
         }
         if let simSpeed {
-            guard simSpeed >= 0, simSpeed.isFinite else { printCoreError("till: --sim-speed must be 0 or more."); Foundation.exit(2) }
+            guard simSpeed >= 0, simSpeed.isFinite else { printToStandardError("till: --sim-speed must be 0 or more."); Foundation.exit(2) }
             o.simSpeed = simSpeed
         }
         o.journalPath = journal
@@ -73,7 +68,7 @@ struct GlobalOptions: ParsableArguments {
     func journalOnly() -> Journal {
         let s = settings()
         do { return try Journal(path: s.resolvedJournalPath) } catch {
-            printCoreError("till: cannot open the journal \(s.resolvedJournalPath): \(error)")
+            printToStandardError("till: cannot open the journal \(s.resolvedJournalPath): \(error)")
             Foundation.exit(3)
         }
     }
@@ -83,14 +78,14 @@ struct GlobalOptions: ParsableArguments {
         let s = settings()
         let c: TillController
         do { c = try await TillFactory.makeController(config: s, caller: caller) } catch {
-            printCoreError("till: cannot start (\(s.resolvedTransport)): \(error)")
+            printToStandardError("till: cannot start (\(s.resolvedTransport)): \(error)")
             Foundation.exit(3)
         }
         if recover {
             let left = await c.recover()
             if !left.isEmpty {
-                printCoreError("till: \(left.count) earlier transaction(s) with an unknown outcome; check the terminal, then `till resolve ID --note …`:")
-                for e in left { printCoreError("  " + journalEntryLine(e)) }
+                printToStandardError("till: \(left.count) earlier transaction(s) with an unknown outcome; check the terminal, then `till resolve ID --note …`:")
+                for e in left { printToStandardError("  " + journalEntryLine(e)) }
             }
         }
         return c
@@ -144,11 +139,11 @@ func journalEntryJSON(_ e: JournalEntry) -> JSONValue {
 func printOutcome(_ outcome: ActionOutcome, json: Bool) -> Int32 {
     switch outcome {
     case .invalid(let errors):
-        printCoreError(validationErrorText(ValidationFailure(errors: errors)))
+        printToStandardError(validationErrorText(ValidationFailure(errors: errors)))
     case .busy(let f):
         let text = "BUSY: journal entry \(f.entry.id) (\(f.entry.action.rawValue)) is still waiting for the terminal; nothing was sent."
         if json { print(JSONValue.object([("outcome", .string("busy")), ("inFlight", journalEntryJSON(f.entry))]).text()) }
-        else { printCoreError(text) }
+        else { printToStandardError(text) }
     case .answered(let e):
         if json {
             print(JSONValue.object([("outcome", .string(e.state.rawValue)), ("entry", journalEntryJSON(e))]).text())
@@ -172,8 +167,8 @@ func printOutcome(_ outcome: ActionOutcome, json: Bool) -> Int32 {
             print(JSONValue.object([("outcome", .string("transportError")), ("message", .string(message)),
                                     ("entry", e.map(journalEntryJSON) ?? .null)]).text())
         } else {
-            printCoreError("TRANSPORT ERROR: \(terminalSafe(message))")
-            if let e { printCoreError("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(terminalSafe($0))" } ?? "")) }
+            printToStandardError("TRANSPORT ERROR: \(terminalSafe(message))")
+            if let e { printToStandardError("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(terminalSafe($0))" } ?? "")) }
         }
     }
     return outcome.exitCode

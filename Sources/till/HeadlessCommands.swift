@@ -26,15 +26,15 @@ func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOpti
     source.setEventHandler {
         let n = interrupts.withLock { v -> Int in v += 1; return v }
         if n == 1 {
-            printCoreError("till: sending an abort (Ctrl-C again to stop waiting; the outcome is then unknown)…")
+            printToStandardError("till: sending an abort (Ctrl-C again to stop waiting; the outcome is then unknown)…")
             Task {
                 let r = await controller.abort()
-                printCoreError("till: abort: \(abortResultText(r))")
+                printToStandardError("till: abort: \(abortResultText(r))")
             }
         } else {
             Task {
                 await controller.shutdown()
-                printCoreError("till: stopped waiting; the outcome is unknown (see `till journal`).")
+                printToStandardError("till: stopped waiting; the outcome is unknown (see `till journal`).")
                 exit(3)
             }
         }
@@ -115,7 +115,24 @@ struct BatchTillCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var caller: CallerOptions
     @OptionGroup var batch: BatchOptions
-    func run() async throws { await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try batch.terminalRequest(caller: c) } }
+    @Flag(help: "Close even though some transactions have an unknown outcome (they stay flagged in the journal).")
+    var force = false
+
+    func run() async throws {
+        if batch.command.lowercased() == "close" && !force {
+            // Closing safely: a transaction whose outcome is unknown must be decided first, or the
+            // Z report would be made without knowing whether that money moved.
+            let open = (try? global.journalOnly().unresolved()) ?? []
+            if !open.isEmpty {
+                printToStandardError("till: not closing: \(open.count) transaction(s) have an unknown outcome, so the Z report cannot be final:")
+                for e in open { printToStandardError("  " + journalEntryLine(e)) }
+                printToStandardError("Check them on the terminal and settle each with `till resolve ID --note …` (or `till recover`), "
+                                     + "then close again; or close anyway with --force.")
+                throw ExitCode(2)
+            }
+        }
+        await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try batch.terminalRequest(caller: c) }
+    }
 }
 
 struct DetailsCommand: AsyncParsableCommand {
@@ -211,7 +228,7 @@ struct JournalShowCommand: AsyncParsableCommand {
     func run() async throws {
         let journal = global.journalOnly()
         guard let e = try journal.entry(id: id) else {
-            printCoreError("till: no journal entry \(id).")
+            printToStandardError("till: no journal entry \(id).")
             throw ExitCode(2)
         }
         if global.json { print(journalEntryJSON(e).text()); return }
@@ -238,13 +255,13 @@ struct ResolveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let journal = global.journalOnly()
-        guard let e = try journal.entry(id: id) else { printCoreError("till: no journal entry \(id)."); throw ExitCode(2) }
+        guard let e = try journal.entry(id: id) else { printToStandardError("till: no journal entry \(id)."); throw ExitCode(2) }
         guard e.state.needsAttention else {
-            printCoreError("till: entry \(id) is \(e.state.rawValue): nothing to resolve.")
+            printToStandardError("till: entry \(id) is \(e.state.rawValue): nothing to resolve.")
             throw ExitCode(1)
         }
         let text = note.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { printCoreError("till: say how it was settled (--note …)."); throw ExitCode(2) }
+        guard !text.isEmpty else { printToStandardError("till: say how it was settled (--note …)."); throw ExitCode(2) }
         try journal.setState(id, .resolved, note: text)
         if let e = try journal.entry(id: id) { print(global.json ? journalEntryJSON(e).text() : journalEntryLine(e)) }
     }

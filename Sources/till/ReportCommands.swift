@@ -19,10 +19,10 @@ struct BatchSelection: ParsableArguments {
             if let b = try journal.findBatch(batch) { return b }
             if batch == "current" { return try journal.findBatch("last") }
         } catch {
-            printError("till: cannot read the journal: \(error)")
+            printToStandardError("till: cannot read the journal: \(error)")
             Foundation.exit(3)
         }
-        printError("till: no batch '\(batch)' in the journal (see `till batch list`).")
+        printToStandardError("till: no batch '\(batch)' in the journal (see `till batch list`).")
         Foundation.exit(2)
     }
 }
@@ -50,7 +50,7 @@ struct ReportCommand: AsyncParsableCommand {
         let batch = selection.resolve(journal)
         let report: Report
         do { report = try journal.report(for: batch) } catch {
-            printError("till: cannot make the report: \(error)"); throw ExitCode(3)
+            printToStandardError("till: cannot make the report: \(error)"); throw ExitCode(3)
         }
         let f = settings.reportFormat
         switch global.json ? .json : format {
@@ -84,13 +84,13 @@ struct ExportCommand: AsyncParsableCommand {
             case .json: text = TransactionExport.json(entries, report: try journal.report(for: batch), f).text() + "\n"
             }
         } catch {
-            printError("till: cannot read the journal: \(error)"); throw ExitCode(3)
+            printToStandardError("till: cannot read the journal: \(error)"); throw ExitCode(3)
         }
         if let output {
             do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
-                printError("till: cannot write \(output): \(error.localizedDescription)"); throw ExitCode(3)
+                printToStandardError("till: cannot write \(output): \(error.localizedDescription)"); throw ExitCode(3)
             }
-            printError("till: wrote \(output)")
+            printToStandardError("till: wrote \(output)")
         } else {
             print(text, terminator: "")
         }

@@ -22,10 +22,10 @@ private func reportsAgree(_ journal: Journal, batchId: String?) throws -> (Repor
     #expect(await c.perform(sale(1250)).exitCode == 0)                    // 12.50
     #expect(await c.perform(sale(666)).exitCode == 1)                     // declined
     let big = await c.perform(sale(4000, tip: 600))                       // 40.00 + 6.00
-    let stan = try #require(big.entry?.response?.referenceNumber)
+    let stan = try #require(big.journalEntry?.response?.referenceNumber)
     #expect(await c.perform(.cancel(CancelRequest(amount: Money(cents: 1500), finder: TransactionFinder(referenceNumber: stan)))).exitCode == 0)
     let pre = await c.perform(.preAuth(PreAuthRequest(amount: Money(cents: 5000))))
-    let code = try #require(pre.entry?.response?.shortOrderCode)
+    let code = try #require(pre.journalEntry?.response?.shortOrderCode)
     #expect(await c.perform(.capturePreAuth(CaptureRequest(amount: Money(cents: 4200), finder: TransactionFinder(shortOrderCode: code)))).exitCode == 0)
     #expect(await c.perform(sale(909)).exitCode == 3)                     // no answer: unknown
     let batch = await c.batch()

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+@testable import TillCore
+import TillIO
+import TillProtocol
+
+/// A shift run through the built `till` binary, one process per command, as a script would.
+@Suite(.serialized) struct HeadlessReportTests {
+    @Test func aShiftFromOpenToZReportAndExport() throws {
+        let dir = TempDir("till-shift"); defer { dir.cleanup() }
+        let common = ["--journal", dir.path + "/journal.sqlite", "--sim-speed", "0"]
+        func till(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+            let r = try runTillCapturing(args + common)
+            return (r.status, r.output, r.errors)
+        }
+        #expect(try till(["batch", "open", "--name", "Anna morning"]).status == 0)
+        #expect(try till(["sale", "--amount", "20.00", "--tip", "2.00"]).status == 0)
+        #expect(try till(["sale", "--amount", "12,50"]).status == 0)
+        #expect(try till(["sale", "--amount", "6.66"]).status == 1)                  // declined
+        let big = try till(["sale", "--amount", "40", "--tip", "6", "--json"])
+        #expect(big.status == 0)
+        let stan = try #require(big.out.range(of: #""referenceNumber" *: *"([0-9]{6})""#, options: .regularExpression)
+            .map { String(big.out[$0].suffix(7).prefix(6)) })
+        #expect(try till(["refund", "--reference", stan, "--amount", "15"]).status == 0)
+        #expect(try till(["sale", "--amount", "9.09", "--timeout", "1"]).status == 3) // no answer: unknown
+
+        // Closing with an unknown outcome is refused until the cashier decides.
+        let refused = try till(["batch", "close"])
+        #expect(refused.status == 2)
+        #expect(refused.err.contains("unknown outcome"))
+        let unknownId = try #require(refused.err.range(of: #"#[0-9]+"#, options: .regularExpression)
+            .map { String(refused.err[$0].dropFirst()) })
+        #expect(try till(["resolve", unknownId, "--note", "not on the terminal's list"]).status == 0)
+        #expect(try till(["batch", "close"]).status == 0)
+
+        // The Z report: 20.00 + 12.50 + 40.00 sales, 8.00 tips, 15.00 refunded; net 65.50.
+        let json = try till(["report", "--batch", "Anna morning", "--format", "json"])
+        #expect(json.status == 0)
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+        #expect(report["kind"] as? String == "Z")
+        #expect((report["sales"] as? [String: Int])?["cents"] == 7250)
+        #expect((report["tips"] as? [String: Int])?["cents"] == 800)
+        #expect((report["refunds"] as? [String: Int])?["cents"] == 1500)
+        #expect(report["netCents"] as? Int == 6550)
+        #expect((report["declined"] as? [String: Int])?["count"] == 1)
+        // Shown again later: identical.
+        #expect(try till(["report", "--batch", "Anna morning", "--format", "json"]).out == json.out)
+        let text = try till(["report", "--batch", "last"])
+        #expect(text.out.contains("Z report (closing): Anna morning") && text.out.contains("€ 65.50"))
+
+        // The exported CSV gives the same totals.
+        let csvPath = dir.path + "/shift.csv"
+        #expect(try till(["export", "--batch", "Anna morning", "--output", csvPath]).status == 0)
+        let rows = try #require(AtomicFile.read(csvPath)).split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+        func cents(_ s: String) -> Int { Int(s.replacingOccurrences(of: ".", with: "")) ?? -999_999 }
+        let approved = rows.dropFirst().filter { $0[3] == "approved" }
+        let sales = approved.filter { $0[2] == "sale" }.reduce(0) { $0 + cents($1[4]) }
+        let tips = approved.filter { $0[2] == "sale" }.reduce(0) { $0 + cents($1[5]) }
+        let refunds = approved.filter { $0[2] == "cancel" }.reduce(0) { $0 + cents($1[4]) }
+        #expect(sales == 7250 && tips == 800 && refunds == 1500)
+        #expect(sales + tips - refunds == 6550)
+    }
+}
