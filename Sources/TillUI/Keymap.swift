@@ -80,7 +80,7 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
         return nil
     }
 
-    /// What the action does, for the help overlay (at most 22 characters).
+    /// What the action does, for the help overlay (at most 19 characters).
     public var label: String {
         switch self {
         case .help: return "Help (this list)"
@@ -92,8 +92,8 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
         case .journal: return "Journal"
         case .unresolved: return "Unresolved list"
         case .quit: return "Quit"
-        case .submit: return "Send / confirm / open"
-        case .cancel: return "Abort / close / back"
+        case .submit: return "Send/confirm/open"
+        case .cancel: return "Abort/close/back"
         case .next: return "Next field"
         case .previous: return "Previous field"
         case .up: return "Up in a list"
@@ -106,7 +106,7 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
         case .tip10: return "Tip 10 %"
         case .tip15: return "Tip 15 %"
         case .tipNone: return "No tip"
-        case .scope: return "Journal: batch / all"
+        case .scope: return "Journal batch/all"
         case .resolve: return "Resolve an unknown"
         case .closeBatch: return "Close active batch"
         }
@@ -157,7 +157,7 @@ public struct Keymap: Sendable, Hashable {
         let b: [KeyAction: [String]] = [
             .help: ["F1", "alt-h", "?"], .sale: ["F2", "alt-s"], .preAuth: ["F3", "alt-p"], .capture: ["F4", "alt-c"],
             .refund: ["F5", "alt-r"], .batch: ["F6", "alt-b"], .journal: ["F7", "alt-j"], .unresolved: ["F8", "alt-u"],
-            .quit: ["F10", "alt-q"], .submit: ["enter"], .cancel: ["esc"], .next: ["tab", "down"],
+            .quit: ["F10", "alt-q", "ctrl-c"], .submit: ["enter"], .cancel: ["esc"], .next: ["tab", "down"],
             .previous: ["shift-tab", "up"], .up: ["up"], .down: ["down"], .pageUp: ["pgup"], .pageDown: ["pgdn"],
             .erase: ["backspace"], .clear: ["ctrl-u", "delete"], .tip5: ["alt-1"], .tip10: ["alt-2"], .tip15: ["alt-3"],
             .tipNone: ["alt-0"], .scope: ["ctrl-a"], .resolve: ["ctrl-r"], .closeBatch: ["ctrl-k"],

@@ -96,7 +96,8 @@ public struct Rect: Sendable, Hashable {
 }
 
 /// The whole screen as styled cells: what the view produces and the backend paints.
-public struct ScreenBuffer: Sendable, Hashable {
+public struct ScreenBuffer: Sendable, Hashable, CustomStringConvertible {
+    public var description: String { "\(size)\n" + text }
     public let size: Size
     public var cells: [Cell]
 

@@ -100,8 +100,8 @@ public struct Form: Sendable, Hashable {
             ])
         case .batch:
             return Form([
-                Field("batchName", "New batch", .text, placeholder: "name, Enter opens", maxLength: 64),
-                Field("batchId", "Close", .text, placeholder: "blank: active; name or id", maxLength: 64),
+                Field("batchName", "New batch", .text, placeholder: "e.g. Evening", maxLength: 64),
+                Field("batchId", "Close", .text, placeholder: "active, or name / id", maxLength: 64),
             ])
         case .journal:
             return Form([Field("filter", "Filter", .text, placeholder: "STAN, amount, card, text", maxLength: 40)])
@@ -169,6 +169,8 @@ public struct JournalView: Sendable, Hashable {
     public var top: Int = 0
     public var allBatches: Bool = false
     public var detail: JournalEntry?
+    /// First row shown of the detail view (it scrolls when it does not fit).
+    public var detailScroll: Int = 0
     public var loading: Bool = false
     public init() {}
 }

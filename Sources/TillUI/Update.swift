@@ -541,6 +541,15 @@ func clampJournal(_ state: inout AppState) {
 func journalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
     let rows = journalRows(state.size)
     let list = state.visibleJournal
+    if state.journal.detail != nil {
+        switch action {
+        case .down: state.journal.detailScroll += 1; return []
+        case .up: state.journal.detailScroll = max(0, state.journal.detailScroll - 1); return []
+        case .pageDown: state.journal.detailScroll += rows; return []
+        case .pageUp: state.journal.detailScroll = max(0, state.journal.detailScroll - rows); return []
+        default: break
+        }
+    }
     switch action {
     case .next, .down: state.journal.selected += 1
     case .previous, .up: state.journal.selected -= 1
@@ -548,7 +557,7 @@ func journalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
     case .pageUp: state.journal.selected -= rows
     case .submit:
         if state.journal.detail != nil { state.journal.detail = nil; return [] }
-        if list.indices.contains(state.journal.selected) { state.journal.detail = list[state.journal.selected] }
+        if list.indices.contains(state.journal.selected) { state.journal.detail = list[state.journal.selected]; state.journal.detailScroll = 0 }
         return []
     case .scope:
         state.journal.allBatches.toggle()
@@ -562,7 +571,9 @@ func journalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
     default: return []
     }
     clampJournal(&state)
-    if state.journal.detail != nil, list.indices.contains(state.journal.selected) { state.journal.detail = list[state.journal.selected] }
+    if state.journal.detail != nil, list.indices.contains(state.journal.selected) {
+        state.journal.detail = list[state.journal.selected]; state.journal.detailScroll = 0
+    }
     return []
 }
 

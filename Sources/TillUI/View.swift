@@ -97,8 +97,11 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     let fieldW = max(8, min(26, r.width - labelW - 12))
     let textW = r.width - 4
     if s.screen == .capture || s.screen == .refund {
-        buf.put("Find the payment by STAN, order code or", x: r.x + 2, y: y, role: .hint, maxWidth: textW); y += 1
-        buf.put("short order code (an optional date window).", x: r.x + 2, y: y, role: .hint, maxWidth: textW); y += 2
+        let what = s.screen == .capture ? "pre-authorisation" : "payment"
+        for l in wrap("Find the \(what) by STAN, order code or short order code (dates optional).", width: textW) {
+            buf.put(l, x: r.x + 2, y: y, role: .hint, maxWidth: textW); y += 1
+        }
+        y += 1
     }
     for (i, f) in form.fields.enumerated() {
         if y >= r.maxY - 2 { break }
@@ -116,7 +119,9 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         }
         if f.id == "tipAmount", s.screen == .sale, y < r.maxY - 2 {
             let presets = [KeyAction.tip5, .tip10, .tip15, .tipNone].map { s.keymap.hint($0) + " " + ($0 == .tipNone ? "none" : $0.label.replacingOccurrences(" %", "%").replacingOccurrences("Tip ", "")) }
-            buf.put(presets.joined(separator: "  "), x: fieldX, y: y, role: .hint, maxWidth: r.maxX - fieldX)
+            let text = presets.joined(separator: "  ")
+            let px = text.count <= r.maxX - fieldX - 1 ? fieldX : r.x + 2
+            buf.put(text.count <= r.maxX - px - 1 ? text : presets.joined(separator: " "), x: px, y: y, role: .hint, maxWidth: r.maxX - px - 1)
             y += 1
         }
         y += (r.height >= 24 ? 1 : 0)
@@ -187,12 +192,15 @@ func batchScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     if let b = s.batch, b.isOpen {
         buf.put("Active batch", x: x, y: y, role: .title, attrs: .bold); y += 1
         row("Name", b.name ?? "(no name)", role: .amount)
-        row("Id", b.id ?? "—")
+        if let id = b.id, id.count > r.maxX - vx - 1 {
+            row("Id", "")
+            if y < r.maxY - 1 { buf.put(id, x: x + 2, y: y, role: .normal, maxWidth: w - 2); y += 1 }
+        } else { row("Id", b.id ?? "—") }
         if let o = b.openedAtMs {
             row("Opened", Format.dateTime(o, offsetMinutes: s.tzOffsetMinutes))
             if let a = b.autoCloseAtMs {
                 let left = a - s.nowMs
-                row("Auto-close", left > 0 ? "in \(Format.hoursMinutes(left)) (48 h after opening)" : "due now (48 h passed)",
+                row("Auto-close", left > 0 ? "in \(Format.hoursMinutes(left)) (48 h rule)" : "due now (48 h passed)",
                     role: left < 3_600_000 ? .warning : .normal)
             }
         }
@@ -213,8 +221,8 @@ func batchScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         if let e = form.errors[f.id] {
             for line in wrap("✗ " + e, width: r.maxX - fieldX - 1) where y < r.maxY - 2 { buf.put(line, x: fieldX, y: y, role: .error); y += 1 }
         }
-        let hint = f.id == "batchName" ? "Enter opens it (closes the active one first)" : "Enter closes it (asks first)"
-        if y < r.maxY - 2 { buf.put(hint, x: fieldX, y: y, role: .hint, maxWidth: r.maxX - fieldX - 1); y += 1 }
+        let hint = f.id == "batchName" ? "Enter opens it; the active one closes" : "Enter closes it, after asking"
+        if y < r.maxY - 2 { buf.put(hint, x: x + 2, y: y, role: .hint, maxWidth: w - 2); y += 1 }
         y += 1
     }
     buf.put("\(s.keymap.hint(.closeBatch)) close the active batch   \(s.keymap.hint(.next)) next field", x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
@@ -242,7 +250,10 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     let list = s.visibleJournal
     let counts = "\(list.count) of \(s.journal.entries.count)"
     buf.put(counts, x: r.maxX - counts.count - 1, y: r.y, role: .hint)
-    let header = columns(["#", "time", "what", "amount", "result", "card / STAN"], r.width - 2)
+    let width = r.width - 2
+    let withTime = width >= 50
+    let widths = withTime ? [5, 6, 9, 10, 10] : [4, 9, 9, 9]
+    let header = columns(withTime ? ["#", "time", "what", "amount", "result", "STAN / card"] : ["#", "what", "amount", "result", "STAN / card"], widths, width)
     buf.put(header, x: x, y: r.y + 1, role: .label, attrs: .bold)
     let rows = r.height - 3
     if s.journal.loading && list.isEmpty { buf.put("Loading…", x: x, y: r.y + 2, role: .hint) }
@@ -252,31 +263,29 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     while i < list.count && y < r.y + 2 + rows {
         let e = list[i]
         let selected = i == s.journal.selected
-        let line = columns(["\(e.id)", Format.clock(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).prefix(5).description,
-                            Format.actionName(e.action), e.amount.map { $0.formatted() } ?? "",
-                            Format.stateName(e.state), e.response?.referenceNumber ?? Format.card(e.response) ?? ""], r.width - 2)
-        buf.put(line, x: x, y: y, role: selected ? .selection : .normal, attrs: selected ? .bold : [], maxWidth: r.width - 2)
-        if selected { buf.restyle(Rect(x: x, y: y, width: r.width - 2, height: 1), role: .selection, attrs: .bold) }
+        var values = ["\(e.id)", Format.actionName(e.action), e.amount.map { $0.formatted() } ?? "",
+                      Format.stateName(e.state), e.response?.referenceNumber ?? Format.card(e.response) ?? ""]
+        if withTime { values.insert(String(Format.clock(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).prefix(5)), at: 1) }
+        let line = columns(values, widths, width)
+        buf.put(line, x: x, y: y, role: selected ? .selection : .normal, attrs: selected ? .bold : [], maxWidth: width)
+        if selected { buf.restyle(Rect(x: x, y: y, width: width, height: 1), role: .selection, attrs: .bold) }
         else {
             // Colour the result column by its state.
-            let col = columnStart(4)
+            let col = widths.prefix(widths.count - 1).reduce(0, +)
             buf.restyle(Rect(x: x + col, y: y, width: Format.stateName(e.state).count, height: 1), role: stateRole(e.state))
         }
         y += 1; i += 1
     }
-    let hint = "\(s.keymap.hint(.submit)) detail  \(s.keymap.hint(.scope)) " + (s.journal.allBatches ? "current batch" : "all batches") + "  \(s.keymap.hint(.resolve)) resolve"
+    let hint = "\(s.keymap.hint(.submit)) detail  \(s.keymap.hint(.scope)) " + (s.journal.allBatches ? "this batch" : "all") + "  \(s.keymap.hint(.resolve)) resolve"
     buf.put(hint, x: x, y: r.maxY - 1, role: .hint, maxWidth: r.width - 2)
 }
 
-let columnWidths = [5, 6, 9, 10, 10]
-func columnStart(_ n: Int) -> Int { columnWidths.prefix(n).reduce(0, +) }
-
-func columns(_ values: [String], _ width: Int) -> String {
+func columns(_ values: [String], _ widths: [Int], _ width: Int) -> String {
     var s = ""
     for (i, v) in values.enumerated() {
-        if i < columnWidths.count {
-            var t = String(v.prefix(columnWidths[i] - 1))
-            while t.count < columnWidths[i] { t += " " }
+        if i < widths.count {
+            var t = String(v.prefix(widths[i] - 1))
+            while t.count < widths[i] { t += " " }
             s += t
         } else { s += v }
     }
@@ -284,29 +293,31 @@ func columns(_ values: [String], _ width: Int) -> String {
 }
 
 func journalDetail(_ e: JournalEntry, _ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
-    var y = r.y
+    var rows: [(String, String, Role)] = []
+    rows.append(("state", Format.stateName(e.state) + "  (" + Format.actionName(e.action) + ")", stateRole(e.state)))
+    rows.append(("created", Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes), .normal))
+    if let a = e.amount { rows.append(("amount", Format.money(a, s.currency), .amount)) }
+    if let t = e.tipAmount { rows.append(("tip", Format.money(t, s.currency), .amount)) }
+    if let c = e.clientTransactionId, e.response?.clientTransactionId != c { rows.append(("reference", c, .normal)) }
+    if let b = e.batchName ?? e.batchId { rows.append(("batch", b, .normal)) }
+    if let n = e.note { rows.append(("note", n, .warning)) }
+    if let resp = e.response {
+        for f in resp.fields where !["status", "action", "amount", "tipAmount"].contains(f.name) && !f.value.isEmpty {
+            rows.append((f.name, f.value, f.name == "message" ? (resp.isApproved ? .normal : .error) : .normal))
+        }
+    } else { rows.append(("answer", "none received", .unknown)) }
     let x = r.x + 1
     let vx = x + 20
-    func row(_ k: String, _ v: String, role: Role = .normal) {
-        guard y < r.maxY - 1 else { return }
+    let room = r.height - 1
+    let first = max(0, min(s.journal.detailScroll, rows.count - room))
+    var y = r.y
+    for (k, v, role) in rows.dropFirst(first).prefix(room) {
         buf.put(k, x: x, y: y, role: .label, maxWidth: 19)
-        buf.put(v, x: vx, y: y, role: role, maxWidth: r.maxX - vx - 1)
+        buf.put(v, x: vx, y: y, role: role, maxWidth: r.maxX - vx)
         y += 1
     }
-    row("state", Format.stateName(e.state), role: stateRole(e.state))
-    row("action", Format.actionName(e.action))
-    row("created", Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes))
-    if let a = e.amount { row("amount", Format.money(a, s.currency), role: .amount) }
-    if let t = e.tipAmount { row("tip", Format.money(t, s.currency), role: .amount) }
-    if let c = e.clientTransactionId { row("reference", c) }
-    if let b = e.batchName ?? e.batchId { row("batch", b) }
-    if let n = e.note { row("note", n, role: .warning) }
-    if let resp = e.response {
-        for f in resp.fields where !["status", "action"].contains(f.name) && !f.value.isEmpty {
-            row(f.name, f.value, role: f.name == "message" ? (resp.isApproved ? .normal : .error) : .normal)
-        }
-    } else { row("answer", "none received", role: .unknown) }
-    buf.put("\(s.keymap.hint(.cancel)) back to the list  \(s.keymap.hint(.up))/\(s.keymap.hint(.down)) previous/next", x: x, y: r.maxY - 1, role: .hint, maxWidth: r.width - 2)
+    let more = rows.count > room ? "  \(s.keymap.hint(.up))/\(s.keymap.hint(.down)) scroll" : ""
+    buf.put("\(s.keymap.hint(.cancel)) back to the list" + more, x: x, y: r.maxY - 1, role: .hint, maxWidth: r.width - 2)
 }
 
 // MARK: - Unresolved
@@ -374,10 +385,10 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     // The big verdict: three rows of solid colour (reverse video without colour).
     let banner = Rect(x: inner.x, y: y, width: inner.width, height: 3)
     buf.fill(banner, role: role, attrs: .bold)
-    let spaced = word.count * 2 - 1 <= inner.width - 2 ? word.map { String($0) }.joined(separator: " ") : word
+    let spaced = !word.contains(" ") && word.count * 2 - 1 <= inner.width - 2 ? word.map { String($0) }.joined(separator: " ") : word
     buf.put(spaced, x: inner.x + max(0, (inner.width - spaced.count) / 2), y: y + 1, role: role, attrs: .bold, maxWidth: inner.width)
     y += 4
-    for l in wrap(message, width: w).prefix(3) where y < inner.maxY { buf.put(l, x: x, y: y, role: role == .approved ? .normal : .error, maxWidth: w); y += 1 }
+    for l in wrap(message, width: w).prefix(4) where y < inner.maxY { buf.put(l, x: x, y: y, role: role == .approved ? .normal : .error, maxWidth: w); y += 1 }
     y += 1
     let vx = x + 9
     func row(_ k: String, _ v: String?, role: Role = .normal) {
@@ -388,7 +399,7 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     }
     let e = res.outcome.entry
     let resp = e?.response
-    row("What", res.summary)
+    if e?.action != .sale && e?.action != .preAuth { row("What", res.summary) }
     let amount = resp?.amount ?? e?.amount
     let tip = resp?.tipAmount ?? e?.tipAmount
     if e?.action != .batch {
@@ -420,7 +431,8 @@ public func verdict(_ o: ActionOutcome) -> (String, Role, String) {
         default: return ("OUTCOME UNKNOWN", .unknown, e.note ?? "Check the terminal.")
         }
     case .unknown(let e):
-        return ("OUTCOME UNKNOWN", .unknown, "No answer from the terminal. It may have taken the money: check it, then resolve (\(e.note ?? "no answer in time")).")
+        _ = e
+        return ("OUTCOME UNKNOWN", .unknown, "No answer. The money may or may not have been taken: check the terminal, then resolve it.")
     case .transportError(_, let m):
         return ("NOT SENT", .declined, m)
     case .invalid(let errs):
@@ -447,30 +459,25 @@ func noticeLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
 func statusLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
     let w = buf.size.width
     buf.fill(Rect(x: 0, y: y, width: w, height: 1), role: .statusLine)
-    var x = buf.put(" " + s.transport + " ", x: 0, y: y, role: .statusLine, attrs: .bold)
-    x += buf.put("│ ", x: x, y: y, role: .statusLine)
-    let batch: String
+    let clock = " " + Format.clock(s.nowMs, offsetMinutes: s.tzOffsetMinutes) + " "
+    let end = w - clock.count
+    var x = buf.put(" " + s.transport + " ", x: 0, y: y, role: .statusLine, attrs: .bold, maxWidth: end)
+    func put(_ t: String, _ role: Role = .statusLine) { x += buf.put(t, x: x, y: y, role: role, maxWidth: max(0, end - x)) }
+    put("│ ")
     if let b = s.batch {
         if b.isOpen {
             var t = "batch " + (b.name ?? b.id.map { String($0.prefix(8)) } ?? "open")
-            if let a = b.autoCloseAtMs { t += " (closes in \(Format.hoursMinutes(a - s.nowMs)))" }
-            batch = t
-        } else { batch = "no batch open" }
-    } else { batch = "batch ?" }
-    x += buf.put(batch + " ", x: x, y: y, role: .statusLine)
-    x += buf.put("│ ", x: x, y: y, role: .statusLine)
+            if let a = b.autoCloseAtMs { t += " (\(Format.hoursMinutes(a - s.nowMs)) left)" }
+            put(t + " ")
+        } else { put("no batch open ", .statusAlert) }
+    } else { put("batch ? ") }
+    put("│ ")
     switch s.connection {
-    case .ready:
-        x += buf.put(s.pending != nil ? "● busy" : "● ready", x: x, y: y, role: .statusLine)
-    case .problem(let m):
-        x += buf.put("✗ " + m, x: x, y: y, role: .statusAlert, maxWidth: max(0, w - x - 10))
+    case .ready: put(s.pending != nil ? "● busy " : "● ready ")
+    case .problem(let m): put("✗ " + m + " ", .statusAlert)
     }
-    if !s.unresolved.isEmpty && !s.recovering {
-        let t = " │ \(s.unresolved.count) unresolved"
-        x += buf.put(t, x: x, y: y, role: .statusAlert, maxWidth: max(0, w - x - 10))
-    }
-    let clock = Format.clock(s.nowMs, offsetMinutes: s.tzOffsetMinutes) + " "
-    if x + clock.count < w { buf.put(clock, x: w - clock.count, y: y, role: .statusLine) }
+    if !s.unresolved.isEmpty && !s.recovering { put("│ "); put("\(s.unresolved.count) unresolved", .statusAlert) }
+    if end > x { buf.put(clock, x: end, y: y, role: .statusLine) }
 }
 
 // MARK: - Overlays
@@ -479,8 +486,8 @@ func helpOverlay(_ s: AppState, _ buf: inout ScreenBuffer) {
     let actions = KeyAction.allCases.filter { !s.keymap.keys(for: $0).isEmpty }
     let cols = buf.size.width >= 100 ? 2 : (buf.size.height - 6 >= actions.count ? 1 : 2)
     let perCol = (actions.count + cols - 1) / cols
-    let keyW = 16, labelW = 22
-    let colW = keyW + labelW + 2
+    let keyW = 17, labelW = 19
+    let colW = keyW + labelW + 1
     let width = min(buf.size.width - 2, cols * colW + 3)
     let height = min(buf.size.height - 2, perCol + 4)
     let r = Rect(x: (buf.size.width - width) / 2, y: (buf.size.height - height) / 2, width: width, height: height)
