@@ -68,11 +68,17 @@ extension CallbackResponse {
     /// The answer as JSON: every field under its protocol name, then what till derived from it.
     public var json: JSONValue {
         var o: [(String, JSONValue)] = fields.map { ($0.name, .string($0.value)) }
-        var derived: [(String, JSONValue)] = [("approved", .bool(isApproved))]
+        var derived: [(String, JSONValue)] = [("approved", .bool(isApproved)), ("status", .string(status.description))]
+        if let a = action { derived.append(("action", .string(a.rawValue))) }
         if let c = messageCode { derived.append(("messageCode", .int(c))) }
         if let n = messageName { derived.append(("messageName", .string(n))) }
         if let a = amount { derived.append(("amountCents", .int(a.cents))) }
         if let t = tipAmount { derived.append(("tipAmountCents", .int(t.cents))) }
+        if let n = installments { derived.append(("installments", .int(n))) }
+        if let d = transactionDate {
+            derived.append(("transactionDateUTC", .string(TerminalDate.format(instant: d.instant, offsetMinutes: 0))))
+        }
+        if let o = abortOutcome { derived.append(("abortOutcome", .string(o.rawValue))) }
         derived.append(("warnings", .array(warnings.map { .string($0.description) })))
         o.append(("till", .object(derived)))
         return .object(o)

@@ -60,6 +60,8 @@ public struct Money: Sendable, Hashable, Comparable, Codable, CustomStringConver
                 if sawSeparator { throw .notAnAmount(input) }
                 sawSeparator = true
             case "-":
+                // A leading minus is a negative amount; one anywhere else is just not an amount.
+                if sawDigit || sawSeparator { throw .notAnAmount(input) }
                 throw .negative(input)
             case "e", "E":
                 if sawDigit { throw .exponent(input) }

@@ -10,6 +10,12 @@ public struct ValidationError: Error, Sendable, Hashable, Codable, CustomStringC
 /// All the problems found in a request; thrown by `validated()`.
 public struct ValidationFailure: Error, Sendable, Hashable, CustomStringConvertible {
     public var errors: [ValidationError]
+    public init(errors: [ValidationError]) { self.errors = errors }
+    /// The fields the problems concern, in order, each once.
+    public var fields: [String] {
+        var seen = Set<String>()
+        return errors.compactMap { seen.insert($0.field).inserted ? $0.field : nil }
+    }
     public var description: String { errors.map(\.message).joined(separator: " ") }
 }
 
@@ -27,6 +33,10 @@ extension TerminalRequest {
         func text(_ field: String, _ value: String?, label: String, required: Bool = false, max: Int = Limits.maxTextLength) {
             guard let value else { if required { fail(field, "\(label) is missing.") }; return }
             if value.trimmingWhitespace().isEmpty { fail(field, "\(label) is empty."); return }
+            // The terminal's decoder (and till's) trims values: a space at either end would be lost.
+            if value.unicodeScalars.first.map(isBlank) == true || value.unicodeScalars.last.map(isBlank) == true {
+                fail(field, "\(label) starts or ends with a space.")
+            }
             if value.utf8.count > max { fail(field, "\(label) is longer than \(max) characters.") }
             if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
                 fail(field, "\(label) contains a control character (a line break?).")
@@ -53,14 +63,21 @@ extension TerminalRequest {
             if requireKey && !f.hasKey {
                 fail("referenceNumber", "Say which \(what) to use: give its STAN, order code or short order code.")
             }
+            // Strict on the way out: a space where the offset's '+' belongs is refused here
+            // (the decoder forgives it in answers, not in what till sends).
+            func date(_ t: String) -> TerminalDate? {
+                var spaceWasPlus = false
+                guard let d = TerminalDate.parse(t, spaceWasPlus: &spaceWasPlus), !spaceWasPlus else { return nil }
+                return d
+            }
             var from: TerminalDate?
             if let t = f.txnDateFrom {
-                from = TerminalDate.parse(t)
+                from = date(t)
                 if from == nil { fail("txnDateFrom", "The 'from' date '\(t)' is not an ISO 8601 date like 2021-03-29T00:00:00.000+03:00.") }
             }
             if let t = f.txnDateTo {
                 if f.txnDateFrom == nil { fail("txnDateTo", "A 'to' date needs a 'from' date too.") }
-                if let to = TerminalDate.parse(t) {
+                if let to = date(t) {
                     if let from, to.instant < from.instant { fail("txnDateTo", "The 'to' date is before the 'from' date.") }
                 } else {
                     fail("txnDateTo", "The 'to' date '\(t)' is not an ISO 8601 date like 2021-03-30T00:00:00.000+03:00.")
@@ -78,6 +95,11 @@ extension TerminalRequest {
             if let tip = s.tipAmount {
                 if tip.cents < 0 { fail("tipAmount", "The tip cannot be negative.") }
                 else if tip > s.amount { fail("tipAmount", "The tip (\(tip)) is more than the amount (\(s.amount)).") }
+                // The tip is added on top of the amount: the total must fit too.
+                else if s.amount.cents > 0, s.amount.cents <= Money.maximumCents,
+                        s.amount.cents + tip.cents > Money.maximumCents {
+                    fail("amount", "The amount plus the tip (\(s.amount + tip)) is more than the largest amount the terminal takes (\(Money.maximum)).")
+                }
             }
             clientId("clientTransactionId", s.clientTransactionId)
             if let n = s.preferredInstallments {
@@ -107,15 +129,19 @@ extension TerminalRequest {
                 text("ISV_customerTrns", i.customerTrns, label: "The ISV customer description", max: 256)
                 clientId("ISV_clientTransactionId", i.clientTransactionId)
             }
+            text("protocol", s.protocolName, label: "The protocol")
         case .preAuth(let p):
             amount("amount", p.amount, label: "The amount", required: true)
             clientId("clientTransactionId", p.clientTransactionId)
+            text("protocol", p.protocolName, label: "The protocol")
         case .cancel(let c):
             amount("amount", c.amount, label: "The refund amount", required: false)
             finder(c.finder, requireKey: false, what: "payment")
+            text("protocol", c.protocolName, label: "The protocol")
         case .capturePreAuth(let c):
             amount("amount", c.amount, label: "The capture amount", required: false)
             finder(c.finder, requireKey: true, what: "pre-authorisation")
+            text("protocol", c.protocolName, label: "The protocol")
         case .abort:
             break
         case .batch(let b):
@@ -138,6 +164,8 @@ extension TerminalRequest {
         return self
     }
 }
+
+@inline(__always) private func isBlank(_ u: Unicode.Scalar) -> Bool { u.properties.isWhitespace }
 
 /// UUID syntax check without Foundation: 8-4-4-4-12 hex digits.
 public enum UUIDText {

@@ -1,4 +1,275 @@
 import ArgumentParser
+import Dispatch
+import Foundation
+import TillCore
+import TillProtocol
 
 /// `till sale`, `till refund`, … `till journal` (issue #4), `till report`/`till export` (issue #6).
-let headlessCommands: [any ParsableCommand.Type] = []
+let headlessCommands: [any ParsableCommand.Type] = [
+    SaleCommand.self, PreAuthCommand.self, RefundCommand.self, CaptureCommand.self, AbortCommand.self,
+    BatchTillCommand.self, DetailsCommand.self, JournalCommand.self, ResolveCommand.self, RecoverCommand.self,
+]
+
+let exitCodesHelp = "Exit status: 0 approved/success, 1 declined/failed/aborted, 2 invalid input, 3 transport error, timeout or unknown outcome."
+
+/// Journals, sends, waits and prints one request; Ctrl-C once sends an abort, twice stops waiting (outcome unknown).
+func runTransaction(_ global: GlobalOptions, _ callerOptions: CallerOptions,
+                    _ build: (Caller) throws(ValidationFailure) -> TerminalRequest) async -> Never {
+    let settings = global.settings()
+    let caller = callerOptions.caller(config: settings)
+    let request = exitOnValidationFailure { () throws(ValidationFailure) -> TerminalRequest in try build(caller) }
+    let controller = await global.controller(caller: caller)
+    signal(SIGINT, SIG_IGN)
+    let interrupts = Locked(0)
+    let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+    source.setEventHandler {
+        let n = interrupts.withLock { v -> Int in v += 1; return v }
+        if n == 1 {
+            printError("till: sending an abort (Ctrl-C again to stop waiting; the outcome is then unknown)…")
+            Task {
+                let r = await controller.abort()
+                printError("till: abort: \(abortText(r))")
+            }
+        } else {
+            Task {
+                await controller.shutdown()
+                printError("till: stopped waiting; the outcome is unknown (see `till journal`).")
+                exit(3)
+            }
+        }
+    }
+    source.resume()
+    let outcome = await controller.perform(request.request)
+    source.cancel()
+    await controller.shutdown()
+    exit(report(outcome, json: global.json))
+}
+
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<R>(_ body: (inout Value) -> R) -> R { lock.lock(); defer { lock.unlock() }; return body(&value) }
+}
+
+func abortText(_ r: AbortResult) -> String {
+    switch r {
+    case .nothingInFlight: return "nothing of this till's is in flight; no abort was sent."
+    case .answered(let o, let resp):
+        switch o {
+        case .aborted: return "ABORTED (\(visible(resp.message ?? "")))"
+        case .nothingToAbort: return "NOTHING TO ABORT (\(visible(resp.message ?? "")))"
+        case .other: return "answered: \(visible(resp.message ?? resp.status.description))"
+        }
+    case .noAnswer: return "no abort answer: the transaction is past the point of no return; its own result follows."
+    case .transportError(let m): return "could not be sent: \(visible(m))"
+    }
+}
+
+struct SaleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sale", abstract: "Take a card payment.",
+        discussion: "Example: till sale --amount 12.50 --tip 1.00\n" + exitCodesHelp)
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var caller: CallerOptions
+    @OptionGroup var sale: SaleOptions
+    func run() async throws { await runTransaction(global, caller) { c throws(ValidationFailure) in try sale.terminalRequest(caller: c) } }
+}
+
+struct PreAuthCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "preauth", abstract: "Reserve an amount on a card (pre-authorisation), to capture later.",
+        discussion: "Example: till preauth --amount 80\n" + exitCodesHelp)
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var caller: CallerOptions
+    @OptionGroup var preAuth: PreAuthOptions
+    func run() async throws { await runTransaction(global, caller) { c throws(ValidationFailure) in try preAuth.terminalRequest(caller: c) } }
+}
+
+struct RefundCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refund", abstract: "Refund (cancel) a payment, in full or in part.",
+        discussion: "Example: till refund --reference 000001 --amount 5\n" + exitCodesHelp,
+        aliases: ["cancel"])
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var caller: CallerOptions
+    @OptionGroup var finder: FinderOptions
+    func run() async throws { await runTransaction(global, caller) { c throws(ValidationFailure) in try finder.refund.terminalRequest(caller: c) } }
+}
+
+struct CaptureCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "capture", abstract: "Capture a pre-authorisation.",
+        discussion: "Example: till capture --reference 000002 --amount 60\n" + exitCodesHelp)
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var caller: CallerOptions
+    @OptionGroup var finder: FinderOptions
+    func run() async throws { await runTransaction(global, caller) { c throws(ValidationFailure) in try finder.capture.terminalRequest(caller: c) } }
+}
+
+struct BatchTillCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch", abstract: "Open or close a batch (shift) on the terminal.",
+        discussion: "Examples: till batch open --name morning; till batch close\n" + exitCodesHelp)
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var caller: CallerOptions
+    @OptionGroup var batch: BatchOptions
+    func run() async throws { await runTransaction(global, caller) { c throws(ValidationFailure) in try batch.terminalRequest(caller: c) } }
+}
+
+struct DetailsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "details", abstract: "Ask the terminal for a transaction's details, by client transaction id.",
+        discussion: "Example: till details --client-transaction-id 5f0c…\n" + exitCodesHelp)
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var caller: CallerOptions
+    @OptionGroup var details: DetailsOptions
+    func run() async throws { await runTransaction(global, caller) { c throws(ValidationFailure) in try details.terminalRequest(caller: c) } }
+}
+
+struct AbortCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "abort", abstract: "Ask the terminal to abort the transaction it is running.",
+        discussion: """
+            Sends an abort even though this process has nothing in flight (a `till sale` waiting in another \
+            terminal window is better aborted with Ctrl-C there, so that its own journal entry is settled at once).
+            Exit status: 0 aborted, 1 nothing to abort, 3 no abort answer or transport error.
+            """)
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var caller: CallerOptions
+    func run() async throws {
+        let settings = global.settings()
+        let controller = await global.controller(caller: caller.caller(config: settings), recover: false)
+        let r = await controller.abort(force: true)
+        await controller.shutdown()
+        if global.json {
+            var o: [(String, JSONValue)] = []
+            switch r {
+            case .answered(let outcome, let resp): o = [("outcome", .string(outcome.rawValue)), ("response", responseJSONValue(resp))]
+            case .noAnswer: o = [("outcome", .string("noAnswer"))]
+            case .nothingInFlight: o = [("outcome", .string("nothingInFlight"))]
+            case .transportError(let m): o = [("outcome", .string("transportError")), ("message", .string(m))]
+            }
+            print(JSONValue.object(o).text())
+        } else if case .answered(_, let resp) = r {
+            print(responseText(resp))
+        } else {
+            print("Abort: " + abortText(r))
+        }
+        switch r {
+        case .answered(.aborted, _): throw ExitCode(0)
+        case .answered: throw ExitCode(1)
+        default: throw ExitCode(3)
+        }
+    }
+}
+
+func responseJSONValue(_ r: CallbackResponse) -> JSONValue { redactedForDisplay(r).json }
+
+struct JournalCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "journal", abstract: "List the journal, or show one entry.",
+        subcommands: [JournalListCommand.self, JournalShowCommand.self],
+        defaultSubcommand: JournalListCommand.self)
+}
+
+struct JournalListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "list", abstract: "List journal entries, newest first.",
+        discussion: "Examples: till journal; till journal --current-batch; till journal --search 000123 --limit 20")
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Only the current batch.") var currentBatch = false
+    @Option(help: ArgumentHelp("Only this batch (its id).", valueName: "id")) var batch: String?
+    @Option(help: ArgumentHelp("Match STAN, order code, client transaction id, card type, amount or message.", valueName: "text"))
+    var search: String?
+    @Option(help: "At most this many entries.") var limit = 50
+    @Flag(help: "Only entries that need attention (pending, sent, unknown).") var unresolved = false
+
+    func run() async throws {
+        let journal = global.journalOnly()
+        let scope: JournalFilter.Scope = batch.map { .batch($0) } ?? (currentBatch ? .currentBatch : .all)
+        let current = try journal.batch()
+        var list = unresolved ? try journal.unresolved() : try journal.entries(JournalFilter(scope: scope, text: search, limit: limit),
+                                                                             currentBatchId: current.id)
+        if unresolved { list = Array(list.suffix(limit)).reversed() }
+        if global.json {
+            print(JSONValue.array(list.map(entryJSON)).text())
+        } else {
+            if current.isOpen { print("Current batch: \(current.name ?? "?") (\(current.id ?? "?"))") }
+            if list.isEmpty { print("No entries.") }
+            for e in list { print(entryLine(e)) }
+        }
+    }
+}
+
+struct JournalShowCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "show", abstract: "Show one journal entry in full.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The entry's number (as `till journal` lists it, without #).") var id: Int64
+
+    func run() async throws {
+        let journal = global.journalOnly()
+        guard let e = try journal.entry(id: id) else {
+            printError("till: no journal entry \(id).")
+            throw ExitCode(2)
+        }
+        if global.json { print(entryJSON(e).text()); return }
+        print(entryLine(e))
+        print("  request id   \(e.requestId)")
+        print("  request      \(visible(e.requestURL))")
+        if let b = e.batchName ?? e.batchId { print("  batch        \(visible(b))") }
+        print("  created      \(timeText(e.createdAtMs)) UTC, updated \(timeText(e.updatedAtMs)) UTC")
+        if let n = e.note { print("  note         \(visible(n))") }
+        if let r = e.response {
+            print("")
+            print(responseText(r))
+        }
+    }
+}
+
+struct ResolveCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "resolve", abstract: "Mark an entry whose outcome was unknown as settled, with a note (never re-sends).",
+        discussion: "Example: till resolve 42 --note \"terminal shows it approved, receipt 000123\"")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "The entry's number.") var id: Int64
+    @Option(help: "How it was settled, in your words.") var note: String
+
+    func run() async throws {
+        let journal = global.journalOnly()
+        guard let e = try journal.entry(id: id) else { printError("till: no journal entry \(id)."); throw ExitCode(2) }
+        guard e.state.needsAttention else {
+            printError("till: entry \(id) is \(e.state.rawValue): nothing to resolve.")
+            throw ExitCode(1)
+        }
+        let text = note.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { printError("till: say how it was settled (--note …)."); throw ExitCode(2) }
+        try journal.setState(id, .resolved, note: text)
+        if let e = try journal.entry(id: id) { print(global.json ? entryJSON(e).text() : entryLine(e)) }
+    }
+}
+
+struct RecoverCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "recover",
+        abstract: "Settle what an earlier run left open: ask the terminal about each pending/sent/unknown entry.",
+        discussion: "Exit status: 0 nothing left unresolved, 3 some outcomes are still unknown (listed).")
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var caller: CallerOptions
+
+    func run() async throws {
+        let settings = global.settings()
+        let controller = await global.controller(caller: caller.caller(config: settings), recover: false)
+        let left = await controller.recover()
+        await controller.shutdown()
+        if global.json {
+            print(JSONValue.array(left.map(entryJSON)).text())
+        } else if left.isEmpty {
+            print("Nothing left unresolved.")
+        } else {
+            print("\(left.count) outcome(s) unknown: check the terminal, then `till resolve ID --note …`:")
+            for e in left { print(entryLine(e)) }
+        }
+        throw ExitCode(left.isEmpty ? 0 : 3)
+    }
+}

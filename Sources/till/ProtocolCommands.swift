@@ -1,5 +1,176 @@
 import ArgumentParser
+import Foundation
 import TillProtocol
 
 /// `till url` and `till decode` (issue #2).
-let protocolCommands: [any ParsableCommand.Type] = []
+let protocolCommands: [any ParsableCommand.Type] = [URLCommand.self, DecodeCommand.self]
+
+// MARK: - till url
+
+/// `till url <action> [flags]`: prints the request URL till would send, or every problem (exit 2).
+struct URLCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "url",
+        abstract: "Print the request URL till would send to the terminal app.",
+        discussion: """
+            Amounts are typed as a cashier types them: 12, 12.5, 12.50 or 12,50. Every value is \
+            percent-encoded. Exits 0 with the URL on standard output when the request is valid; \
+            exits 2 with every problem on standard error when it is not.
+
+            Examples:
+              till url sale --amount 12.00 --tip 2.00 --installments 3
+              till url refund --reference 833121
+              till url capture --short-order-code 1091139195 --from 2021-03-29T00:00:00.000+0300
+              till url batch close --name morningShift
+            """,
+        subcommands: [URLSaleCommand.self, URLPreAuthCommand.self, URLRefundCommand.self, URLCaptureCommand.self,
+                      URLAbortCommand.self, URLBatchCommand.self, URLDetailsCommand.self]
+    )
+}
+
+/// What every `till url <action>` shares: the caller flags, `--redact`, and printing.
+struct URLOutputOptions: ParsableArguments {
+    @Flag(help: "Replace secrets (merchantKey, ISV_clientSecret) with \(Secrets.placeholder) in the printed URL.")
+    var redact = false
+
+    init() {}
+
+    /// Prints the URL of a valid request, or every problem and exits 2.
+    func emit(_ build: () throws(ValidationFailure) -> TerminalRequest) {
+        let request = exitOnValidationFailure(build)
+        print(redact ? request.redactedURL : request.url)
+    }
+}
+
+struct URLSaleCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sale", abstract: "A sale: --amount, --tip, --installments, show_* screens, ISV fields.")
+    @OptionGroup(title: "Sale") var sale: SaleOptions
+    @OptionGroup(title: "Caller") var caller: CallerOptions
+    @OptionGroup var output: URLOutputOptions
+    func run() throws { output.emit { () throws(ValidationFailure) in try sale.terminalRequest(caller: caller.caller()) } }
+}
+
+struct URLPreAuthCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "preauth", abstract: "A pre-authorisation (action=pre_auth): --amount, show_* screens.",
+        aliases: ["pre-auth", "pre_auth"])
+    @OptionGroup(title: "Pre-authorisation") var preAuth: PreAuthOptions
+    @OptionGroup(title: "Caller") var caller: CallerOptions
+    @OptionGroup var output: URLOutputOptions
+    func run() throws { output.emit { () throws(ValidationFailure) in try preAuth.terminalRequest(caller: caller.caller()) } }
+}
+
+struct URLRefundCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "refund",
+        abstract: "A refund (action=cancel): --reference STAN, or --order-code / --short-order-code, optional --amount.",
+        discussion: "With no --reference, order code or short order code the terminal app lets the cardholder pick one of the card's last 3 payments.",
+        aliases: ["cancel"])
+    @OptionGroup(title: "Refund") var finder: FinderOptions
+    @OptionGroup(title: "Caller") var caller: CallerOptions
+    @OptionGroup var output: URLOutputOptions
+    func run() throws { output.emit { () throws(ValidationFailure) in try finder.refund.terminalRequest(caller: caller.caller()) } }
+}
+
+struct URLCaptureCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "capture",
+        abstract: "Capture a pre-authorisation (action=capture_pre_auth), found by STAN, order code or short order code.",
+        discussion: "The short order code beats the order code, which beats the STAN. No --amount captures the full pre-authorised amount.",
+        aliases: ["capture_pre_auth", "capture-pre-auth"])
+    @OptionGroup(title: "Capture") var finder: FinderOptions
+    @OptionGroup(title: "Caller") var caller: CallerOptions
+    @OptionGroup var output: URLOutputOptions
+    func run() throws { output.emit { () throws(ValidationFailure) in try finder.capture.terminalRequest(caller: caller.caller()) } }
+}
+
+struct URLAbortCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "abort", abstract: "Ask the terminal app to abort the transaction in progress.")
+    @OptionGroup(title: "Caller") var caller: CallerOptions
+    @OptionGroup var output: URLOutputOptions
+    func run() throws {
+        output.emit { () throws(ValidationFailure) in try TerminalRequest(caller: caller.caller(), request: .abort).validated() }
+    }
+}
+
+struct URLBatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "batch", abstract: "Open or close a batch (a shift): open|close, --name, --id (close only).")
+    @OptionGroup(title: "Batch") var batch: BatchOptions
+    @OptionGroup(title: "Caller") var caller: CallerOptions
+    @OptionGroup var output: URLOutputOptions
+    func run() throws { output.emit { () throws(ValidationFailure) in try batch.terminalRequest(caller: caller.caller()) } }
+}
+
+struct URLDetailsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "details", abstract: "Fetch a transaction's details (action=transactionDetails) by --client-transaction-id.",
+        aliases: ["transactionDetails"])
+    @OptionGroup(title: "Details") var details: DetailsOptions
+    @OptionGroup(title: "Caller") var caller: CallerOptions
+    @OptionGroup var output: URLOutputOptions
+    func run() throws { output.emit { () throws(ValidationFailure) in try details.terminalRequest(caller: caller.caller()) } }
+}
+
+// MARK: - till decode
+
+/// `till decode '<callback URL>'` or `till decode -` (one URL a line on standard input).
+struct DecodeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "decode",
+        abstract: "Decode a callback URL from the terminal app into a readable answer.",
+        discussion: """
+            Prints the verdict (APPROVED, DECLINED, ABORTED, …), a summary, every field as received \
+            and what the decoder had to forgive. --json prints the fields under their protocol names \
+            for scripts (one object a line when reading standard input). Exits 0 when every URL \
+            decodes, 2 when one does not (the reason on standard error).
+            """)
+
+    @Argument(help: ArgumentHelp("The callback URL (quote it), or - to read one a line from standard input.",
+                                 valueName: "callback-url"))
+    var url: String
+
+    @Flag(help: "Print JSON (the protocol's field names as keys, then till's own derived values).")
+    var json = false
+
+    func run() throws {
+        if url != "-" {
+            if !decodeOne(url, label: nil, compact: false) { throw ExitCode(2) }
+            return
+        }
+        var lineNumber = 0
+        var seen = 0
+        var failed = 0
+        while let line = readLine(strippingNewline: true) {
+            lineNumber += 1
+            if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
+            seen += 1
+            // Text answers are separated by a blank line; JSON answers are one object a line.
+            if !decodeOne(line, label: "line \(lineNumber)", compact: true, separated: !json && seen - failed > 1) { failed += 1 }
+        }
+        if seen == 0 {
+            printError("till decode: no callback URL on standard input.")
+            throw ExitCode(2)
+        }
+        if failed > 0 {
+            printError("till decode: \(failed) of \(seen) lines could not be decoded.")
+            throw ExitCode(2)
+        }
+    }
+
+    /// Decodes and prints one URL; false (with the reason on standard error) when it cannot.
+    private func decodeOne(_ text: String, label: String?, compact: Bool, separated: Bool = false) -> Bool {
+        do {
+            let r = try CallbackResponse.decode(text)
+            if separated { print("") }
+            print(json ? responseJSON(r, indent: compact ? nil : 2) : responseText(r))
+            return true
+        } catch {
+            let prefix = label.map { "till decode: \($0): " } ?? "till decode: "
+            printError(prefix + error.description)
+            return false
+        }
+    }
+}

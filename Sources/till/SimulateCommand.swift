@@ -1,4 +1,182 @@
 import ArgumentParser
+import Foundation
+import TillIO
+import TillProtocol
+import TillSimulator
 
 /// `till simulate` (issue #3).
-let simulatorCommands: [any ParsableCommand.Type] = []
+let simulatorCommands: [any ParsableCommand.Type] = [SimulateCommand.self]
+
+/// Runs the built-in terminal simulator as a separate process: a pipe bridge or a file-drop folder.
+struct SimulateCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "Run the terminal simulator as a pipe bridge (--stdio) or on a file-drop folder (--dir).",
+        discussion: """
+        --stdio: one request URL a line on stdin, one callback URL a line on stdout. At end of input the \
+        simulator still delivers the callbacks already scheduled (a sale waiting for its card or the host), \
+        then exits; a transaction that never answers (amount 9.09) is not waited for.
+        --dir DIR: requests arrive as DIR/requests/<id>.url (written atomically); each is deleted once taken \
+        and answered with DIR/responses/<id>.url. Runs until killed.
+        Scenarios by amount: 6.66 declined, 5.51 insufficient funds, 4.04 cardholder cancels, 7.77 slow host, \
+        8.08 card never presented, 9.09 no answer ever, 13.13 crash after approval; anything else is approved.
+        """
+    )
+
+    @Flag(name: .long, help: "Serve stdin/stdout: one request URL a line in, one callback URL a line out.")
+    var stdio = false
+
+    @Option(name: .long, help: "Serve a file-drop folder (requests/ and responses/ inside it).")
+    var dir: String?
+
+    @Option(name: .long, help: "Seed of the simulator's random choices.")
+    var seed: UInt64 = 1
+
+    @Option(name: .long, help: "Delay factor: 1 = real time, 0 = no delays.")
+    var speed: Double = 1
+
+    @Option(name: .customLong("card-wait-ms"), help: "Time until the card is read (ms, before --speed).")
+    var cardWaitMs: Int = 3000
+
+    @Option(name: .customLong("host-ms"), help: "Time the host takes (ms, before --speed).")
+    var hostMs: Int = 1000
+
+    @Option(name: .customLong("give-up-ms"), help: "The app gives up waiting for a card after this long (ms, before --speed).")
+    var giveUpMs: Int = 60000
+
+    @Option(name: .long, help: "The terminal's TID.")
+    var tid: String = "16016684"
+
+    @Option(name: .customLong("utc-offset-minutes"), help: "Offset of the transaction dates, in minutes.")
+    var utcOffsetMinutes: Int = 0
+
+    @Option(name: .long, help: "Keep the terminal's state in this file (JSON), so a restarted simulator continues.")
+    var state: String?
+
+    func validate() throws {
+        if stdio == (dir != nil) { throw ValidationError("Give exactly one of --stdio or --dir DIR.") }
+        if !(speed >= 0) || !speed.isFinite { throw ValidationError("--speed must be 0 or more.") }
+        if cardWaitMs < 0 || hostMs < 0 || giveUpMs < 0 { throw ValidationError("Delays cannot be negative.") }
+    }
+
+    var simulatorConfig: SimulatorConfig {
+        SimulatorConfig(seed: seed, speed: speed, cardWaitMs: cardWaitMs, hostRoundTripMs: hostMs,
+                        giveUpAfterMs: giveUpMs, tid: tid, utcOffsetMinutes: utcOffsetMinutes)
+    }
+
+    func run() throws {
+        signal(SIGPIPE, SIG_IGN)
+        let runner: SimulatorRunner
+        do { runner = try SimulatorRunner(config: simulatorConfig, statePath: state) } catch {
+            SimLog.line("cannot load the state file: \(error)")
+            throw ExitCode(1)
+        }
+        if let dir { try serveFolder(dir, runner: runner) } else { serveStdio(runner: runner) }
+    }
+
+    func serveStdio(runner: SimulatorRunner) {
+        let out = LineWriter()
+        runner.start(onAnswer: { answer in
+            SimLog.answer(answer)
+            out.write(answer.url)
+        })
+        var n = 0
+        while let line = readLine(strippingNewline: true) {
+            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.isEmpty { continue }
+            n += 1
+            let tag = String(n)
+            SimLog.request(trimmed, tag: tag)
+            runner.submit(trimmed, tag: tag)
+        }
+        runner.waitUntilIdle()
+        runner.stop()
+        if let e = runner.saveError { SimLog.line("could not save the state: \(e)") }
+    }
+
+    func serveFolder(_ dir: String, runner: SimulatorRunner) throws {
+        let requests = dir + "/requests"
+        let responses = dir + "/responses"
+        do {
+            try Path.makeDirectories(requests)
+            try Path.makeDirectories(responses)
+        } catch {
+            SimLog.line("\(error)")
+            throw ExitCode(1)
+        }
+        let watcher: DirectoryWatcher
+        do { watcher = try DirectoryWatcher(directory: requests) } catch {
+            SimLog.line("\(error)")
+            throw ExitCode(1)
+        }
+        runner.start(onAnswer: { answer in
+            SimLog.answer(answer)
+            guard let id = answer.tag else { return }
+            do { try AtomicFile.write(answer.url + "\n", to: responses + "/" + id + ".url") } catch {
+                SimLog.line("cannot write the answer to \(id): \(error)")
+            }
+        })
+        SimLog.line("serving \(dir) (requests/ in, responses/ out)")
+        func take(_ name: String) {
+            guard name.hasSuffix(".url"), !name.hasPrefix("."), name.count > 4 else { return }
+            let path = requests + "/" + name
+            guard let text = AtomicFile.read(path) else { return }   // already taken
+            unlink(path)
+            AtomicFile.syncDirectory(requests)
+            let id = String(name.dropLast(4))
+            let line = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first.map(String.init) ?? ""
+            SimLog.request(line, tag: id)
+            runner.submit(line, tag: id)
+        }
+        for name in Path.list(requests) { take(name) }
+        while true {
+            let names = watcher.wait(timeoutMs: 2000)
+            if names.isEmpty {
+                for name in Path.list(requests) { take(name) }   // nothing missed, even without an event
+            } else {
+                for name in names { take(name) }
+            }
+        }
+    }
+}
+
+/// Writes whole lines to stdout, one at a time, flushed per line.
+final class LineWriter: @unchecked Sendable {
+    private let lock = NSLock()
+    func write(_ line: String) {
+        lock.lock(); defer { lock.unlock() }
+        var bytes = Array(line.utf8)
+        bytes.append(0x0A)
+        var done = 0
+        while done < bytes.count {
+            let n = bytes[done...].withUnsafeBytes { Foundation.write(1, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; return }
+            done += n
+        }
+    }
+}
+
+/// One short stderr line per request and answer; never a merchant key or ISV secret.
+enum SimLog {
+    static let lock = NSLock()
+    static func line(_ s: String) {
+        lock.lock(); defer { lock.unlock() }
+        FileHandle.standardError.write(Data(("till simulate: " + s + "\n").utf8))
+    }
+    static func request(_ url: String, tag: String) {
+        guard let r = try? TerminalRequest.parse(url) else {
+            line("<- \(tag) unreadable request (\(url.utf8.count) bytes)")
+            return
+        }
+        var s = "<- \(tag) \(r.request.action.rawValue)"
+        for (k, v) in r.request.fields where ["amount", "tipAmount", "clientTransactionId", "command", "batchName",
+                                              "referenceNumber", "orderCode", "shortOrderCode"].contains(k) {
+            s += " \(k)=\(v.prefix(40))"
+        }
+        line(s)
+    }
+    static func answer(_ a: SimulatorOutput) {
+        guard let r = try? CallbackResponse.decode(a.url) else { line("-> \(a.tag ?? "-") \(a.url.prefix(80))"); return }
+        line("-> \(a.tag ?? "-") \(r.rawAction ?? "") \(r.status) \(r.message ?? "")")
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import TillIO
+import TillProtocol
+import TillSimulator
+import TOMLKit
+
+/// A configuration problem, in words that name the file, line and key.
+public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+    public init(message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// till's settings: `$XDG_CONFIG_HOME/till/config.toml` (else `~/.config/till/config.toml`), flags override them.
+/// Every key is optional; nil means "not set here" (the defaults apply).
+///
+/// ```toml
+/// merchant_key = "SG23323424EXS3"
+/// app_id = "com.example.till"
+/// callback = "interapp-callback"
+/// currency = "EUR"
+/// decimal_separator = ","
+/// transport = "file:/srv/till-drop"    # simulator | file:DIR | pipe:COMMAND
+/// timeout = 90                         # seconds
+/// cashier = "Ana"
+/// till_name = "Till 2"
+/// theme = "default"
+/// keymap = "default"
+/// journal = "/var/lib/till/journal.sqlite"
+/// sim_speed = 1
+/// sim_seed = 1
+/// sim_state = "/var/lib/till/simulator-state.json"
+/// ```
+public struct TillConfig: Sendable, Hashable {
+    public var merchantKey: String?
+    public var appId: String?
+    public var callback: String?
+    public var currency: String?
+    public var decimalSeparator: String?
+    public var transport: TransportSpec?
+    public var timeoutSeconds: Double?
+    public var cashier: String?
+    public var tillName: String?
+    public var theme: String?
+    public var keymap: String?
+    public var journalPath: String?
+    public var simSpeed: Double?
+    public var simSeed: UInt64?
+    public var simStatePath: String?
+    /// The file it was read from, if any.
+    public var sourcePath: String?
+
+    public init() {}
+
+    public static let defaultMerchantKey = "DEMO-MERCHANT-KEY"
+    public static let defaultAppId = "com.example.till"
+    public static let defaultCallback = "interapp-callback"
+    public static let defaultTimeoutSeconds = 90.0
+
+    /// The keys a config file may hold.
+    public static let keys = ["merchant_key", "app_id", "callback", "currency", "decimal_separator", "transport", "timeout",
+                              "cashier", "till_name", "theme", "keymap", "journal", "sim_speed", "sim_seed", "sim_state"]
+
+    /// `$XDG_CONFIG_HOME/till/config.toml`, else `~/.config/till/config.toml`.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let x = environment["XDG_CONFIG_HOME"], x.hasPrefix("/") { return x + "/till/config.toml" }
+        return (environment["HOME"] ?? "/tmp") + "/.config/till/config.toml"
+    }
+
+    /// Reads the config file. An explicit path must exist; the default path may be absent (empty config).
+    public static func load(path: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> TillConfig {
+        let p = path ?? defaultPath(environment: environment)
+        guard Path.exists(p) else {
+            if path != nil { throw ConfigError(message: "\(p): no such config file.") }
+            return TillConfig()
+        }
+        guard let text = AtomicFile.read(p) else { throw ConfigError(message: "\(p): cannot be read.") }
+        var c = try parse(text, file: p)
+        c.sourcePath = p
+        return c
+    }
+
+    /// Parses config text. Errors name the file, the line and the key.
+    public static func parse(_ text: String, file: String = "config.toml") throws(ConfigError) -> TillConfig {
+        let table: TOMLTable
+        do { table = try TOMLTable(string: text) } catch let e as TOMLParseError {
+            throw ConfigError(message: "\(file):\(e.source.begin.line): \(e.description)")
+        } catch {
+            throw ConfigError(message: "\(file): \(error)")
+        }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        func line(of key: String) -> Int {
+            for (i, l) in lines.enumerated() {
+                let t = l.trimmingCharacters(in: .whitespaces)
+                for form in [key, "\"\(key)\"", "'\(key)'"] where t.hasPrefix(form) {
+                    let rest = t.dropFirst(form.count).trimmingCharacters(in: .whitespaces)
+                    if rest.hasPrefix("=") { return i + 1 }
+                }
+            }
+            return 0
+        }
+        func fail(_ key: String, _ why: String) -> ConfigError {
+            let n = line(of: key)
+            return ConfigError(message: "\(file):\(n > 0 ? "\(n):" : "") key '\(key)': \(why)")
+        }
+        var c = TillConfig()
+        for key in table.keys {
+            guard keys.contains(key) else {
+                throw fail(key, "unknown key (known: \(keys.joined(separator: ", "))).")
+            }
+            let v = table[key]!
+            func string() throws(ConfigError) -> String {
+                guard let s = v.string else { throw fail(key, "must be a string in quotes, like \(key) = \"…\".") }
+                return s
+            }
+            func number() throws(ConfigError) -> Double {
+                if let i = v.int { return Double(i) }
+                if let d = v.double { return d }
+                throw fail(key, "must be a number, like \(key) = 90.")
+            }
+            switch key {
+            case "merchant_key":
+                let s = try string()
+                if s.trimmingCharacters(in: .whitespaces).isEmpty { throw fail(key, "is empty.") }
+                c.merchantKey = s
+            case "app_id": c.appId = try string()
+            case "callback": c.callback = try string()
+            case "currency": c.currency = try string()
+            case "decimal_separator":
+                let s = try string()
+                guard s == "." || s == "," else { throw fail(key, "must be \".\" or \",\".") }
+                c.decimalSeparator = s
+            case "transport":
+                do { c.transport = try TransportSpec(parsing: try string()) } catch { throw fail(key, error.message) }
+            case "timeout":
+                let n = try number()
+                guard n > 0, n <= 3600 else { throw fail(key, "must be from 0 to 3600 seconds (got \(n)).") }
+                c.timeoutSeconds = n
+            case "cashier": c.cashier = try string()
+            case "till_name": c.tillName = try string()
+            case "theme": c.theme = try string()
+            case "keymap": c.keymap = try string()
+            case "journal": c.journalPath = try string()
+            case "sim_speed":
+                let n = try number()
+                guard n >= 0, n.isFinite else { throw fail(key, "must be 0 or more.") }
+                c.simSpeed = n
+            case "sim_seed":
+                guard let i = v.int, i >= 0 else { throw fail(key, "must be a whole number, 0 or more.") }
+                c.simSeed = UInt64(i)
+            case "sim_state": c.simStatePath = try string()
+            default: break
+            }
+        }
+        return c
+    }
+
+    /// These settings, with every value `other` sets taking precedence.
+    public func overridden(by other: TillConfig) -> TillConfig {
+        var c = self
+        if let v = other.merchantKey { c.merchantKey = v }
+        if let v = other.appId { c.appId = v }
+        if let v = other.callback { c.callback = v }
+        if let v = other.currency { c.currency = v }
+        if let v = other.decimalSeparator { c.decimalSeparator = v }
+        if let v = other.transport { c.transport = v }
+        if let v = other.timeoutSeconds { c.timeoutSeconds = v }
+        if let v = other.cashier { c.cashier = v }
+        if let v = other.tillName { c.tillName = v }
+        if let v = other.theme { c.theme = v }
+        if let v = other.keymap { c.keymap = v }
+        if let v = other.journalPath { c.journalPath = v }
+        if let v = other.simSpeed { c.simSpeed = v }
+        if let v = other.simSeed { c.simSeed = v }
+        if let v = other.simStatePath { c.simStatePath = v }
+        return c
+    }
+
+    /// The caller fields with defaults filled in (merchant key: config, else `$TILL_MERCHANT_KEY`, else a demo key).
+    public func caller(environment: [String: String] = ProcessInfo.processInfo.environment) -> Caller {
+        let envKey = environment["TILL_MERCHANT_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        return Caller(callback: callback ?? TillConfig.defaultCallback,
+                      merchantKey: merchantKey ?? envKey ?? TillConfig.defaultMerchantKey,
+                      appId: appId ?? TillConfig.defaultAppId)
+    }
+
+    public var resolvedJournalPath: String { journalPath ?? Journal.defaultPath() }
+    public var resolvedTransport: TransportSpec { transport ?? .simulator }
+    public var resolvedTimeoutMs: Int64 { Int64(((timeoutSeconds ?? TillConfig.defaultTimeoutSeconds) * 1000).rounded()) }
+    /// `<journal folder>/simulator-state.json` unless set.
+    public var resolvedSimStatePath: String { simStatePath ?? (Path.directory(of: resolvedJournalPath) + "/simulator-state.json") }
+}
+
+/// Builds a ready controller from settings: opens the journal, builds and starts the transport.
+public enum TillFactory {
+    /// `config` (from `TillConfig.load`) with `overrides` (from flags) on top. The returned controller is started;
+    /// call `recover()` next to settle what an earlier run left open, and `shutdown()` at the end.
+    public static func makeController(config: TillConfig, overrides: TillConfig = TillConfig(),
+                                      caller: Caller? = nil, pipeStderrPath: String? = nil) async throws -> TillController {
+        let c = config.overridden(by: overrides)
+        let journal = try Journal(path: c.resolvedJournalPath)
+        let transport = try makeTransport(c, pipeStderrPath: pipeStderrPath)
+        let controller = TillController(transport: transport, journal: journal, caller: caller ?? c.caller(),
+                                        timeoutMs: c.resolvedTimeoutMs)
+        try await controller.start()
+        return controller
+    }
+
+    public static func makeTransport(_ c: TillConfig, pipeStderrPath: String? = nil) throws -> any Transport {
+        switch c.resolvedTransport {
+        case .simulator:
+            let sim = SimulatorConfig(seed: c.simSeed ?? 1, speed: c.simSpeed ?? 1)
+            return try SimulatorTransport(config: sim, statePath: c.resolvedSimStatePath)
+        case .file(let dir): return FileDropTransport(directory: dir)
+        case .pipe(let cmd): return PipeTransport(command: cmd, stderrPath: pipeStderrPath)
+        }
+    }
+}

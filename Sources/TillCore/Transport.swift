@@ -1,0 +1,105 @@
+import Foundation
+import TillProtocol
+
+/// One callback URL that came in, with what the transport needs to acknowledge it later.
+public struct IncomingAnswer: Sendable, Hashable {
+    /// The callback URL text (one line, trimmed).
+    public var text: String
+    /// The transport's handle: the file name in `responses/` for the file drop, nil otherwise.
+    public var receipt: String?
+    /// The request id the transport associates with it (the file name's `<id>`), if any.
+    public var requestIdHint: String?
+    public init(text: String, receipt: String? = nil, requestIdHint: String? = nil) {
+        self.text = text; self.receipt = receipt; self.requestIdHint = requestIdHint
+    }
+}
+
+/// What a transport reports, asynchronously, in arrival order.
+public enum TransportEvent: Sendable, Hashable {
+    /// A callback URL arrived. The controller journals it, then calls `acknowledge` (or `reject`).
+    case answer(IncomingAnswer)
+    /// The request with this id will get no answer through this transport (the bridge died while it was pending).
+    case lost(requestId: String?, reason: String)
+    /// A file the transport could not take as an answer was set aside (file drop: `rejected/<file>` + `.reason`).
+    case rejected(file: String, reason: String)
+    /// Something went wrong that the cashier should know about.
+    case problem(String)
+    /// The transport is usable (again).
+    case ready(String)
+}
+
+/// Why a request could not be handed over.
+public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Certainly not delivered (the folder is unwritable, the bridge could not start).
+    case notSent(String)
+    /// It may or may not have reached the peer.
+    case maybeSent(String)
+    public var description: String {
+        switch self { case .notSent(let s), .maybeSent(let s): return s }
+    }
+}
+
+/// A way of carrying request URLs to the terminal app and callback URLs back.
+/// Not request/response pairs: answers come as a stream (an abort's answer may close a sale, a late answer may
+/// arrive after a timeout, an answer may wait in a folder while till is down).
+public protocol Transport: AnyObject, Sendable {
+    /// `simulator`, `file:/srv/drop`, `pipe:…`
+    var description: String { get }
+    /// Starts the transport; events go to `sink` from then on, in order. Returns answers that were waiting
+    /// (file drop: files in `responses/` from while till was down), which the caller handles first.
+    func start(sink: @escaping @Sendable (TransportEvent) -> Void) async throws -> [IncomingAnswer]
+    /// Hands one request URL to the peer. `id` is till's request id (a UUID).
+    func send(id: String, url: String) async throws(TransportError)
+    /// The answer is journaled: the transport may drop its copy (file drop: move to `archive/`).
+    func acknowledge(_ answer: IncomingAnswer) async
+    /// The answer could not be decoded (file drop: move to `rejected/` with `<name>.reason`).
+    func reject(_ answer: IncomingAnswer, reason: String) async
+    /// Till gave up waiting for this request (timeout). A pipe transport restarts a bridge that hangs.
+    func gaveUp(on id: String) async
+    func stop() async
+}
+
+/// Which transport to use, as `--transport` and the config file spell it.
+public enum TransportSpec: Sendable, Hashable, CustomStringConvertible {
+    case simulator
+    case file(String)
+    case pipe(String)
+
+    /// `simulator`, `file:DIR`, `pipe:COMMAND`.
+    public init(parsing text: String) throws(ConfigError) {
+        let t = text.trimmingCharacters(in: .whitespaces)
+        if t == "simulator" || t == "sim" { self = .simulator; return }
+        if t.hasPrefix("file:") {
+            let dir = String(t.dropFirst(5))
+            guard !dir.isEmpty else { throw ConfigError(message: "--transport file: needs a folder, like file:/srv/till-drop") }
+            self = .file(dir); return
+        }
+        if t.hasPrefix("pipe:") {
+            let cmd = String(t.dropFirst(5))
+            guard !cmd.trimmingCharacters(in: .whitespaces).isEmpty else {
+                throw ConfigError(message: "--transport pipe: needs a command, like 'pipe:till simulate --stdio'")
+            }
+            self = .pipe(cmd); return
+        }
+        throw ConfigError(message: "Unknown transport '\(text)': use simulator, file:DIR or pipe:COMMAND.")
+    }
+
+    public var description: String {
+        switch self {
+        case .simulator: return "simulator"
+        case .file(let d): return "file:" + d
+        case .pipe(let c): return "pipe:" + c
+        }
+    }
+}
+
+/// A small lock for state shared with threads (transports read files and pipes on threads of their own).
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
+        lock.lock(); defer { lock.unlock() }
+        return try body(&value)
+    }
+}

@@ -1,0 +1,257 @@
+// The terminal simulator (issue #3): configuration and the state the terminal keeps.
+
+/// How the simulated terminal behaves. Every delay is multiplied by `speed`.
+public struct SimulatorConfig: Sendable, Hashable, Codable {
+    /// Seed of the random choices (card type, verification method, PAN digits, RRN, authorisation code, UUIDs).
+    public var seed: UInt64
+    /// 1 = real time (demos), 0 = no delays (tests); scales every delay.
+    public var speed: Double
+    /// Time until the card is read.
+    public var cardWaitMs: Int
+    /// Time the host takes to answer once the card was read.
+    public var hostRoundTripMs: Int
+    /// The app gives up waiting for a card after this long (scenario 8.08).
+    public var giveUpAfterMs: Int
+    /// The terminal's TID.
+    public var tid: String
+    /// Offset used in `transactionDate`.
+    public var utcOffsetMinutes: Int
+
+    public init(seed: UInt64 = 1, speed: Double = 1, cardWaitMs: Int = 3000, hostRoundTripMs: Int = 1000,
+                giveUpAfterMs: Int = 60000, tid: String = "16016684", utcOffsetMinutes: Int = 0) {
+        self.seed = seed; self.speed = speed; self.cardWaitMs = cardWaitMs; self.hostRoundTripMs = hostRoundTripMs
+        self.giveUpAfterMs = giveUpAfterMs; self.tid = tid; self.utcOffsetMinutes = utcOffsetMinutes
+    }
+
+    /// A delay in milliseconds, scaled by `speed` (never negative).
+    func scaled(_ ms: Int) -> Int64 {
+        let v = (Double(ms) * speed).rounded()
+        if !(v > 0) { return 0 }
+        return v >= 9.0e15 ? 9_000_000_000_000_000 : Int64(v)
+    }
+}
+
+/// How a batch came to be closed.
+public enum BatchCloseReason: String, Sendable, Hashable, Codable {
+    /// A `batch` request with `command=close`.
+    case command
+    /// 48 hours after it was opened.
+    case autoClose = "auto-close"
+    /// A new batch was opened while this one was open.
+    case replaced
+}
+
+/// A batch (shift) of transactions.
+public struct SimBatch: Sendable, Hashable, Codable {
+    public var name: String
+    /// Upper-case UUID, e.g. `7885F4F1-59CA-42C2-81BB-6DB48AA138A6`.
+    public var id: String
+    public var openedMs: Int64
+    public var closedMs: Int64?
+    public var closedBy: BatchCloseReason?
+    public init(name: String, id: String, openedMs: Int64, closedMs: Int64? = nil, closedBy: BatchCloseReason? = nil) {
+        self.name = name; self.id = id; self.openedMs = openedMs; self.closedMs = closedMs; self.closedBy = closedBy
+    }
+}
+
+/// What kind of money movement a transaction is.
+public enum TransactionKind: String, Sendable, Hashable, Codable {
+    case sale
+    case preAuth = "pre_auth"
+    /// A cancel or refund (`action=cancel`).
+    case refund = "cancel"
+    /// The capture of a pre-authorisation (`action=capture_pre_auth`).
+    case capture = "capture_pre_auth"
+}
+
+/// One transaction as the terminal keeps it (approved or not).
+public struct SimTransaction: Sendable, Hashable, Codable {
+    public var kind: TransactionKind
+    public var approved: Bool
+    /// `Transaction successful.` or `(-NN) NAME`.
+    public var message: String
+    public var clientTransactionId: String?
+    /// Cents, without the tip.
+    public var amount: Int
+    /// Cents added on top of the amount (sales only).
+    public var tipAmount: Int
+    public var installments: Int?
+    /// STAN, 6 digits; empty when not approved.
+    public var referenceNumber: String
+    /// 12 digits; empty when the card was never read.
+    public var rrn: String
+    /// 6 digits; empty when not approved.
+    public var authorisationCode: String
+    public var tid: String
+    /// 16 digits.
+    public var orderCode: String
+    /// The first 10 digits of the order code.
+    public var shortOrderCode: String
+    /// Lower-case UUID.
+    public var transactionId: String
+    /// ISO 8601 with 7 fractional digits and offset.
+    public var transactionDate: String
+    /// The same instant in 100-ns ticks since 1970 (as `TerminalDate.instant`).
+    public var instant: Int64
+    public var cardType: String
+    /// Masked: first 6, last 4.
+    public var accountNumber: String
+    public var verificationMethod: String
+    /// What can still be refunded (sale, capture: amount + tip minus refunds) or captured (pre-auth).
+    public var remaining: Int
+    /// Pre-auth only: captured already (a pre-auth is captured once).
+    public var captured: Bool
+    /// The batch the transaction belongs to.
+    public var batchId: String?
+    /// Refund/capture: the `transactionId` of the transaction it refunds or captures.
+    public var originalTransactionId: String?
+    /// False when the terminal never sent the answer (scenario 13.13).
+    public var answered: Bool
+}
+
+/// The sale/pre-auth scenario, picked by the request's `amount` (tip excluded).
+public enum Scenario: String, Sendable, Hashable, Codable, CaseIterable {
+    case approved
+    /// 6.66: `(-12) TRANSACTION_DECLINED_BY_SERVER`.
+    case declined
+    /// 5.51: `(-51) INSUFFICIENT_FUNDS`.
+    case insufficientFunds
+    /// 4.04: `(-4) USER_CANCEL`.
+    case userCancel
+    /// 7.77: the host takes 15 s (× speed).
+    case slow
+    /// 8.08: the card is never presented; the app gives up after `giveUpAfterMs` with `(-4) USER_CANCEL`.
+    case cardNeverPresented
+    /// 9.09: waits for the card forever, never calls back.
+    case noAnswer
+    /// 13.13: approved and recorded, but the callback is never sent.
+    case crashAfterApproval
+
+    public static func forAmount(cents: Int) -> Scenario {
+        switch cents {
+        case 666: return .declined
+        case 551: return .insufficientFunds
+        case 404: return .userCancel
+        case 777: return .slow
+        case 808: return .cardNeverPresented
+        case 909: return .noAnswer
+        case 1313: return .crashAfterApproval
+        default: return .approved
+        }
+    }
+
+    /// The host's time for the slow scenario.
+    public static let slowHostMs = 15_000
+}
+
+/// Where the transaction in progress is.
+public enum Stage: String, Sendable, Hashable, Codable {
+    /// Waiting for the card: abort still works.
+    case waitingForCard
+    /// The card was read and the transaction went to the host: abort gets no answer.
+    case atHost
+}
+
+/// The sale or pre-auth in progress.
+public struct PendingTransaction: Sendable, Hashable, Codable {
+    public var kind: TransactionKind
+    public var callback: String
+    /// The caller's own tag for the request (the file-drop id), echoed with the answer.
+    public var tag: String?
+    public var clientTransactionId: String?
+    public var amount: Int
+    public var tipAmount: Int
+    public var installments: Int?
+    public var scenario: Scenario
+    public var stage: Stage
+    public var startedMs: Int64
+    /// When the next stage change is due; nil: never (scenario 9.09 waits forever).
+    public var nextMs: Int64?
+}
+
+/// Everything the terminal keeps; Codable so that it survives a restart.
+public struct SimulatorState: Sendable, Hashable, Codable {
+    /// SplitMix64 state; nil until the simulator seeds it from its config.
+    public var rng: UInt64?
+    /// The next STAN (1...999999, wraps).
+    public var nextStan: Int
+    /// How many batches were ever opened (for automatic names).
+    public var batchCount: Int
+    /// How many order codes were ever issued.
+    public var orderCount: Int
+    public var activeBatch: SimBatch?
+    public var closedBatches: [SimBatch]
+    /// Every transaction, oldest first.
+    public var transactions: [SimTransaction]
+    public var pending: PendingTransaction?
+
+    // Lookup indices into `transactions` (latest wins).
+    var byStan: [String: Int]
+    var byOrderCode: [String: Int]
+    var byShortOrderCode: [String: Int]
+    var byClientTransactionId: [String: Int]
+
+    public init() {
+        rng = nil; nextStan = 1; batchCount = 0; orderCount = 0; activeBatch = nil; closedBatches = []
+        transactions = []; pending = nil; byStan = [:]; byOrderCode = [:]; byShortOrderCode = [:]; byClientTransactionId = [:]
+    }
+
+    /// The latest transaction with this client transaction id.
+    public func transaction(clientTransactionId id: String) -> SimTransaction? {
+        byClientTransactionId[id].map { transactions[$0] }
+    }
+
+    mutating func append(_ t: SimTransaction) {
+        let i = transactions.count
+        transactions.append(t)
+        if !t.referenceNumber.isEmpty { byStan[t.referenceNumber] = i }
+        byOrderCode[t.orderCode] = i
+        byShortOrderCode[t.shortOrderCode] = i
+        if let c = t.clientTransactionId, t.kind == .sale || t.kind == .preAuth { byClientTransactionId[c] = i }
+    }
+}
+
+/// One answer of the simulator: the callback URL and the tag of the request it answers.
+public struct SimulatorOutput: Sendable, Hashable {
+    public var url: String
+    /// The tag given with the request this answers (the file-drop id), if any.
+    public var tag: String?
+    public init(url: String, tag: String?) { self.url = url; self.tag = tag }
+}
+
+/// The messages the simulator answers with. Codes the pages and real terminals show:
+/// -4, -12, -51, -55, -57. The others are this project's (see the README).
+public enum SimMessage {
+    public static let success = "Transaction successful."
+    public static let batchOpened = "Batch opened"
+    public static let batchClosed = "Batch closed"
+    public static let detailsFetched = "Transaction Details Fetched"
+    public static let userCancel = "(-4) USER_CANCEL"
+    public static let declined = "(-12) TRANSACTION_DECLINED_BY_SERVER"
+    public static let inProgress = "(-20) TRANSACTION_IN_PROGRESS"
+    public static let notFound = "(-30) TRANSACTION_NOT_FOUND"
+    public static let invalidRequest = "(-40) INVALID_REQUEST"
+    public static let invalidAmount = "(-41) INVALID_AMOUNT"
+    public static let invalidDateRange = "(-42) INVALID_DATE_RANGE"
+    public static let exceedsRemaining = "(-43) AMOUNT_EXCEEDS_REMAINING"
+    public static let notRefundable = "(-44) NOT_REFUNDABLE"
+    public static let alreadyCaptured = "(-45) ALREADY_CAPTURED"
+    public static let notCapturable = "(-46) NOT_CAPTURABLE"
+    public static let batchNotFound = "(-47) BATCH_NOT_FOUND"
+    public static let insufficientFunds = "(-51) INSUFFICIENT_FUNDS"
+    public static let nothingToAbort = "(-55) NOTHING_TO_ABORT"
+    public static let aborted = "(-57) ABORTED"
+}
+
+/// SplitMix64: small, fast, and the same on every platform.
+struct SplitMix64 {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func below(_ n: UInt64) -> UInt64 { next() % n }
+}

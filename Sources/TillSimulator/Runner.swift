@@ -1,0 +1,149 @@
+import Foundation
+import TillIO
+
+/// A real-clock driver around `TerminalSimulator` for use from other threads and tasks:
+/// serialises access, runs the timers of delayed callbacks on its own thread, and persists
+/// the state after every change when given a path.
+public final class SimulatorRunner: @unchecked Sendable {
+    public let config: SimulatorConfig
+    public let statePath: String?
+
+    private let condition = NSCondition()
+    // Guarded by `condition`:
+    private let simulator: TerminalSimulator
+    private var queue: [(url: String, tag: String?)] = []
+    private var running = false
+    private var stopping = false
+    private var busy = false
+    private var thread: Thread?
+    private var finished = true
+    private var onAnswer: (@Sendable (SimulatorOutput) -> Void)?
+    private var lastError: (any Error)?
+
+    /// Loads the state from `statePath` when the file exists (a restarted process meets the same terminal).
+    public init(config: SimulatorConfig, statePath: String?) throws {
+        self.config = config
+        self.statePath = statePath
+        let state = try statePath.flatMap { try TerminalSimulator.loadState(from: $0) } ?? SimulatorState()
+        simulator = TerminalSimulator(config: config, state: state)
+    }
+
+    /// Milliseconds since 1970 by the wall clock.
+    public static func nowMs() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
+    }
+
+    /// Delivers a request; its callbacks (now or later) go to the callback given to `start`.
+    public func submit(_ requestURL: String) { submit(requestURL, tag: nil) }
+
+    /// Delivers a request with a tag (e.g. a file-drop id) that comes back with each of its answers.
+    public func submit(_ requestURL: String, tag: String?) {
+        condition.lock()
+        queue.append((requestURL, tag))
+        condition.signal()
+        condition.unlock()
+    }
+
+    /// Starts the timer thread; callbacks are passed to `onCallback` (from the runner's thread).
+    public func start(onCallback: @escaping @Sendable (String) -> Void) {
+        start(onAnswer: { onCallback($0.url) })
+    }
+
+    /// As `start(onCallback:)`, with the tag of the request each answer belongs to.
+    public func start(onAnswer: @escaping @Sendable (SimulatorOutput) -> Void) {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !running else { return }
+        running = true; stopping = false; finished = false
+        self.onAnswer = onAnswer
+        let t = Thread { [self] in self.loop() }
+        t.name = "till-simulator"
+        thread = t
+        t.start()
+    }
+
+    /// Stops the timer thread (waits for it). Callbacks not yet due stay pending in the state.
+    public func stop() {
+        condition.lock()
+        guard running else { condition.unlock(); return }
+        stopping = true
+        condition.broadcast()
+        while !finished { condition.wait() }
+        running = false
+        thread = nil
+        condition.unlock()
+    }
+
+    /// Blocks until every submitted request was handled and nothing is scheduled any more
+    /// (a transaction that waits forever, scenario 9.09, is not waited for).
+    public func waitUntilIdle() {
+        condition.lock()
+        while running && (!queue.isEmpty || busy || simulator.nextDueMs != nil) { condition.wait() }
+        condition.unlock()
+    }
+
+    /// A copy of the terminal's state.
+    public var state: SimulatorState {
+        condition.lock(); defer { condition.unlock() }
+        return simulator.state
+    }
+
+    /// When the next delayed callback is due (ms since 1970), if any.
+    public var nextDueMs: Int64? {
+        condition.lock(); defer { condition.unlock() }
+        return simulator.nextDueMs
+    }
+
+    /// The last error from saving the state, if any.
+    public var saveError: (any Error)? {
+        condition.lock(); defer { condition.unlock() }
+        return lastError
+    }
+
+    private func loop() {
+        condition.lock()
+        while !stopping {
+            var outputs: [SimulatorOutput] = []
+            var changed = false
+            let now = SimulatorRunner.nowMs()
+            let due = simulator.advanceTagged(toMs: now)
+            if !due.isEmpty || simulator.state != stateAfterLastSave { changed = true }
+            outputs += due
+            while !queue.isEmpty {
+                let (url, tag) = queue.removeFirst()
+                outputs += simulator.receive(url, tag: tag, nowMs: SimulatorRunner.nowMs())
+                changed = true
+            }
+            if changed, let path = statePath {
+                do { try simulator.save(to: path); lastError = nil } catch { lastError = error }
+                stateAfterLastSave = simulator.state
+            } else if changed {
+                stateAfterLastSave = simulator.state
+            }
+            if !outputs.isEmpty, let deliver = onAnswer {
+                busy = true
+                condition.unlock()
+                for o in outputs { deliver(o) }
+                condition.lock()
+                busy = false
+                condition.broadcast()
+                continue
+            }
+            condition.broadcast()
+            if !queue.isEmpty { continue }
+            if let next = simulator.nextDueMs {
+                let wait = max(0, next - SimulatorRunner.nowMs())
+                if wait > 0 { _ = condition.wait(until: Date(timeIntervalSinceNow: Double(wait) / 1000)) }
+            } else {
+                condition.wait()
+            }
+        }
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private var stateAfterLastSave: SimulatorState?
+}

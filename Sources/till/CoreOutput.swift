@@ -1,0 +1,175 @@
+import ArgumentParser
+import Foundation
+import TillCore
+import TillProtocol
+
+// Printing of controller outcomes and journal entries for the headless commands (issue #4).
+
+/// The options every headless command that talks to the terminal or the journal shares.
+struct GlobalOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("How to reach the terminal: simulator, file:DIR or pipe:COMMAND (default: the config, else simulator).",
+                               valueName: "transport"))
+    var transport: String?
+
+    @Option(help: ArgumentHelp("The journal file (default: the config, else $XDG_DATA_HOME/till/journal.sqlite).", valueName: "path"))
+    var journal: String?
+
+    @Option(help: ArgumentHelp("Seconds to wait for the terminal's answer before the outcome is unknown (default 90).",
+                               valueName: "seconds"))
+    var timeout: Double?
+
+    @Option(help: ArgumentHelp("The config file (default: $XDG_CONFIG_HOME/till/config.toml).", valueName: "path"))
+    var config: String?
+
+    @Option(name: .customLong("sim-speed"), help: ArgumentHelp("Built-in simulator: delay factor, 1 real time, 0 no delays.",
+                                                               valueName: "factor"))
+    var simSpeed: Double?
+
+    @Option(name: .customLong("sim-seed"), help: ArgumentHelp("Built-in simulator: seed of its random choices.", valueName: "n"))
+    var simSeed: UInt64?
+
+    @Option(name: .customLong("sim-state"), help: ArgumentHelp("Built-in simulator: its state file (default: beside the journal).",
+                                                               valueName: "path"))
+    var simState: String?
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+
+    init() {}
+
+    /// The config file with these flags on top; a bad config or flag exits 2 with the reason.
+    func settings() -> TillConfig {
+        let file: TillConfig
+        do { file = try TillConfig.load(path: config) } catch {
+            printError("till: \(error.message)")
+            Foundation.exit(2)
+        }
+        var o = TillConfig()
+        if let transport {
+            do { o.transport = try TransportSpec(parsing: transport) } catch {
+                printError("till: \(error.message)")
+                Foundation.exit(2)
+            }
+        }
+        if let timeout {
+            guard timeout > 0, timeout <= 3600 else { printError("till: --timeout must be from 0 to 3600 seconds."); Foundation.exit(2) }
+            o.timeoutSeconds = timeout
+        }
+        if let simSpeed {
+            guard simSpeed >= 0, simSpeed.isFinite else { printError("till: --sim-speed must be 0 or more."); Foundation.exit(2) }
+            o.simSpeed = simSpeed
+        }
+        o.journalPath = journal
+        o.simSeed = simSeed
+        o.simStatePath = simState
+        return file.overridden(by: o)
+    }
+
+    func journalOnly() -> Journal {
+        let s = settings()
+        do { return try Journal(path: s.resolvedJournalPath) } catch {
+            printError("till: cannot open the journal \(s.resolvedJournalPath): \(error)")
+            Foundation.exit(3)
+        }
+    }
+
+    /// A started controller; recovery has run (unresolved entries are listed on standard error).
+    func controller(caller: Caller, recover: Bool = true) async -> TillController {
+        let s = settings()
+        let c: TillController
+        do { c = try await TillFactory.makeController(config: s, caller: caller) } catch {
+            printError("till: cannot start (\(s.resolvedTransport)): \(error)")
+            Foundation.exit(3)
+        }
+        if recover {
+            let left = await c.recover()
+            if !left.isEmpty {
+                printError("till: \(left.count) earlier transaction(s) with an unknown outcome; check the terminal, then `till resolve ID --note …`:")
+                for e in left { printError("  " + entryLine(e)) }
+            }
+        }
+        return c
+    }
+}
+
+extension CallerOptions {
+    /// The caller: flags, then $TILL_MERCHANT_KEY, then the config file, then the defaults.
+    func caller(config: TillConfig) -> Caller {
+        caller(fallback: PartialCaller(callback: config.callback, merchantKey: config.merchantKey, appId: config.appId))
+    }
+}
+
+/// `#12  2026-11-22 01:52:03  sale  12.00 + 2.00  approved  STAN 000001  note`
+func entryLine(_ e: JournalEntry) -> String {
+    var parts = ["#\(e.id)", timeText(e.createdAtMs), e.action.rawValue]
+    if let a = e.amount { parts.append(e.tipAmount.map { $0.cents > 0 ? "\(a) + \($0)" : a.description } ?? a.description) }
+    parts.append(e.state.rawValue)
+    if let r = e.response {
+        if let s = r.referenceNumber { parts.append("STAN \(s)") }
+        if let m = r.message, !r.isApproved { parts.append(visible(m)) }
+        if let b = r.batchName { parts.append("batch \(visible(b))") }
+    }
+    if let n = e.note { parts.append("— " + visible(n)) }
+    return parts.joined(separator: "  ")
+}
+
+func timeText(_ ms: Int64) -> String {
+    TerminalDate.format(instant: ms * 10_000, offsetMinutes: 0).prefix(19).replacingOccurrences(of: "T", with: " ")
+}
+
+func entryJSON(_ e: JournalEntry) -> JSONValue {
+    var o: [(String, JSONValue)] = [
+        ("id", .int(Int(e.id))), ("requestId", .string(e.requestId)), ("action", .string(e.action.rawValue)),
+        ("state", .string(e.state.rawValue)),
+    ]
+    o.append(("clientTransactionId", e.clientTransactionId.map(JSONValue.string) ?? .null))
+    o.append(("amountCents", e.amount.map { .int($0.cents) } ?? .null))
+    o.append(("tipAmountCents", e.tipAmount.map { .int($0.cents) } ?? .null))
+    o.append(("createdAtMs", .int(Int(e.createdAtMs))))
+    o.append(("updatedAtMs", .int(Int(e.updatedAtMs))))
+    o.append(("batchId", e.batchId.map(JSONValue.string) ?? .null))
+    o.append(("batchName", e.batchName.map(JSONValue.string) ?? .null))
+    o.append(("note", e.note.map(JSONValue.string) ?? .null))
+    o.append(("requestURL", .string(e.requestURL)))
+    o.append(("response", e.response.map { redactedForDisplay($0).json } ?? .null))
+    return .object(o)
+}
+
+/// Prints an outcome and returns the exit status (0 approved, 1 declined/aborted, 2 invalid, 3 unknown/transport).
+func report(_ outcome: ActionOutcome, json: Bool) -> Int32 {
+    switch outcome {
+    case .invalid(let errors):
+        printError(validationErrorText(ValidationFailure(errors: errors)))
+    case .busy(let f):
+        let text = "BUSY: journal entry \(f.entry.id) (\(f.entry.action.rawValue)) is still waiting for the terminal; nothing was sent."
+        if json { print(JSONValue.object([("outcome", .string("busy")), ("inFlight", entryJSON(f.entry))]).text()) }
+        else { printError(text) }
+    case .answered(let e):
+        if json {
+            print(JSONValue.object([("outcome", .string(e.state.rawValue)), ("entry", entryJSON(e))]).text())
+        } else {
+            if let r = e.response { print(responseText(r)) }
+            print("")
+            print("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(visible($0))" } ?? ""))
+        }
+    case .unknown(let e):
+        if json {
+            print(JSONValue.object([("outcome", .string("unknown")), ("entry", entryJSON(e))]).text())
+        } else {
+            print("OUTCOME UNKNOWN · \(e.action.rawValue)")
+            print("  " + visible(e.note ?? "No answer: check the terminal."))
+            if let c = e.clientTransactionId { print("  Your reference  \(c)") }
+            print("")
+            print("Journal entry \(e.id): \(e.state.rawValue). Check the terminal, then: till resolve \(e.id) --note \"…\"")
+        }
+    case .transportError(let e, let message):
+        if json {
+            print(JSONValue.object([("outcome", .string("transportError")), ("message", .string(message)),
+                                    ("entry", e.map(entryJSON) ?? .null)]).text())
+        } else {
+            printError("TRANSPORT ERROR: \(visible(message))")
+            if let e { printError("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(visible($0))" } ?? "")) }
+        }
+    }
+    return outcome.exitCode
+}

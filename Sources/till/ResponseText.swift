@@ -1,0 +1,161 @@
+import TillProtocol
+
+// The terminal's answer in words: `till decode` prints it, and so do the headless payment commands.
+//
+//     print(responseText(response))            // summary, every raw field, warnings
+//     print(responseHeadline(response))        // "APPROVED · sale"
+//     print(responseJSON(response))            // for scripts: the protocol's field names as keys
+
+/// The one-word verdict a cashier reads first: APPROVED, DECLINED, ABORTED, NOTHING TO ABORT,
+/// BATCH OPENED/CLOSED, DETAILS FETCHED, … Anything but `status=success` is never shown as approved.
+func responseVerdict(_ r: CallbackResponse) -> String {
+    switch r.abortOutcome {
+    case .aborted?: return "ABORTED"
+    case .nothingToAbort?: return "NOTHING TO ABORT"
+    default: break
+    }
+    switch (r.action, r.status) {
+    case (.abort?, .success): return "ABORT ANSWERED"
+    case (.abort?, _): return "ABORT FAILED"
+    case (.batch?, .success):
+        switch r.command?.lowercased() {
+        case "open": return "BATCH OPENED"
+        case "close": return "BATCH CLOSED"
+        default: return "BATCH DONE"
+        }
+    case (.batch?, _): return "BATCH FAILED"
+    case (.transactionDetails?, .success): return "DETAILS FETCHED"
+    case (.transactionDetails?, _): return "DETAILS NOT FETCHED"
+    case (_, .success): return "APPROVED"
+    case (_, .fail): return r.messageName?.uppercased() == "USER_CANCEL" ? "CANCELLED BY THE USER" : "DECLINED"
+    case (_, .other(let s)): return "NOT APPROVED (status '\(visible(s))')"
+    }
+}
+
+/// What the answer is about, in words: `sale`, `refund (cancel)`, …
+func actionLabel(_ r: CallbackResponse) -> String {
+    switch r.action {
+    case .sale?: return "sale"
+    case .preAuth?: return "pre-authorisation"
+    case .cancel?: return "refund (cancel)"
+    case .abort?: return "abort"
+    case .batch?: return "batch"
+    case .capturePreAuth?: return "capture of a pre-authorisation"
+    case .transactionDetails?: return "transaction details"
+    case nil: return r.rawAction.map { "unknown action '\(visible($0))'" } ?? "no action given"
+    }
+}
+
+/// `APPROVED · sale`
+func responseHeadline(_ r: CallbackResponse) -> String {
+    responseVerdict(r) + " · " + actionLabel(r)
+}
+
+/// The answer for a person: the headline, a summary of the known fields (amounts formatted, the
+/// message's code split out, the card masked), then every raw field as received (secrets redacted,
+/// control characters made visible), then the decoder's warnings.
+func responseText(_ r: CallbackResponse) -> String {
+    var lines = [responseHeadline(r)]
+    var rows: [(String, String)] = []
+    func row(_ label: String, _ value: String?) { if let value, !value.isEmpty { rows.append((label, visible(value))) } }
+
+    if let m = r.message {
+        if let code = r.messageCode {
+            row("Message", "\(r.messageName ?? m) (code \(code))")
+        } else {
+            row("Message", m)
+        }
+    }
+    if let a = r.amount {
+        if let t = r.tipAmount, t.cents > 0 {
+            // The tip is added on top of the amount (sale.txt): the card is charged both.
+            row("Amount", "\(a) + tip \(t) = \(a + t) charged")
+        } else {
+            row("Amount", a.description)
+        }
+    } else if let raw = r["amount"], !raw.isEmpty {
+        row("Amount", "'\(raw)' (not a number of cents)")
+    }
+    if r.amount == nil, let t = r.tipAmount { row("Tip", t.description) }
+    let card = [r.cardType, r.accountNumber].compactMap { $0 }.joined(separator: " ")
+    row("Card", card)
+    row("Method", r.verificationMethod)
+    row("STAN", r.referenceNumber)
+    row("Auth code", r.authorisationCode)
+    row("RRN", r.rrn)
+    if let o = r.orderCode {
+        row("Order code", r.shortOrderCode.map { "\(o) (short \($0))" } ?? o)
+    } else {
+        row("Short order code", r.shortOrderCode)
+    }
+    if let n = r.installments { row("Installments", String(n)) }
+    if let d = r.transactionDate {
+        let utc = TerminalDate.format(instant: d.instant, offsetMinutes: 0)
+        row("Date", "\(d.text) (\(utc.prefix(19).replacingT()) UTC)")
+    } else {
+        row("Date", r["transactionDate"])
+    }
+    row("Terminal", r.tid)
+    row("Transaction", r.transactionId)
+    row("Your reference", r.clientTransactionId)
+    if r.action == .batch {
+        row("Batch", r.command)
+        row("Batch name", r.batchName)
+        row("Batch id", r.batchId)
+    }
+    let width = rows.map(\.0.count).max() ?? 0
+    for (label, value) in rows {
+        lines.append("  " + label + String(repeating: " ", count: width - label.count + 2) + value)
+    }
+
+    lines.append("")
+    lines.append("Fields as received (\(r.fields.count)), from \(visible(r.target)):")
+    for f in redactedForDisplay(r).fields {
+        lines.append("  \(visible(f.name))=\(visible(f.value))")
+    }
+    if !r.warnings.isEmpty {
+        lines.append("")
+        lines.append("Warnings (\(r.warnings.count)):")
+        for w in r.warnings { lines.append("  - " + visible(w.description)) }
+    }
+    return lines.joined(separator: "\n")
+}
+
+/// The answer as JSON for scripts: every field under its protocol name, then what till derived
+/// (`CallbackResponse.json`), secrets redacted. Pretty by default; `indent: nil` for one line.
+func responseJSON(_ r: CallbackResponse, indent: Int? = 2) -> String {
+    redactedForDisplay(r).json.text(indent: indent)
+}
+
+/// The answer with secret fields (`merchantKey`, `ISV_clientSecret`, if a terminal ever echoed
+/// them) replaced by `Secrets.placeholder`.
+func redactedForDisplay(_ r: CallbackResponse) -> CallbackResponse {
+    var copy = r
+    for i in copy.fields.indices where Secrets.fieldNames.contains(copy.fields[i].name) {
+        copy.fields[i].value = Secrets.placeholder
+    }
+    return copy
+}
+
+/// Text safe to print on a terminal: control characters (a `%1B` escape sequence smuggled into a
+/// value, a line break) are shown as `\u{1B}` instead of acting.
+func visible(_ s: String) -> String {
+    var needs = false
+    for u in s.unicodeScalars where isControl(u) { needs = true; break }
+    if !needs { return s }
+    var out = ""
+    for u in s.unicodeScalars {
+        if isControl(u) { out += "\\u{" + String(u.value, radix: 16, uppercase: true) + "}" }
+        else { out.unicodeScalars.append(u) }
+    }
+    return out
+}
+
+private func isControl(_ u: Unicode.Scalar) -> Bool {
+    u.value < 0x20 || (0x7F...0x9F).contains(u.value) || u.value == 0x2028 || u.value == 0x2029
+        || (0x202A...0x202E).contains(u.value) || (0x2066...0x2069).contains(u.value)
+}
+
+private extension Substring {
+    func replacingT() -> String { String(map { $0 == "T" ? " " : $0 }) }
+}
