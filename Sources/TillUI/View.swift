@@ -409,7 +409,8 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
             if let amount { row("Total", Format.money(amount + tip, s.currency), role: .amount) }
         }
     }
-    row("Card", Format.card(resp))
+    row("Card", resp?.cardType)
+    row("Number", resp?.accountNumber)
     row("Method", resp?.verificationMethod)
     row("STAN", resp?.referenceNumber)
     row("Order", resp?.orderCode)
