@@ -60,7 +60,8 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
             state.recovering = false
             if list.isEmpty {
                 if state.screen == .unresolved { state.screen = .sale }
-                setNotice(&state, "Ready. No unfinished transactions in the journal.")
+                if let w = state.startupWarnings.first { setNotice(&state, w, error: true) }
+                else { setNotice(&state, "Ready. No unfinished transactions in the journal.") }
             } else {
                 state.screen = .unresolved
                 setNotice(&state, "\(list.count) transaction\(list.count == 1 ? "" : "s") need\(list.count == 1 ? "s" : "") checking.", error: true)

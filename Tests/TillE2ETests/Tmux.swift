@@ -1,0 +1,104 @@
+import Foundation
+import Testing
+
+/// Drives the real `till` binary in a detached tmux session on a private tmux server:
+/// keys in with `send-keys`, the screen out with `capture-pane -p`. Every wait polls the screen
+/// with a deadline; nothing sleeps a fixed time.
+final class TillSession {
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The binary under test: $TILL_BIN, else the debug build (./scripts/test builds it first).
+    static var binary: String {
+        if let b = ProcessInfo.processInfo.environment["TILL_BIN"], !b.isEmpty { return b }
+        return repo.appendingPathComponent(".build/debug/till").path
+    }
+
+    let socket: String
+    let name: String
+    let dir: String
+
+    init(width: Int = 80, height: Int = 24, args: [String] = [], env: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let id = UUID().uuidString.prefix(8).lowercased()
+        socket = "till-e2e-\(getpid())-\(id)"
+        name = "till-\(id)"
+        dir = NSTemporaryDirectory() + "till-e2e-" + id
+        try FileManager.default.createDirectory(atPath: dir + "/config", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir + "/data", withIntermediateDirectories: true)
+        guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
+            throw E2EError("no till binary at \(Self.binary): run `swift build --product till` first")
+        }
+        var vars = ["XDG_CONFIG_HOME": dir + "/config", "XDG_DATA_HOME": dir + "/data", "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"]
+        for (k, v) in env { vars[k] = v }
+        let envText = vars.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.quote($0.value))" }.joined(separator: " ")
+        let argText = (["--journal", dir + "/journal.sqlite"] + args).map(Self.quote).joined(separator: " ")
+        let command = "env \(envText) \(Self.quote(Self.binary)) \(argText) 2>\(Self.quote(dir + "/stderr")); echo TILL-EXITED $?; sleep 600"
+        try tmux(["new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)", command])
+        _ = try? tmux(["set-option", "-t", name, "window-size", "manual"])
+    }
+
+    deinit {
+        _ = try? tmux(["kill-server"])
+        try? FileManager.default.removeItem(atPath: dir)
+    }
+
+    static func quote(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+    @discardableResult
+    func tmux(_ args: [String]) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["tmux", "-L", socket] + args
+        // Only commands that print need a pipe: a tmux server started by new-session would
+        // inherit it and keep it open forever.
+        let wantsOutput = args.first == "capture-pane"
+        let out = Pipe()
+        p.standardOutput = wantsOutput ? out : FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let data = wantsOutput ? out.fileHandleForReading.readDataToEndOfFile() : Data()
+        p.waitUntilExit()
+        guard p.terminationStatus == 0 else { throw E2EError("tmux \(args.first ?? "") failed with \(p.terminationStatus)") }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Sends tmux key names (`Enter`, `Escape`, `F2`, `M-2`, `C-k`).
+    func keys(_ keys: String...) throws { try tmux(["send-keys", "-t", name] + keys) }
+
+    /// Types text literally.
+    func type(_ text: String) throws { try tmux(["send-keys", "-t", name, "-l", text]) }
+
+    func screen() -> String { (try? tmux(["capture-pane", "-p", "-t", name])) ?? "" }
+
+    /// Waits until every text is on screen; records an issue with the screen when the deadline passes.
+    @discardableResult
+    func waitFor(_ texts: String..., timeout: Double = 20, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last = ""
+        while Date() < deadline {
+            last = screen()
+            if texts.allSatisfy({ last.contains($0) }) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let err = (try? String(contentsOfFile: dir + "/stderr", encoding: .utf8)) ?? ""
+        Issue.record("timed out after \(timeout) s waiting for \(texts); screen:\n\(last)\nstderr:\n\(err)", sourceLocation: sourceLocation)
+        return false
+    }
+
+    func resize(width: Int, height: Int) throws { try tmux(["resize-window", "-t", name, "-x", "\(width)", "-y", "\(height)"]) }
+
+    /// The value after a label in the result pane, e.g. `STAN     000002`.
+    func value(after label: String) -> String? {
+        for line in screen().split(separator: "\n") {
+            guard let r = line.range(of: label + " ") else { continue }
+            let rest = line[r.upperBound...].trimmingCharacters(in: .whitespaces)
+            return rest.split(separator: " ").first.map(String.init)
+        }
+        return nil
+    }
+}
+
+struct E2EError: Error, CustomStringConvertible {
+    var description: String
+    init(_ d: String) { description = d }
+}
