@@ -38,6 +38,7 @@ final class TillSession {
 
     deinit {
         _ = try? tmux(["kill-server"])
+        Thread.sleep(forTimeInterval: 0.1)
         try? FileManager.default.removeItem(atPath: dir)
     }
 
@@ -45,21 +46,23 @@ final class TillSession {
 
     @discardableResult
     func tmux(_ args: [String]) throws -> String {
+        // Output goes through a file, never a pipe: a tmux server started by new-session would
+        // inherit a pipe and keep it open forever.
+        let outPath = dir + "/tmux-out-\(UUID().uuidString)"
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: outPath) }
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
         let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["tmux", "-L", socket] + args
-        // Only commands that print need a pipe: a tmux server started by new-session would
-        // inherit it and keep it open forever.
-        let wantsOutput = args.first == "capture-pane"
-        let out = Pipe()
-        p.standardOutput = wantsOutput ? out : FileHandle.nullDevice
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
+        p.arguments = ["-L", socket] + args
+        p.standardOutput = out
         p.standardError = FileHandle.nullDevice
         p.standardInput = FileHandle.nullDevice
         try p.run()
-        let data = wantsOutput ? out.fileHandleForReading.readDataToEndOfFile() : Data()
         p.waitUntilExit()
+        try? out.close()
         guard p.terminationStatus == 0 else { throw E2EError("tmux \(args.first ?? "") failed with \(p.terminationStatus)") }
-        return String(decoding: data, as: UTF8.self)
+        return (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
     }
 
     /// Sends tmux key names (`Enter`, `Escape`, `F2`, `M-2`, `C-k`).
