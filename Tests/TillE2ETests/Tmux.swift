@@ -51,18 +51,26 @@ final class TillSession {
         let outPath = dir + "/tmux-out-\(UUID().uuidString)"
         FileManager.default.createFile(atPath: outPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: outPath) }
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
-        p.arguments = ["-L", socket] + args
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        p.standardInput = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        try? out.close()
-        guard p.terminationStatus == 0 else { throw E2EError("tmux \(args.first ?? "") failed with \(p.terminationStatus)") }
+        let status = Self.spawn(["/usr/bin/tmux", "-L", socket] + args, stdout: outPath)
+        guard status == 0 else { throw E2EError("tmux \(args.first ?? "") failed with \(status)") }
         return (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+    }
+
+    /// posix_spawn + waitpid: Foundation's Process can miss the exit of a child inside the test runner.
+    static func spawn(_ argv: [String], stdout: String) -> Int32 {
+        var fa = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&fa)
+        defer { posix_spawn_file_actions_destroy(&fa) }
+        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&fa, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)
+        var pid: pid_t = 0
+        let cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { cargs.forEach { free($0) } }
+        guard posix_spawn(&pid, argv[0], &fa, nil, cargs, environ) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        return (status >> 8) & 0xFF
     }
 
     /// Sends tmux key names (`Enter`, `Escape`, `F2`, `M-2`, `C-k`).
