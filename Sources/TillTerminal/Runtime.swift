@@ -42,7 +42,13 @@ public final class Runtime: Sendable {
         return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
     }
 
-    static func localOffsetMinutes() -> Int { TimeZone.current.secondsFromGMT() / 60 }
+    static func localOffsetMinutes() -> Int {
+        // libc, not Foundation's TimeZone: that would load the ICU time-zone data (megabytes) for one number.
+        var t = time(nil)
+        var parts = tm()
+        localtime_r(&t, &parts)
+        return Int(parts.tm_gmtoff) / 60
+    }
 
     /// Runs until the cashier quits.
     public func run() async {

@@ -164,7 +164,11 @@ public enum Connection: Sendable, Hashable {
 }
 
 public struct JournalView: Sendable, Hashable {
-    public var entries: [JournalEntry] = []
+    public var entries: [JournalEntry] = [] {
+        didSet { searchTexts = entries.map(Format.searchText) }
+    }
+    /// What the filter matches, per entry, built once when the entries arrive.
+    public private(set) var searchTexts: [String] = []
     public var selected: Int = 0
     public var top: Int = 0
     public var allBatches: Bool = false
@@ -219,7 +223,9 @@ public struct AppState: Sendable, Hashable {
     public var visibleJournal: [JournalEntry] {
         let f = (forms[.journal]?["filter"] ?? "").trimmingWhitespace().lowercased()
         if f.isEmpty { return journal.entries }
-        return journal.entries.filter { Format.searchText($0).contains(f) }
+        var out: [JournalEntry] = []
+        for (i, t) in journal.searchTexts.enumerated() where t.contains(f) { out.append(journal.entries[i]) }
+        return out
     }
 }
 
