@@ -53,6 +53,9 @@ public actor TillController: TillService {
     public nonisolated let timeoutMs: Int64
     /// How long `abort()` waits for the abort's own answer before it reports `noAnswer`.
     public nonisolated let abortWaitMs: Int64
+    /// How long start-up recovery waits for each `transactionDetails` answer (at most the timeout); once the terminal
+    /// does not answer one, recovery stops asking and flags the rest.
+    public nonisolated let recoveryTimeoutMs: Int64 = 15_000
     let transport: any Transport
     let hub = EventHub()
 
@@ -143,7 +146,7 @@ public actor TillController: TillService {
     /// A new client transaction id: a lower-case UUID (36 characters, within the protocol's 64).
     public static func newClientTransactionId() -> String { UUID().uuidString.lowercased() }
 
-    func perform(_ request: Request, hooks: Bool) async -> ActionOutcome {
+    func perform(_ request: Request, hooks: Bool, timeoutMs: Int64? = nil) async -> ActionOutcome {
         if let c = current { return .busy(c.inFlight) }
         if case .abort = request {
             return .invalid([ValidationError(field: "action", message: "Use abort() to abort what is in flight.")])
@@ -162,7 +165,7 @@ public actor TillController: TillService {
         }
         CrashHook.hit("journaled", armed: hooks)
         let now = WallClock.nowMs()
-        current = Flight(inFlight: InFlight(entry: entry, startedAtMs: now, deadlineMs: now + timeoutMs), hooks: hooks)
+        current = Flight(inFlight: InFlight(entry: entry, startedAtMs: now, deadlineMs: now + (timeoutMs ?? self.timeoutMs)), hooks: hooks)
         hub.emit(.inFlight(current!.inFlight))
         do {
             try await transport.send(id: requestId, url: terminalRequest.url)
@@ -188,6 +191,7 @@ public actor TillController: TillService {
             try? journal.markSent(entry.id)
             current?.inFlight.entry.state = .sent
             CrashHook.hit("sent", armed: hooks)
+            if let i = current?.inFlight { hub.emit(.inFlight(i)) }
             let deadline = current!.inFlight.deadlineMs
             current?.timer = Task { [weak self] in
                 let ms = max(0, deadline - WallClock.nowMs())
@@ -251,8 +255,16 @@ public actor TillController: TillService {
         try? journal.setState(f.inFlight.entry.id, .unknown, note: note)
         var e = f.inFlight.entry
         e.state = .unknown; e.note = note
-        await transport.gaveUp(on: requestId)
+        let withdrawn = await transport.gaveUp(on: requestId)
         guard current?.inFlight.entry.requestId == requestId, current?.result == nil else { return }
+        if withdrawn {
+            let why = "Never sent: the terminal did not take the request within \(seconds) s, so till withdrew it."
+            try? journal.setState(e.id, .resolved, note: why)
+            e.state = .resolved; e.note = why
+            hub.emit(.transportProblem(why))
+            finish(.transportError(e, why))
+            return
+        }
         finish(.unknown(e))
     }
 
@@ -397,6 +409,12 @@ public actor TillController: TillService {
         }
         let hooks = current?.hooks ?? false
         CrashHook.hit("received", armed: hooks)
+        // A file name (or tag) counts only when it names a request of till's; otherwise match by content.
+        var a = a
+        if let h = a.requestIdHint, h != current?.inFlight.entry.requestId, h != current?.abort?.entry.requestId,
+           ((try? journal.entry(requestId: h)) ?? nil) == nil {
+            a.requestIdHint = nil
+        }
 
         // The abort's own answer.
         if let f = current, f.result == nil, let ab = f.abort,
@@ -492,6 +510,7 @@ public actor TillController: TillService {
 
     public func recover() async -> [JournalEntry] {
         guard current == nil else { return await unresolved() }
+        var reachable = true
         for e in (try? journal.unresolved()) ?? [] {
             guard let fresh = try? journal.entry(id: e.id), fresh.state.needsAttention else { continue }
             switch fresh.action {
@@ -500,7 +519,19 @@ public actor TillController: TillService {
                 continue
             case .sale, .preAuth:
                 guard let ctid = fresh.clientTransactionId else { break }
-                let outcome = await perform(.transactionDetails(DetailsRequest(clientTransactionId: ctid)), hooks: false)
+                guard reachable else {
+                    try? journal.setState(fresh.id, fresh.state == .pending ? .unknown : fresh.state == .sent ? .unknown : fresh.state,
+                                          note: "Outcome unknown: the terminal did not answer at start-up. Check the terminal.")
+                    continue
+                }
+                let outcome = await perform(.transactionDetails(DetailsRequest(clientTransactionId: ctid)), hooks: false,
+                                            timeoutMs: min(timeoutMs, recoveryTimeoutMs))
+                if case .answered = outcome {} else {
+                    reachable = false
+                    if let d = outcome.journalEntry, d.state.needsAttention {
+                        try? journal.setState(d.id, .resolved, note: "A recovery query that got no answer; nothing to settle.")
+                    }
+                }
                 guard let now = try? journal.entry(id: fresh.id), now.state.needsAttention else { continue }
                 if case .answered(let d) = outcome, let r = d.response {
                     if TillController.isNotFound(r) {
@@ -569,6 +600,18 @@ public actor TillController: TillService {
     public func totals(batchId: String? = nil) async -> BatchTotals {
         let id = batchId ?? ((try? journal.batch())?.id)
         return (try? journal.totals(batchId: id)) ?? BatchTotals()
+    }
+}
+
+extension ActionOutcome {
+    /// The journal entry the outcome is about, when there is one.
+    public var journalEntry: JournalEntry? {
+        switch self {
+        case .answered(let e), .unknown(let e): return e
+        case .transportError(let e, _): return e
+        case .busy(let f): return f.entry
+        case .invalid: return nil
+        }
     }
 }
 

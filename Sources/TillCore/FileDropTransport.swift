@@ -154,7 +154,13 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
         _ = state.withLock { $0.delivered.remove(name) }
     }
 
-    public func gaveUp(on id: String) async {}
+    /// Withdraws `requests/<id>.url` if the peer has not taken it: then it certainly never saw the request.
+    public func gaveUp(on id: String) async -> Bool {
+        let path = requestsDir + "/" + id + ".url"
+        guard unlink(path) == 0 else { return false }
+        AtomicFile.syncDirectory(requestsDir)
+        return true
+    }
 
     public func stop() async {
         let wasRunning = state.withLock { s -> Bool in

@@ -230,6 +230,11 @@ public final class Journal: Sendable {
                                  response.clientTransactionId, id])
             if response.action == .batch, response.isApproved, state == .approved {
                 try Journal.insertBatchEvent(db, entryId: id, response: response, nowMs: nowMs)
+                if response.command?.lowercased() == "open" {
+                    // The entry that opened a batch belongs to it.
+                    try db.execute(sql: "UPDATE entry SET batchId = ?, batchName = ? WHERE id = ?",
+                                   arguments: [response.batchId, response.batchName, id])
+                }
             }
         }
     }
@@ -402,6 +407,19 @@ public final class Journal: Sendable {
         let info = BatchInfo(id: e.batchId, name: e.batchName, openedAtMs: e.atMs, isOpen: true)
         if let close = info.autoCloseAtMs, nowMs >= close { return BatchInfo(id: e.batchId, name: e.batchName, openedAtMs: e.atMs, isOpen: false) }
         return info
+    }
+
+    /// A PRAGMA's value as text (`journal_mode`, `synchronous`), for checks.
+    public func pragma(_ name: String) throws -> String? {
+        try pool.read { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
+    }
+
+    /// SQLite's plan for the totals query (to check that it stays on the covering index).
+    public func totalsQueryPlan() throws -> String {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN SELECT state, action, COUNT(*), SUM(amountCents), SUM(tipCents) FROM entry WHERE batchId = ? GROUP BY state, action",
+                             arguments: ["x"]).map { ($0["detail"] as String?) ?? "" }.joined(separator: " | ")
+        }
     }
 
     public func count() throws -> Int {

@@ -190,8 +190,9 @@ public final class PipeTransport: Transport, @unchecked Sendable {
     public func acknowledge(_ answer: IncomingAnswer) async {}
     public func reject(_ answer: IncomingAnswer, reason: String) async {}
 
-    public func gaveUp(on id: String) async {
+    public func gaveUp(on id: String) async -> Bool {
         killBridge(reason: "The bridge '\(command)' did not answer in time; it was stopped and starts again for the next request.")
+        return false
     }
 
     public func stop() async {

@@ -27,7 +27,7 @@ public final class SimulatorTransport: Transport, @unchecked Sendable {
 
     public func acknowledge(_ answer: IncomingAnswer) async {}
     public func reject(_ answer: IncomingAnswer, reason: String) async {}
-    public func gaveUp(on id: String) async {}
+    public func gaveUp(on id: String) async -> Bool { false }
 
     public func stop() async {
         sink.withLock { $0 = nil }

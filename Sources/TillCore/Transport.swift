@@ -54,8 +54,9 @@ public protocol Transport: AnyObject, Sendable {
     func acknowledge(_ answer: IncomingAnswer) async
     /// The answer could not be decoded (file drop: move to `rejected/` with `<name>.reason`).
     func reject(_ answer: IncomingAnswer, reason: String) async
-    /// Till gave up waiting for this request (timeout). A pipe transport restarts a bridge that hangs.
-    func gaveUp(on id: String) async
+    /// Till gave up waiting for this request (timeout). A pipe transport restarts a bridge that hangs; the file drop
+    /// withdraws a request file the peer never took. Returns true when the request certainly never reached the peer.
+    func gaveUp(on id: String) async -> Bool
     func stop() async
 }
 

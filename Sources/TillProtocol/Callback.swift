@@ -5,6 +5,9 @@ public enum CallbackStatus: Sendable, Hashable, Codable, CustomStringConvertible
     case other(String)
 
     init(_ raw: String) {
+        // The usual spellings first, without lowercasing.
+        if raw == "success" { self = .success; return }
+        if raw == "fail" { self = .fail; return }
         switch raw.lowercased() {
         case "success": self = .success
         case "fail", "failed", "failure": self = .fail
@@ -96,8 +99,8 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
 
     /// Decodes a callback URL. Never crashes; throws only when the input cannot be an answer at all.
     public static func decode(_ url: String) throws(DecodeError) -> CallbackResponse {
-        let split: QuerySplit
-        do { split = try QuerySplit.split(url) } catch {
+        let splitResult: QuerySplit
+        do { splitResult = try QuerySplit.split(url) } catch {
             switch error {
             case .empty: throw .empty
             case .tooLong: throw .tooLong(url.utf8.count)
@@ -106,32 +109,39 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
             case .controlCharacter(let p): throw .controlCharacter(position: p)
             }
         }
+        var split = splitResult
         var fields = split.fields
+        split.fields = []   // one owner: patching a value below must not copy the array
         var warnings = split.warnings
         var statusRaw: String?
         var r = CallbackResponse(target: split.target, fields: [], warnings: [], status: .fail)
         for i in fields.indices {
+            let kind = split.kinds[i]
+            switch kind {
+            case .status, .action, .message, .amount, .tipAmount, .installments, .transactionDate, .accountNumber: break
+            default: continue  // kept raw only: no need to touch the value
+            }
             let f = fields[i]
-            switch f.name {
-            case "status": statusRaw = f.value
-            case "action":
+            switch kind {
+            case .status: statusRaw = f.value
+            case .action:
                 r.rawAction = f.value
-                if let a = Action(rawValue: f.value) { r.action = a }
+                if let a = Action(exact: f.value) { r.action = a }
                 else if let a = Action(lenient: f.value) { r.action = a; warnings.append(.actionCase(f.value)) }
                 else { warnings.append(.unknownAction(f.value)) }
-            case "message":
+            case .message:
                 r.message = f.value
                 (r.messageCode, r.messageName) = parseMessage(f.value)
-            case "amount", "tipAmount":
+            case .amount, .tipAmount:
                 if f.value.isEmpty { break }
                 if let m = Money.fromCents(Substring(f.value)) {
-                    if f.name == "amount" { r.amount = m } else { r.tipAmount = m }
+                    if split.kinds[i] == .amount { r.amount = m } else { r.tipAmount = m }
                 } else { warnings.append(.badNumber(field: f.name, value: f.value)) }
-            case "installments":
+            case .installments:
                 if f.value.isEmpty { break }
                 if let n = Int(f.value), n >= 0 { r.installments = n }
                 else { warnings.append(.badNumber(field: f.name, value: f.value)) }
-            case "transactionDate":
+            case .transactionDate:
                 if f.value.isEmpty { break }
                 var spaceWasPlus = false
                 if let d = TerminalDate.parse(f.value, spaceWasPlus: &spaceWasPlus) {
@@ -142,7 +152,7 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
                         warnings.append(.spaceForPlusInDate(field: f.name))
                     }
                 } else { warnings.append(.badDate(field: f.name, value: f.value)) }
-            case "accountNumber":
+            case .accountNumber:
                 let masked = CardNumber.mask(f.value)
                 if masked != f.value { fields[i].value = masked; warnings.append(.unmaskedCardNumber) }
             default: break
@@ -155,12 +165,29 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
         return r
     }
 
-    /// Splits `(-NN) NAME` into its code and name.
+    /// Splits `(-NN) NAME` into its code and name (bytes only: the decoder's hot path).
     static func parseMessage(_ m: String) -> (Int?, String?) {
-        guard m.first == "(", let close = m.firstIndex(of: ")") else { return (nil, nil) }
-        guard let code = Int(m[m.index(after: m.startIndex)..<close].trimmingWhitespaceSub()) else { return (nil, nil) }
-        let name = String(m[m.index(after: close)...]).trimmingWhitespace()
-        return (code, name.isEmpty ? nil : name)
+        var copy = m
+        return copy.withUTF8 { b -> (Int?, String?) in
+            guard b.count >= 3, b[0] == 0x28 else { return (nil, nil) }
+            var close = 1
+            while close < b.count, b[close] != 0x29 { close += 1 }
+            guard close < b.count else { return (nil, nil) }
+            // The code: optional spaces, an optional sign, digits, optional spaces.
+            var i = 1
+            while i < close, b[i] == 0x20 || b[i] == 0x09 { i += 1 }
+            var negative = false
+            if i < close, b[i] == 0x2D || b[i] == 0x2B { negative = b[i] == 0x2D; i += 1 }
+            var code = 0, digits = 0
+            while i < close, b[i] >= 0x30, b[i] <= 0x39, digits < 9 { code = code * 10 + Int(b[i] - 0x30); digits += 1; i += 1 }
+            while i < close, b[i] == 0x20 || b[i] == 0x09 { i += 1 }
+            guard digits > 0, i == close else { return (nil, nil) }
+            var ns = close + 1, ne = b.count
+            while ns < ne, b[ns] == 0x20 || b[ns] == 0x09 { ns += 1 }
+            while ne > ns, b[ne - 1] == 0x20 || b[ne - 1] == 0x09 { ne -= 1 }
+            let name: String? = ns == ne ? nil : String(decoding: UnsafeBufferPointer(rebasing: b[ns..<ne]), as: UTF8.self)
+            return (negative ? -code : code, name)
+        }
     }
 
     /// Builds a callback URL as a terminal would: `<callback>://result?k=v&…`.
@@ -189,10 +216,11 @@ public enum AbortOutcome: String, Sendable, Hashable, Codable {
 public enum CardNumber {
     /// Masks all but the first 6 and last 4 digits; an already-masked number is returned as it is.
     public static func mask(_ value: String) -> String {
-        var digits = 0
-        var stars = 0
-        for b in value.utf8 {
-            if b >= 48 && b <= 57 { digits += 1 } else if b == 0x2A { stars += 1 }
+        var copy = value
+        let digits = copy.withUTF8 { buf -> Int in
+            var n = 0
+            for b in buf where b &- 48 < 10 { n += 1 }
+            return n
         }
         if digits <= 10 { return value }
         var all: [UInt8] = []

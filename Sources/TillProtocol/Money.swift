@@ -38,6 +38,10 @@ public struct Money: Sendable, Hashable, Comparable, Codable, CustomStringConver
     public static func parse(_ input: String) throws(MoneyError) -> Money {
         let text = input.trimmingWhitespace()
         if text.isEmpty { throw .empty }
+        // Two separators (`1,234.56`, `1.2.3`) is not an amount, whatever the digits after them.
+        var separators = 0
+        for b in text.utf8 where b == 0x2E || b == 0x2C { separators += 1 }
+        if separators > 1 { throw .notAnAmount(input) }
         var whole = 0
         var fraction = 0
         var fractionDigits = 0

@@ -38,12 +38,131 @@ public struct QueryField: Sendable, Hashable, Codable {
     public init(name: String, value: String) { self.name = name; self.value = value }
 }
 
+/// The field names the protocol defines, recognised from their bytes without building a String
+/// (the decoder's hot path), and spelled once as interned strings.
+enum KnownField: UInt8 {
+    case status, message, action, clientTransactionId, amount, tipAmount, verificationMethod, rrn, cardType,
+         accountNumber, referenceNumber, authorisationCode, tid, orderCode, shortOrderCode, installments,
+         transactionDate, transactionId, command, batchName, batchId, unknown
+
+
+    @inline(__always)
+    static func eq(_ p: UnsafeBufferPointer<UInt8>, _ s: StaticString) -> Bool {
+        let n = s.utf8CodeUnitCount
+        guard p.count == n, let base = p.baseAddress else { return false }
+        let q = s.utf8Start
+        var i = 0
+        // Eight bytes at a time, then the rest.
+        while i + 8 <= n {
+            let a = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            let b = UnsafeRawPointer(q + i).loadUnaligned(as: UInt64.self)
+            if a != b { return false }
+            i += 8
+        }
+        while i < n { if base[i] != q[i] { return false }; i += 1 }
+        return true
+    }
+
+    /// The known field these bytes name, or `.unknown`. Exact (case-sensitive), as the pages spell them.
+    /// One candidate per (length, first byte): at most one comparison.
+    @inline(__always) static func match(_ p: UnsafeBufferPointer<UInt8>) -> KnownField {
+        guard let first = p.first else { return .unknown }
+        let candidate: KnownField
+        switch (p.count, first) {
+        case (3, 0x72): candidate = .rrn
+        case (3, 0x74): candidate = .tid
+        case (6, 0x61): candidate = p.count > 1 && p[1] == 0x63 ? .action : .amount
+        case (6, 0x73): candidate = .status
+        case (7, 0x62): candidate = .batchId
+        case (7, 0x63): candidate = .command
+        case (7, 0x6D): candidate = .message
+        case (8, 0x63): candidate = .cardType
+        case (9, 0x62): candidate = .batchName
+        case (9, 0x6F): candidate = .orderCode
+        case (9, 0x74): candidate = .tipAmount
+        case (12, 0x69): candidate = .installments
+        case (13, 0x61): candidate = .accountNumber
+        case (13, 0x74): candidate = .transactionId
+        case (14, 0x73): candidate = .shortOrderCode
+        case (15, 0x72): candidate = .referenceNumber
+        case (15, 0x74): candidate = .transactionDate
+        case (17, 0x61): candidate = .authorisationCode
+        case (18, 0x76): candidate = .verificationMethod
+        case (19, 0x63): candidate = .clientTransactionId
+        default: return .unknown
+        }
+        return eq(p, candidate.staticName) ? candidate : .unknown
+    }
+
+    @inline(__always) var staticName: StaticString {
+        switch self {
+        case .status: return "status"
+        case .message: return "message"
+        case .action: return "action"
+        case .clientTransactionId: return "clientTransactionId"
+        case .amount: return "amount"
+        case .tipAmount: return "tipAmount"
+        case .verificationMethod: return "verificationMethod"
+        case .rrn: return "rrn"
+        case .cardType: return "cardType"
+        case .accountNumber: return "accountNumber"
+        case .referenceNumber: return "referenceNumber"
+        case .authorisationCode: return "authorisationCode"
+        case .tid: return "tid"
+        case .orderCode: return "orderCode"
+        case .shortOrderCode: return "shortOrderCode"
+        case .installments: return "installments"
+        case .transactionDate: return "transactionDate"
+        case .transactionId: return "transactionId"
+        case .command: return "command"
+        case .batchName: return "batchName"
+        case .batchId: return "batchId"
+        case .unknown: return ""
+        }
+    }
+
+    /// The name as a String; literals, so no allocation.
+    @inline(__always) var name: String {
+        switch self {
+        case .status: return "status"
+        case .message: return "message"
+        case .action: return "action"
+        case .clientTransactionId: return "clientTransactionId"
+        case .amount: return "amount"
+        case .tipAmount: return "tipAmount"
+        case .verificationMethod: return "verificationMethod"
+        case .rrn: return "rrn"
+        case .cardType: return "cardType"
+        case .accountNumber: return "accountNumber"
+        case .referenceNumber: return "referenceNumber"
+        case .authorisationCode: return "authorisationCode"
+        case .tid: return "tid"
+        case .orderCode: return "orderCode"
+        case .shortOrderCode: return "shortOrderCode"
+        case .installments: return "installments"
+        case .transactionDate: return "transactionDate"
+        case .transactionId: return "transactionId"
+        case .command: return "command"
+        case .batchName: return "batchName"
+        case .batchId: return "batchId"
+        case .unknown: return ""
+        }
+    }
+
+    static func match(_ s: String) -> KnownField {
+        var copy = s
+        return copy.withUTF8 { match($0) }
+    }
+}
+
 /// Splits `scheme://host/path?query` leniently. Shared by the callback decoder
 /// and the request parser.
 struct QuerySplit {
     var target: String          // everything before '?'
     var fields: [QueryField]
     var warnings: [DecodeWarning]
+    /// For each field, which known field it is (`.unknown` for the others).
+    var kinds = KindList()
 
     static let maxLength = 16_384
 
@@ -59,6 +178,13 @@ struct QuerySplit {
 
     @inline(__always) static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 }
 
+    @inline(__always) static func isControl(_ b: UInt8) -> Bool { (b < 0x20 && b != 0x09) || b == 0x7F }
+
+    /// `%20` or `%09` at `i` (an escaped space a value may start or end with).
+    @inline(__always) static func isEscapedSpace(_ v: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
+        i >= 0 && i + 2 < v.count && v[i] == 0x25 && (v[i + 1] == 0x32 && v[i + 2] == 0x30 || v[i + 1] == 0x30 && v[i + 2] == 0x39)
+    }
+
     static func split(_ all: UnsafeBufferPointer<UInt8>) throws(Failure) -> QuerySplit {
         // Trim the whole line (a trailing newline or CR from a file or pipe).
         var start = 0, end = all.count
@@ -66,29 +192,63 @@ struct QuerySplit {
         while end > start, isSpace(all[end - 1]) || all[end - 1] == 0x0A || all[end - 1] == 0x0D { end -= 1 }
         if start == end { throw .empty }
         if end - start > maxLength { throw .tooLong }
+        // The target, up to '?': one pass. The query is checked for control characters as it is split.
         var q = -1
         var sawScheme = false
         var i = start
         while i < end {
             let b = all[i]
-            if b < 0x20 && b != 0x09 || b == 0x7F { throw .controlCharacter(i - start) }
-            if q < 0 {
-                if b == 0x3F { q = i }
-                else if b == 0x3A, i + 2 < end, all[i + 1] == 0x2F, all[i + 2] == 0x2F, i > start { sawScheme = true }
-            }
+            if isControl(b) { throw .controlCharacter(i - start) }
+            if b == 0x3F { q = i; break }
+            if b == 0x3A, i + 2 < end, all[i + 1] == 0x2F, all[i + 2] == 0x2F, i > start { sawScheme = true }
             i += 1
         }
-        if !sawScheme { throw .noScheme }
+        if !sawScheme {
+            // A control character anywhere is reported before a missing scheme.
+            while i < end { if isControl(all[i]) { throw .controlCharacter(i - start) }; i += 1 }
+            throw .noScheme
+        }
         if q < 0 { throw .noQuery }
-        let target = String(decoding: UnsafeBufferPointer(rebasing: all[start..<q]), as: UTF8.self)
+        let targetBytes = UnsafeBufferPointer(rebasing: all[start..<q])
+        // The pages' two callback targets come back on nearly every answer: spelled once, not allocated each time.
+        let target = KnownField.eq(targetBytes, "interapp-callback://result") ? "interapp-callback://result"
+            : KnownField.eq(targetBytes, "mycallbackscheme://result") ? "mycallbackscheme://result"
+            : String(decoding: targetBytes, as: UTF8.self)
         var fields: [QueryField] = []
-        fields.reserveCapacity(20)
+        fields.reserveCapacity(24)
+        var kinds = KindList()
         var warnings: [DecodeWarning] = []
+        var seenKnown: UInt32 = 0          // known fields already taken (duplicates keep the first)
+        var unknownIndices: [Int] = []      // where the unknown names are, to find their duplicates
+        guard let base = all.baseAddress else { throw .empty }
         var p = q + 1
         while p <= end {
+            // One parameter, all[p..<e], in one pass: its '=', whether name or value hold '%' or spaces.
             var e = p
-            while e < end, all[e] != 0x26 { e += 1 }
-            // One parameter: all[p..<e]
+            var eq = -1
+            var namePercent = false, valuePercent = false, valueSpace = false
+            // Eight bytes at a time: jump straight to the next byte that can matter (below '\'', '=' or DEL);
+            // letters, digits, '.', '-', ':', '*' are skipped in bulk. The lowest flagged lane is exact.
+            scan: while e < end {
+                if e + 8 <= end {
+                    let w = UnsafeRawPointer(base + e).loadUnaligned(as: UInt64.self)
+                    let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+                    let eqs = w ^ (ones &* 0x3D), dels = w ^ (ones &* 0x7F)
+                    let flags = ((w &- ones &* 0x27) & ~w & highs) | ((eqs &- ones) & ~eqs & highs) | ((dels &- ones) & ~dels & highs)
+                    if flags == 0 { e += 8; continue scan }
+                    e += flags.trailingZeroBitCount >> 3
+                }
+                let b = all[e]
+                if b == 0x26 { break scan }
+                if b <= 0x25 {
+                    if b == 0x25 { if eq < 0 { namePercent = true } else { valuePercent = true } }
+                    else if b == 0x20 || b == 0x09 { if eq >= 0 { valueSpace = true } }
+                    else if b < 0x20 { throw .controlCharacter(e - start) }
+                } else if b == 0x3D {
+                    if eq < 0 { eq = e }
+                } else if b == 0x7F { throw .controlCharacter(e - start) }
+                e += 1
+            }
             var ns = p, ne = e
             var trimmed = false
             while ns < ne, isSpace(all[ns]) { ns += 1; trimmed = true }
@@ -98,35 +258,94 @@ struct QuerySplit {
                 p = e + 1
                 continue
             }
-            var eq = ns
-            while eq < ne, all[eq] != 0x3D { eq += 1 }
-            var kEnd = eq
+            let nameEnd = eq < 0 ? ne : eq
+            var kEnd = nameEnd
             while kEnd > ns, isSpace(all[kEnd - 1]) { kEnd -= 1; trimmed = true }
             var bad = false
-            let name = QueryCodec.decode(UnsafeBufferPointer(rebasing: all[ns..<kEnd]), badEscape: &bad)
+            let nameBytes = UnsafeBufferPointer(rebasing: all[ns..<kEnd])
+            let kind: KnownField
+            let name: String
+            if namePercent {
+                name = QueryCodec.decode(nameBytes, badEscape: &bad)
+                kind = KnownField.match(name)
+            } else {
+                kind = KnownField.match(nameBytes)
+                name = kind == .unknown ? String(decoding: nameBytes, as: UTF8.self) : kind.name
+            }
             var value = ""
-            if eq < ne {
+            if eq >= 0 {
                 var vs = eq + 1
                 while vs < ne, isSpace(all[vs]) { vs += 1; trimmed = true }
                 let vbuf = UnsafeBufferPointer(rebasing: all[vs..<ne])
-                for b in vbuf where isSpace(b) { warnings.append(.unescapedSpace(field: name)); break }
-                value = QueryCodec.decode(vbuf, badEscape: &bad)
-                // An escaped space at either end (%20) is trimmed too.
-                if value.first == " " || value.last == " " {
-                    value = value.trimmingWhitespace(); trimmed = true
+                if valueSpace { for b in vbuf where isSpace(b) { warnings.append(.unescapedSpace(field: name)); break } }
+                if valuePercent {
+                    value = QueryCodec.decode(vbuf, badEscape: &bad)
+                    // An escaped space at either end (%20) is trimmed too.
+                    if isEscapedSpace(vbuf, at: 0) || isEscapedSpace(vbuf, at: vbuf.count - 3) {
+                        value = value.trimmingWhitespace(); trimmed = true
+                    }
+                } else {
+                    value = String(decoding: vbuf, as: UTF8.self)
                 }
             } else {
                 warnings.append(.parameterWithoutValue(field: name))
             }
             if trimmed { warnings.append(.strayWhitespace(field: name)) }
             if bad { warnings.append(.badEscape(field: name)) }
-            if fields.contains(where: { $0.name == name }) {
+            var duplicate = false
+            if kind != .unknown {
+                let bit = UInt32(1) << UInt32(kind.rawValue)
+                duplicate = seenKnown & bit != 0
+                seenKnown |= bit
+            } else {
+                duplicate = unknownIndices.contains { fields[$0].name == name }
+                if !duplicate { unknownIndices.append(fields.count) }
+            }
+            if duplicate {
                 warnings.append(.duplicateField(field: name))
             } else {
                 fields.append(QueryField(name: name, value: value))
+                kinds.append(kind)
             }
             p = e + 1
         }
-        return QuerySplit(target: target, fields: fields, warnings: warnings)
+        return QuerySplit(target: target, fields: fields, warnings: warnings, kinds: kinds)
+    }
+}
+
+/// Which known field each field is, for up to 32 fields without allocating; more spill to an array.
+struct KindList {
+    private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    private var overflow: [KnownField] = []
+    private(set) var count = 0
+
+    @inline(__always) mutating func append(_ k: KnownField) {
+        if count < 32 {
+            let shift = UInt64((count % 8) * 8)
+            let v = UInt64(k.rawValue) << shift
+            switch count / 8 {
+            case 0: words.0 |= v
+            case 1: words.1 |= v
+            case 2: words.2 |= v
+            default: words.3 |= v
+            }
+        } else {
+            overflow.append(k)
+        }
+        count += 1
+    }
+
+    @inline(__always) subscript(_ i: Int) -> KnownField {
+        if i >= 32 { return overflow[i - 32] }
+        let w: UInt64
+        switch i / 8 {
+        case 0: w = words.0
+        case 1: w = words.1
+        case 2: w = words.2
+        default: w = words.3
+        }
+        let raw = UInt8(truncatingIfNeeded: w >> UInt64((i % 8) * 8))
+        // Only `append` writes here, always a valid raw value (KnownField is a UInt8 enum).
+        return raw <= KnownField.unknown.rawValue ? unsafeBitCast(raw, to: KnownField.self) : .unknown
     }
 }

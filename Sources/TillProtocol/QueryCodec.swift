@@ -54,20 +54,25 @@ public enum QueryCodec {
         var hasPercent = false
         for b in bytes where b == 0x25 { hasPercent = true; break }
         if !hasPercent { return String(decoding: bytes, as: UTF8.self) }
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count)
-        var i = 0
-        while i < bytes.count {
-            let b = bytes[i]
-            if b == 0x25, i + 2 < bytes.count + 0, i + 2 <= bytes.count - 1,
-               let h = hexValue(bytes[i + 1]), let l = hexValue(bytes[i + 2]) {
-                out.append(h << 4 | l); i += 3
-            } else {
-                if b == 0x25 { badEscape = true }
-                out.append(b); i += 1
+        // Decoded straight into the string's own storage: never longer than the input.
+        var bad = false
+        let s = String(unsafeUninitializedCapacity: bytes.count) { out -> Int in
+            var i = 0, n = 0
+            let count = bytes.count
+            while i < count {
+                let b = bytes[i]
+                if b == 0x25, i + 2 < count, let h = hexValue(bytes[i + 1]), let l = hexValue(bytes[i + 2]) {
+                    out[n] = h << 4 | l; i += 3
+                } else {
+                    if b == 0x25 { bad = true }
+                    out[n] = b; i += 1
+                }
+                n += 1
             }
+            return n
         }
-        return String(decoding: out, as: UTF8.self)
+        if bad { badEscape = true }
+        return s
     }
 
     /// Decodes a value given as a String (convenience for non-hot paths).

@@ -8,6 +8,24 @@ public enum Action: String, CaseIterable, Sendable, Codable, Hashable {
     case capturePreAuth = "capture_pre_auth"
     case transactionDetails
 
+    /// Reads an action name exactly as the pages spell it, without building strings (the decoder's hot path).
+    public init?(exact text: String) {
+        var copy = text
+        let a: Action? = copy.withUTF8 { p in
+            switch p.count {
+            case 4: return KnownField.eq(p, "sale") ? .sale : nil
+            case 5: return KnownField.eq(p, "abort") ? .abort : KnownField.eq(p, "batch") ? .batch : nil
+            case 6: return KnownField.eq(p, "cancel") ? .cancel : nil
+            case 8: return KnownField.eq(p, "pre_auth") ? .preAuth : nil
+            case 16: return KnownField.eq(p, "capture_pre_auth") ? .capturePreAuth : nil
+            case 18: return KnownField.eq(p, "transactionDetails") ? .transactionDetails : nil
+            default: return nil
+            }
+        }
+        guard let a else { return nil }
+        self = a
+    }
+
     /// Reads an action name leniently: terminals send `ABORT` in upper case.
     public init?(lenient text: String) {
         if let a = Action(rawValue: text) { self = a; return }

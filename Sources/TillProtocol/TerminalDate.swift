@@ -19,7 +19,14 @@ public struct TerminalDate: Sendable, Hashable, Codable, Comparable {
     /// Parses a date; `spaceWasPlus` is set when the offset sign was a space
     /// (a `+` that some URL decoder turned into a space).
     public static func parse(_ input: String, spaceWasPlus: inout Bool) -> TerminalDate? {
-        let b = Array(input.utf8)
+        var copy = input
+        var sawSpace = false
+        let d = copy.withUTF8 { parse(bytes: $0, input: input, spaceWasPlus: &sawSpace) }
+        if sawSpace { spaceWasPlus = true }
+        return d
+    }
+
+    static func parse(bytes b: UnsafeBufferPointer<UInt8>, input: String, spaceWasPlus: inout Bool) -> TerminalDate? {
         var i = 0
         func digits(_ n: Int) -> Int? {
             guard i + n <= b.count else { return nil }
@@ -67,7 +74,7 @@ public struct TerminalDate: Sendable, Hashable, Codable, Comparable {
             guard let om = digits(2), oh < 24, om < 60 else { return nil }
             offset = sign * (oh * 60 + om)
             if b[signIndex] == 0x20 {
-                var fixed = b; fixed[signIndex] = 0x2B
+                var fixed = Array(b); fixed[signIndex] = 0x2B
                 text = String(decoding: fixed, as: UTF8.self)
             }
         default: return nil

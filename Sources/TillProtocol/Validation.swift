@@ -33,13 +33,12 @@ extension TerminalRequest {
         func text(_ field: String, _ value: String?, label: String, required: Bool = false, max: Int = Limits.maxTextLength) {
             guard let value else { if required { fail(field, "\(label) is missing.") }; return }
             if value.trimmingWhitespace().isEmpty { fail(field, "\(label) is empty."); return }
-            // The terminal's decoder (and till's) trims values: a space at either end would be lost.
-            if value.unicodeScalars.first.map(isBlank) == true || value.unicodeScalars.last.map(isBlank) == true {
-                fail(field, "\(label) starts or ends with a space.")
-            }
             if value.utf8.count > max { fail(field, "\(label) is longer than \(max) characters.") }
             if value.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
                 fail(field, "\(label) contains a control character (a line break?).")
+            } else if value.unicodeScalars.first.map(isBlank) == true || value.unicodeScalars.last.map(isBlank) == true {
+                // The terminal's decoder (and till's) trims values: a space at either end would be lost.
+                fail(field, "\(label) starts or ends with a space.")
             }
         }
         func amount(_ field: String, _ m: Money?, label: String, required: Bool) {

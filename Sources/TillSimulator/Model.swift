@@ -184,16 +184,63 @@ public struct SimulatorState: Sendable, Hashable, Codable {
     /// Every transaction, oldest first.
     public var transactions: [SimTransaction]
     public var pending: PendingTransaction?
+    /// The instant (100-ns ticks) of the latest transaction: transaction dates never go back.
+    public var lastInstant: Int64?
 
-    // Lookup indices into `transactions` (latest wins).
-    var byStan: [String: Int]
-    var byOrderCode: [String: Int]
-    var byShortOrderCode: [String: Int]
+    // Lookup indices into `transactions` (latest wins); derived, so not saved but rebuilt on load.
+    var byStan: [Int: Int]
+    var byShortOrderCode: [Int: Int]
+    /// How many transactions `byStan` and `byShortOrderCode` cover.
+    var indexed: Int
     var byClientTransactionId: [String: Int]
 
     public init() {
         rng = nil; nextStan = 1; batchCount = 0; orderCount = 0; activeBatch = nil; closedBatches = []
-        transactions = []; pending = nil; byStan = [:]; byOrderCode = [:]; byShortOrderCode = [:]; byClientTransactionId = [:]
+        transactions = []; pending = nil; lastInstant = nil
+        byStan = [:]; byShortOrderCode = [:]; indexed = 0; byClientTransactionId = [:]
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case rng, nextStan, batchCount, orderCount, activeBatch, closedBatches, transactions, pending, lastInstant
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init()
+        rng = try c.decodeIfPresent(UInt64.self, forKey: .rng)
+        nextStan = try c.decode(Int.self, forKey: .nextStan)
+        batchCount = try c.decode(Int.self, forKey: .batchCount)
+        orderCount = try c.decode(Int.self, forKey: .orderCount)
+        activeBatch = try c.decodeIfPresent(SimBatch.self, forKey: .activeBatch)
+        closedBatches = try c.decode([SimBatch].self, forKey: .closedBatches)
+        pending = try c.decodeIfPresent(PendingTransaction.self, forKey: .pending)
+        lastInstant = try c.decodeIfPresent(Int64.self, forKey: .lastInstant)
+        for t in try c.decode([SimTransaction].self, forKey: .transactions) { append(t) }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeIfPresent(rng, forKey: .rng)
+        try c.encode(nextStan, forKey: .nextStan)
+        try c.encode(batchCount, forKey: .batchCount)
+        try c.encode(orderCount, forKey: .orderCount)
+        try c.encodeIfPresent(activeBatch, forKey: .activeBatch)
+        try c.encode(closedBatches, forKey: .closedBatches)
+        try c.encode(transactions, forKey: .transactions)
+        try c.encodeIfPresent(pending, forKey: .pending)
+        try c.encodeIfPresent(lastInstant, forKey: .lastInstant)
+    }
+
+    /// Equal when what the terminal keeps is equal (the lookup indices are derived and left out).
+    public static func == (a: SimulatorState, b: SimulatorState) -> Bool {
+        a.rng == b.rng && a.nextStan == b.nextStan && a.batchCount == b.batchCount && a.orderCount == b.orderCount
+            && a.activeBatch == b.activeBatch && a.closedBatches == b.closedBatches && a.pending == b.pending
+            && a.lastInstant == b.lastInstant && a.transactions == b.transactions
+    }
+
+    public func hash(into h: inout Hasher) {
+        h.combine(rng); h.combine(nextStan); h.combine(batchCount); h.combine(orderCount); h.combine(activeBatch)
+        h.combine(closedBatches); h.combine(pending); h.combine(lastInstant); h.combine(transactions)
     }
 
     /// The latest transaction with this client transaction id.
@@ -201,12 +248,50 @@ public struct SimulatorState: Sendable, Hashable, Codable {
         byClientTransactionId[id].map { transactions[$0] }
     }
 
+    /// The latest transaction with this STAN.
+    mutating func index(stan: String) -> Int? {
+        catchUpIndices()
+        return SimulatorState.number(stan, digits: 6).flatMap { byStan[$0] }
+    }
+
+    /// The transaction with this short order code (its order code's first 10 digits).
+    mutating func index(shortOrderCode: String) -> Int? {
+        catchUpIndices()
+        return SimulatorState.number(shortOrderCode, digits: 10).flatMap { byShortOrderCode[$0] }
+    }
+
+    /// The STAN and order code indices are brought up to date when a lookup needs them
+    /// (sales far outnumber refunds and captures).
+    private mutating func catchUpIndices() {
+        while indexed < transactions.count {
+            let t = transactions[indexed]
+            if let stan = SimulatorState.number(t.referenceNumber, digits: 6) { byStan[stan] = indexed }
+            if let short = SimulatorState.number(t.shortOrderCode, digits: 10) { byShortOrderCode[short] = indexed }
+            indexed += 1
+        }
+    }
+
+    /// The transaction with this order code.
+    mutating func index(orderCode: String) -> Int? {
+        guard orderCode.utf8.count > 10, let i = index(shortOrderCode: String(orderCode.prefix(10))),
+              transactions[i].orderCode == orderCode else { return nil }
+        return i
+    }
+
+    /// The value of a string of exactly `digits` decimal digits.
+    static func number(_ s: String, digits: Int) -> Int? {
+        guard s.utf8.count == digits else { return nil }
+        var v = 0
+        for b in s.utf8 {
+            guard b >= 48 && b <= 57 else { return nil }
+            v = v * 10 + Int(b - 48)
+        }
+        return v
+    }
+
     mutating func append(_ t: SimTransaction) {
         let i = transactions.count
         transactions.append(t)
-        if !t.referenceNumber.isEmpty { byStan[t.referenceNumber] = i }
-        byOrderCode[t.orderCode] = i
-        byShortOrderCode[t.shortOrderCode] = i
         if let c = t.clientTransactionId, t.kind == .sale || t.kind == .preAuth { byClientTransactionId[c] = i }
     }
 }

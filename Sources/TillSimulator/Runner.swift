@@ -70,6 +70,10 @@ public final class SimulatorRunner: @unchecked Sendable {
         guard running else { condition.unlock(); return }
         stopping = true
         condition.broadcast()
+        if Thread.current === thread {       // called from a callback: the loop ends once it returns
+            condition.unlock()
+            return
+        }
         while !finished { condition.wait() }
         running = false
         thread = nil
@@ -109,7 +113,7 @@ public final class SimulatorRunner: @unchecked Sendable {
             var changed = false
             let now = SimulatorRunner.nowMs()
             let due = simulator.advanceTagged(toMs: now)
-            if !due.isEmpty || simulator.state != stateAfterLastSave { changed = true }
+            if simulator.changes != changesAtLastSave { changed = true }
             outputs += due
             while !queue.isEmpty {
                 let (url, tag) = queue.removeFirst()
@@ -118,10 +122,8 @@ public final class SimulatorRunner: @unchecked Sendable {
             }
             if changed, let path = statePath {
                 do { try simulator.save(to: path); lastError = nil } catch { lastError = error }
-                stateAfterLastSave = simulator.state
-            } else if changed {
-                stateAfterLastSave = simulator.state
             }
+            changesAtLastSave = simulator.changes
             if !outputs.isEmpty, let deliver = onAnswer {
                 busy = true
                 condition.unlock()
@@ -141,9 +143,11 @@ public final class SimulatorRunner: @unchecked Sendable {
             }
         }
         finished = true
+        running = false
+        thread = nil
         condition.broadcast()
         condition.unlock()
     }
 
-    private var stateAfterLastSave: SimulatorState?
+    private var changesAtLastSave = 0
 }

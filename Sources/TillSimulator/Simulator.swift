@@ -6,6 +6,9 @@ import TillIO
 public final class TerminalSimulator {
     public let config: SimulatorConfig
     public private(set) var state: SimulatorState
+    /// Counts the calls that may have changed the state (every request, every stage change or auto-close):
+    /// equal counts mean an unchanged state.
+    public private(set) var changes: Int = 0
     private var rng: SplitMix64
 
     /// A batch closes itself this long after it was opened.
@@ -37,6 +40,7 @@ public final class TerminalSimulator {
         var out: [SimulatorOutput] = []
         runDue(nowMs, &out)
         handle(requestURL, tag: tag, now: nowMs, &out)
+        changes &+= 1
         runDue(nowMs, &out)
         state.rng = rng.state
         return out
@@ -77,10 +81,12 @@ public final class TerminalSimulator {
             let stepAt = state.pending?.nextMs
             if let c = closeAt, c <= now, stepAt == nil || c <= stepAt! {
                 closeActive(at: c, by: .autoClose)
+                changes &+= 1
                 continue
             }
             if let s = stepAt, s <= now {
                 step(at: s, &out)
+                changes &+= 1
                 continue
             }
             return
@@ -126,7 +132,7 @@ public final class TerminalSimulator {
         let callback = request.caller.callback
         guard TerminalSimulator.isAddressable(callback) else { return }
         func send(_ fields: [(String, String)]) {
-            out.append(SimulatorOutput(url: CallbackResponse.url(callback: callback, fields: fields), tag: tag))
+            out.append(SimulatorOutput(url: TerminalSimulator.callbackURL(callback: callback, fields: fields), tag: tag))
         }
         let errors = request.validationErrors()
         if let first = errors.first {
@@ -156,12 +162,34 @@ public final class TerminalSimulator {
         }
     }
 
+    /// The text `CallbackResponse.url(callback:fields:)` gives, built in one buffer (`CallbackURLBuilder`;
+    /// every test checks the simulator's answers against `CallbackResponse.url`, byte for byte).
+    static func callbackURL(callback: String, fields: [(String, String)]) -> String {
+        var u = CallbackURLBuilder(callback: callback)
+        for (k, v) in fields { u.add(k, v) }
+        return u.url
+    }
+
+    /// Whether the text holds `://`.
+    static func hasSchemeSeparator(_ text: String) -> Bool {
+        var state = 0
+        for b in text.utf8 {
+            switch (state, b) {
+            case (_, 0x3A): state = 1
+            case (1, 0x2F): state = 2
+            case (2, 0x2F): return true
+            default: state = 0
+            }
+        }
+        return false
+    }
+
     /// A callback this simulator can answer to: a scheme (`interapp-callback`) or a full
     /// `scheme://host/path` with nothing that would break the answer's query.
     static func isAddressable(_ callback: String) -> Bool {
         let u = Array(callback.utf8)
         guard let first = u.first, (first >= 0x41 && first <= 0x5A) || (first >= 0x61 && first <= 0x7A) else { return false }
-        let hasSlashes = callback.contains("://")
+        let hasSlashes = hasSchemeSeparator(callback)
         for b in u {
             let alnum = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
             if alnum || b == 0x2B || b == 0x2D || b == 0x2E { continue }
@@ -217,7 +245,7 @@ public final class TerminalSimulator {
         if let action, action == .sale || action == .preAuth || action == .transactionDetails, let c = map["clientTransactionId"] {
             fields.append(("clientTransactionId", c))
         }
-        out.append(SimulatorOutput(url: CallbackResponse.url(callback: callback, fields: fields), tag: tag))
+        out.append(SimulatorOutput(url: TerminalSimulator.callbackURL(callback: callback, fields: fields), tag: tag))
     }
 
     // MARK: - Sale and pre-auth
@@ -230,7 +258,7 @@ public final class TerminalSimulator {
                 return  // the same transaction is in progress: its one answer is still to come
             }
             if let t = state.transaction(clientTransactionId: cid), t.approved {
-                out.append(SimulatorOutput(url: CallbackResponse.url(callback: callback, fields: cardAnswer(t)), tag: tag))
+                out.append(SimulatorOutput(url: cardAnswerURL(t, callback: callback), tag: tag))
                 return
             }
         }
@@ -238,7 +266,7 @@ public final class TerminalSimulator {
             var f: [(String, String)] = [("status", "fail"), ("message", SimMessage.inProgress), ("action", kind.rawValue),
                                          ("clientTransactionId", clientTransactionId ?? ""), ("amount", String(amount))]
             if kind == .sale { f.append(("tipAmount", String(tip))) }
-            out.append(SimulatorOutput(url: CallbackResponse.url(callback: callback, fields: f), tag: tag))
+            out.append(SimulatorOutput(url: TerminalSimulator.callbackURL(callback: callback, fields: f), tag: tag))
             return
         }
         let scenario = Scenario.forAmount(cents: amount)
@@ -255,7 +283,7 @@ public final class TerminalSimulator {
 
     private func abort(callback: String, tag: String?, now: Int64, _ out: inout [SimulatorOutput]) {
         guard let p = state.pending else {
-            out.append(SimulatorOutput(url: CallbackResponse.url(callback: callback, fields: [
+            out.append(SimulatorOutput(url: TerminalSimulator.callbackURL(callback: callback, fields: [
                 ("status", "fail"), ("message", SimMessage.nothingToAbort), ("action", "ABORT")]), tag: tag))
             return
         }
@@ -267,7 +295,7 @@ public final class TerminalSimulator {
                                      ("amount", String(p.amount))]
         f.append(("tipAmount", String(p.tipAmount)))
         f.append(("clientTransactionId", p.clientTransactionId ?? ""))
-        out.append(SimulatorOutput(url: CallbackResponse.url(callback: callback, fields: f), tag: tag))
+        out.append(SimulatorOutput(url: TerminalSimulator.callbackURL(callback: callback, fields: f), tag: tag))
     }
 
     private func finish(_ p: PendingTransaction, at t: Int64, approved: Bool, message: String, cardRead: Bool, send: Bool,
@@ -275,7 +303,7 @@ public final class TerminalSimulator {
         let txn = record(p, at: t, approved: approved, message: message, cardRead: cardRead, answered: send)
         state.pending = nil
         if send {
-            out.append(SimulatorOutput(url: CallbackResponse.url(callback: p.callback, fields: cardAnswer(txn)), tag: p.tag))
+            out.append(SimulatorOutput(url: cardAnswerURL(txn, callback: p.callback), tag: p.tag))
         }
     }
 
@@ -291,7 +319,7 @@ public final class TerminalSimulator {
         var installments = p.installments
         if installments == 0 { installments = Int(rng.below(11)) + 2 }  // 0: the cardholder chose
         let (order, short) = takeOrderCode()
-        let instant = t * 10_000 + Int64(rng.below(10_000))
+        let instant = takeInstant(t)
         let txn = SimTransaction(
             kind: p.kind, approved: approved, message: message, clientTransactionId: p.clientTransactionId,
             amount: p.amount, tipAmount: p.tipAmount, installments: installments,
@@ -307,18 +335,31 @@ public final class TerminalSimulator {
 
     /// The answer of a sale or pre-auth, fields in the pages' order.
     func cardAnswer(_ t: SimTransaction) -> [(String, String)] {
-        var f: [(String, String)] = [
-            ("status", t.approved ? "success" : "fail"), ("message", t.message), ("action", t.kind.rawValue),
-            ("clientTransactionId", t.clientTransactionId ?? ""), ("amount", String(t.amount)),
-        ]
-        if t.kind == .sale { f.append(("tipAmount", String(t.tipAmount))) }
-        f.append(("verificationMethod", t.verificationMethod)); f.append(("rrn", t.rrn)); f.append(("cardType", t.cardType))
-        f.append(("accountNumber", t.accountNumber)); f.append(("referenceNumber", t.referenceNumber))
-        f.append(("authorisationCode", t.authorisationCode)); f.append(("tid", t.tid)); f.append(("orderCode", t.orderCode))
-        f.append(("shortOrderCode", t.shortOrderCode))
-        if let i = t.installments { f.append(("installments", String(i))) }
-        f.append(("transactionDate", t.transactionDate)); f.append(("transactionId", t.transactionId))
-        return f
+        var u = FieldList()
+        cardAnswer(t, into: &u)
+        return u.fields
+    }
+
+    func cardAnswerURL(_ t: SimTransaction, callback: String) -> String {
+        var u = CallbackURLBuilder(callback: callback)
+        cardAnswer(t, into: &u)
+        return u.url
+    }
+
+    func cardAnswer<S: FieldSink>(_ t: SimTransaction, into f: inout S, status: String? = nil, message: String? = nil,
+                                  action: String? = nil) {
+        f.add("status", status ?? (t.approved ? "success" : "fail"))
+        f.add("message", message ?? t.message)
+        f.add("action", action ?? t.kind.rawValue)
+        f.add("clientTransactionId", t.clientTransactionId ?? "")
+        f.add("amount", String(t.amount))
+        if t.kind == .sale { f.add("tipAmount", String(t.tipAmount)) }
+        f.add("verificationMethod", t.verificationMethod); f.add("rrn", t.rrn); f.add("cardType", t.cardType)
+        f.add("accountNumber", t.accountNumber); f.add("referenceNumber", t.referenceNumber)
+        f.add("authorisationCode", t.authorisationCode); f.add("tid", t.tid); f.add("orderCode", t.orderCode)
+        f.add("shortOrderCode", t.shortOrderCode)
+        if let i = t.installments { f.add("installments", String(i)) }
+        f.add("transactionDate", t.transactionDate); f.add("transactionId", t.transactionId)
     }
 
     // MARK: - Batches
@@ -370,12 +411,12 @@ public final class TerminalSimulator {
     private func find(_ f: TransactionFinder, now: Int64, defaultToLatest: (SimTransaction) -> Bool) -> Found {
         var index: Int?
         if let s = f.shortOrderCode {
-            index = state.byShortOrderCode[s]
+            index = state.index(shortOrderCode: s)
             if let i = index, state.transactions[i].tid != config.tid { index = nil }  // same terminal only
         } else if let o = f.orderCode {
-            index = state.byOrderCode[o]
+            index = state.index(orderCode: o)
         } else if let r = f.referenceNumber {
-            index = state.byStan[r]
+            index = state.index(stan: r)
         } else {
             // No key: the cardholder picks one of the card's last transactions; the simulator takes the latest.
             index = state.transactions.lastIndex(where: defaultToLatest)
@@ -461,7 +502,7 @@ public final class TerminalSimulator {
         let rrn = digits(6) + stan
         let auth = digits(6)
         let (order, short) = takeOrderCode()
-        let instant = now * 10_000 + Int64(rng.below(10_000))
+        let instant = takeInstant(now)
         return SimTransaction(
             kind: kind, approved: true, message: SimMessage.success, clientTransactionId: clientTransactionId,
             amount: amount, tipAmount: 0, installments: nil, referenceNumber: stan, rrn: rrn, authorisationCode: auth,
@@ -483,14 +524,12 @@ public final class TerminalSimulator {
             return [("status", "fail"), ("message", SimMessage.notFound), ("action", "transactionDetails"),
                     ("clientTransactionId", cid)]
         }
-        var f = cardAnswer(t)
-        f[0] = ("status", "success")
-        f[1] = ("message", SimMessage.detailsFetched)
-        f[2] = ("action", "transactionDetails")
-        f.append(("transactionType", t.kind.rawValue))
-        f.append(("transactionStatus", t.approved ? "success" : "fail"))
-        f.append(("transactionMessage", t.message))
-        return f
+        var f = FieldList()
+        cardAnswer(t, into: &f, status: "success", message: SimMessage.detailsFetched, action: "transactionDetails")
+        f.add("transactionType", t.kind.rawValue)
+        f.add("transactionStatus", t.approved ? "success" : "fail")
+        f.add("transactionMessage", t.message)
+        return f.fields
     }
 
     // MARK: - Numbers
@@ -503,7 +542,15 @@ public final class TerminalSimulator {
     private func drawCard() -> (String, String, String) {
         let c = TerminalSimulator.cards[Int(rng.below(UInt64(TerminalSimulator.cards.count)))]
         let m = TerminalSimulator.methods[Int(rng.below(UInt64(TerminalSimulator.methods.count)))]
-        return (c.type, c.bin + "******" + digits(4), m)
+        var last4 = rng.next()
+        let pan = String(unsafeUninitializedCapacity: 16) { buf in
+            var k = 0
+            for b in c.bin.utf8 { buf[k] = b; k += 1 }
+            for _ in 0..<6 { buf[k] = 0x2A; k += 1 }
+            for _ in 0..<4 { buf[k] = TerminalSimulator.digitBytes[Int(last4 % 10)]; last4 /= 10; k += 1 }
+            return k
+        }
+        return (c.type, pan, m)
     }
 
     private static let digitBytes: [UInt8] = Array("0123456789".utf8)
@@ -525,6 +572,20 @@ public final class TerminalSimulator {
         }
     }
 
+    /// The instant of a new transaction in 100-ns ticks: inside millisecond `t`, and always after the previous one.
+    private func takeInstant(_ t: Int64) -> Int64 {
+        let msStart = t * 10_000
+        var instant: Int64
+        if let last = state.lastInstant, last >= msStart {
+            instant = last + 1 + Int64(rng.below(16))     // another one in the same millisecond
+        } else {
+            instant = msStart + Int64(rng.below(5_000))
+        }
+        if let last = state.lastInstant, instant <= last { instant = last + 1 }  // a clock that went back
+        state.lastInstant = instant
+        return instant
+    }
+
     private func takeStan() -> String {
         let s = state.nextStan
         state.nextStan = s >= 999_999 ? 1 : s + 1
@@ -537,7 +598,8 @@ public final class TerminalSimulator {
         let n = state.orderCount
         state.orderCount += 1
         let span: UInt64 = 9_000_000_000
-        let start = config.seed % span
+        var mix = SplitMix64(state: config.seed)
+        let start = mix.next() % span
         let short = 1_000_000_000 + (start &+ UInt64(n) &* 1_234_567_891) % span
         let shortText = String(short)
         return (shortText + digits(6), shortText)

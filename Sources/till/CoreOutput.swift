@@ -5,6 +5,11 @@ import TillProtocol
 
 // Printing of controller outcomes and journal entries for the headless commands (issue #4).
 
+/// Writes a line to standard error.
+func printCoreError(_ text: String) {
+    FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+}
+
 /// The options every headless command that talks to the terminal or the journal shares.
 struct GlobalOptions: ParsableArguments {
     @Option(help: ArgumentHelp("How to reach the terminal: simulator, file:DIR or pipe:COMMAND (default: the config, else simulator).",
@@ -41,22 +46,22 @@ struct GlobalOptions: ParsableArguments {
     func settings() -> TillConfig {
         let file: TillConfig
         do { file = try TillConfig.load(path: config) } catch {
-            printError("till: \(error.message)")
+            printCoreError("till: \(error.message)")
             Foundation.exit(2)
         }
         var o = TillConfig()
         if let transport {
             do { o.transport = try TransportSpec(parsing: transport) } catch {
-                printError("till: \(error.message)")
+                printCoreError("till: \(error.message)")
                 Foundation.exit(2)
             }
         }
         if let timeout {
-            guard timeout > 0, timeout <= 3600 else { printError("till: --timeout must be from 0 to 3600 seconds."); Foundation.exit(2) }
+            guard timeout > 0, timeout <= 3600 else { printCoreError("till: --timeout must be from 0 to 3600 seconds."); Foundation.exit(2) }
             o.timeoutSeconds = timeout
         }
         if let simSpeed {
-            guard simSpeed >= 0, simSpeed.isFinite else { printError("till: --sim-speed must be 0 or more."); Foundation.exit(2) }
+            guard simSpeed >= 0, simSpeed.isFinite else { printCoreError("till: --sim-speed must be 0 or more."); Foundation.exit(2) }
             o.simSpeed = simSpeed
         }
         o.journalPath = journal
@@ -68,7 +73,7 @@ struct GlobalOptions: ParsableArguments {
     func journalOnly() -> Journal {
         let s = settings()
         do { return try Journal(path: s.resolvedJournalPath) } catch {
-            printError("till: cannot open the journal \(s.resolvedJournalPath): \(error)")
+            printCoreError("till: cannot open the journal \(s.resolvedJournalPath): \(error)")
             Foundation.exit(3)
         }
     }
@@ -78,14 +83,14 @@ struct GlobalOptions: ParsableArguments {
         let s = settings()
         let c: TillController
         do { c = try await TillFactory.makeController(config: s, caller: caller) } catch {
-            printError("till: cannot start (\(s.resolvedTransport)): \(error)")
+            printCoreError("till: cannot start (\(s.resolvedTransport)): \(error)")
             Foundation.exit(3)
         }
         if recover {
             let left = await c.recover()
             if !left.isEmpty {
-                printError("till: \(left.count) earlier transaction(s) with an unknown outcome; check the terminal, then `till resolve ID --note …`:")
-                for e in left { printError("  " + entryLine(e)) }
+                printCoreError("till: \(left.count) earlier transaction(s) with an unknown outcome; check the terminal, then `till resolve ID --note …`:")
+                for e in left { printCoreError("  " + journalEntryLine(e)) }
             }
         }
         return c
@@ -100,24 +105,24 @@ extension CallerOptions {
 }
 
 /// `#12  2026-11-22 01:52:03  sale  12.00 + 2.00  approved  STAN 000001  note`
-func entryLine(_ e: JournalEntry) -> String {
-    var parts = ["#\(e.id)", timeText(e.createdAtMs), e.action.rawValue]
+func journalEntryLine(_ e: JournalEntry) -> String {
+    var parts = ["#\(e.id)", journalTimeText(e.createdAtMs), e.action.rawValue]
     if let a = e.amount { parts.append(e.tipAmount.map { $0.cents > 0 ? "\(a) + \($0)" : a.description } ?? a.description) }
     parts.append(e.state.rawValue)
     if let r = e.response {
         if let s = r.referenceNumber { parts.append("STAN \(s)") }
-        if let m = r.message, !r.isApproved { parts.append(visible(m)) }
-        if let b = r.batchName { parts.append("batch \(visible(b))") }
+        if let m = r.message, !r.isApproved { parts.append(terminalSafe(m)) }
+        if let b = r.batchName { parts.append("batch \(terminalSafe(b))") }
     }
-    if let n = e.note { parts.append("— " + visible(n)) }
+    if let n = e.note { parts.append("— " + terminalSafe(n)) }
     return parts.joined(separator: "  ")
 }
 
-func timeText(_ ms: Int64) -> String {
+func journalTimeText(_ ms: Int64) -> String {
     TerminalDate.format(instant: ms * 10_000, offsetMinutes: 0).prefix(19).replacingOccurrences(of: "T", with: " ")
 }
 
-func entryJSON(_ e: JournalEntry) -> JSONValue {
+func journalEntryJSON(_ e: JournalEntry) -> JSONValue {
     var o: [(String, JSONValue)] = [
         ("id", .int(Int(e.id))), ("requestId", .string(e.requestId)), ("action", .string(e.action.rawValue)),
         ("state", .string(e.state.rawValue)),
@@ -136,28 +141,28 @@ func entryJSON(_ e: JournalEntry) -> JSONValue {
 }
 
 /// Prints an outcome and returns the exit status (0 approved, 1 declined/aborted, 2 invalid, 3 unknown/transport).
-func report(_ outcome: ActionOutcome, json: Bool) -> Int32 {
+func printOutcome(_ outcome: ActionOutcome, json: Bool) -> Int32 {
     switch outcome {
     case .invalid(let errors):
-        printError(validationErrorText(ValidationFailure(errors: errors)))
+        printCoreError(validationErrorText(ValidationFailure(errors: errors)))
     case .busy(let f):
         let text = "BUSY: journal entry \(f.entry.id) (\(f.entry.action.rawValue)) is still waiting for the terminal; nothing was sent."
-        if json { print(JSONValue.object([("outcome", .string("busy")), ("inFlight", entryJSON(f.entry))]).text()) }
-        else { printError(text) }
+        if json { print(JSONValue.object([("outcome", .string("busy")), ("inFlight", journalEntryJSON(f.entry))]).text()) }
+        else { printCoreError(text) }
     case .answered(let e):
         if json {
-            print(JSONValue.object([("outcome", .string(e.state.rawValue)), ("entry", entryJSON(e))]).text())
+            print(JSONValue.object([("outcome", .string(e.state.rawValue)), ("entry", journalEntryJSON(e))]).text())
         } else {
             if let r = e.response { print(responseText(r)) }
             print("")
-            print("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(visible($0))" } ?? ""))
+            print("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(terminalSafe($0))" } ?? ""))
         }
     case .unknown(let e):
         if json {
-            print(JSONValue.object([("outcome", .string("unknown")), ("entry", entryJSON(e))]).text())
+            print(JSONValue.object([("outcome", .string("unknown")), ("entry", journalEntryJSON(e))]).text())
         } else {
             print("OUTCOME UNKNOWN · \(e.action.rawValue)")
-            print("  " + visible(e.note ?? "No answer: check the terminal."))
+            print("  " + terminalSafe(e.note ?? "No answer: check the terminal."))
             if let c = e.clientTransactionId { print("  Your reference  \(c)") }
             print("")
             print("Journal entry \(e.id): \(e.state.rawValue). Check the terminal, then: till resolve \(e.id) --note \"…\"")
@@ -165,10 +170,10 @@ func report(_ outcome: ActionOutcome, json: Bool) -> Int32 {
     case .transportError(let e, let message):
         if json {
             print(JSONValue.object([("outcome", .string("transportError")), ("message", .string(message)),
-                                    ("entry", e.map(entryJSON) ?? .null)]).text())
+                                    ("entry", e.map(journalEntryJSON) ?? .null)]).text())
         } else {
-            printError("TRANSPORT ERROR: \(visible(message))")
-            if let e { printError("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(visible($0))" } ?? "")) }
+            printCoreError("TRANSPORT ERROR: \(terminalSafe(message))")
+            if let e { printCoreError("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(terminalSafe($0))" } ?? "")) }
         }
     }
     return outcome.exitCode

@@ -10,30 +10,30 @@ let headlessCommands: [any ParsableCommand.Type] = [
     BatchTillCommand.self, DetailsCommand.self, JournalCommand.self, ResolveCommand.self, RecoverCommand.self,
 ]
 
-let exitCodesHelp = "Exit status: 0 approved/success, 1 declined/failed/aborted, 2 invalid input, 3 transport error, timeout or unknown outcome."
+let headlessExitCodesHelp = "Exit status: 0 approved/success, 1 declined/failed/aborted, 2 invalid input, 3 transport error, timeout or unknown outcome."
 
 /// Journals, sends, waits and prints one request; Ctrl-C once sends an abort, twice stops waiting (outcome unknown).
-func runTransaction(_ global: GlobalOptions, _ callerOptions: CallerOptions,
+func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOptions,
                     _ build: (Caller) throws(ValidationFailure) -> TerminalRequest) async -> Never {
     let settings = global.settings()
     let caller = callerOptions.caller(config: settings)
     let request = exitOnValidationFailure { () throws(ValidationFailure) -> TerminalRequest in try build(caller) }
     let controller = await global.controller(caller: caller)
     signal(SIGINT, SIG_IGN)
-    let interrupts = Locked(0)
+    let interrupts = CoreLocked(0)
     let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
     source.setEventHandler {
         let n = interrupts.withLock { v -> Int in v += 1; return v }
         if n == 1 {
-            printError("till: sending an abort (Ctrl-C again to stop waiting; the outcome is then unknown)…")
+            printCoreError("till: sending an abort (Ctrl-C again to stop waiting; the outcome is then unknown)…")
             Task {
                 let r = await controller.abort()
-                printError("till: abort: \(abortText(r))")
+                printCoreError("till: abort: \(abortResultText(r))")
             }
         } else {
             Task {
                 await controller.shutdown()
-                printError("till: stopped waiting; the outcome is unknown (see `till journal`).")
+                printCoreError("till: stopped waiting; the outcome is unknown (see `till journal`).")
                 exit(3)
             }
         }
@@ -42,89 +42,89 @@ func runTransaction(_ global: GlobalOptions, _ callerOptions: CallerOptions,
     let outcome = await controller.perform(request.request)
     source.cancel()
     await controller.shutdown()
-    exit(report(outcome, json: global.json))
+    exit(printOutcome(outcome, json: global.json))
 }
 
-final class Locked<Value>: @unchecked Sendable {
+final class CoreLocked<Value>: @unchecked Sendable {
     private var value: Value
     private let lock = NSLock()
     init(_ value: Value) { self.value = value }
     func withLock<R>(_ body: (inout Value) -> R) -> R { lock.lock(); defer { lock.unlock() }; return body(&value) }
 }
 
-func abortText(_ r: AbortResult) -> String {
+func abortResultText(_ r: AbortResult) -> String {
     switch r {
     case .nothingInFlight: return "nothing of this till's is in flight; no abort was sent."
     case .answered(let o, let resp):
         switch o {
-        case .aborted: return "ABORTED (\(visible(resp.message ?? "")))"
-        case .nothingToAbort: return "NOTHING TO ABORT (\(visible(resp.message ?? "")))"
-        case .other: return "answered: \(visible(resp.message ?? resp.status.description))"
+        case .aborted: return "ABORTED (\(terminalSafe(resp.message ?? "")))"
+        case .nothingToAbort: return "NOTHING TO ABORT (\(terminalSafe(resp.message ?? "")))"
+        case .other: return "answered: \(terminalSafe(resp.message ?? resp.status.description))"
         }
     case .noAnswer: return "no abort answer: the transaction is past the point of no return; its own result follows."
-    case .transportError(let m): return "could not be sent: \(visible(m))"
+    case .transportError(let m): return "could not be sent: \(terminalSafe(m))"
     }
 }
 
 struct SaleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "sale", abstract: "Take a card payment.",
-        discussion: "Example: till sale --amount 12.50 --tip 1.00\n" + exitCodesHelp)
+        discussion: "Example: till sale --amount 12.50 --tip 1.00\n" + headlessExitCodesHelp)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var caller: CallerOptions
     @OptionGroup var sale: SaleOptions
-    func run() async throws { await runTransaction(global, caller) { c throws(ValidationFailure) in try sale.terminalRequest(caller: c) } }
+    func run() async throws { await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try sale.terminalRequest(caller: c) } }
 }
 
 struct PreAuthCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "preauth", abstract: "Reserve an amount on a card (pre-authorisation), to capture later.",
-        discussion: "Example: till preauth --amount 80\n" + exitCodesHelp)
+        discussion: "Example: till preauth --amount 80\n" + headlessExitCodesHelp)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var caller: CallerOptions
     @OptionGroup var preAuth: PreAuthOptions
-    func run() async throws { await runTransaction(global, caller) { c throws(ValidationFailure) in try preAuth.terminalRequest(caller: c) } }
+    func run() async throws { await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try preAuth.terminalRequest(caller: c) } }
 }
 
 struct RefundCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "refund", abstract: "Refund (cancel) a payment, in full or in part.",
-        discussion: "Example: till refund --reference 000001 --amount 5\n" + exitCodesHelp,
+        discussion: "Example: till refund --reference 000001 --amount 5\n" + headlessExitCodesHelp,
         aliases: ["cancel"])
     @OptionGroup var global: GlobalOptions
     @OptionGroup var caller: CallerOptions
     @OptionGroup var finder: FinderOptions
-    func run() async throws { await runTransaction(global, caller) { c throws(ValidationFailure) in try finder.refund.terminalRequest(caller: c) } }
+    func run() async throws { await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try finder.refund.terminalRequest(caller: c) } }
 }
 
 struct CaptureCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "capture", abstract: "Capture a pre-authorisation.",
-        discussion: "Example: till capture --reference 000002 --amount 60\n" + exitCodesHelp)
+        discussion: "Example: till capture --reference 000002 --amount 60\n" + headlessExitCodesHelp)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var caller: CallerOptions
     @OptionGroup var finder: FinderOptions
-    func run() async throws { await runTransaction(global, caller) { c throws(ValidationFailure) in try finder.capture.terminalRequest(caller: c) } }
+    func run() async throws { await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try finder.capture.terminalRequest(caller: c) } }
 }
 
 struct BatchTillCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch", abstract: "Open or close a batch (shift) on the terminal.",
-        discussion: "Examples: till batch open --name morning; till batch close\n" + exitCodesHelp)
+        discussion: "Examples: till batch open --name morning; till batch close\n" + headlessExitCodesHelp)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var caller: CallerOptions
     @OptionGroup var batch: BatchOptions
-    func run() async throws { await runTransaction(global, caller) { c throws(ValidationFailure) in try batch.terminalRequest(caller: c) } }
+    func run() async throws { await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try batch.terminalRequest(caller: c) } }
 }
 
 struct DetailsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "details", abstract: "Ask the terminal for a transaction's details, by client transaction id.",
-        discussion: "Example: till details --client-transaction-id 5f0c…\n" + exitCodesHelp)
+        discussion: "Example: till details --client-transaction-id 5f0c…\n" + headlessExitCodesHelp)
     @OptionGroup var global: GlobalOptions
     @OptionGroup var caller: CallerOptions
     @OptionGroup var details: DetailsOptions
-    func run() async throws { await runTransaction(global, caller) { c throws(ValidationFailure) in try details.terminalRequest(caller: c) } }
+    func run() async throws { await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try details.terminalRequest(caller: c) } }
 }
 
 struct AbortCommand: AsyncParsableCommand {
@@ -145,7 +145,7 @@ struct AbortCommand: AsyncParsableCommand {
         if global.json {
             var o: [(String, JSONValue)] = []
             switch r {
-            case .answered(let outcome, let resp): o = [("outcome", .string(outcome.rawValue)), ("response", responseJSONValue(resp))]
+            case .answered(let outcome, let resp): o = [("outcome", .string(outcome.rawValue)), ("response", coreResponseJSONValue(resp))]
             case .noAnswer: o = [("outcome", .string("noAnswer"))]
             case .nothingInFlight: o = [("outcome", .string("nothingInFlight"))]
             case .transportError(let m): o = [("outcome", .string("transportError")), ("message", .string(m))]
@@ -154,7 +154,7 @@ struct AbortCommand: AsyncParsableCommand {
         } else if case .answered(_, let resp) = r {
             print(responseText(resp))
         } else {
-            print("Abort: " + abortText(r))
+            print("Abort: " + abortResultText(r))
         }
         switch r {
         case .answered(.aborted, _): throw ExitCode(0)
@@ -164,7 +164,7 @@ struct AbortCommand: AsyncParsableCommand {
     }
 }
 
-func responseJSONValue(_ r: CallbackResponse) -> JSONValue { redactedForDisplay(r).json }
+func coreResponseJSONValue(_ r: CallbackResponse) -> JSONValue { redactedForDisplay(r).json }
 
 struct JournalCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -193,11 +193,11 @@ struct JournalListCommand: AsyncParsableCommand {
                                                                              currentBatchId: current.id)
         if unresolved { list = Array(list.suffix(limit)).reversed() }
         if global.json {
-            print(JSONValue.array(list.map(entryJSON)).text())
+            print(JSONValue.array(list.map(journalEntryJSON)).text())
         } else {
             if current.isOpen { print("Current batch: \(current.name ?? "?") (\(current.id ?? "?"))") }
             if list.isEmpty { print("No entries.") }
-            for e in list { print(entryLine(e)) }
+            for e in list { print(journalEntryLine(e)) }
         }
     }
 }
@@ -210,16 +210,16 @@ struct JournalShowCommand: AsyncParsableCommand {
     func run() async throws {
         let journal = global.journalOnly()
         guard let e = try journal.entry(id: id) else {
-            printError("till: no journal entry \(id).")
+            printCoreError("till: no journal entry \(id).")
             throw ExitCode(2)
         }
-        if global.json { print(entryJSON(e).text()); return }
-        print(entryLine(e))
+        if global.json { print(journalEntryJSON(e).text()); return }
+        print(journalEntryLine(e))
         print("  request id   \(e.requestId)")
-        print("  request      \(visible(e.requestURL))")
-        if let b = e.batchName ?? e.batchId { print("  batch        \(visible(b))") }
-        print("  created      \(timeText(e.createdAtMs)) UTC, updated \(timeText(e.updatedAtMs)) UTC")
-        if let n = e.note { print("  note         \(visible(n))") }
+        print("  request      \(terminalSafe(e.requestURL))")
+        if let b = e.batchName ?? e.batchId { print("  batch        \(terminalSafe(b))") }
+        print("  created      \(journalTimeText(e.createdAtMs)) UTC, updated \(journalTimeText(e.updatedAtMs)) UTC")
+        if let n = e.note { print("  note         \(terminalSafe(n))") }
         if let r = e.response {
             print("")
             print(responseText(r))
@@ -237,15 +237,15 @@ struct ResolveCommand: AsyncParsableCommand {
 
     func run() async throws {
         let journal = global.journalOnly()
-        guard let e = try journal.entry(id: id) else { printError("till: no journal entry \(id)."); throw ExitCode(2) }
+        guard let e = try journal.entry(id: id) else { printCoreError("till: no journal entry \(id)."); throw ExitCode(2) }
         guard e.state.needsAttention else {
-            printError("till: entry \(id) is \(e.state.rawValue): nothing to resolve.")
+            printCoreError("till: entry \(id) is \(e.state.rawValue): nothing to resolve.")
             throw ExitCode(1)
         }
         let text = note.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { printError("till: say how it was settled (--note …)."); throw ExitCode(2) }
+        guard !text.isEmpty else { printCoreError("till: say how it was settled (--note …)."); throw ExitCode(2) }
         try journal.setState(id, .resolved, note: text)
-        if let e = try journal.entry(id: id) { print(global.json ? entryJSON(e).text() : entryLine(e)) }
+        if let e = try journal.entry(id: id) { print(global.json ? journalEntryJSON(e).text() : journalEntryLine(e)) }
     }
 }
 
@@ -263,12 +263,12 @@ struct RecoverCommand: AsyncParsableCommand {
         let left = await controller.recover()
         await controller.shutdown()
         if global.json {
-            print(JSONValue.array(left.map(entryJSON)).text())
+            print(JSONValue.array(left.map(journalEntryJSON)).text())
         } else if left.isEmpty {
             print("Nothing left unresolved.")
         } else {
             print("\(left.count) outcome(s) unknown: check the terminal, then `till resolve ID --note …`:")
-            for e in left { print(entryLine(e)) }
+            for e in left { print(journalEntryLine(e)) }
         }
         throw ExitCode(left.isEmpty ? 0 : 3)
     }

@@ -37,7 +37,11 @@ struct URLOutputOptions: ParsableArguments {
 
     /// Prints the URL of a valid request, or every problem and exits 2.
     func emit(_ build: () throws(ValidationFailure) -> TerminalRequest) {
-        let request = exitOnValidationFailure(build)
+        emit(exitOnValidationFailure(build))
+    }
+
+    /// Prints the URL of a request already validated.
+    func emit(_ request: TerminalRequest) {
         print(redact ? request.redactedURL : request.url)
     }
 }
@@ -101,7 +105,7 @@ struct URLBatchCommand: ParsableCommand {
     @OptionGroup(title: "Batch") var batch: BatchOptions
     @OptionGroup(title: "Caller") var caller: CallerOptions
     @OptionGroup var output: URLOutputOptions
-    func run() throws { output.emit { () throws(ValidationFailure) in try batch.terminalRequest(caller: caller.caller()) } }
+    func run() throws { output.emit(batch.terminalRequestOrExit(caller: caller.caller())) }
 }
 
 struct URLDetailsCommand: ParsableCommand {
@@ -111,7 +115,7 @@ struct URLDetailsCommand: ParsableCommand {
     @OptionGroup(title: "Details") var details: DetailsOptions
     @OptionGroup(title: "Caller") var caller: CallerOptions
     @OptionGroup var output: URLOutputOptions
-    func run() throws { output.emit { () throws(ValidationFailure) in try details.terminalRequest(caller: caller.caller()) } }
+    func run() throws { output.emit(details.terminalRequestOrExit(caller: caller.caller())) }
 }
 
 // MARK: - till decode
@@ -151,11 +155,11 @@ struct DecodeCommand: ParsableCommand {
             if !decodeOne(line, label: "line \(lineNumber)", compact: true, separated: !json && seen - failed > 1) { failed += 1 }
         }
         if seen == 0 {
-            printError("till decode: no callback URL on standard input.")
+            printToStandardError("till decode: no callback URL on standard input.")
             throw ExitCode(2)
         }
         if failed > 0 {
-            printError("till decode: \(failed) of \(seen) lines could not be decoded.")
+            printToStandardError("till decode: \(failed) of \(seen) lines could not be decoded.")
             throw ExitCode(2)
         }
     }
@@ -169,7 +173,7 @@ struct DecodeCommand: ParsableCommand {
             return true
         } catch {
             let prefix = label.map { "till decode: \($0): " } ?? "till decode: "
-            printError(prefix + error.description)
+            printToStandardError(prefix + error.description)
             return false
         }
     }

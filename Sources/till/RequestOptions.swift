@@ -9,7 +9,8 @@ import TillProtocol
 //         @OptionGroup var caller: CallerOptions
 //         @OptionGroup var sale: SaleOptions
 //         func run() async throws {
-//             let request = try sale.terminalRequest(caller: caller.caller())   // or exitOnValidationFailure { … }
+//             // The valid request, or every problem on standard error and exit 2:
+//             let request = sale.terminalRequestOrExit(caller: caller.caller())
 //             …
 //         }
 //     }
@@ -57,6 +58,11 @@ extension RequestDraftSource {
         let all = d.errors + request.validationErrors().filter { !d.unreadable.contains($0.field) }
         if !all.isEmpty { throw ValidationFailure(errors: all) }
         return request
+    }
+
+    /// The valid request with its caller; otherwise every problem on standard error, and exit 2.
+    func terminalRequestOrExit(caller: Caller) -> TerminalRequest {
+        do { return try terminalRequest(caller: caller) } catch { exitWithValidationErrors(error) }
     }
 }
 
@@ -162,13 +168,13 @@ struct PartialCaller: Sendable, Hashable {
 /// `--amount 12.00 --tip 2.00 --installments 3 --client-transaction-id X`, the show_* screens,
 /// the ISV partner fields and `--no-protocol`.
 struct SaleOptions: RequestOptionGroup {
-    @Option(help: ArgumentHelp("The amount, as typed: 12, 12.5, 12.50 or 12,50.", valueName: "amount"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The amount, as typed: 12, 12.5, 12.50 or 12,50.", valueName: "amount"))
     var amount: String?
 
-    @Option(help: ArgumentHelp("The tip, added on top of the amount; at most the amount.", valueName: "amount"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The tip, added on top of the amount; at most the amount.", valueName: "amount"))
     var tip: String?
 
-    @Option(help: ArgumentHelp("Pay in N installments (0 to 36; 0 lets the cardholder choose). Sends withInstallments=true.",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Pay in N installments (0 to 36; 0 lets the cardholder choose). Sends withInstallments=true.",
                                valueName: "N"))
     var installments: String?
 
@@ -184,7 +190,7 @@ struct SaleOptions: RequestOptionGroup {
     @Option(help: ArgumentHelp("Show the transaction result screen before returning.", valueName: boolValueName))
     var showTransactionResult: String?
 
-    @Option(help: ArgumentHelp("ISV partners: the ISV's fee, as typed.", valueName: "amount"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("ISV partners: the ISV's fee, as typed.", valueName: "amount"))
     var isvAmount: String?
     @Option(help: ArgumentHelp("ISV partners: the ISV client id (needs --isv-amount and --isv-client-secret).", valueName: "id"))
     var isvClientId: String?
@@ -237,7 +243,7 @@ struct SaleOptions: RequestOptionGroup {
 
 /// `--amount`, `--client-transaction-id`, the show_* screens and `--no-protocol`.
 struct PreAuthOptions: RequestOptionGroup {
-    @Option(help: ArgumentHelp("The amount to reserve, as typed: 12, 12.5, 12.50 or 12,50.", valueName: "amount"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The amount to reserve, as typed: 12, 12.5, 12.50 or 12,50.", valueName: "amount"))
     var amount: String?
 
     @Option(help: ArgumentHelp("Your reference for the transaction (at most 64 characters).", valueName: "id"))
@@ -277,7 +283,7 @@ struct PreAuthOptions: RequestOptionGroup {
 /// amount), `--reference` (STAN), `--order-code`, `--short-order-code`, `--from`, `--to`, and the
 /// show_* screens.
 struct FinderOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("The amount, as typed (absent: the full amount).", valueName: "amount"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("The amount, as typed (absent: the full amount).", valueName: "amount"))
     var amount: String?
 
     @Option(help: ArgumentHelp("The STAN (referenceNumber) of the original transaction: six digits.", valueName: "stan"))
@@ -400,19 +406,20 @@ func validationErrorText(_ failure: ValidationFailure, heading: String = "The re
 }
 
 /// Writes a line (or several) to standard error.
-func printError(_ text: String) {
+func printToStandardError(_ text: String) {
     FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
 }
 
 /// Prints every problem to standard error, one a line, and exits with status 2.
 func exitWithValidationErrors(_ failure: ValidationFailure, heading: String = "The request is not valid:") -> Never {
-    printError(validationErrorText(failure, heading: heading))
+    printToStandardError(validationErrorText(failure, heading: heading))
     exit(2)
 }
 
 /// Runs `build`; on a validation failure prints every problem to standard error and exits 2.
+/// (Swift needs the closure's typed throws spelled out.)
 ///
-///     let request = exitOnValidationFailure { try sale.terminalRequest(caller: caller.caller()) }
+///     let request = exitOnValidationFailure { () throws(ValidationFailure) in try TerminalRequest(caller: c, request: .abort).validated() }
 func exitOnValidationFailure<T>(_ build: () throws(ValidationFailure) -> T) -> T {
     do { return try build() } catch { exitWithValidationErrors(error) }
 }

@@ -28,12 +28,12 @@ func responseVerdict(_ r: CallbackResponse) -> String {
     case (.transactionDetails?, _): return "DETAILS NOT FETCHED"
     case (_, .success): return "APPROVED"
     case (_, .fail): return r.messageName?.uppercased() == "USER_CANCEL" ? "CANCELLED BY THE USER" : "DECLINED"
-    case (_, .other(let s)): return "NOT APPROVED (status '\(visible(s))')"
+    case (_, .other(let s)): return "NOT APPROVED (status '\(terminalSafe(s))')"
     }
 }
 
 /// What the answer is about, in words: `sale`, `refund (cancel)`, …
-func actionLabel(_ r: CallbackResponse) -> String {
+func responseActionLabel(_ r: CallbackResponse) -> String {
     switch r.action {
     case .sale?: return "sale"
     case .preAuth?: return "pre-authorisation"
@@ -42,13 +42,13 @@ func actionLabel(_ r: CallbackResponse) -> String {
     case .batch?: return "batch"
     case .capturePreAuth?: return "capture of a pre-authorisation"
     case .transactionDetails?: return "transaction details"
-    case nil: return r.rawAction.map { "unknown action '\(visible($0))'" } ?? "no action given"
+    case nil: return r.rawAction.map { "unknown action '\(terminalSafe($0))'" } ?? "no action given"
     }
 }
 
 /// `APPROVED · sale`
 func responseHeadline(_ r: CallbackResponse) -> String {
-    responseVerdict(r) + " · " + actionLabel(r)
+    responseVerdict(r) + " · " + responseActionLabel(r)
 }
 
 /// The answer for a person: the headline, a summary of the known fields (amounts formatted, the
@@ -57,7 +57,7 @@ func responseHeadline(_ r: CallbackResponse) -> String {
 func responseText(_ r: CallbackResponse) -> String {
     var lines = [responseHeadline(r)]
     var rows: [(String, String)] = []
-    func row(_ label: String, _ value: String?) { if let value, !value.isEmpty { rows.append((label, visible(value))) } }
+    func row(_ label: String, _ value: String?) { if let value, !value.isEmpty { rows.append((label, terminalSafe(value))) } }
 
     if let m = r.message {
         if let code = r.messageCode {
@@ -103,20 +103,20 @@ func responseText(_ r: CallbackResponse) -> String {
         row("Batch name", r.batchName)
         row("Batch id", r.batchId)
     }
-    let width = rows.map(\.0.count).max() ?? 0
+    let width = 16 // "Short order code": one layout for every answer
     for (label, value) in rows {
-        lines.append("  " + label + String(repeating: " ", count: width - label.count + 2) + value)
+        lines.append("  " + label + String(repeating: " ", count: max(1, width - label.count + 2)) + value)
     }
 
     lines.append("")
-    lines.append("Fields as received (\(r.fields.count)), from \(visible(r.target)):")
+    lines.append("Fields as received (\(r.fields.count)), from \(terminalSafe(r.target)):")
     for f in redactedForDisplay(r).fields {
-        lines.append("  \(visible(f.name))=\(visible(f.value))")
+        lines.append("  \(terminalSafe(f.name))=\(terminalSafe(f.value))")
     }
     if !r.warnings.isEmpty {
         lines.append("")
         lines.append("Warnings (\(r.warnings.count)):")
-        for w in r.warnings { lines.append("  - " + visible(w.description)) }
+        for w in r.warnings { lines.append("  - " + terminalSafe(w.description)) }
     }
     return lines.joined(separator: "\n")
 }
@@ -139,7 +139,7 @@ func redactedForDisplay(_ r: CallbackResponse) -> CallbackResponse {
 
 /// Text safe to print on a terminal: control characters (a `%1B` escape sequence smuggled into a
 /// value, a line break) are shown as `\u{1B}` instead of acting.
-func visible(_ s: String) -> String {
+func terminalSafe(_ s: String) -> String {
     var needs = false
     for u in s.unicodeScalars where isControl(u) { needs = true; break }
     if !needs { return s }

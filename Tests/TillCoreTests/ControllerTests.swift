@@ -1,0 +1,193 @@
+import Foundation
+import Testing
+@testable import TillCore
+import TillIO
+import TillProtocol
+import TillSimulator
+
+@Suite struct ControllerTests {
+    @Test func approvedAndDeclinedSalesAreJournaled() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let c = try await simulatorController(dir)
+        let ok = await c.perform(sale(1250, tip: 100))
+        guard case .answered(let e) = ok else { Issue.record("expected an answer, got \(ok)"); return }
+        #expect(e.state == .approved && ok.exitCode == 0)
+        #expect((e.clientTransactionId?.count ?? 0) == 36)
+        #expect(e.response?.clientTransactionId == e.clientTransactionId)
+        let no = await c.perform(sale(666))
+        #expect(no.journalEntry?.state == .declined && no.exitCode == 1)
+        let list = await c.entries(JournalFilter())
+        #expect(list.map(\.state) == [.declined, .approved])
+        #expect(await c.unresolved().isEmpty)
+        await c.shutdown()
+    }
+
+    @Test func invalidInputIsNeitherJournaledNorSent() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let c = try await simulatorController(dir)
+        let r = await c.perform(sale(0))
+        guard case .invalid(let errors) = r else { Issue.record("expected invalid, got \(r)"); return }
+        #expect(errors.contains { $0.field == "amount" } && r.exitCode == 2)
+        #expect(try c.journal.count() == 0)
+        await c.shutdown()
+    }
+
+    @Test func busyWhileInFlightThenTimeoutIsUnknown() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let c = try await simulatorController(dir, timeoutMs: 3_000)
+        let first = Task { await c.perform(sale(909)) }   // 9.09: the terminal never answers
+        #expect(await eventuallyAsync { await c.inFlight() != nil })
+        let second = await c.perform(sale(100))
+        guard case .busy = second else { Issue.record("expected busy, got \(second)"); return }
+        #expect(second.exitCode == 3)
+        let outcome = await first.value
+        guard case .unknown(let e) = outcome else { Issue.record("expected unknown, got \(outcome)"); return }
+        #expect(e.state == .unknown && outcome.exitCode == 3)
+        #expect(e.note?.contains("unknown") == true)
+        #expect(try c.journal.entry(id: e.id)?.state == .unknown)
+        #expect(try c.journal.count() == 1)   // the busy one was never journaled
+        await c.shutdown()
+    }
+
+    @Test func abortWhileWaitingForTheCardAbortsTheSale() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let c = try await simulatorController(dir, config: SimulatorConfig(speed: 1, cardWaitMs: 600_000))
+        let saleTask = Task { await c.perform(sale(2000)) }
+        #expect(await eventuallyAsync { await c.inFlight()?.entry.state == .sent })
+        let a = await c.abort()
+        guard case .answered(let outcome, _) = a else { Issue.record("expected an abort answer, got \(a)"); return }
+        #expect(outcome == .aborted)
+        let s = await saleTask.value
+        #expect(s.journalEntry?.state == .aborted && s.exitCode == 1)
+        let all = await c.entries(JournalFilter())
+        #expect(all.first { $0.action == .abort }?.state == .approved)
+        #expect(await c.unresolved().isEmpty)
+        await c.shutdown()
+    }
+
+    @Test func nothingToAbort() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let c = try await simulatorController(dir)
+        #expect(await c.abort() == .nothingInFlight)
+        let forced = await c.abort(force: true)
+        guard case .answered(let o, _) = forced else { Issue.record("expected an answer, got \(forced)"); return }
+        #expect(o == .nothingToAbort)
+        await c.shutdown()
+    }
+
+    @Test func noAbortAnswerKeepsWaitingForTheSale() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        // 7.77: the host takes 15 s x 0.4 = 6 s; the card is read at once, so abort gets no answer.
+        let c = try await simulatorController(dir, config: SimulatorConfig(speed: 0.4, cardWaitMs: 0), abortWaitMs: 200)
+        let saleTask = Task { await c.perform(sale(777)) }
+        #expect(await eventuallyAsync { await c.inFlight()?.entry.state == .sent })
+        let a = await c.abort()
+        #expect(a == .noAnswer)
+        let s = await saleTask.value
+        #expect(s.journalEntry?.state == .approved)
+        #expect(await c.unresolved().isEmpty)
+        await c.shutdown()
+    }
+
+    @Test func lateAnswerSettlesAnUnknownEntry() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let drop = dir.path + "/drop"
+        let c = TillController(transport: FileDropTransport(directory: drop), journal: try Journal(path: dir.path + "/j.sqlite"),
+                               caller: testCaller, timeoutMs: 5_000)
+        let log = EventLog(c)
+        try await c.start()
+        let saleTask = Task { await c.perform(sale(777, ctid: "late-1")) }
+        // A hand-made peer takes the request at once, and answers only after till gave up waiting.
+        #expect(await eventuallyAsync { Path.list(drop + "/requests").contains { !$0.hasPrefix(".") } })
+        var requestId = ""
+        for name in Path.list(drop + "/requests") where !name.hasPrefix(".") {
+            requestId = String(name.dropLast(4))
+            unlink(drop + "/requests/" + name)
+        }
+        let r = await saleTask.value
+        guard case .unknown(let e) = r else { Issue.record("expected unknown, got \(r)"); await c.shutdown(); return }
+        #expect(e.requestId == requestId && e.note?.contains("No answer within 5 s") == true)
+        try AtomicFile.write("interapp-callback://result?status=success&message=ok&action=sale&clientTransactionId=late-1&amount=777\n",
+                             to: drop + "/responses/" + requestId + ".url")
+        #expect(await eventuallyAsync { (try? c.journal.entry(id: e.id))??.state == .approved })
+        #expect(await eventuallyAsync { log.unmatched.contains { $0.contains("late answer") } })
+        #expect(try c.journal.count() == 1)
+        #expect(Path.list(drop + "/archive") == [requestId + ".url"])
+        await c.shutdown()
+    }
+
+    @Test func recoveryAsksTheTerminalAndNeverResends() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let journal = try Journal(path: dir.path + "/journal.sqlite")
+        let statePath = dir.path + "/simulator-state.json"
+        // (a) journaled, never sent.
+        let a = try journal.insertPending(requestId: "a", request: TerminalRequest(caller: testCaller, request: sale(100, ctid: "ctid-a")), batch: BatchInfo())
+        // (b) sent, and the terminal did it (its answer was lost).
+        let bReq = TerminalRequest(caller: testCaller, request: sale(200, ctid: "ctid-b"))
+        let b = try journal.insertPending(requestId: "b", request: bReq, batch: BatchInfo())
+        try journal.markSent(b.id)
+        let sim = TerminalSimulator(config: SimulatorConfig(speed: 0))
+        _ = sim.receive(bReq.url, nowMs: WallClock.nowMs())
+        try sim.save(to: statePath)
+        // (c) sent, the terminal never got it.
+        let cEntry = try journal.insertPending(requestId: "c", request: TerminalRequest(caller: testCaller, request: sale(300, ctid: "ctid-c")), batch: BatchInfo())
+        try journal.markSent(cEntry.id)
+        // (d) a refund has no client transaction id: cannot be asked about.
+        let d = try journal.insertPending(requestId: "d", request: TerminalRequest(caller: testCaller, request: .cancel(CancelRequest(finder: TransactionFinder(referenceNumber: "000001")))), batch: BatchInfo())
+        try journal.markSent(d.id)
+
+        let transport = try SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: statePath)
+        let c = TillController(transport: transport, journal: journal, caller: testCaller)
+        try await c.start()
+        let left = await c.recover()
+        #expect(Set(left.map(\.id)) == [cEntry.id, d.id])
+        #expect(try journal.entry(id: a.id)?.state == .resolved)
+        #expect(try journal.entry(id: a.id)?.note?.contains("Never sent") == true)
+        #expect(try journal.entry(id: b.id)?.state == .approved)
+        #expect(try journal.entry(id: cEntry.id)?.note?.contains("no record") == true)
+        #expect(try journal.entry(id: d.id)?.state == .unknown)
+        // Nothing re-sent: the terminal holds exactly one transaction (b's).
+        let state = transport.runner.state
+        #expect(state.transactions.count == 1 && state.transactions.first?.clientTransactionId == "ctid-b")
+        // The cashier settles the rest.
+        try await c.resolve(entryId: d.id, note: "terminal shows the refund approved")
+        #expect(try journal.entry(id: d.id)?.state == .resolved)
+        await #expect(throws: ResolveError.self) { try await c.resolve(entryId: b.id, note: "x") }
+        #expect(await c.unresolved().map(\.id) == [cEntry.id])
+        await c.shutdown()
+    }
+
+    @Test func recoveryStopsAskingATerminalThatDoesNotAnswer() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let journal = try Journal(path: dir.path + "/journal.sqlite")
+        for n in 1...3 {
+            let e = try journal.insertPending(requestId: "s\(n)", request: TerminalRequest(caller: testCaller, request: sale(100 * n, ctid: "q-\(n)")),
+                                              batch: BatchInfo())
+            try journal.markSent(e.id)
+        }
+        let c = TillController(transport: PipeTransport(command: "cat > /dev/null"), journal: journal, caller: testCaller, timeoutMs: 300)
+        try await c.start()
+        let left = await c.recover()
+        #expect(left.count == 3 && left.allSatisfy { $0.state == .unknown && $0.note?.contains("Check the terminal") == true })
+        let asked = await c.entries(JournalFilter()).filter { $0.action == .transactionDetails }
+        #expect(asked.count == 1 && asked.first?.state == .resolved)   // one query, then it stopped asking
+        await c.shutdown()
+    }
+
+    @Test func batchMembershipFollowsTheTerminal() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let c = try await simulatorController(dir)
+        let open = await c.perform(.batch(BatchRequest(command: .open, batchName: "evening")))
+        #expect(open.journalEntry?.state == .approved)
+        let b = await c.batch()
+        #expect(b.isOpen && b.name == "evening" && b.id != nil)
+        _ = await c.perform(sale(1000, tip: 50))
+        _ = await c.perform(sale(666))
+        let t = await c.totals()
+        #expect(t.sales == ActionTotals(count: 1, amountCents: 1000, tipCents: 50) && t.declinedSales == 1)
+        #expect(await c.entries(JournalFilter(scope: .currentBatch)).count == 3)
+        _ = await c.perform(.batch(BatchRequest(command: .close)))
+        #expect(await c.batch().isOpen == false)
+        await c.shutdown()
+    }
+}

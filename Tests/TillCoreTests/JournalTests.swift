@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+@testable import TillCore
+import TillIO
+import TillProtocol
+
+@Suite struct JournalTests {
+    @Test func createsOwnerOnlyFolderAndFileInWALMode() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let path = dir.path + "/nested/till/journal.sqlite"
+        let j = try Journal(path: path)
+        var st = stat()
+        #expect(stat(dir.path + "/nested/till", &st) == 0)
+        #expect(st.st_mode & 0o777 == 0o700)
+        #expect(stat(path, &st) == 0)
+        #expect(st.st_mode & 0o777 == 0o600)
+        #expect(try j.pragma("journal_mode") == "wal")
+        #expect(try j.pragma("synchronous") == "2")  // FULL
+    }
+
+    @Test func defaultPathFollowsXDG() {
+        #expect(Journal.defaultPath(environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/home/a"]) == "/x/data/till/journal.sqlite")
+        #expect(Journal.defaultPath(environment: ["HOME": "/home/a"]) == "/home/a/.local/share/till/journal.sqlite")
+        #expect(Journal.defaultPath(environment: ["XDG_DATA_HOME": "relative", "HOME": "/home/a"]) == "/home/a/.local/share/till/journal.sqlite")
+    }
+
+    @Test func pendingSentAnsweredWithRedactedURL() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let j = try Journal(path: dir.path + "/j.sqlite")
+        let req = TerminalRequest(caller: testCaller, request: sale(1200, ctid: "c-1", tip: 200))
+        let e = try j.insertPending(requestId: "r-1", request: req, batch: BatchInfo(id: "B1", name: "morning", openedAtMs: 1, isOpen: true))
+        #expect(e.state == .pending)
+        #expect(!e.requestURL.contains("MK-test-key-0042"))
+        #expect(e.requestURL.contains("merchantKey=%5Bredacted%5D") || e.requestURL.contains("redacted"))
+        try j.markSent(e.id)
+        #expect(try j.entry(id: e.id)?.state == .sent)
+        let r = try CallbackResponse.decode("interapp-callback://result?status=success&message=ok&action=sale&clientTransactionId=c-1&amount=1200&tipAmount=200&referenceNumber=000007&accountNumber=4792751234569999")
+        try j.recordAnswer(e.id, response: r, state: .approved, note: nil)
+        let got = try #require(try j.entry(id: e.id))
+        #expect(got.state == .approved)
+        #expect(got.batchId == "B1")
+        #expect(got.response?.referenceNumber == "000007")
+        #expect(got.response?.accountNumber == "479275******9999")
+        #expect(got.amount == Money(cents: 1200) && got.tipAmount == Money(cents: 200))
+        // markSent never moves an answered entry back.
+        try j.markSent(e.id)
+        #expect(try j.entry(id: e.id)?.state == .approved)
+    }
+
+    @Test func totalsPerBatchAndListing() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let j = try Journal(path: dir.path + "/j.sqlite")
+        try j.insertSettled([
+            (.sale, .approved, 1000, 100, "A", 1), (.sale, .approved, 500, 0, "A", 2), (.sale, .declined, 700, 0, "A", 3),
+            (.cancel, .approved, 300, 0, "A", 4), (.capturePreAuth, .approved, 2000, 0, "A", 5), (.preAuth, .approved, 2500, 0, "A", 6),
+            (.sale, .unknown, 900, 0, "A", 7), (.sale, .approved, 9999, 0, "B", 8),
+        ])
+        let t = try j.totals(batchId: "A")
+        #expect(t.sales == ActionTotals(count: 2, amountCents: 1500, tipCents: 100))
+        #expect(t.refunds == ActionTotals(count: 1, amountCents: 300, tipCents: 0))
+        #expect(t.captures.amountCents == 2000 && t.preAuths.count == 1)
+        #expect(t.unresolved == 1 && t.declinedSales == 1)
+        #expect(try j.totals(batchId: "B").sales.amountCents == 9999)
+        #expect(try j.entries(JournalFilter(scope: .batch("B"))).count == 1)
+        #expect(try j.entries(JournalFilter(scope: .all, limit: 3)).map(\.id) == [8, 7, 6])
+        #expect(try j.entries(JournalFilter(scope: .all, text: "99.99")).count == 1)
+        #expect(try j.unresolved().count == 1)
+        // The totals query uses the covering index, not a table scan.
+        let plan = try j.totalsQueryPlan()
+        #expect(plan.contains("COVERING INDEX entry_batch_totals"))
+    }
+
+    @Test func batchFromEvents() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let j = try Journal(path: dir.path + "/j.sqlite")
+        #expect(try j.batch().isOpen == false)
+        let req = TerminalRequest(caller: testCaller, request: .batch(BatchRequest(command: .open, batchName: "morning")))
+        let e = try j.insertPending(requestId: "b1", request: req, batch: BatchInfo())
+        let r = try CallbackResponse.decode("interapp-callback://result?status=success&message=Batch%20opened&action=batch&command=open&batchName=morning&batchId=7885F4F1-59CA-42C2-81BB-6DB48AA138A6")
+        try j.recordAnswer(e.id, response: r, state: .approved, note: nil, nowMs: 1_000)
+        let b = try j.batch(nowMs: 2_000)
+        #expect(b.isOpen && b.name == "morning" && b.id == "7885F4F1-59CA-42C2-81BB-6DB48AA138A6")
+        #expect(try j.batch(nowMs: 1_000 + 48 * 3_600_000).isOpen == false)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import TillCore
+import TillIO
+import TillProtocol
+import TillSimulator
+
+/// The merchant key and the ISV client secret never reach the journal (file or WAL), the simulator's state,
+/// the drop folder's archive, or what till prints.
+@Suite(.serialized) struct SecretsTests {
+    static let merchantKey = "MK-SECRET-7731-zq"
+    static let isvSecret = "ISV-SECRET-9917-xw"
+
+    /// Every file under `dir`, as bytes, that holds one of the secrets (as is or percent-encoded).
+    static func leaks(in dir: String) -> [String] {
+        var found: [String] = []
+        let needles = [merchantKey, isvSecret].map { Array($0.utf8) }
+        let e = FileManager.default.enumerator(atPath: dir)
+        while let rel = e?.nextObject() as? String {
+            let path = dir + "/" + rel
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue,
+                  let data = FileManager.default.contents(atPath: path) else { continue }
+            let bytes = [UInt8](data)
+            for n in needles where bytes.count >= n.count {
+                for i in 0...(bytes.count - n.count) where bytes[i] == n[0] && Array(bytes[i..<(i + n.count)]) == n {
+                    found.append(rel); break
+                }
+            }
+        }
+        return found
+    }
+
+    @Test func journalAndWALHoldNoSecret() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let caller = Caller(callback: "interapp-callback", merchantKey: SecretsTests.merchantKey, appId: "com.example.till")
+        let journal = try Journal(path: dir.path + "/data/journal.sqlite")
+        let transport = try SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: dir.path + "/data/simulator-state.json")
+        let c = TillController(transport: transport, journal: journal, caller: caller, timeoutMs: 300)
+        try await c.start()
+        let isv = ISVFields(amount: Money(cents: 10), clientId: "isv-client", clientSecret: SecretsTests.isvSecret)
+        let r = await c.perform(.sale(SaleRequest(amount: Money(cents: 1500), isv: isv)))
+        #expect(r.journalEntry?.state == .approved)
+        #expect(await c.perform(sale(909)).journalEntry?.state == .unknown)     // a request left unknown is stored redacted too
+        _ = await c.perform(.batch(BatchRequest(command: .open, batchName: "s")))
+        #expect(Path.exists(dir.path + "/data/journal.sqlite-wal"))
+        #expect(SecretsTests.leaks(in: dir.path).isEmpty)                // while open: file and WAL
+        #expect(r.journalEntry?.requestURL.contains("ISV_clientId=isv-client") == true)
+        await c.shutdown()
+        #expect(SecretsTests.leaks(in: dir.path).isEmpty)                // after the WAL was folded in
+    }
+
+    @Test func headlessRunPrintsAndStoresNoSecret() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let drop = dir.path + "/drop"
+        let sim = try Child(["simulate", "--dir", drop, "--speed", "0"])
+        defer { sim.stop() }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tillBinary)
+        p.arguments = ["sale", "--amount", "20", "--merchant-key", SecretsTests.merchantKey, "--isv-amount", "0.10",
+                       "--isv-client-id", "isv-client", "--isv-client-secret", SecretsTests.isvSecret,
+                       "--transport", "file:" + drop, "--journal", dir.path + "/data/journal.sqlite", "--json"]
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_CONFIG_HOME"] = "/nonexistent-till-config"
+        p.environment = env
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        #expect(p.terminationStatus == 0)
+        #expect(text.contains("\"approved\""))
+        #expect(!text.contains(SecretsTests.merchantKey) && !text.contains(SecretsTests.isvSecret))
+        let shown = try await runTill(["journal", "--journal", dir.path + "/data/journal.sqlite", "--json"])
+        #expect(!shown.output.contains(SecretsTests.merchantKey) && !shown.output.contains(SecretsTests.isvSecret))
+        #expect(shown.output.contains("[redacted]") || shown.output.contains("%5Bredacted%5D"))
+        #expect(Path.list(drop + "/requests").isEmpty)
+        #expect(SecretsTests.leaks(in: dir.path).isEmpty)
+    }
+}

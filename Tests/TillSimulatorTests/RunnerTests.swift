@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import TillProtocol
+@testable import TillSimulator
+
+final class Collected: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [SimulatorOutput] = []
+    func add(_ o: SimulatorOutput) { lock.lock(); items.append(o); lock.unlock() }
+    var all: [SimulatorOutput] { lock.lock(); defer { lock.unlock() }; return items }
+}
+
+@Suite struct RunnerTests {
+    @Test func theRunnerAnswersInOrderAndPersists() throws {
+        let dir = tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/state.json"
+        let got = Collected()
+        let runner = try SimulatorRunner(config: SimulatorConfig(speed: 0), statePath: path)
+        runner.start(onAnswer: { got.add($0) })
+        runner.submit(base + "batch&command=open&batchName=r", tag: "b")
+        runner.submit(base + "sale&amount=1000&clientTransactionId=r-1", tag: "s")
+        runner.submit(base + "abort", tag: "a")
+        runner.waitUntilIdle()
+        runner.stop()
+        let out = got.all
+        #expect(out.map(\.tag) == ["b", "s", "a"])
+        let decoded = out.compactMap { checked($0.url) }
+        #expect(decoded.map(\.message) == ["Batch opened", "Transaction successful.", "(-55) NOTHING_TO_ABORT"])
+        // A new runner on the same file meets the same terminal.
+        let again = try SimulatorRunner(config: SimulatorConfig(speed: 0), statePath: path)
+        #expect(again.state.transactions.count == 1)
+        #expect(again.state.activeBatch?.name == "r")
+        let got2 = Collected()
+        again.start(onCallback: { url in got2.add(SimulatorOutput(url: url, tag: nil)) })
+        again.submit(base + "transactionDetails&clientTransactionId=r-1")
+        again.waitUntilIdle()
+        again.stop()
+        #expect(got2.all.first.flatMap { checked($0.url) }?.referenceNumber == "000001")
+    }
+
+    @Test func delayedAnswersKeepTheTagOfTheirRequest() throws {
+        let got = Collected()
+        let runner = try SimulatorRunner(config: SimulatorConfig(speed: 0.001), statePath: nil)
+        runner.start(onAnswer: { got.add($0) })
+        runner.submit(base + "sale&amount=777", tag: "slow")
+        runner.submit(base + "batch&command=open", tag: "batch")
+        runner.waitUntilIdle()
+        runner.stop()
+        #expect(Set(got.all.map(\.tag)) == ["slow", "batch"])
+        #expect(got.all.first { $0.tag == "slow" }.flatMap { checked($0.url) }?.isApproved == true)
+    }
+
+    @Test func aCallbackMayStopTheRunner() throws {
+        let runner = try SimulatorRunner(config: SimulatorConfig(speed: 0), statePath: nil)
+        let stopped = DispatchSemaphore(value: 0)
+        runner.start(onCallback: { _ in runner.stop(); stopped.signal() })
+        runner.submit(base + "abort")
+        stopped.wait()
+        runner.stop()
+        #expect(runner.state.transactions.isEmpty)
+    }
+
+    @Test func stopLeavesAPendingSaleInTheState() throws {
+        let runner = try SimulatorRunner(config: SimulatorConfig(speed: 1, cardWaitMs: 3_600_000), statePath: nil)
+        runner.start(onCallback: { _ in })
+        runner.submit(base + "sale&amount=1000")
+        while runner.state.pending == nil { usleep(1000) }
+        runner.stop()
+        #expect(runner.state.pending?.stage == .waitingForCard)
+        #expect(runner.nextDueMs != nil)
+    }
+}
