@@ -204,6 +204,7 @@ func lineOf(_ key: String, in text: String) -> Int? {
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
         n += 1
         let t = line.trimmingCharacters(in: " \t")
+        if key.hasPrefix("["), t.hasPrefix(key + "]") || t.hasPrefix(key + ".") { return n }
         if t.hasPrefix(key + " ") || t.hasPrefix(key + "=") || t.hasPrefix("\"" + key + "\"") || t.hasPrefix("[" + key) { return n }
     }
     return nil
