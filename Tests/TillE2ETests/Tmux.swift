@@ -34,11 +34,21 @@ final class TillSession {
         let command = "env \(envText) \(Self.quote(Self.binary)) \(argText) 2>\(Self.quote(dir + "/stderr")); echo TILL-EXITED $?; sleep 600"
         try tmux(["new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)", command])
         _ = try? tmux(["set-option", "-t", name, "window-size", "manual"])
+        serverPid = Int32((try? tmux(["display-message", "-p", "#{pid}"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+    }
+
+    /// The private tmux server's pid: killed at the end even when `kill-server` leaves it running.
+    private(set) var serverPid: Int32 = 0
+
+    func panePids() -> [Int32] {
+        ((try? tmux(["list-panes", "-a", "-F", "#{pane_pid}"])) ?? "").split(separator: "\n").compactMap { Int32($0) }
     }
 
     deinit {
+        let panes = panePids()
         _ = try? tmux(["kill-server"])
-        Thread.sleep(forTimeInterval: 0.1)
+        for p in panes { kill(p, SIGKILL) }
+        if serverPid > 0 { kill(serverPid, SIGKILL) }
         try? FileManager.default.removeItem(atPath: dir)
     }
 
