@@ -43,4 +43,28 @@ static inline int till_put_wch(int y, int x, wchar_t ch, unsigned int attrs, sho
 /// Reads one key as a wide character or a function-key code.
 /// Returns OK (char in *out), KEY_CODE_YES (key code in *out) or ERR (timeout).
 static inline int till_get_wch(wint_t *out) { return wget_wch(stdscr, out); }
+
+/// Starts curses the way till wants it: raw keys (Ctrl-C is a key, not a signal), no echo,
+/// keypad decoding, short Esc delay, hidden cursor, reads that wait at most `timeout_ms`.
+static inline void till_start(int timeout_ms) {
+    initscr();
+    raw();
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    set_escdelay(25);
+    curs_set(0);
+    leaveok(stdscr, TRUE);
+    scrollok(stdscr, FALSE);
+    wtimeout(stdscr, timeout_ms);
+}
+static inline void till_timeout(int ms) { wtimeout(stdscr, ms); }
+static inline int till_has_colors(void) { return has_colors() ? 1 : 0; }
+static inline int till_start_color(void) { int r = start_color(); use_default_colors(); return r; }
+static inline int till_init_pair(short pair, short fg, short bg) { return init_pair(pair, fg, bg); }
+static inline void till_refresh(void) { wrefresh(stdscr); }
+static inline void till_clear(void) { wclear(stdscr); }
+static inline void till_end(void) { endwin(); }
+static inline int till_key_code_yes(void) { return KEY_CODE_YES; }
 #endif
+

@@ -1,10 +1,56 @@
 import ArgumentParser
+import Foundation
+import TillCore
+import TillTerminal
+import TillUI
 
-/// The full-screen cashier UI (issue #5). Not built yet.
+/// The full-screen cashier UI (issue #5): `till` with no arguments.
 struct UICommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "ui", abstract: "Start the full-screen cashier UI.")
+    static let configuration = CommandConfiguration(
+        commandName: "ui", abstract: "Start the full-screen cashier UI (the default).",
+        discussion: """
+        Themes and keymaps are chosen by name (shipped: themes default, high-contrast, monochrome; keymaps default, keypad) \
+        or by path. Copies in $XDG_CONFIG_HOME/till/themes/ and $XDG_CONFIG_HOME/till/keymaps/ override the shipped ones. \
+        NO_COLOR (or --no-color) gives a monochrome rendering.
+        """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("Theme name or file (default: the config, else default).", valueName: "name"))
+    var theme: String?
+
+    @Option(help: ArgumentHelp("Keymap name or file (default: the config, else default).", valueName: "name"))
+    var keymap: String?
+
+    @Flag(name: .customLong("no-color"), help: "Monochrome rendering: reverse video and bold instead of colour.")
+    var noColor = false
+
     func run() async throws {
-        print("The full-screen UI is not built yet; see `till --help` for the headless commands.")
-        throw ExitCode(2)
+        guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
+            uiPrintError("till: the cashier UI needs a terminal; see `till --help` for the headless commands.")
+            throw ExitCode(2)
+        }
+        let settings = global.settings()
+        let env = ProcessInfo.processInfo.environment
+        let resources = Resources(environment: env)
+        let (theme, themeWarning) = resources.theme(self.theme ?? settings.theme)
+        let (keymap, keymapWarning) = resources.keymap(self.keymap ?? settings.keymap)
+        let warnings = [themeWarning, keymapWarning].compactMap { $0 }
+        let controller: TillController
+        do { controller = try await TillFactory.makeController(config: settings) } catch {
+            uiPrintError("till: cannot start: \(error)")
+            throw ExitCode(3)
+        }
+        let mono = noColor || !(env["NO_COLOR"] ?? "").isEmpty
+        let options = RuntimeOptions(theme: theme, keymap: keymap, monochrome: mono, warnings: warnings,
+                                     currency: settings.currency ?? "€")
+        await Runtime(service: controller, options: options).run()
+        await controller.shutdown()
+        for w in warnings { uiPrintError("till: " + w) }
     }
+}
+
+/// One line on standard error (the UI's own helper, so it depends on no other command's names).
+func uiPrintError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
 }

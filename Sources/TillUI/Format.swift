@@ -1,0 +1,141 @@
+import TillProtocol
+import TillCore
+
+/// Formatting shared by the view and the update (pure, no Foundation).
+public enum Format {
+    public static func money(_ m: Money?, _ currency: String = "€") -> String {
+        guard let m else { return "—" }
+        return currency.isEmpty ? m.formatted() : currency + " " + m.formatted()
+    }
+
+    /// `mm:ss` (or `h:mm:ss`) of a duration in milliseconds, never negative.
+    public static func duration(_ ms: Int64) -> String {
+        let s = max(0, ms) / 1000
+        let h = s / 3600, m = (s / 60) % 60, sec = s % 60
+        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
+        return h > 0 ? "\(h):\(two(m)):\(two(sec))" : "\(two(m)):\(two(sec))"
+    }
+
+    /// `47h 12m` for long spans, as the batch screen shows the time to auto-close.
+    public static func hoursMinutes(_ ms: Int64) -> String {
+        let m = max(0, ms) / 60_000
+        return "\(m / 60)h \(m % 60)m"
+    }
+
+    /// Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    static func civil(_ days: Int64) -> (y: Int64, m: Int64, d: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (m <= 2 ? y + 1 : y, m, d)
+    }
+
+    static func pad(_ n: Int64, _ w: Int = 2) -> String {
+        var s = String(n)
+        while s.count < w { s = "0" + s }
+        return s
+    }
+
+    /// `2026-11-22 14:32` in the till's local time.
+    public static func dateTime(_ ms: Int64, offsetMinutes: Int) -> String {
+        let local = ms / 1000 + Int64(offsetMinutes) * 60
+        let days = local >= 0 ? local / 86400 : (local - 86399) / 86400
+        let secs = local - days * 86400
+        let (y, m, d) = civil(days)
+        return "\(y)-\(pad(m))-\(pad(d)) \(pad(secs / 3600)):\(pad((secs / 60) % 60))"
+    }
+
+    /// `14:32:05` in the till's local time.
+    public static func clock(_ ms: Int64, offsetMinutes: Int) -> String {
+        let local = ms / 1000 + Int64(offsetMinutes) * 60
+        let secs = ((local % 86400) + 86400) % 86400
+        return "\(pad(secs / 3600)):\(pad((secs / 60) % 60)):\(pad(secs % 60))"
+    }
+
+    /// `2026-11-22` of a moment in the till's local time.
+    public static func day(_ ms: Int64, offsetMinutes: Int) -> String { String(dateTime(ms, offsetMinutes: offsetMinutes).prefix(10)) }
+
+    public static func offset(_ minutes: Int) -> String {
+        let sign = minutes < 0 ? "-" : "+"
+        let m = Int64(abs(minutes))
+        return sign + pad(m / 60) + ":" + pad(m % 60)
+    }
+
+    public static func actionName(_ a: Action) -> String {
+        switch a {
+        case .sale: return "sale"
+        case .preAuth: return "pre-auth"
+        case .cancel: return "refund"
+        case .abort: return "abort"
+        case .batch: return "batch"
+        case .capturePreAuth: return "capture"
+        case .transactionDetails: return "details"
+        }
+    }
+
+    public static func stateName(_ s: EntryState) -> String {
+        switch s {
+        case .pending: return "PENDING"
+        case .sent: return "SENT"
+        case .approved: return "APPROVED"
+        case .declined: return "DECLINED"
+        case .aborted: return "ABORTED"
+        case .unknown: return "UNKNOWN"
+        case .resolved: return "RESOLVED"
+        }
+    }
+
+    /// The card as shown: `Visa 478***…7417` (the number arrives masked).
+    public static func card(_ r: CallbackResponse?) -> String? {
+        guard let r else { return nil }
+        let parts = [r.cardType, r.accountNumber].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: " ")
+    }
+
+    /// Everything a journal filter can match, lower-cased.
+    public static func searchText(_ e: JournalEntry) -> String {
+        var parts: [String] = ["#\(e.id)", actionName(e.action), stateName(e.state).lowercased()]
+        if let a = e.amount { parts.append(a.formatted()); parts.append(a.formatted(decimalSeparator: ",")) }
+        if let t = e.tipAmount { parts.append(t.formatted()) }
+        if let c = e.clientTransactionId { parts.append(c) }
+        if let b = e.batchName { parts.append(b) }
+        if let n = e.note { parts.append(n) }
+        if let r = e.response {
+            for k in ["referenceNumber", "orderCode", "shortOrderCode", "cardType", "accountNumber", "message", "authorisationCode"] {
+                if let v = r[k] { parts.append(v) }
+            }
+        }
+        return parts.joined(separator: " ").lowercased()
+    }
+
+    /// A one-line description of a request, for the result pane.
+    public static func summary(_ r: Request, currency: String = "€") -> String {
+        switch r {
+        case .sale(let s):
+            var t = "Sale " + money(s.amount, currency)
+            if let tip = s.tipAmount, tip.cents > 0 { t += " + tip " + tip.formatted() }
+            return t
+        case .preAuth(let p): return "Pre-auth " + money(p.amount, currency)
+        case .cancel(let c): return "Refund " + (c.amount.map { money($0, currency) } ?? "in full") + finderText(c.finder)
+        case .capturePreAuth(let c): return "Capture " + (c.amount.map { money($0, currency) } ?? "in full") + finderText(c.finder)
+        case .batch(let b):
+            let which = b.batchName.map { "'\($0)'" } ?? b.batchId ?? (b.command == .open ? "" : "active")
+            return (b.command == .open ? "Open batch " : "Close batch ") + which
+        case .abort: return "Abort"
+        case .transactionDetails(let d): return "Details of " + d.clientTransactionId
+        }
+    }
+
+    static func finderText(_ f: TransactionFinder) -> String {
+        if let s = f.shortOrderCode { return ", short code " + s }
+        if let o = f.orderCode { return ", order " + o }
+        if let r = f.referenceNumber { return ", STAN " + r }
+        return ""
+    }
+}

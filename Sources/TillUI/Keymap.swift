@@ -1,0 +1,229 @@
+import TOMLKit
+
+/// A key as the backend reports it, independent of ncurses.
+public enum Key: Hashable, Sendable, CustomStringConvertible {
+    case char(Character)
+    case alt(Character)
+    case ctrl(Character)
+    case f(Int)
+    case enter, esc, tab, backTab, up, down, left, right, pageUp, pageDown, home, end, backspace, delete
+
+    /// Parses a key name as keymaps write it: `F2`, `alt-s`, `ctrl-u`, `enter`, `esc`, `shift-tab`, `+`, `space`.
+    public init?(name raw: String) {
+        let name = raw.trimmingWhitespace()
+        let lower = name.lowercased()
+        let named: [String: Key] = [
+            "enter": .enter, "return": .enter, "kp-enter": .enter, "esc": .esc, "escape": .esc, "tab": .tab,
+            "shift-tab": .backTab, "backtab": .backTab, "up": .up, "down": .down, "left": .left, "right": .right,
+            "pgup": .pageUp, "pageup": .pageUp, "page-up": .pageUp, "pgdn": .pageDown, "pagedown": .pageDown,
+            "page-down": .pageDown, "home": .home, "end": .end, "backspace": .backspace, "delete": .delete, "del": .delete,
+            "space": .char(" "),
+        ]
+        if let k = named[lower] { self = k; return }
+        if name.count == 1, let c = name.first { self = .char(c); return }
+        if lower.hasPrefix("f"), let n = Int(lower.dropFirst()), (1...24).contains(n) { self = .f(n); return }
+        for (prefix, make) in [("alt-", Key.alt), ("meta-", Key.alt), ("m-", Key.alt), ("ctrl-", Key.ctrl), ("c-", Key.ctrl), ("^", Key.ctrl)] as [(String, (Character) -> Key)] {
+            if lower.hasPrefix(prefix) {
+                let rest = name.dropFirst(prefix.count)
+                if rest.count == 1, let c = rest.first {
+                    self = make(prefix.hasPrefix("c") || prefix == "^" ? Character(c.lowercased()) : c)
+                    return
+                }
+                if rest.lowercased() == "space" { self = make(" "); return }
+            }
+        }
+        return nil
+    }
+
+    /// How the key is shown in help and hints: `F2`, `Alt-s`, `Ctrl-u`, `Enter`.
+    public var description: String {
+        switch self {
+        case .char(" "): return "Space"
+        case .char(let c): return String(c)
+        case .alt(let c): return "Alt-" + String(c)
+        case .ctrl(let c): return "Ctrl-" + String(c)
+        case .f(let n): return "F\(n)"
+        case .enter: return "Enter"
+        case .esc: return "Esc"
+        case .tab: return "Tab"
+        case .backTab: return "Shift-Tab"
+        case .up: return "↑"
+        case .down: return "↓"
+        case .left: return "←"
+        case .right: return "→"
+        case .pageUp: return "PgUp"
+        case .pageDown: return "PgDn"
+        case .home: return "Home"
+        case .end: return "End"
+        case .backspace: return "Backspace"
+        case .delete: return "Del"
+        }
+    }
+
+    public var isPrintable: Bool { if case .char = self { return true }; return false }
+}
+
+/// A named thing the cashier can do; keymaps bind keys to these.
+public enum KeyAction: String, CaseIterable, Sendable, Hashable {
+    case help, sale, preAuth = "pre-auth", capture, refund, batch, journal, unresolved, quit
+    case submit, cancel, next, previous, up, down, pageUp = "page-up", pageDown = "page-down"
+    case erase, clear, tip5 = "tip-5", tip10 = "tip-10", tip15 = "tip-15", tipNone = "tip-none"
+    case scope, resolve, closeBatch = "close-batch"
+
+    public init?(name: String) {
+        let n = name.lowercased().replacingUnderscores()
+        if let a = KeyAction(rawValue: n) { self = a; return }
+        let aliases: [String: KeyAction] = ["preauth": .preAuth, "pre_auth": .preAuth, "abort": .cancel, "back": .cancel,
+                                           "back-space": .erase, "backspace": .erase, "pageup": .pageUp, "pagedown": .pageDown,
+                                           "pending": .unresolved, "closebatch": .closeBatch, "tipnone": .tipNone]
+        if let a = aliases[n] { self = a; return }
+        return nil
+    }
+
+    /// What the action does, for the help overlay (at most 19 characters).
+    public var label: String {
+        switch self {
+        case .help: return "Help (this list)"
+        case .sale: return "Sale"
+        case .preAuth: return "Pre-authorisation"
+        case .capture: return "Capture a pre-auth"
+        case .refund: return "Refund / cancel"
+        case .batch: return "Batch (shift)"
+        case .journal: return "Journal"
+        case .unresolved: return "Unresolved list"
+        case .quit: return "Quit"
+        case .submit: return "Send/confirm/open"
+        case .cancel: return "Abort/close/back"
+        case .next: return "Next field"
+        case .previous: return "Previous field"
+        case .up: return "Up in a list"
+        case .down: return "Down in a list"
+        case .pageUp: return "Page up"
+        case .pageDown: return "Page down"
+        case .erase: return "Erase a character"
+        case .clear: return "Clear the field"
+        case .tip5: return "Tip 5 %"
+        case .tip10: return "Tip 10 %"
+        case .tip15: return "Tip 15 %"
+        case .tipNone: return "No tip"
+        case .scope: return "Journal batch/all"
+        case .resolve: return "Resolve an unknown"
+        case .closeBatch: return "Close active batch"
+        }
+    }
+
+    /// Actions that take you to a screen.
+    public var isGlobal: Bool {
+        switch self {
+        case .help, .sale, .preAuth, .capture, .refund, .batch, .journal, .unresolved, .quit: return true
+        default: return false
+        }
+    }
+}
+
+/// A problem in a theme or keymap file: which file, which line, what is wrong.
+public struct ConfigFileError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var file: String
+    public var line: Int?
+    public var message: String
+    public init(file: String, line: Int?, message: String) { self.file = file; self.line = line; self.message = message }
+    public var description: String {
+        if let line { return "\(file):\(line): \(message)" }
+        return "\(file): \(message)"
+    }
+}
+
+/// Named actions bound to keys. Several keys may do one action; one key does one action.
+public struct Keymap: Sendable, Hashable {
+    public var name: String
+    public private(set) var bindings: [KeyAction: [Key]]
+    private var byKey: [Key: KeyAction]
+
+    public init(name: String, bindings: [KeyAction: [Key]]) {
+        self.name = name
+        self.bindings = bindings
+        var byKey: [Key: KeyAction] = [:]
+        for a in KeyAction.allCases { for k in bindings[a] ?? [] where byKey[k] == nil { byKey[k] = a } }
+        self.byKey = byKey
+    }
+
+    public func action(for key: Key) -> KeyAction? { byKey[key] }
+    public func keys(for action: KeyAction) -> [Key] { bindings[action] ?? [] }
+    /// The first key of an action as shown in hints (`F2`), or `?` when unbound.
+    public func hint(_ action: KeyAction) -> String { keys(for: action).first?.description ?? "—" }
+
+    /// The built-in default: function keys plus mnemonic Alt letters. Matches keymaps/default.toml.
+    public static let standard: Keymap = {
+        let b: [KeyAction: [String]] = [
+            .help: ["F1", "alt-h", "?"], .sale: ["F2", "alt-s"], .preAuth: ["F3", "alt-p"], .capture: ["F4", "alt-c"],
+            .refund: ["F5", "alt-r"], .batch: ["F6", "alt-b"], .journal: ["F7", "alt-j"], .unresolved: ["F8", "alt-u"],
+            .quit: ["F10", "alt-q", "ctrl-c"], .submit: ["enter"], .cancel: ["esc"], .next: ["tab", "down"],
+            .previous: ["shift-tab", "up"], .up: ["up"], .down: ["down"], .pageUp: ["pgup"], .pageDown: ["pgdn"],
+            .erase: ["backspace"], .clear: ["ctrl-u", "delete"], .tip5: ["alt-1"], .tip10: ["alt-2"], .tip15: ["alt-3"],
+            .tipNone: ["alt-0"], .scope: ["ctrl-a"], .resolve: ["ctrl-r"], .closeBatch: ["ctrl-k"],
+        ]
+        return Keymap(name: "default", bindings: b.mapValues { $0.compactMap(Key.init(name:)) })
+    }()
+
+    /// Reads a keymap file: `[keys]` table of `action = "key"` or `action = ["key", …]`.
+    /// Actions left out keep the default's keys.
+    public static func parse(_ text: String, file: String, name: String) throws(ConfigFileError) -> Keymap {
+        let table: TOMLTable
+        do { table = try TOMLTable(string: text) } catch let e as TOMLParseError {
+            throw ConfigFileError(file: file, line: Int(e.source.begin.line), message: e.description)
+        } catch { throw ConfigFileError(file: file, line: nil, message: "\(error)") }
+        var bindings = Keymap.standard.bindings
+        guard let keys = table["keys"]?.table else {
+            throw ConfigFileError(file: file, line: nil, message: "no [keys] table (expected lines like `sale = [\"F2\", \"alt-s\"]`)")
+        }
+        for (k, v) in keys {
+            guard let action = KeyAction(name: k) else {
+                throw ConfigFileError(file: file, line: lineOf(k, in: text),
+                                      message: "unknown action '\(k)' (known: \(KeyAction.allCases.map(\.rawValue).joined(separator: ", ")))")
+            }
+            var names: [String] = []
+            if let s = v.string { names = [s] }
+            else if let a = v.array { names = a.compactMap { $0.string } }
+            else { throw ConfigFileError(file: file, line: lineOf(k, in: text), message: "'\(k)' must be a key name or a list of key names") }
+            var list: [Key] = []
+            for n in names {
+                guard let key = Key(name: n) else {
+                    throw ConfigFileError(file: file, line: lineOf(k, in: text), message: "'\(n)' is not a key name (try F2, alt-s, ctrl-u, enter, esc, +)")
+                }
+                list.append(key)
+            }
+            bindings[action] = list
+        }
+        return Keymap(name: name, bindings: bindings)
+    }
+}
+
+/// The line (1-based) where `key =` first appears in a TOML text, for error messages.
+func lineOf(_ key: String, in text: String) -> Int? {
+    var n = 0
+    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        n += 1
+        let t = line.trimmingCharacters(in: " \t")
+        if key.hasPrefix("["), t.hasPrefix(key + "]") || t.hasPrefix(key + ".") { return n }
+        if t.hasPrefix(key + " ") || t.hasPrefix(key + "=") || t.hasPrefix("\"" + key + "\"") || t.hasPrefix("[" + key) { return n }
+    }
+    return nil
+}
+
+extension Substring {
+    func trimmingCharacters(in set: String) -> String {
+        var s = self
+        while let f = s.first, set.contains(f) { s = s.dropFirst() }
+        while let l = s.last, set.contains(l) { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s = s.dropFirst() }
+        while let l = s.last, l.isWhitespace { s = s.dropLast() }
+        return String(s)
+    }
+}

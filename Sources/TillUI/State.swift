@@ -1,0 +1,256 @@
+import TillProtocol
+import TillCore
+
+/// The screens, each one key away from anywhere.
+public enum Screen: String, CaseIterable, Sendable, Hashable {
+    case sale, preAuth, capture, refund, batch, journal, unresolved
+
+    public var title: String {
+        switch self {
+        case .sale: return "Sale"
+        case .preAuth: return "Pre-auth"
+        case .capture: return "Capture"
+        case .refund: return "Refund"
+        case .batch: return "Batch"
+        case .journal: return "Journal"
+        case .unresolved: return "Unresolved"
+        }
+    }
+
+    public var action: KeyAction {
+        switch self {
+        case .sale: return .sale
+        case .preAuth: return .preAuth
+        case .capture: return .capture
+        case .refund: return .refund
+        case .batch: return .batch
+        case .journal: return .journal
+        case .unresolved: return .unresolved
+        }
+    }
+}
+
+/// What a field accepts as the cashier types.
+public enum FieldKind: Sendable, Hashable {
+    case money, tip, integer, digits, text, date
+
+    public func accepts(_ c: Character) -> Bool {
+        switch self {
+        case .money: return c.isASCII && (c.isNumber || c == "." || c == ",")
+        case .tip: return c.isASCII && (c.isNumber || c == "." || c == "," || c == "%")
+        case .integer, .digits: return c.isASCII && c.isNumber
+        case .date: return c.isASCII && (c.isNumber || "-:T+. ".contains(c))
+        case .text: return !(c.unicodeScalars.first.map { $0.value < 0x20 || $0.value == 0x7F } ?? true)
+        }
+    }
+}
+
+/// One input field. Its `id` is the protocol field it feeds, so validation errors land on it.
+public struct Field: Sendable, Hashable {
+    public var id: String
+    public var label: String
+    public var kind: FieldKind
+    public var text: String
+    public var placeholder: String
+    public var maxLength: Int
+    public init(_ id: String, _ label: String, _ kind: FieldKind, placeholder: String = "", maxLength: Int = 20, text: String = "") {
+        self.id = id; self.label = label; self.kind = kind; self.placeholder = placeholder; self.maxLength = maxLength; self.text = text
+    }
+}
+
+/// A screen's fields, which one has the focus, and what is wrong with them.
+public struct Form: Sendable, Hashable {
+    public var fields: [Field]
+    public var focus: Int = 0
+    /// Messages by field id.
+    public var errors: [String: String] = [:]
+    /// A problem not tied to one field.
+    public var message: String?
+    public init(_ fields: [Field]) { self.fields = fields }
+
+    public subscript(id: String) -> String {
+        get { fields.first { $0.id == id }?.text ?? "" }
+        set { if let i = fields.firstIndex(where: { $0.id == id }) { fields[i].text = newValue } }
+    }
+    public var focused: Field? { fields.indices.contains(focus) ? fields[focus] : nil }
+    public func index(of id: String) -> Int? { fields.firstIndex { $0.id == id } }
+
+    public static func blank(_ screen: Screen) -> Form {
+        switch screen {
+        case .sale:
+            return Form([
+                Field("amount", "Amount", .money, placeholder: "12.50"),
+                Field("tipAmount", "Tip", .tip, placeholder: "amount or 10%"),
+                Field("preferredInstallments", "Installments", .integer, placeholder: "none", maxLength: 2),
+                Field("clientTransactionId", "Reference", .text, placeholder: "optional", maxLength: 64),
+            ])
+        case .preAuth:
+            return Form([
+                Field("amount", "Amount", .money, placeholder: "50.00"),
+                Field("clientTransactionId", "Reference", .text, placeholder: "optional", maxLength: 64),
+            ])
+        case .capture, .refund:
+            return Form([
+                Field("referenceNumber", "STAN", .digits, placeholder: "6 digits", maxLength: 6),
+                Field("orderCode", "Order code", .digits, placeholder: "10-20 digits", maxLength: 20),
+                Field("shortOrderCode", "Short code", .digits, placeholder: "10 digits", maxLength: 10),
+                Field("txnDateFrom", "From date", .date, placeholder: "YYYY-MM-DD", maxLength: 32),
+                Field("txnDateTo", "To date", .date, placeholder: "YYYY-MM-DD", maxLength: 32),
+                Field("amount", "Amount", .money, placeholder: "blank: full"),
+            ])
+        case .batch:
+            return Form([
+                Field("batchName", "New batch", .text, placeholder: "e.g. Evening", maxLength: 64),
+                Field("batchId", "Close", .text, placeholder: "active, or name / id", maxLength: 64),
+            ])
+        case .journal:
+            return Form([Field("filter", "Filter", .text, placeholder: "STAN, amount, card, text", maxLength: 40)])
+        case .unresolved:
+            return Form([])
+        }
+    }
+}
+
+/// Something that needs a yes before it happens.
+public enum ConfirmAction: Sendable, Hashable {
+    case send(Request)
+    case quit
+    case resolve(entryId: Int64, note: String)
+}
+
+public struct ConfirmChoice: Sendable, Hashable {
+    public var key: Character
+    public var label: String
+    public var action: ConfirmAction
+    public init(key: Character, label: String, action: ConfirmAction) { self.key = key; self.label = label; self.action = action }
+}
+
+public struct Confirmation: Sendable, Hashable {
+    public var title: String
+    public var lines: [String]
+    /// Enter picks the first; Esc picks none.
+    public var choices: [ConfirmChoice]
+    public init(title: String, lines: [String], choices: [ConfirmChoice]) { self.title = title; self.lines = lines; self.choices = choices }
+}
+
+public enum Overlay: Sendable, Hashable {
+    case help
+    case confirm(Confirmation)
+}
+
+/// The request waiting for the terminal, as the UI shows it.
+public struct Pending: Sendable, Hashable {
+    public var summary: String
+    public var action: Action
+    public var startedAtMs: Int64
+    public var deadlineMs: Int64?
+    public var abortRequested: Bool
+    public init(summary: String, action: Action, startedAtMs: Int64, deadlineMs: Int64? = nil, abortRequested: Bool = false) {
+        self.summary = summary; self.action = action; self.startedAtMs = startedAtMs; self.deadlineMs = deadlineMs; self.abortRequested = abortRequested
+    }
+}
+
+/// The last outcome, shown in the result pane until the next one.
+public struct ResultInfo: Sendable, Hashable {
+    public var summary: String
+    public var outcome: ActionOutcome
+    public var atMs: Int64
+    public init(summary: String, outcome: ActionOutcome, atMs: Int64) { self.summary = summary; self.outcome = outcome; self.atMs = atMs }
+}
+
+public enum Connection: Sendable, Hashable {
+    case ready
+    case problem(String)
+}
+
+public struct JournalView: Sendable, Hashable {
+    public var entries: [JournalEntry] = [] {
+        didSet { searchTexts = entries.map(Format.searchText) }
+    }
+    /// What the filter matches, per entry, built once when the entries arrive.
+    public private(set) var searchTexts: [String] = []
+    public var selected: Int = 0
+    public var top: Int = 0
+    public var allBatches: Bool = false
+    public var detail: JournalEntry?
+    /// First row shown of the detail view (it scrolls when it does not fit).
+    public var detailScroll: Int = 0
+    public var loading: Bool = false
+    public init() {}
+}
+
+/// Everything the UI knows. `update` is the only thing that changes it; `view` draws it.
+public struct AppState: Sendable, Hashable {
+    public var screen: Screen = .sale
+    public var forms: [Screen: Form]
+    public var keymap: Keymap
+    public var size: Size
+    public var nowMs: Int64
+    /// The till's local UTC offset, for showing times and reading dates.
+    public var tzOffsetMinutes: Int
+    public var currency: String = "€"
+    public var transport: String
+    public var batch: BatchInfo?
+    public var connection: Connection = .ready
+    public var pending: Pending?
+    public var result: ResultInfo?
+    public var journal = JournalView()
+    public var unresolved: [JournalEntry] = []
+    public var unresolvedSelected = 0
+    public var recovering = false
+    public var overlay: Overlay?
+    /// A short message in the status area (what just happened, what was refused).
+    public var notice: String?
+    public var noticeIsError = false
+    public var quit = false
+    /// Problems loading theme or keymap files, shown once at start.
+    public var startupWarnings: [String] = []
+
+    public init(keymap: Keymap = .standard, size: Size = Size(width: 80, height: 24), nowMs: Int64 = 0,
+                tzOffsetMinutes: Int = 0, transport: String = "simulator") {
+        self.keymap = keymap; self.size = size; self.nowMs = nowMs; self.tzOffsetMinutes = tzOffsetMinutes; self.transport = transport
+        var forms: [Screen: Form] = [:]
+        for s in Screen.allCases { forms[s] = Form.blank(s) }
+        self.forms = forms
+    }
+
+    public var form: Form {
+        get { forms[screen] ?? Form.blank(screen) }
+        set { forms[screen] = newValue }
+    }
+
+    /// Journal entries after the filter typed on the journal screen.
+    public var visibleJournal: [JournalEntry] {
+        let f = (forms[.journal]?["filter"] ?? "").trimmingWhitespace().lowercased()
+        if f.isEmpty { return journal.entries }
+        var out: [JournalEntry] = []
+        for (i, t) in journal.searchTexts.enumerated() where t.contains(f) { out.append(journal.entries[i]) }
+        return out
+    }
+}
+
+/// What the outside world tells the UI.
+public enum Msg: Sendable, Hashable {
+    case key(Key)
+    case tick(nowMs: Int64)
+    case resize(Size)
+    case event(ControllerEvent)
+    case performed(ActionOutcome, summary: String)
+    case aborted(AbortResult)
+    case journalLoaded([JournalEntry])
+    case batchLoaded(BatchInfo)
+    case unresolvedLoaded([JournalEntry], recovered: Bool)
+    case resolved(entryId: Int64, error: String?)
+}
+
+/// What the UI asks the outside world to do. Data only: the runtime performs them and answers with a `Msg`.
+public enum Command: Sendable, Hashable {
+    case perform(Request, summary: String)
+    case abort
+    case loadJournal(JournalFilter)
+    case loadBatch
+    case recover
+    case loadUnresolved
+    case resolve(entryId: Int64, note: String)
+    case quit
+}

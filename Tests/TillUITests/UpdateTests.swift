@@ -1,0 +1,334 @@
+import Testing
+import TillCore
+import TillProtocol
+@testable import TillUI
+
+@Suite struct UpdateTests {
+    @Test func startAsksForRecoveryAndBatchAndShowsUnresolvedFirst() {
+        var s = AppState(nowMs: fixedNow)
+        let cmds = initialCommands(&s)
+        #expect(cmds == [.recover, .loadBatch])
+        #expect(s.screen == .unresolved)
+        #expect(s.recovering)
+        let unknown = entry(3, state: .unknown, note: "no answer in 90 s")
+        _ = update(&s, .unresolvedLoaded([unknown], recovered: true))
+        #expect(s.screen == .unresolved)
+        #expect(s.unresolved == [unknown])
+        #expect(!s.recovering)
+    }
+
+    @Test func startWithNothingToRecoverGoesToSale() {
+        let s = readyState()
+        #expect(s.screen == .sale)
+        #expect(s.batch == openBatch)
+    }
+
+    @Test func saleAmountEnterSendsTypedRequest() {
+        var s = readyState()
+        type(&s, "12,5")
+        #expect(s.form["amount"] == "12,5")
+        let cmds = press(&s, .enter)
+        let req = Request.sale(SaleRequest(amount: Money(cents: 1250)))
+        #expect(cmds == [.perform(req, summary: "Sale € 12.50")])
+        #expect(s.pending?.summary == "Sale € 12.50")
+        #expect(s.pending?.startedAtMs == fixedNow)
+    }
+
+    @Test func tipPercentageIsAddedOnTop() {
+        var s = readyState()
+        type(&s, "12.50")
+        press(&s, .alt("2"))   // tip 10 %
+        #expect(s.form["tipAmount"] == "10%")
+        let cmds = press(&s, .enter)
+        guard case .perform(.sale(let sale), _)? = cmds.first else { Issue.record("no sale sent: \(cmds)"); return }
+        #expect(sale.amount == Money(cents: 1250))
+        #expect(sale.tipAmount == Money(cents: 125))
+    }
+
+    @Test func tipAmountAndInstallmentsAndReference() {
+        var s = readyState()
+        type(&s, "100")
+        press(&s, .tab); type(&s, "5.5")
+        press(&s, .tab); type(&s, "3")
+        press(&s, .tab); type(&s, "order-42")
+        let cmds = press(&s, .enter)
+        let want = SaleRequest(amount: Money(cents: 10000), tipAmount: Money(cents: 550), clientTransactionId: "order-42",
+                               withInstallments: true, preferredInstallments: 3)
+        #expect(cmds == [.perform(.sale(want), summary: "Sale € 100.00 + tip 5.50")])
+    }
+
+    @Test func tipAboveAmountIsRefusedAtTheField() {
+        var s = readyState()
+        type(&s, "10")
+        press(&s, .tab); type(&s, "11")
+        let cmds = press(&s, .enter)
+        #expect(cmds.isEmpty)
+        #expect(s.pending == nil)
+        #expect(s.form.errors["tipAmount"]?.contains("more than the amount") == true)
+        #expect(s.form.focused?.id == "tipAmount")
+    }
+
+    @Test func badAmountUsesMoneyParseMessage() {
+        var s = readyState()
+        type(&s, "12.345")
+        let cmds = press(&s, .enter)
+        #expect(cmds.isEmpty)
+        #expect(s.form.errors["amount"] == MoneyError.tooManyDecimals("12.345").description)
+        press(&s, .backspace)
+        #expect(s.form["amount"] == "12.34")
+        #expect(s.form.errors["amount"] == nil)
+    }
+
+    @Test func emptyAndZeroAmountsAreRefused() {
+        var s = readyState()
+        press(&s, .enter)
+        #expect(s.form.errors["amount"] == MoneyError.empty.description)
+        type(&s, "0")
+        press(&s, .enter)
+        #expect(s.form.errors["amount"] == "The amount must be more than 0.")
+    }
+
+    @Test func lettersAreRefusedInAmountField() {
+        var s = readyState()
+        type(&s, "1x")
+        #expect(s.form["amount"] == "1")
+        #expect(s.form.errors["amount"] != nil)
+    }
+
+    @Test func secondSendWhileInFlightIsRefused() {
+        var s = readyState()
+        type(&s, "5")
+        press(&s, .enter)
+        press(&s, .f(3)); type(&s, "7")
+        let cmds = press(&s, .enter)
+        #expect(cmds.isEmpty)
+        #expect(s.noticeIsError)
+    }
+
+    @Test func escWhileInFlightAbortsOnce() {
+        var s = readyState()
+        type(&s, "9.09")
+        press(&s, .enter)
+        #expect(press(&s, .esc) == [.abort])
+        #expect(s.pending?.abortRequested == true)
+        #expect(press(&s, .esc).isEmpty)
+        _ = update(&s, .aborted(.noAnswer))
+        #expect(s.pending?.abortRequested == false)
+    }
+
+    @Test func controllerInFlightEventSetsDeadlineAndTickMovesClock() {
+        var s = readyState()
+        type(&s, "7.77"); press(&s, .enter)
+        let inflight = InFlight(entry: entry(9, cents: 777, state: .sent), startedAtMs: fixedNow, deadlineMs: fixedNow + 90_000)
+        _ = update(&s, .event(.inFlight(inflight)))
+        #expect(s.pending?.deadlineMs == fixedNow + 90_000)
+        #expect(s.pending?.summary == "Sale € 7.77")
+        _ = update(&s, .tick(nowMs: fixedNow + 7_000))
+        let buf = view(s, size: s.size)
+        #expect(buf.contains("elapsed      00:07"))
+        #expect(buf.contains("times out in 01:23"))
+        #expect(buf.contains("Press Esc to abort"))
+    }
+
+    @Test func approvedResultClearsFormAndShowsVerdict() {
+        var s = readyState()
+        type(&s, "12.50"); press(&s, .enter)
+        let e = entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)
+        let cmds = update(&s, .performed(.answered(e), summary: "Sale € 12.50"))
+        #expect(cmds.isEmpty)
+        #expect(s.pending == nil)
+        #expect(s.form["amount"] == "")
+        let buf = view(s, size: s.size)
+        #expect(buf.contains("A P P R O V E D"))
+        #expect(buf.contains("654321"))
+        #expect(buf.contains("CONTACTLESS"))
+    }
+
+    @Test func declinedKeepsFormForRetry() {
+        var s = readyState()
+        type(&s, "6.66"); press(&s, .enter)
+        _ = update(&s, .performed(.answered(entry(2, cents: 666, state: .declined, response: declinedSaleResponse)), summary: "Sale € 6.66"))
+        #expect(s.form["amount"] == "6.66")
+        #expect(view(s, size: s.size).contains("D E C L I N E D"))
+    }
+
+    @Test func unknownOutcomeReloadsUnresolved() {
+        var s = readyState()
+        type(&s, "9.09"); press(&s, .enter)
+        let cmds = update(&s, .performed(.unknown(entry(3, cents: 909, state: .unknown, note: "no answer in 3 s")), summary: "Sale € 9.09"))
+        #expect(cmds == [.loadUnresolved])
+        #expect(view(s, size: s.size).contains("OUTCOME UNKNOWN"))
+    }
+
+    @Test func serviceValidationErrorsLandOnFields() {
+        var s = readyState()
+        type(&s, "5"); press(&s, .enter)
+        _ = update(&s, .performed(.invalid([ValidationError(field: "amount", message: "Nope.")]), summary: "Sale € 5.00"))
+        #expect(s.form.errors["amount"] == "Nope.")
+        #expect(s.result == nil)
+    }
+
+    @Test func everyScreenIsOneKeyAway() {
+        var s = readyState()
+        let keys: [(Key, Screen)] = [(.f(3), .preAuth), (.f(4), .capture), (.f(5), .refund), (.f(6), .batch), (.f(7), .journal),
+                                     (.f(8), .unresolved), (.f(2), .sale), (.alt("j"), .journal), (.alt("b"), .batch), (.alt("s"), .sale)]
+        for (k, screen) in keys {
+            press(&s, k)
+            #expect(s.screen == screen, "\(k)")
+        }
+        #expect(press(&s, .f(7)) == [.loadJournal(JournalFilter(scope: .currentBatch))])
+        #expect(press(&s, .f(6)) == [.loadBatch])
+    }
+
+    @Test func refundAsksBeforeMoneyMovesBack() {
+        var s = readyState()
+        press(&s, .f(5))
+        press(&s, .enter)
+        #expect(s.form.errors["referenceNumber"] != nil)
+        type(&s, "654321")
+        for _ in 0..<5 { press(&s, .tab) }
+        type(&s, "5")
+        #expect(press(&s, .enter).isEmpty)
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
+        #expect(c.lines.joined(separator: " ").contains("STAN 654321"))
+        // n cancels, nothing sent
+        #expect(press(&s, .char("n")).isEmpty)
+        #expect(s.overlay == nil)
+        press(&s, .enter)
+        let cmds = press(&s, .enter)
+        let want = CancelRequest(amount: Money(cents: 500), finder: TransactionFinder(referenceNumber: "654321"))
+        #expect(cmds == [.perform(.cancel(want), summary: "Refund € 5.00, STAN 654321")])
+    }
+
+    @Test func captureNeedsAFinderAndChecksStan() {
+        var s = readyState()
+        press(&s, .f(4))
+        type(&s, "123")
+        press(&s, .enter)
+        #expect(s.form.errors["referenceNumber"]?.contains("six digits") == true)
+        press(&s, .esc)   // clears the field
+        #expect(s.form["referenceNumber"] == "")
+        press(&s, .tab, .tab); type(&s, "1234567890")
+        press(&s, .tab); type(&s, "2026-11-20")
+        let cmds = press(&s, .enter)
+        let want = CaptureRequest(finder: TransactionFinder(shortOrderCode: "1234567890", txnDateFrom: "2026-11-20T00:00:00.000+01:00"))
+        #expect(cmds == [.perform(.capturePreAuth(want), summary: "Capture in full, short code 1234567890")])
+    }
+
+    @Test func batchOpenAndCloseConfirmSayWhatHappens() {
+        var s = readyState()
+        press(&s, .f(6))
+        type(&s, "Evening")
+        press(&s, .enter)
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
+        #expect(c.lines.joined(separator: " ").contains("'Morning' will be closed first"))
+        let cmds = press(&s, .char("y"))
+        #expect(cmds == [.perform(.batch(BatchRequest(command: .open, batchName: "Evening")), summary: "Open batch 'Evening'")])
+        _ = update(&s, .performed(.answered(entry(5, .batch, cents: nil)), summary: "Open batch 'Evening'"))
+        // close by id
+        s.pending = nil
+        press(&s, .tab)
+        type(&s, "7885F4F1-59CA-42C2-81BB-6DB48AA138A6")
+        press(&s, .enter)
+        let closeCmds = press(&s, .enter)
+        #expect(closeCmds == [.perform(.batch(BatchRequest(command: .close, batchId: "7885F4F1-59CA-42C2-81BB-6DB48AA138A6")),
+                                       summary: "Close batch 7885F4F1-59CA-42C2-81BB-6DB48AA138A6")])
+    }
+
+    @Test func closeActiveBatchKey() {
+        var s = readyState()
+        press(&s, .f(6), .ctrl("k"))
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
+        #expect(c.lines.first?.contains("'Morning'") == true)
+        #expect(press(&s, .enter) == [.perform(.batch(BatchRequest(command: .close)), summary: "Close batch active")])
+    }
+
+    @Test func batchResultReloadsBatch() {
+        var s = readyState()
+        press(&s, .f(6), .ctrl("k"), .enter)
+        let cmds = update(&s, .performed(.answered(entry(6, .batch, cents: nil)), summary: "Close batch active"))
+        #expect(cmds.contains(.loadBatch))
+        #expect(cmds.contains(.loadJournal(JournalFilter(scope: .currentBatch))) == false)
+    }
+
+    @Test func quitWhileInFlightAsks() {
+        var s = readyState()
+        type(&s, "8.08"); press(&s, .enter)
+        #expect(press(&s, .f(10)).isEmpty)
+        #expect(!s.quit)
+        #expect(press(&s, .esc).isEmpty)
+        #expect(s.overlay == nil)
+        press(&s, .f(10))
+        #expect(press(&s, .char("y")) == [.quit])
+        #expect(s.quit)
+    }
+
+    @Test func quitWhenIdleQuits() {
+        var s = readyState()
+        #expect(press(&s, .alt("q")) == [.quit])
+        #expect(s.quit)
+    }
+
+    @Test func journalFilterScrollDetailAndScope() {
+        var s = readyState()
+        press(&s, .f(7))
+        let entries = (1...40).map { entry(Int64($0), cents: $0 * 100) }
+        _ = update(&s, .journalLoaded(entries))
+        #expect(s.visibleJournal.count == 40)
+        press(&s, .pageDown)
+        #expect(s.journal.selected == journalRows(s.size))
+        #expect(s.journal.top > 0)
+        press(&s, .enter)
+        #expect(s.journal.detail?.id == Int64(journalRows(s.size) + 1))
+        press(&s, .esc)
+        #expect(s.journal.detail == nil)
+        type(&s, "12.00")
+        #expect(s.visibleJournal.map(\.id) == [12])
+        #expect(s.journal.selected == 0)
+        #expect(press(&s, .ctrl("a")) == [.loadJournal(JournalFilter(scope: .all))])
+        #expect(s.journal.allBatches)
+    }
+
+    @Test func resolveFromUnresolvedList() {
+        var s = AppState(nowMs: fixedNow)
+        _ = initialCommands(&s)
+        _ = update(&s, .unresolvedLoaded([entry(3, state: .unknown), entry(4, state: .sent)], recovered: true))
+        press(&s, .down)
+        #expect(s.unresolvedSelected == 1)
+        press(&s, .enter)
+        guard case .confirm? = s.overlay else { Issue.record("no confirmation"); return }
+        let cmds = press(&s, .char("x"))
+        #expect(cmds == [.resolve(entryId: 4, note: "cashier: not charged")])
+        let after = update(&s, .resolved(entryId: 4, error: nil))
+        #expect(after == [.loadUnresolved])
+    }
+
+    @Test func helpOverlayListsKeymapAndClosesOnAnyKey() {
+        var s = readyState()
+        press(&s, .f(1))
+        #expect(s.overlay == .help)
+        let buf = view(s, size: s.size)
+        #expect(buf.contains("F2 Alt-s"))
+        #expect(buf.contains("Tip 10 %"))
+        press(&s, .char("x"))
+        #expect(s.overlay == nil)
+        #expect(s.form["amount"] == "")
+    }
+
+    @Test func keypadKeymapActsOnlyWhereTheFieldRefusesTheCharacter() throws {
+        let text = """
+        [keys]
+        next = ["+", "tab"]
+        journal = ["F7", "/"]
+        """
+        let km = try Keymap.parse(text, file: "keypad.toml", name: "keypad")
+        var s = readyState(keymap: km)
+        type(&s, "5+")
+        #expect(s.form.focused?.id == "tipAmount")
+        press(&s, .char("/"))
+        #expect(s.screen == .journal)
+        type(&s, "a/b")   // the journal filter is a text field: / types
+        #expect(s.form["filter"] == "a/b")
+    }
+
+}
