@@ -41,7 +41,7 @@ let package = Package(
         .testTarget(name: "TillSimulatorTests", dependencies: ["TillSimulator", "TillProtocol", "TillIO"],
                     exclude: ["golden-transcript.txt"]),
         .testTarget(name: "TillCoreTests", dependencies: ["TillCore", "TillSimulator", "TillProtocol", "TillIO"]),
-        .testTarget(name: "TillUITests", dependencies: ["TillUI", "TillCore", "TillProtocol"]),
+        .testTarget(name: "TillUITests", dependencies: ["TillUI", "TillCore", "TillProtocol"], exclude: ["Golden"]),
         .testTarget(name: "TillE2ETests", dependencies: []),
     ]
 )

@@ -27,7 +27,7 @@ struct UICommand: AsyncParsableCommand {
 
     func run() async throws {
         guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
-            uiPrintError("till: the cashier UI needs a terminal; see `till --help` for the headless commands.")
+            printToStandardError("till: the cashier UI needs a terminal; see `till --help` for the headless commands.")
             throw ExitCode(2)
         }
         let settings = global.settings()
@@ -38,7 +38,7 @@ struct UICommand: AsyncParsableCommand {
         let warnings = [themeWarning, keymapWarning].compactMap { $0 }
         let controller: TillController
         do { controller = try await TillFactory.makeController(config: settings) } catch {
-            uiPrintError("till: cannot start: \(error)")
+            printToStandardError("till: cannot start: \(error)")
             throw ExitCode(3)
         }
         let mono = noColor || !(env["NO_COLOR"] ?? "").isEmpty
@@ -46,11 +46,7 @@ struct UICommand: AsyncParsableCommand {
                                      currency: settings.currency ?? "€")
         await Runtime(service: controller, options: options).run()
         await controller.shutdown()
-        for w in warnings { uiPrintError("till: " + w) }
+        for w in warnings { printToStandardError("till: " + w) }
     }
 }
 
-/// One line on standard error (the UI's own helper, so it depends on no other command's names).
-func uiPrintError(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
-}
