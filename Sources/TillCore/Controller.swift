@@ -1,4 +1,5 @@
 import Foundation
+import TillIO
 import TillProtocol
 #if canImport(Glibc)
 import Glibc
@@ -593,6 +594,25 @@ public actor TillController: TillService {
     }
 
     public func entry(id: Int64) async -> JournalEntry? { try? journal.entry(id: id) }
+
+    public func report(batch key: String) async -> Report? {
+        guard let b = try? journal.reportBatch(key) else { return nil }
+        return try? journal.report(for: b)
+    }
+
+    public func exportReport(batch key: String, format: ReportFormat) async throws -> [String] {
+        guard let b = try journal.reportBatch(key) else {
+            throw ConfigError(message: "No batch '\(key)' in the journal.")
+        }
+        let report = try journal.report(for: b)
+        let dir = Path.directory(of: journal.path) + "/exports"
+        try Path.makeDirectories(dir)
+        let stamp = format.time(report.generatedAtMs).replacingOccurrences(of: " ", with: "-").replacingOccurrences(of: ":", with: "")
+        let base = dir + "/" + (b.name ?? "batch").map { $0.isLetter || $0.isNumber ? $0 : "-" } + "-" + report.kind.rawValue + "-" + stamp
+        try AtomicFile.write(report.csv(format), to: base + "-report.csv")
+        try AtomicFile.write(TransactionExport.csv(try journal.entries(batchId: b.id), format), to: base + "-transactions.csv")
+        return [base + "-report.csv", base + "-transactions.csv"]
+    }
 
     public func batch() async -> BatchInfo { (try? journal.batch()) ?? BatchInfo() }
 

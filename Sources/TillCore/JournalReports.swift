@@ -137,6 +137,13 @@ extension Journal {
         return all.last(where: { $0.id?.lowercased() == key.lowercased() }) ?? all.last(where: { $0.name == key })
     }
 
+    /// The batch a report is asked for: as `findBatch`, except that `current` with no batch open
+    /// means the last one (a shift just closed still has its report).
+    public func reportBatch(_ key: String, nowMs: Int64 = WallClock.nowMs()) throws -> BatchRecord? {
+        if let b = try findBatch(key, nowMs: nowMs) { return b }
+        return key == "current" ? try findBatch("last", nowMs: nowMs) : nil
+    }
+
     /// The report of a batch: its stored Z report once it is closed (made and stored on first
     /// request for a batch the terminal closed by itself), else a running X report.
     public func report(for batch: BatchRecord?, nowMs: Int64 = WallClock.nowMs()) throws -> Report {

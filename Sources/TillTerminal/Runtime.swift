@@ -18,8 +18,11 @@ public struct RuntimeOptions: Sendable {
     public var monochrome: Bool
     public var warnings: [String]
     public var currency: String
-    public init(theme: Theme = .standard, keymap: Keymap = .standard, monochrome: Bool = false, warnings: [String] = [], currency: String = "€") {
+    public var decimalSeparator: String
+    public init(theme: Theme = .standard, keymap: Keymap = .standard, monochrome: Bool = false, warnings: [String] = [], currency: String = "€",
+                decimalSeparator: String = ".") {
         self.theme = theme; self.keymap = keymap; self.monochrome = monochrome; self.warnings = warnings; self.currency = currency
+        self.decimalSeparator = decimalSeparator
     }
 }
 
@@ -73,6 +76,7 @@ public final class Runtime: Sendable {
         var state = AppState(keymap: options.keymap, size: backend.size(), nowMs: Self.nowMs(),
                              tzOffsetMinutes: Self.localOffsetMinutes(), transport: service.transportDescription)
         state.currency = options.currency
+        state.decimalSeparator = options.decimalSeparator
         state.startupWarnings = options.warnings
         perform(initialCommands(&state))
         var buf = ScreenBuffer(size: state.size)
@@ -134,6 +138,15 @@ public final class Runtime: Sendable {
             Task.detached {
                 do { try await service.resolve(entryId: id, note: note); inbox.post(.resolved(entryId: id, error: nil)) }
                 catch { inbox.post(.resolved(entryId: id, error: "\(error)")) }
+            }
+        case .loadReport(let batch, let show):
+            Task.detached { inbox.post(.reportLoaded(await service.report(batch: batch), show: show)) }
+        case .exportReport(let batch):
+            let format = ReportFormat(currencySymbol: options.currency, decimalSeparator: options.decimalSeparator,
+                                      utcOffsetMinutes: Self.localOffsetMinutes())
+            Task.detached {
+                do { inbox.post(.exported(paths: try await service.exportReport(batch: batch, format: format), error: nil)) }
+                catch { inbox.post(.exported(paths: [], error: "\(error)")) }
             }
         case .quit:
             break

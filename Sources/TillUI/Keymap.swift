@@ -69,6 +69,7 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
     case submit, cancel, next, previous, up, down, pageUp = "page-up", pageDown = "page-down"
     case erase, clear, tip5 = "tip-5", tip10 = "tip-10", tip15 = "tip-15", tipNone = "tip-none"
     case scope, resolve, closeBatch = "close-batch"
+    case report, export
 
     public init?(name: String) {
         let n = name.lowercased().replacingUnderscores()
@@ -109,13 +110,15 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
         case .scope: return "Journal batch/all"
         case .resolve: return "Resolve an unknown"
         case .closeBatch: return "Close active batch"
+        case .report: return "Shift report (X/Z)"
+        case .export: return "Export the report"
         }
     }
 
     /// Actions that take you to a screen.
     public var isGlobal: Bool {
         switch self {
-        case .help, .sale, .preAuth, .capture, .refund, .batch, .journal, .unresolved, .quit: return true
+        case .help, .sale, .preAuth, .capture, .refund, .batch, .journal, .unresolved, .quit, .report: return true
         default: return false
         }
     }
@@ -161,6 +164,7 @@ public struct Keymap: Sendable, Hashable {
             .previous: ["shift-tab", "up"], .up: ["up"], .down: ["down"], .pageUp: ["pgup"], .pageDown: ["pgdn"],
             .erase: ["backspace"], .clear: ["ctrl-u", "delete"], .tip5: ["alt-1"], .tip10: ["alt-2"], .tip15: ["alt-3"],
             .tipNone: ["alt-0"], .scope: ["ctrl-a"], .resolve: ["ctrl-r"], .closeBatch: ["ctrl-k"],
+            .report: ["F9", "alt-x"], .export: ["ctrl-e"],
         ]
         return Keymap(name: "default", bindings: b.mapValues { $0.compactMap(Key.init(name:)) })
     }()

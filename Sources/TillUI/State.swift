@@ -116,6 +116,7 @@ public enum ConfirmAction: Sendable, Hashable {
     case send(Request)
     case quit
     case resolve(entryId: Int64, note: String)
+    case goTo(Screen)
 }
 
 public struct ConfirmChoice: Sendable, Hashable {
@@ -136,6 +137,20 @@ public struct Confirmation: Sendable, Hashable {
 public enum Overlay: Sendable, Hashable {
     case help
     case confirm(Confirmation)
+    /// A shift report, full screen and scrollable (the Z report right after a close).
+    case report(ReportPanel)
+}
+
+/// A report shown full screen.
+public struct ReportPanel: Sendable, Hashable {
+    public var report: Report
+    /// First line shown.
+    public var scroll: Int = 0
+    /// The files of the last export, once written.
+    public var exported: [String] = []
+    public init(report: Report) { self.report = report }
+    /// The batch the report is about, as the service looks it up.
+    public var batchKey: String { report.batchId ?? "last" }
 }
 
 /// The request waiting for the terminal, as the UI shows it.
@@ -189,6 +204,9 @@ public struct AppState: Sendable, Hashable {
     /// The till's local UTC offset, for showing times and reading dates.
     public var tzOffsetMinutes: Int
     public var currency: String = "€"
+    public var decimalSeparator: String = "."
+    /// The running (X) report of the current batch, refreshed after every settled request.
+    public var report: Report?
     public var transport: String
     public var batch: BatchInfo?
     public var connection: Connection = .ready
@@ -220,6 +238,11 @@ public struct AppState: Sendable, Hashable {
     }
 
     /// Journal entries after the filter typed on the journal screen.
+    /// How reports write money and times here.
+    public var reportFormat: ReportFormat {
+        ReportFormat(currencySymbol: currency, decimalSeparator: decimalSeparator, utcOffsetMinutes: tzOffsetMinutes)
+    }
+
     public var visibleJournal: [JournalEntry] {
         let f = (forms[.journal]?["filter"] ?? "").trimmingWhitespace().lowercased()
         if f.isEmpty { return journal.entries }
@@ -241,6 +264,9 @@ public enum Msg: Sendable, Hashable {
     case batchLoaded(BatchInfo)
     case unresolvedLoaded([JournalEntry], recovered: Bool)
     case resolved(entryId: Int64, error: String?)
+    /// A report arrived; `show` puts it full screen.
+    case reportLoaded(Report?, show: Bool)
+    case exported(paths: [String], error: String?)
 }
 
 /// What the UI asks the outside world to do. Data only: the runtime performs them and answers with a `Msg`.
@@ -252,5 +278,8 @@ public enum Command: Sendable, Hashable {
     case recover
     case loadUnresolved
     case resolve(entryId: Int64, note: String)
+    /// `batch`: `current`, `last`, an id or a name.
+    case loadReport(batch: String, show: Bool)
+    case exportReport(batch: String)
     case quit
 }

@@ -52,6 +52,21 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
         return []
     case .batchLoaded(let b):
         state.batch = b
+        return [.loadReport(batch: "current", show: false)]
+    case .reportLoaded(let r, let show):
+        state.report = r
+        if show {
+            if let r { state.overlay = .report(ReportPanel(report: r)) }
+            else { setNotice(&state, "No batch in the journal yet: open one on the Batch screen.", error: true) }
+        } else if case .report(var panel)? = state.overlay, let r, r.batchId == panel.report.batchId {
+            panel.report = r
+            state.overlay = .report(panel)
+        }
+        return []
+    case .exported(let paths, let error):
+        if let error { setNotice(&state, "Export failed: " + error, error: true); return [] }
+        if case .report(var panel)? = state.overlay { panel.exported = paths; state.overlay = .report(panel) }
+        setNotice(&state, "Exported: " + paths.joined(separator: ", "))
         return []
     case .unresolvedLoaded(let list, let recovered):
         state.unresolved = list
@@ -154,7 +169,15 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         default: break
         }
     }
-    if action == .batch || outcome.entryAction == .batch { cmds.append(.loadBatch) }
+    if action == .batch || outcome.entryAction == .batch {
+        cmds.append(.loadBatch)
+        if case .answered(let e) = outcome, e.state == .approved, e.response?.command?.lowercased() == "close" {
+            // The shift is over: its Z report, full screen, ready to export.
+            cmds.append(.loadReport(batch: e.response?.batchId ?? "last", show: true))
+        }
+    } else {
+        cmds.append(.loadReport(batch: "current", show: false))
+    }
     if case .unknown = outcome { cmds.append(.loadUnresolved) }
     if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
     return cmds
@@ -184,6 +207,8 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
             return []
         case .confirm(let c):
             return handleConfirm(&state, c, key)
+        case .report(let panel):
+            return handleReportKey(&state, panel, key)
         }
     }
     // A printable character goes into the focused field when that field takes it.
@@ -227,6 +252,8 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
     case .help:
         state.overlay = .help
         return []
+    case .report:
+        return [.loadReport(batch: "current", show: true)]
     case .quit:
         if let p = state.pending {
             state.overlay = .confirm(Confirmation(
@@ -243,6 +270,40 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
         guard let screen = Screen.allCases.first(where: { $0.action == action }) else { return [] }
         return go(&state, screen)
     }
+}
+
+/// Keys on a full-screen report: scroll, export, close.
+func handleReportKey(_ state: inout AppState, _ panel: ReportPanel, _ key: Key) -> [Command] {
+    var p = panel
+    let lines = p.report.lines(state.reportFormat).count
+    let page = max(1, state.size.height - 6)
+    let maxScroll = max(0, lines - page)
+    let action = state.keymap.action(for: key)
+    switch action {
+    case .down?, .next?: p.scroll = min(maxScroll, p.scroll + 1)
+    case .up?, .previous?: p.scroll = max(0, p.scroll - 1)
+    case .pageDown?: p.scroll = min(maxScroll, p.scroll + page)
+    case .pageUp?: p.scroll = max(0, p.scroll - page)
+    case .export?:
+        state.overlay = .report(p)
+        setNotice(&state, "Exporting…")
+        return [.exportReport(batch: p.batchKey)]
+    case .cancel?, .submit?, .report?:
+        state.overlay = nil
+        return []
+    default:
+        if case .char(let c) = key, c == "e" || c == "E" {
+            state.overlay = .report(p)
+            setNotice(&state, "Exporting…")
+            return [.exportReport(batch: p.batchKey)]
+        }
+        if let a = action, a.isGlobal {
+            state.overlay = nil
+            return globalAction(&state, a)
+        }
+    }
+    state.overlay = .report(p)
+    return []
 }
 
 func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
@@ -282,6 +343,8 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         return send(&state, r)
     case .resolve(let id, let note):
         return [.resolve(entryId: id, note: note)]
+    case .goTo(let screen):
+        return go(&state, screen)
     }
 }
 
@@ -493,6 +556,22 @@ func confirmClose(_ state: inout AppState, target: String) -> [Command] {
     if let e = errs.first { state.form.errors["batchId"] = e.message; return [] }
     lines.append("Its payments are settled; new payments go to")
     lines.append("the next batch you open.")
+    if let p = state.pending {
+        state.overlay = nil
+        setNotice(&state, "Wait: \(p.summary) is in flight; close the batch once it is settled.", error: true)
+        return []
+    }
+    if !state.unresolved.isEmpty {
+        let n = state.unresolved.count
+        lines.insert("⚠ \(n) transaction\(n == 1 ? " has" : "s have") an UNKNOWN outcome.", at: 0)
+        lines.insert("  The Z report cannot say if that money moved.", at: 1)
+        lines.insert("  Check the terminal first (F8 Unresolved).", at: 2)
+        lines.insert("", at: 3)
+        state.overlay = .confirm(Confirmation(title: "Close batch with unknown outcomes?", lines: lines,
+                                              choices: [ConfirmChoice(key: "u", label: "go to Unresolved", action: .goTo(.unresolved)),
+                                                        ConfirmChoice(key: "y", label: "close anyway", action: .send(.batch(r)))]))
+        return []
+    }
     state.overlay = .confirm(Confirmation(title: "Close batch?", lines: lines.filter { !$0.isEmpty },
                                           choices: [ConfirmChoice(key: "y", label: "close it", action: .send(.batch(r)))]))
     return []

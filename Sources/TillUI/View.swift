@@ -41,6 +41,7 @@ public func render(_ state: AppState, into buf: inout ScreenBuffer) {
     switch state.overlay {
     case .help?: helpOverlay(state, &buf)
     case .confirm(let c)?: confirmOverlay(c, state, &buf)
+    case .report(let p)?: reportOverlay(p, state, &buf)
     case nil: break
     }
 }
@@ -211,6 +212,11 @@ func batchScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         buf.put("Open one to start the shift.", x: x, y: y, role: .hint); y += 1
     }
     y += 1
+    if let report = s.report, y < r.maxY - 3 {
+        runningReport(report, s, x: x, y: &y, maxY: r.maxY - 1, width: w, &buf)
+        y += 1
+    }
+    let roomy = r.height >= 26
     let form = s.form
     let fieldX = x + 14
     let fieldW = max(8, min(30, r.maxX - fieldX - 2))
@@ -221,11 +227,63 @@ func batchScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         if let e = form.errors[f.id] {
             for line in wrap("✗ " + e, width: r.maxX - fieldX - 1) where y < r.maxY - 2 { buf.put(line, x: fieldX, y: y, role: .error); y += 1 }
         }
-        let hint = f.id == "batchName" ? "Enter opens it; the active one closes" : "Enter closes it, after asking"
-        if y < r.maxY - 2 { buf.put(hint, x: x + 2, y: y, role: .hint, maxWidth: w - 2); y += 1 }
+        if roomy {
+            let hint = f.id == "batchName" ? "Enter opens it; the active one closes" : "Enter closes it, after asking"
+            if y < r.maxY - 2 { buf.put(hint, x: x + 2, y: y, role: .hint, maxWidth: w - 2); y += 1 }
+            y += 1
+        }
+    }
+    buf.put("\(s.keymap.hint(.closeBatch)) close batch  \(s.keymap.hint(.report)) full report  \(s.keymap.hint(.next)) next", x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
+}
+
+/// The live X report on the Batch screen: the lines that matter most, as many as fit.
+func runningReport(_ report: Report, _ s: AppState, x: Int, y: inout Int, maxY: Int, width: Int, _ buf: inout ScreenBuffer) {
+    let f = s.reportFormat
+    let title = report.kind == .running ? "Running (X) report" : "Last shift's (Z) report"
+    buf.put(title, x: x, y: y, role: .title, attrs: .bold, maxWidth: width); y += 1
+    var rows: [(String, String, Role)] = [
+        ("Sales", "\(report.sales.count) × " + f.money(report.sales.cents) + " + tips " + f.money(report.tips.cents), .amount),
+        ("Refunds", "\(report.refunds.count) × " + (report.refunds.cents > 0 ? "-" : "") + f.money(report.refunds.cents), .amount),
+        ("NET TOTAL", f.money(report.netCents), .approved),
+    ]
+    if report.captures.count > 0 || report.preAuths.count > 0 {
+        rows.insert(("Captured", "\(report.captures.count) × " + f.money(report.captures.cents), .amount), at: 1)
+    }
+    let notIn = "\(report.declined.count) declined, \(report.aborted.count) aborted"
+    rows.append(("Not counted", notIn, .normal))
+    if report.unknown.count > 0 { rows.append(("UNKNOWN", "\(report.unknown.count): check the terminal", .unknown)) }
+    for (label, value, role) in rows where y < maxY {
+        buf.put(label, x: x + 2, y: y, role: .label, maxWidth: 12)
+        buf.put(value, x: x + 14, y: y, role: role, attrs: label == "NET TOTAL" ? .bold : [], maxWidth: width - 14)
         y += 1
     }
-    buf.put("\(s.keymap.hint(.closeBatch)) close the active batch   \(s.keymap.hint(.next)) next field", x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
+}
+
+/// A report full screen, scrollable, with the keys to export and close it.
+func reportOverlay(_ p: ReportPanel, _ s: AppState, _ buf: inout ScreenBuffer) {
+    let r = Rect(x: 0, y: 1, width: buf.size.width, height: buf.size.height - 2)
+    buf.fill(r, role: .normal)
+    buf.box(r, title: p.report.title)
+    let lines = p.report.lines(s.reportFormat)
+    let page = max(1, r.height - 4)
+    var y = r.y + 1
+    for (i, l) in lines.enumerated().dropFirst(p.scroll).prefix(page) {
+        let role: Role
+        if i == 0 || l.hasPrefix("Approved sales by") || l == "Not in the totals" { role = .title }
+        else if l.hasPrefix("NET TOTAL") { role = .approved }
+        else if l.contains("check the terminal") { role = .unknown }
+        else { role = .normal }
+        buf.put(l, x: r.x + 2, y: y, role: role, attrs: role == .normal ? [] : .bold, maxWidth: r.width - 4)
+        y += 1
+    }
+    let more = lines.count > page ? "  lines \(p.scroll + 1)–\(min(lines.count, p.scroll + page)) of \(lines.count), ↑↓ PgUp PgDn scroll" : ""
+    let keys = "\(s.keymap.hint(.export)) export CSV  Esc close" + more
+    buf.put(keys, x: r.x + 2, y: r.maxY - 2, role: .hint, maxWidth: r.width - 4)
+    if let first = p.exported.first, let slash = first.lastIndex(of: "/") {
+        let dir = String(first[..<slash])
+        buf.put("Saved \(p.exported.count) CSV file\(p.exported.count == 1 ? "" : "s") in \(dir)/", x: r.x + 2, y: r.maxY - 3,
+                role: .approved, maxWidth: r.width - 4)
+    }
 }
 
 // MARK: - Journal

@@ -16,8 +16,7 @@ struct BatchSelection: ParsableArguments {
     /// The batch asked for; `current` falls back to the last batch when none is open. Exits 2 when unknown.
     func resolve(_ journal: Journal) -> BatchRecord? {
         do {
-            if let b = try journal.findBatch(batch) { return b }
-            if batch == "current" { return try journal.findBatch("last") }
+            if let b = try journal.reportBatch(batch) { return b }
         } catch {
             printToStandardError("till: cannot read the journal: \(error)")
             Foundation.exit(3)

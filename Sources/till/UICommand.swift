@@ -43,7 +43,7 @@ struct UICommand: AsyncParsableCommand {
         }
         let mono = noColor || !(env["NO_COLOR"] ?? "").isEmpty
         let options = RuntimeOptions(theme: theme, keymap: keymap, monochrome: mono, warnings: warnings,
-                                     currency: settings.currency ?? "€")
+                                     currency: settings.currency ?? "€", decimalSeparator: settings.decimalSeparator ?? ".")
         await Runtime(service: controller, options: options).run()
         await controller.shutdown()
         for w in warnings { printToStandardError("till: " + w) }

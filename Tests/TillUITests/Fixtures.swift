@@ -45,3 +45,22 @@ func type(_ s: inout AppState, _ text: String) -> [Command] {
     for c in text { all += update(&s, .key(.char(c))) }
     return all
 }
+
+/// A running report of a small shift (figures as the journal would give them).
+func sampleReport(kind: Report.Kind = .running) -> Report {
+    let t0 = openBatch.openedAtMs!
+    let buckets = [
+        ReportBucket(action: .sale, state: .approved, cardType: "VISA", verificationMethod: "CONTACTLESS", count: 3, amountCents: 4250,
+                     tipCents: 425, tippedCount: 2, firstAtMs: t0 + 60_000, lastAtMs: t0 + 3_600_000),
+        ReportBucket(action: .sale, state: .approved, cardType: "Debit Mastercard", verificationMethod: "CHIP", count: 1, amountCents: 1250,
+                     tipCents: 0, tippedCount: 0, firstAtMs: t0 + 120_000, lastAtMs: t0 + 120_000),
+        ReportBucket(action: .cancel, state: .approved, cardType: "VISA", verificationMethod: "", count: 1, amountCents: 500,
+                     tipCents: 0, tippedCount: 0, firstAtMs: t0 + 7_000_000, lastAtMs: t0 + 7_000_000),
+        ReportBucket(action: .sale, state: .declined, cardType: "VISA", verificationMethod: "CHIP", count: 1, amountCents: 666,
+                     tipCents: 0, tippedCount: 0, firstAtMs: t0 + 200_000, lastAtMs: t0 + 200_000),
+        ReportBucket(action: .sale, state: .unknown, cardType: "", verificationMethod: "", count: 1, amountCents: 909,
+                     tipCents: 0, tippedCount: 0, firstAtMs: t0 + 300_000, lastAtMs: t0 + 300_000),
+    ]
+    return Report(kind: kind, batch: openBatch, closedAtMs: kind == .closing ? fixedNow : nil,
+                  closedHow: kind == .closing ? "closed by till" : nil, generatedAtMs: fixedNow, buckets: buckets)
+}

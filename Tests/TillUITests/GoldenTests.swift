@@ -112,6 +112,18 @@ enum Scenes {
         add("batch") { s in press(&s, .f(6)); type(&s, "Evening") }
         add("batch-none-open") { s in press(&s, .f(6)); _ = update(&s, .batchLoaded(BatchInfo())) }
         add("batch-close-confirm") { s in press(&s, .f(6), .ctrl("k")) }
+        add("batch-x-report") { s in press(&s, .f(6)); _ = update(&s, .reportLoaded(sampleReport(), show: false)) }
+        add("batch-close-with-unknown") { s in
+            press(&s, .f(6))
+            _ = update(&s, .unresolvedLoaded([entry(4, cents: 909, state: .unknown, note: "no answer within 90 s")], recovered: false))
+            press(&s, .ctrl("k"))
+        }
+        add("z-report") { s in _ = update(&s, .reportLoaded(sampleReport(kind: .closing), show: true)) }
+        add("z-report-exported") { s in
+            _ = update(&s, .reportLoaded(sampleReport(kind: .closing), show: true))
+            press(&s, .pageDown)
+            _ = update(&s, .exported(paths: ["/var/lib/till/exports/Morning-Z-report.csv", "/var/lib/till/exports/Morning-Z-transactions.csv"], error: nil))
+        }
         add("journal") { s in
             press(&s, .f(7))
             _ = update(&s, .journalLoaded([

@@ -135,7 +135,7 @@ import TillProtocol
         type(&s, "12.50"); press(&s, .enter)
         let e = entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)
         let cmds = update(&s, .performed(.answered(e), summary: "Sale € 12.50"))
-        #expect(cmds.isEmpty)
+        #expect(cmds == [.loadReport(batch: "current", show: false)])   // the running report follows every payment
         #expect(s.pending == nil)
         #expect(s.form["amount"] == "")
         let buf = view(s, size: s.size)
@@ -156,7 +156,7 @@ import TillProtocol
         var s = readyState()
         type(&s, "9.09"); press(&s, .enter)
         let cmds = update(&s, .performed(.unknown(entry(3, cents: 909, state: .unknown, note: "no answer in 3 s")), summary: "Sale € 9.09"))
-        #expect(cmds == [.loadUnresolved])
+        #expect(cmds == [.loadReport(batch: "current", show: false), .loadUnresolved])
         #expect(view(s, size: s.size).contains("OUTCOME UNKNOWN"))
     }
 
@@ -331,4 +331,69 @@ import TillProtocol
         #expect(s.form["filter"] == "a/b")
     }
 
+}
+
+@Suite struct ReportFlowTests {
+    @Test func closingTheBatchShowsItsZReportFullScreen() {
+        var s = readyState()
+        press(&s, .f(6), .ctrl("k"), .enter)
+        #expect(s.pending?.action == .batch)
+        let closed = entry(9, .batch, cents: nil, response: response("status=success&message=Batch closed&action=batch&command=close&batchName=Morning&batchId=7885F4F1-59CA-42C2-81BB-6DB48AA138A6"))
+        let cmds = update(&s, .performed(.answered(closed), summary: "Close batch"))
+        #expect(cmds.contains(.loadReport(batch: "7885F4F1-59CA-42C2-81BB-6DB48AA138A6", show: true)))
+        _ = update(&s, .reportLoaded(sampleReport(kind: .closing), show: true))
+        guard case .report(let panel)? = s.overlay else { Issue.record("no report overlay"); return }
+        #expect(panel.report.kind == .closing)
+        #expect(view(s, size: s.size).contains("NET TOTAL"))
+        // Ctrl-E exports this batch; Esc closes the report.
+        #expect(press(&s, .ctrl("e")) == [.exportReport(batch: "7885F4F1-59CA-42C2-81BB-6DB48AA138A6")])
+        _ = update(&s, .exported(paths: ["/x/exports/a-report.csv", "/x/exports/a-transactions.csv"], error: nil))
+        #expect(view(s, size: s.size).contains("Saved 2 CSV files in /x/exports/"))
+        press(&s, .esc)
+        #expect(s.overlay == nil)
+    }
+
+    @Test func reportScrollsWithinItsLines() {
+        var s = readyState()
+        _ = update(&s, .reportLoaded(sampleReport(kind: .closing), show: true))
+        for _ in 0..<50 { press(&s, .down) }
+        guard case .report(let p)? = s.overlay else { Issue.record("no overlay"); return }
+        let lines = sampleReport(kind: .closing).lines(s.reportFormat).count
+        #expect(p.scroll == max(0, lines - (s.size.height - 6)))
+        press(&s, .pageUp, .pageUp, .pageUp)
+        guard case .report(let q)? = s.overlay else { Issue.record("no overlay"); return }
+        #expect(q.scroll == 0)
+    }
+
+    @Test func f9ShowsTheReportFromAnywhere() {
+        var s = readyState()
+        #expect(press(&s, .f(9)) == [.loadReport(batch: "current", show: true)])
+        _ = update(&s, .reportLoaded(nil, show: true))
+        #expect(s.overlay == nil)
+        #expect(s.noticeIsError)
+    }
+
+    @Test func closingWithAnUnknownOutcomeAsksFirstAndDefaultsToChecking() {
+        var s = readyState()
+        _ = update(&s, .unresolvedLoaded([entry(4, cents: 909, state: .unknown, note: "no answer")], recovered: false))
+        press(&s, .f(6), .ctrl("k"))
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
+        #expect(c.lines.joined(separator: " ").contains("UNKNOWN"))
+        // Enter takes the safe choice: to the unresolved list, nothing sent.
+        #expect(press(&s, .enter).contains(.loadUnresolved))
+        #expect(s.screen == .unresolved && s.pending == nil)
+        // "y" closes anyway.
+        press(&s, .f(6), .ctrl("k"))
+        press(&s, .char("y"))
+        #expect(s.pending?.action == .batch)
+    }
+
+    @Test func theBatchScreenShowsTheRunningReport() {
+        var s = readyState()
+        press(&s, .f(6))
+        _ = update(&s, .reportLoaded(sampleReport(), show: false))
+        let text = view(s, size: s.size).text
+        #expect(text.contains("Running (X) report"))
+        #expect(text.contains("NET TOTAL   € 54.25"))   // 42.50 + 12.50 sales + 4.25 tips − 5.00 refunded
+    }
 }
