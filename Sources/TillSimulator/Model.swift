@@ -122,7 +122,8 @@ public enum Scenario: String, Sendable, Hashable, Codable, CaseIterable {
     case slow
     /// 8.08: the card is never presented; the app gives up after `giveUpAfterMs` with `(-4) USER_CANCEL`.
     case cardNeverPresented
-    /// 9.09: waits for the card forever, never calls back.
+    /// 9.09: no answer at all: waits for the card (abort still works) until the app gives up after
+    /// `giveUpAfterMs`, and never calls back; then the terminal is free again.
     case noAnswer
     /// 13.13: approved and recorded, but the callback is never sent.
     case crashAfterApproval

@@ -100,6 +100,10 @@ public final class TerminalSimulator {
             switch p.scenario {
             case .userCancel, .cardNeverPresented:
                 finish(p, at: t, approved: false, message: SimMessage.userCancel, cardRead: false, send: true, &out)
+            case .noAnswer:
+                // The app gives up on the card after about a minute, like the real one, but the
+                // answer never reaches the till: it ends here, unanswered, and the terminal is free again.
+                finish(p, at: t, approved: false, message: SimMessage.userCancel, cardRead: false, send: false, &out)
             default:
                 p.stage = .atHost
                 p.nextMs = t + config.scaled(p.scenario == .slow ? Scenario.slowHostMs : config.hostRoundTripMs)
@@ -272,8 +276,7 @@ public final class TerminalSimulator {
         let scenario = Scenario.forAmount(cents: amount)
         let next: Int64?
         switch scenario {
-        case .cardNeverPresented: next = now + config.scaled(config.giveUpAfterMs)
-        case .noAnswer: next = nil
+        case .cardNeverPresented, .noAnswer: next = now + config.scaled(config.giveUpAfterMs)
         default: next = now + config.scaled(config.cardWaitMs)
         }
         state.pending = PendingTransaction(kind: kind, callback: callback, tag: tag, clientTransactionId: clientTransactionId,

@@ -219,15 +219,27 @@ let realTime = SimulatorConfig(speed: 1)
         #expect(h.advance(by: hour).isEmpty)
     }
 
-    @Test func noAnswerWaitsForeverAndCanBeAborted() throws {
-        let h = Harness(instant)            // even at speed 0
+    @Test func noAnswerCanBeAbortedWhileItWaitsForTheCard() throws {
+        let h = Harness(realTime)
         #expect(h.send("sale&amount=909&clientTransactionId=q").isEmpty)
-        #expect(h.sim.nextDueMs == nil)
-        #expect(h.advance(by: 365 * 24 * hour).isEmpty)
+        #expect(h.sim.nextDueMs == T0 + 60_000)
+        #expect(h.advance(by: 59_000).isEmpty)
         #expect(h.sim.state.pending?.stage == .waitingForCard)
         let r = try #require(h.send("abort").first)
         #expect(r.message == "(-57) ABORTED")
         #expect(r.clientTransactionId == "q")
+    }
+
+    @Test func noAnswerGivesUpSilentlyAndFreesTheTerminal() throws {
+        let h = Harness(realTime)
+        #expect(h.send("sale&amount=909&clientTransactionId=q").isEmpty)
+        // The app gives up after about a minute: no callback ever, but the terminal is free again.
+        #expect(h.advance(by: 24 * hour).isEmpty)
+        #expect(h.sim.state.pending == nil)
+        let t = try #require(h.sim.state.transaction(clientTransactionId: "q"))
+        #expect(!t.approved && !t.answered)
+        #expect(h.send("sale&amount=1000").isEmpty)           // accepted, not TRANSACTION_IN_PROGRESS
+        #expect(h.advance(by: 10_000).first?.isApproved == true)
     }
 
     @Test func crashAfterApprovalSendsNothingButKeepsTheApproval() throws {
