@@ -45,7 +45,7 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
     /// What preceded `?`, e.g. `interapp-callback://result`.
     public var target: String
     /// Every field in arrival order, trimmed and percent-decoded; `accountNumber` masked.
-    public var fields: [QueryField]
+    public var fields: QueryFields
     public var warnings: [DecodeWarning]
 
     public var status: CallbackStatus
@@ -64,28 +64,25 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
     public var isApproved: Bool { status == .success }
 
     /// The value of a field by its protocol name.
-    public subscript(_ name: String) -> String? {
-        for f in fields where f.name == name { return f.value }
-        return nil
-    }
+    public subscript(_ name: String) -> String? { fields.value(named: name) }
 
-    public var clientTransactionId: String? { nonEmpty("clientTransactionId") }
-    public var verificationMethod: String? { nonEmpty("verificationMethod") }
-    public var rrn: String? { nonEmpty("rrn") }
-    public var cardType: String? { nonEmpty("cardType") }
-    public var accountNumber: String? { nonEmpty("accountNumber") }
-    public var referenceNumber: String? { nonEmpty("referenceNumber") }
-    public var authorisationCode: String? { nonEmpty("authorisationCode") }
-    public var tid: String? { nonEmpty("tid") }
-    public var orderCode: String? { nonEmpty("orderCode") }
-    public var shortOrderCode: String? { nonEmpty("shortOrderCode") }
-    public var transactionId: String? { nonEmpty("transactionId") }
-    public var command: String? { nonEmpty("command") }
-    public var batchName: String? { nonEmpty("batchName") }
-    public var batchId: String? { nonEmpty("batchId") }
+    public var clientTransactionId: String? { nonEmpty(.clientTransactionId) }
+    public var verificationMethod: String? { nonEmpty(.verificationMethod) }
+    public var rrn: String? { nonEmpty(.rrn) }
+    public var cardType: String? { nonEmpty(.cardType) }
+    public var accountNumber: String? { nonEmpty(.accountNumber) }
+    public var referenceNumber: String? { nonEmpty(.referenceNumber) }
+    public var authorisationCode: String? { nonEmpty(.authorisationCode) }
+    public var tid: String? { nonEmpty(.tid) }
+    public var orderCode: String? { nonEmpty(.orderCode) }
+    public var shortOrderCode: String? { nonEmpty(.shortOrderCode) }
+    public var transactionId: String? { nonEmpty(.transactionId) }
+    public var command: String? { nonEmpty(.command) }
+    public var batchName: String? { nonEmpty(.batchName) }
+    public var batchId: String? { nonEmpty(.batchId) }
 
-    func nonEmpty(_ name: String) -> String? {
-        guard let v = self[name], !v.isEmpty else { return nil }
+    func nonEmpty(_ kind: KnownField) -> String? {
+        guard let v = fields.value(of: kind), !v.isEmpty else { return nil }
         return v
     }
 
@@ -110,59 +107,97 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
             }
         }
         var split = splitResult
-        var fields = split.fields
-        split.fields = []   // one owner: patching a value below must not copy the array
+        guard case .raw(var raw) = split.fields.storage else { preconditionFailure("the split keeps its fields raw") }
+        split.fields = QueryFields()   // one owner: patching a value below must not copy the records
         var warnings = split.warnings
         var statusRaw: String?
-        var r = CallbackResponse(target: split.target, fields: [], warnings: [], status: .fail)
-        for i in fields.indices {
-            let kind = split.kinds[i]
+        var statusSeen = false
+        var r = CallbackResponse(target: split.target, fields: QueryFields(), warnings: [], status: .fail)
+        // Only the fields with typed work are read, from their bytes where that gives the same answer;
+        // the others stay raw until someone reads them.
+        for i in raw.records.indices {
+            let kind = raw.records[i].kind
             switch kind {
-            case .status, .action, .message, .amount, .tipAmount, .installments, .transactionDate, .accountNumber: break
-            default: continue  // kept raw only: no need to touch the value
-            }
-            let f = fields[i]
-            switch kind {
-            case .status: statusRaw = f.value
+            case .status:
+                statusSeen = true
+                // The usual spellings straight from the bytes; anything else as a String.
+                switch raw.withPlainValue(i, { p -> UInt8 in
+                    KnownField.eq(p, "success") ? 1 : KnownField.eq(p, "fail") ? 2 : p.isEmpty ? 3 : 0 }) {
+                case 1: r.status = .success
+                case 2: r.status = .fail
+                case 3: statusRaw = ""
+                default: statusRaw = raw.value(i)
+                }
             case .action:
-                r.rawAction = f.value
-                if let a = Action(exact: f.value) { r.action = a }
+                let v = raw.value(i)
+                r.rawAction = v
+                if let a = Action(exact: v) { r.action = a }
                 // Real terminals answer an abort with `action=ABORT`: their documented form, not a slip.
-                else if f.value == "ABORT" { r.action = .abort }
-                else if let a = Action(lenient: f.value) { r.action = a; warnings.append(.actionCase(f.value)) }
-                else { warnings.append(.unknownAction(f.value)) }
+                else if v == "ABORT" { r.action = .abort }
+                else if let a = Action(lenient: v) { r.action = a; warnings.append(.actionCase(v)) }
+                else { warnings.append(.unknownAction(v)) }
             case .message:
-                r.message = f.value
-                (r.messageCode, r.messageName) = parseMessage(f.value)
+                let v = raw.value(i)
+                r.message = v
+                (r.messageCode, r.messageName) = parseMessage(v)
             case .amount, .tipAmount:
-                if f.value.isEmpty { break }
-                if let m = Money.fromCents(Substring(f.value)) {
-                    if split.kinds[i] == .amount { r.amount = m } else { r.tipAmount = m }
-                } else { warnings.append(.badNumber(field: f.name, value: f.value)) }
+                // Money.fromCents takes 1–12 ASCII digits: the raw bytes answer the same as the text.
+                // The cents from the bytes; -1: empty; nil: not a plain run of 1–12 digits, read as text.
+                let cents: Int? = raw.withPlainValue(i) { p -> Int? in
+                    if p.isEmpty { return -1 }
+                    guard p.count <= 12 else { return nil }
+                    var value = 0
+                    for b in p { guard b &- 48 < 10 else { return nil }; value = value * 10 + Int(b - 48) }
+                    return value
+                } ?? nil
+                let m: Money?
+                if let cents {
+                    if cents < 0 { break }
+                    m = Money(cents: cents)
+                } else {
+                    let v = raw.value(i)
+                    if v.isEmpty { break }
+                    m = Money.fromCents(Substring(v))
+                }
+                if let m {
+                    if kind == .amount { r.amount = m } else { r.tipAmount = m }
+                } else { warnings.append(.badNumber(field: kind.name, value: raw.value(i))) }
             case .installments:
-                if f.value.isEmpty { break }
-                if let n = Int(f.value), n >= 0 { r.installments = n }
-                else { warnings.append(.badNumber(field: f.name, value: f.value)) }
+                let v = raw.value(i)
+                if v.isEmpty { break }
+                if let n = Int(v), n >= 0 { r.installments = n }
+                else { warnings.append(.badNumber(field: kind.name, value: v)) }
             case .transactionDate:
-                if f.value.isEmpty { break }
+                let v = raw.value(i)
+                if v.isEmpty { break }
                 var spaceWasPlus = false
-                if let d = TerminalDate.parse(f.value, spaceWasPlus: &spaceWasPlus) {
+                if let d = TerminalDate.parse(v, spaceWasPlus: &spaceWasPlus) {
                     r.transactionDate = d
                     if spaceWasPlus {
-                        fields[i].value = d.text
-                        warnings.removeAll { $0 == .unescapedSpace(field: f.name) }
-                        warnings.append(.spaceForPlusInDate(field: f.name))
+                        raw.setValue(i, d.text)
+                        warnings.removeAll { $0 == .unescapedSpace(field: kind.name) }
+                        warnings.append(.spaceForPlusInDate(field: kind.name))
                     }
-                } else { warnings.append(.badDate(field: f.name, value: f.value)) }
+                } else { warnings.append(.badDate(field: kind.name, value: v)) }
             case .accountNumber:
-                let masked = CardNumber.mask(f.value)
-                if masked != f.value { fields[i].value = masked; warnings.append(.unmaskedCardNumber) }
-            default: break
+                // Ten digits or fewer: CardNumber.mask leaves the value as it is, no need to make it.
+                if raw.withPlainValue(i, { p -> Bool in
+                    var n = 0
+                    for b in p where b &- 48 < 10 { n += 1 }
+                    return n <= 10
+                }) == true { break }
+                let v = raw.value(i)
+                let masked = CardNumber.mask(v)
+                if masked != v { raw.setValue(i, masked); warnings.append(.unmaskedCardNumber) }
+            default: continue  // kept raw only: no need to touch the value
             }
         }
-        guard let statusRaw, !statusRaw.isEmpty else { throw .missingStatus }
-        r.status = CallbackStatus(statusRaw)
-        r.fields = fields
+        if !statusSeen { throw .missingStatus }
+        if let statusRaw {
+            guard !statusRaw.isEmpty else { throw .missingStatus }
+            r.status = CallbackStatus(statusRaw)
+        }
+        r.fields = QueryFields(raw: raw)
         r.warnings = warnings
         return r
     }

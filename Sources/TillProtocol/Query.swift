@@ -159,19 +159,20 @@ enum KnownField: UInt8 {
 /// and the request parser.
 struct QuerySplit {
     var target: String          // everything before '?'
-    var fields: [QueryField]
+    /// The fields, kept raw: the input plus where each name and value lies (strings made on demand).
+    var fields: QueryFields
     var warnings: [DecodeWarning]
-    /// For each field, which known field it is (`.unknown` for the others).
-    var kinds = KindList()
 
     static let maxLength = 16_384
 
     enum Failure: Error { case empty, tooLong, noQuery, noScheme, controlCharacter(Int) }
 
     static func split(_ input: String) throws(Failure) -> QuerySplit {
-        var copy = input
+        var source = input
+        source.makeContiguousUTF8()   // a no-op for a native string: the fields keep it, not a copy
+        var copy = source
         let result: Result<QuerySplit, Failure> = copy.withUTF8 { buf in
-            do throws(Failure) { return .success(try split(buf)) } catch { return .failure(error) }
+            do throws(Failure) { return .success(try split(buf, source: source)) } catch { return .failure(error) }
         }
         return try result.get()
     }
@@ -185,7 +186,20 @@ struct QuerySplit {
         i >= 0 && i + 2 < v.count && v[i] == 0x25 && (v[i + 1] == 0x32 && v[i + 2] == 0x30 || v[i + 1] == 0x30 && v[i + 2] == 0x39)
     }
 
-    static func split(_ all: UnsafeBufferPointer<UInt8>) throws(Failure) -> QuerySplit {
+    /// Whether `QueryCodec.decode` would find a '%' that is not an escape (without decoding).
+    @inline(__always) static func hasBadEscape(_ v: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = v.count
+        var i = 0
+        while i < n {
+            if v[i] == 0x25 {
+                guard i + 2 < n, QueryCodec.hexValue(v[i + 1]) != nil, QueryCodec.hexValue(v[i + 2]) != nil else { return true }
+                i += 3
+            } else { i += 1 }
+        }
+        return false
+    }
+
+    static func split(_ all: UnsafeBufferPointer<UInt8>, source: String) throws(Failure) -> QuerySplit {
         // Trim the whole line (a trailing newline or CR from a file or pipe).
         var start = 0, end = all.count
         while start < end, isSpace(all[start]) || all[start] == 0x0A || all[start] == 0x0D { start += 1 }
@@ -214,13 +228,15 @@ struct QuerySplit {
         let target = KnownField.eq(targetBytes, "interapp-callback://result") ? "interapp-callback://result"
             : KnownField.eq(targetBytes, "mycallbackscheme://result") ? "mycallbackscheme://result"
             : String(decoding: targetBytes, as: UTF8.self)
-        var fields: [QueryField] = []
-        fields.reserveCapacity(24)
-        var kinds = KindList()
+        var records: [RawField] = []
+        records.reserveCapacity(24)
         var warnings: [DecodeWarning] = []
         var seenKnown: UInt32 = 0          // known fields already taken (duplicates keep the first)
         var unknownIndices: [Int] = []      // where the unknown names are, to find their duplicates
         guard let base = all.baseAddress else { throw .empty }
+        // Record offsets count from `start` (the line is at most maxLength bytes: they fit 16 bits).
+        let line = UnsafeBufferPointer(rebasing: all[start..<end])
+        @inline(__always) func off(_ x: Int) -> UInt16 { UInt16(truncatingIfNeeded: x - start) }
         var p = q + 1
         while p <= end {
             // One parameter, all[p..<e], in one pass: its '=', whether name or value hold '%' or spaces.
@@ -263,89 +279,67 @@ struct QuerySplit {
             while kEnd > ns, isSpace(all[kEnd - 1]) { kEnd -= 1; trimmed = true }
             var bad = false
             let nameBytes = UnsafeBufferPointer(rebasing: all[ns..<kEnd])
-            let kind: KnownField
-            let name: String
+            var record = RawField(nameStart: off(ns), nameEnd: off(kEnd), valueStart: 0, valueEnd: 0, kind: .unknown, flags: 0)
+            // The name as a String is made only when needed: an unknown name compared, or a warning.
+            var decodedName: String? = nil
             if namePercent {
-                name = QueryCodec.decode(nameBytes, badEscape: &bad)
-                kind = KnownField.match(name)
+                let n = QueryCodec.decode(nameBytes, badEscape: &bad)
+                decodedName = n
+                record.kind = KnownField.match(n)
+                record.flags |= RawField.namePercent
             } else {
-                kind = KnownField.match(nameBytes)
-                name = kind == .unknown ? String(decoding: nameBytes, as: UTF8.self) : kind.name
+                record.kind = KnownField.match(nameBytes)
+                if record.kind == .unknown {
+                    var any: UInt8 = 0
+                    for b in nameBytes { any |= b }
+                    if any < 0x80 { record.flags |= RawField.plainASCIIName }
+                }
             }
-            var value = ""
+            func name() -> String { decodedName ?? RawFieldList.name(record, line) }
             if eq >= 0 {
                 var vs = eq + 1
                 while vs < ne, isSpace(all[vs]) { vs += 1; trimmed = true }
                 let vbuf = UnsafeBufferPointer(rebasing: all[vs..<ne])
-                if valueSpace { for b in vbuf where isSpace(b) { warnings.append(.unescapedSpace(field: name)); break } }
+                record.valueStart = off(vs); record.valueEnd = off(ne)
+                if valueSpace { for b in vbuf where isSpace(b) { warnings.append(.unescapedSpace(field: name())); break } }
                 if valuePercent {
-                    value = QueryCodec.decode(vbuf, badEscape: &bad)
-                    // An escaped space at either end (%20) is trimmed too.
-                    if isEscapedSpace(vbuf, at: 0) || isEscapedSpace(vbuf, at: vbuf.count - 3) {
-                        value = value.trimmingWhitespace(); trimmed = true
-                    }
-                } else {
-                    value = String(decoding: vbuf, as: UTF8.self)
+                    record.flags |= RawField.valuePercent
+                    if hasBadEscape(vbuf) { bad = true }
+                    // An escaped space at either end (%20) is trimmed too (when the value is made).
+                    if isEscapedSpace(vbuf, at: 0) || isEscapedSpace(vbuf, at: vbuf.count - 3) { trimmed = true }
                 }
             } else {
-                warnings.append(.parameterWithoutValue(field: name))
+                record.valueStart = off(ne); record.valueEnd = off(ne)
+                warnings.append(.parameterWithoutValue(field: name()))
             }
-            if trimmed { warnings.append(.strayWhitespace(field: name)) }
-            if bad { warnings.append(.badEscape(field: name)) }
+            if trimmed { warnings.append(.strayWhitespace(field: name())) }
+            if bad { warnings.append(.badEscape(field: name())) }
             var duplicate = false
-            if kind != .unknown {
-                let bit = UInt32(1) << UInt32(kind.rawValue)
+            if record.kind != .unknown {
+                let bit = UInt32(1) << UInt32(record.kind.rawValue)
                 duplicate = seenKnown & bit != 0
                 seenKnown |= bit
             } else {
-                duplicate = unknownIndices.contains { fields[$0].name == name }
-                if !duplicate { unknownIndices.append(fields.count) }
+                for j in unknownIndices {
+                    let other = records[j]
+                    if record.flags & other.flags & RawField.plainASCIIName != 0 {
+                        // Two ASCII names: equal as Strings exactly when their bytes are.
+                        duplicate = KnownField.same(nameBytes, RawFieldList.slice(line, other.nameStart, other.nameEnd))
+                    } else {
+                        duplicate = RawFieldList.name(other, line) == name()
+                    }
+                    if duplicate { break }
+                }
+                if !duplicate { unknownIndices.append(records.count) }
             }
             if duplicate {
-                warnings.append(.duplicateField(field: name))
+                warnings.append(.duplicateField(field: name()))
             } else {
-                fields.append(QueryField(name: name, value: value))
-                kinds.append(kind)
+                records.append(record)
             }
             p = e + 1
         }
-        return QuerySplit(target: target, fields: fields, warnings: warnings, kinds: kinds)
-    }
-}
-
-/// Which known field each field is, for up to 32 fields without allocating; more spill to an array.
-struct KindList {
-    private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-    private var overflow: [KnownField] = []
-    private(set) var count = 0
-
-    @inline(__always) mutating func append(_ k: KnownField) {
-        if count < 32 {
-            let shift = UInt64((count % 8) * 8)
-            let v = UInt64(k.rawValue) << shift
-            switch count / 8 {
-            case 0: words.0 |= v
-            case 1: words.1 |= v
-            case 2: words.2 |= v
-            default: words.3 |= v
-            }
-        } else {
-            overflow.append(k)
-        }
-        count += 1
-    }
-
-    @inline(__always) subscript(_ i: Int) -> KnownField {
-        if i >= 32 { return overflow[i - 32] }
-        let w: UInt64
-        switch i / 8 {
-        case 0: w = words.0
-        case 1: w = words.1
-        case 2: w = words.2
-        default: w = words.3
-        }
-        let raw = UInt8(truncatingIfNeeded: w >> UInt64((i % 8) * 8))
-        // Only `append` writes here, always a valid raw value (KnownField is a UInt8 enum).
-        return raw <= KnownField.unknown.rawValue ? unsafeBitCast(raw, to: KnownField.self) : .unknown
+        let fields = QueryFields(raw: RawFieldList(source: source, base: start, records: records))
+        return QuerySplit(target: target, fields: fields, warnings: warnings)
     }
 }
