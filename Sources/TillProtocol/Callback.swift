@@ -96,8 +96,8 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
 
     /// Decodes a callback URL. Never crashes; throws only when the input cannot be an answer at all.
     public static func decode(_ url: String) throws(DecodeError) -> CallbackResponse {
-        let splitResult: QuerySplit
-        do { splitResult = try QuerySplit.split(url) } catch {
+        var split: QuerySplit
+        do { split = try QuerySplit.split(url) } catch {
             switch error {
             case .empty: throw .empty
             case .tooLong: throw .tooLong(url.utf8.count)
@@ -106,100 +106,107 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
             case .controlCharacter(let p): throw .controlCharacter(position: p)
             }
         }
-        var split = splitResult
-        guard case .raw(var raw) = split.fields.storage else { preconditionFailure("the split keeps its fields raw") }
-        split.fields = QueryFields()   // one owner: patching a value below must not copy the records
         var warnings = split.warnings
-        var statusRaw: String?
-        var statusSeen = false
-        var r = CallbackResponse(target: split.target, fields: QueryFields(), warnings: [], status: .fail)
+        split.warnings = []
+        var status = CallbackStatus.fail, statusRaw: String?, statusSeen = false
+        var action: Action?, rawAction: String?, message: String?, messageCode: Int?, messageName: String?
+        var amount: Money?, tipAmount: Money?, installments: Int?, transactionDate: TerminalDate?
+        var patches: [(Int, String)] = []   // values the decoder mends: applied once the bytes are let go
         // Only the fields with typed work are read, from their bytes where that gives the same answer;
         // the others stay raw until someone reads them.
-        for i in raw.records.indices {
-            let kind = raw.records[i].kind
-            switch kind {
-            case .status:
-                statusSeen = true
-                // The usual spellings straight from the bytes; anything else as a String.
-                switch raw.withPlainValue(i, { p -> UInt8 in
-                    KnownField.eq(p, "success") ? 1 : KnownField.eq(p, "fail") ? 2 : p.isEmpty ? 3 : 0 }) {
-                case 1: r.status = .success
-                case 2: r.status = .fail
-                case 3: statusRaw = ""
-                default: statusRaw = raw.value(i)
+        split.raw.withBytes { b in
+            for (i, rec) in split.raw.records.enumerated() {
+                let kind = rec.kind
+                switch kind {
+                case .status, .action, .message, .amount, .tipAmount, .installments, .transactionDate, .accountNumber: break
+                default: continue  // kept raw only: no need to touch the value
                 }
-            case .action:
-                let v = raw.value(i)
-                r.rawAction = v
-                if let a = Action(exact: v) { r.action = a }
-                // Real terminals answer an abort with `action=ABORT`: their documented form, not a slip.
-                else if v == "ABORT" { r.action = .abort }
-                else if let a = Action(lenient: v) { r.action = a; warnings.append(.actionCase(v)) }
-                else { warnings.append(.unknownAction(v)) }
-            case .message:
-                let v = raw.value(i)
-                r.message = v
-                (r.messageCode, r.messageName) = parseMessage(v)
-            case .amount, .tipAmount:
-                // Money.fromCents takes 1–12 ASCII digits: the raw bytes answer the same as the text.
-                // The cents from the bytes; -1: empty; nil: not a plain run of 1–12 digits, read as text.
-                let cents: Int? = raw.withPlainValue(i) { p -> Int? in
-                    if p.isEmpty { return -1 }
-                    guard p.count <= 12 else { return nil }
-                    var value = 0
-                    for b in p { guard b &- 48 < 10 else { return nil }; value = value * 10 + Int(b - 48) }
-                    return value
-                } ?? nil
-                let m: Money?
-                if let cents {
-                    if cents < 0 { break }
-                    m = Money(cents: cents)
-                } else {
-                    let v = raw.value(i)
-                    if v.isEmpty { break }
-                    m = Money.fromCents(Substring(v))
-                }
-                if let m {
-                    if kind == .amount { r.amount = m } else { r.tipAmount = m }
-                } else { warnings.append(.badNumber(field: kind.name, value: raw.value(i))) }
-            case .installments:
-                let v = raw.value(i)
-                if v.isEmpty { break }
-                if let n = Int(v), n >= 0 { r.installments = n }
-                else { warnings.append(.badNumber(field: kind.name, value: v)) }
-            case .transactionDate:
-                let v = raw.value(i)
-                if v.isEmpty { break }
-                var spaceWasPlus = false
-                if let d = TerminalDate.parse(v, spaceWasPlus: &spaceWasPlus) {
-                    r.transactionDate = d
-                    if spaceWasPlus {
-                        raw.setValue(i, d.text)
-                        warnings.removeAll { $0 == .unescapedSpace(field: kind.name) }
-                        warnings.append(.spaceForPlusInDate(field: kind.name))
+                // A value's raw bytes are its text exactly when it holds no '%'.
+                let plain = rec.flags & RawField.valuePercent == 0
+                let vb = RawFieldList.slice(b, rec.valueStart, rec.valueEnd)
+                @inline(__always) func text() -> String { RawFieldList.value(rec, b) }
+                switch kind {
+                case .status:
+                    statusSeen = true
+                    // The usual spellings straight from the bytes; anything else as a String.
+                    if plain && KnownField.eq(vb, "success") { status = .success }
+                    else if plain && KnownField.eq(vb, "fail") { status = .fail }
+                    else { statusRaw = plain && vb.isEmpty ? "" : text() }
+                case .action:
+                    // The usual spellings straight from the bytes, spelled once; anything else as a String.
+                    if plain, let a = Action(exactBytes: vb) { action = a; rawAction = a.rawValue; break }
+                    let v = text()
+                    rawAction = v
+                    if let a = Action(exact: v) { action = a }
+                    // Real terminals answer an abort with `action=ABORT`: their documented form, not a slip.
+                    else if v == "ABORT" { action = .abort }
+                    else if let a = Action(lenient: v) { action = a; warnings.append(.actionCase(v)) }
+                    else { warnings.append(.unknownAction(v)) }
+                case .message:
+                    let v = text()
+                    message = v
+                    (messageCode, messageName) = parseMessage(v)
+                case .amount, .tipAmount:
+                    // Money.fromCents takes 1–12 ASCII digits: the raw bytes answer the same as the text.
+                    var m: Money? = nil
+                    var done = false
+                    if plain {
+                        if vb.isEmpty { break }
+                        if vb.count <= 12 {
+                            var value = 0, ok = true
+                            for c in vb { if c &- 48 < 10 { value = value &* 10 &+ Int(c &- 48) } else { ok = false; break } }
+                            if ok { m = Money(cents: value); done = true }
+                        }
                     }
-                } else { warnings.append(.badDate(field: kind.name, value: v)) }
-            case .accountNumber:
-                // Ten digits or fewer: CardNumber.mask leaves the value as it is, no need to make it.
-                if raw.withPlainValue(i, { p -> Bool in
-                    var n = 0
-                    for b in p where b &- 48 < 10 { n += 1 }
-                    return n <= 10
-                }) == true { break }
-                let v = raw.value(i)
-                let masked = CardNumber.mask(v)
-                if masked != v { raw.setValue(i, masked); warnings.append(.unmaskedCardNumber) }
-            default: continue  // kept raw only: no need to touch the value
+                    if !done {
+                        let v = text()
+                        if v.isEmpty { break }
+                        m = Money.fromCents(Substring(v))
+                    }
+                    if let m {
+                        if kind == .amount { amount = m } else { tipAmount = m }
+                    } else { warnings.append(.badNumber(field: kind.name, value: text())) }
+                case .installments:
+                    let v = text()
+                    if v.isEmpty { break }
+                    if let n = Int(v), n >= 0 { installments = n }
+                    else { warnings.append(.badNumber(field: kind.name, value: v)) }
+                case .transactionDate:
+                    let v = text()
+                    if v.isEmpty { break }
+                    var spaceWasPlus = false
+                    if let d = TerminalDate.parse(v, spaceWasPlus: &spaceWasPlus) {
+                        transactionDate = d
+                        if spaceWasPlus {
+                            patches.append((i, d.text))
+                            warnings.removeAll { $0 == .unescapedSpace(field: kind.name) }
+                            warnings.append(.spaceForPlusInDate(field: kind.name))
+                        }
+                    } else { warnings.append(.badDate(field: kind.name, value: v)) }
+                case .accountNumber:
+                    // Ten digits or fewer: CardNumber.mask leaves the value as it is, no need to make it.
+                    if plain {
+                        var n = 0
+                        for c in vb where c &- 48 < 10 { n += 1 }
+                        if n <= 10 { break }
+                    }
+                    let v = text()
+                    let masked = CardNumber.mask(v)
+                    if masked != v { patches.append((i, masked)); warnings.append(.unmaskedCardNumber) }
+                default: break
+                }
             }
         }
         if !statusSeen { throw .missingStatus }
         if let statusRaw {
             guard !statusRaw.isEmpty else { throw .missingStatus }
-            r.status = CallbackStatus(statusRaw)
+            status = CallbackStatus(statusRaw)
         }
-        r.fields = QueryFields(raw: raw)
-        r.warnings = warnings
-        return r
+        for (i, v) in patches { split.raw.setValue(i, v) }
+        return CallbackResponse(target: split.target, fields: QueryFields(raw: split.raw), warnings: warnings,
+                                status: status, action: action, rawAction: rawAction, message: message,
+                                messageCode: messageCode, messageName: messageName, amount: amount,
+                                tipAmount: tipAmount, installments: installments, transactionDate: transactionDate)
     }
 
     /// Splits `(-NN) NAME` into its code and name (bytes only: the decoder's hot path).

@@ -160,7 +160,8 @@ enum KnownField: UInt8 {
 struct QuerySplit {
     var target: String          // everything before '?'
     /// The fields, kept raw: the input plus where each name and value lies (strings made on demand).
-    var fields: QueryFields
+    var raw: RawFieldList
+    var fields: QueryFields { QueryFields(raw: raw) }
     var warnings: [DecodeWarning]
 
     static let maxLength = 16_384
@@ -339,7 +340,6 @@ struct QuerySplit {
             }
             p = e + 1
         }
-        let fields = QueryFields(raw: RawFieldList(source: source, base: start, records: records))
-        return QuerySplit(target: target, fields: fields, warnings: warnings)
+        return QuerySplit(target: target, raw: RawFieldList(source: source, base: start, records: records), warnings: warnings)
     }
 }
