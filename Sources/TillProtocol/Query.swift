@@ -211,6 +211,15 @@ struct QuerySplit {
         var q = -1
         var sawScheme = false
         var i = start
+        // The pages' two targets, followed by '?', are what that loop would find: no control character,
+        // a scheme, the '?' right after. Compared at once.
+        if end - start > 26, all[start + 26] == 0x3F,
+           KnownField.eq(UnsafeBufferPointer(rebasing: all[start..<start + 26]), "interapp-callback://result") {
+            q = start + 26; sawScheme = true; i = end
+        } else if end - start > 25, all[start + 25] == 0x3F,
+                  KnownField.eq(UnsafeBufferPointer(rebasing: all[start..<start + 25]), "mycallbackscheme://result") {
+            q = start + 25; sawScheme = true; i = end
+        }
         while i < end {
             let b = all[i]
             if isControl(b) { throw .controlCharacter(i - start) }
