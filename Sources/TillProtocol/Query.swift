@@ -51,14 +51,21 @@ enum KnownField: UInt8 {
         let n = s.utf8CodeUnitCount
         guard p.count == n, let base = p.baseAddress else { return false }
         let q = s.utf8Start
-        var i = 0
-        // Eight bytes at a time, then the rest.
-        while i + 8 <= n {
-            let a = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-            let b = UnsafeRawPointer(q + i).loadUnaligned(as: UInt64.self)
-            if a != b { return false }
-            i += 8
+        let a = UnsafeRawPointer(base), b = UnsafeRawPointer(q)
+        if n >= 8 {
+            // Eight bytes at a time, the last eight (overlapping) for the rest.
+            var i = 0
+            while i + 8 <= n {
+                if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+                i += 8
+            }
+            return i == n || a.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
         }
+        if n >= 4 {
+            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+                && a.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == b.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+        }
+        var i = 0
         while i < n { if base[i] != q[i] { return false }; i += 1 }
         return true
     }
@@ -68,29 +75,23 @@ enum KnownField: UInt8 {
     @inline(__always) static func match(_ p: UnsafeBufferPointer<UInt8>) -> KnownField {
         guard let first = p.first else { return .unknown }
         let candidate: KnownField
-        switch (p.count, first) {
-        case (3, 0x72): candidate = .rrn
-        case (3, 0x74): candidate = .tid
-        case (6, 0x61): candidate = p.count > 1 && p[1] == 0x63 ? .action : .amount
-        case (6, 0x73): candidate = .status
-        case (7, 0x62): candidate = .batchId
-        case (7, 0x63): candidate = .command
-        case (7, 0x6D): candidate = .message
-        case (8, 0x63): candidate = .cardType
-        case (9, 0x62): candidate = .batchName
-        case (9, 0x6F): candidate = .orderCode
-        case (9, 0x74): candidate = .tipAmount
-        case (12, 0x69): candidate = .installments
-        case (13, 0x61): candidate = .accountNumber
-        case (13, 0x74): candidate = .transactionId
-        case (14, 0x73): candidate = .shortOrderCode
-        case (15, 0x72): candidate = .referenceNumber
-        case (15, 0x74): candidate = .transactionDate
-        case (17, 0x61): candidate = .authorisationCode
-        case (18, 0x76): candidate = .verificationMethod
-        case (19, 0x63): candidate = .clientTransactionId
+        // By length (a jump table), then by first byte: at most three comparisons before the one of the bytes.
+        switch p.count {
+        case 3: candidate = first == 0x72 ? .rrn : first == 0x74 ? .tid : .unknown
+        case 6: candidate = first == 0x61 ? (p[1] == 0x63 ? .action : .amount) : first == 0x73 ? .status : .unknown
+        case 7: candidate = first == 0x62 ? .batchId : first == 0x63 ? .command : first == 0x6D ? .message : .unknown
+        case 8: candidate = first == 0x63 ? .cardType : .unknown
+        case 9: candidate = first == 0x62 ? .batchName : first == 0x6F ? .orderCode : first == 0x74 ? .tipAmount : .unknown
+        case 12: candidate = first == 0x69 ? .installments : .unknown
+        case 13: candidate = first == 0x61 ? .accountNumber : first == 0x74 ? .transactionId : .unknown
+        case 14: candidate = first == 0x73 ? .shortOrderCode : .unknown
+        case 15: candidate = first == 0x72 ? .referenceNumber : first == 0x74 ? .transactionDate : .unknown
+        case 17: candidate = first == 0x61 ? .authorisationCode : .unknown
+        case 18: candidate = first == 0x76 ? .verificationMethod : .unknown
+        case 19: candidate = first == 0x63 ? .clientTransactionId : .unknown
         default: return .unknown
         }
+        if candidate == .unknown { return .unknown }
         return eq(p, candidate.staticName) ? candidate : .unknown
     }
 
