@@ -130,7 +130,7 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
                     statusSeen = true
                     // The usual spellings straight from the bytes; anything else as a String.
                     if plain && KnownField.eq(vb, "success") { status = .success }
-                    else if plain && KnownField.eq(vb, "fail") { status = .fail }
+                    else if plain && (KnownField.eq(vb, "fail") || KnownField.eq(vb, "failed")) { status = .fail }
                     else { statusRaw = plain && vb.isEmpty ? "" : text() }
                 case .action:
                     // The usual spellings straight from the bytes, spelled once; anything else as a String.
