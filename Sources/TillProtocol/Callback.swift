@@ -45,7 +45,7 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
     /// What preceded `?`, e.g. `interapp-callback://result`.
     public var target: String
     /// Every field in arrival order, trimmed and percent-decoded; `accountNumber` masked.
-    public var fields: [QueryField]
+    public var fields: QueryFields
     public var warnings: [DecodeWarning]
 
     public var status: CallbackStatus
@@ -64,28 +64,25 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
     public var isApproved: Bool { status == .success }
 
     /// The value of a field by its protocol name.
-    public subscript(_ name: String) -> String? {
-        for f in fields where f.name == name { return f.value }
-        return nil
-    }
+    public subscript(_ name: String) -> String? { fields.value(named: name) }
 
-    public var clientTransactionId: String? { nonEmpty("clientTransactionId") }
-    public var verificationMethod: String? { nonEmpty("verificationMethod") }
-    public var rrn: String? { nonEmpty("rrn") }
-    public var cardType: String? { nonEmpty("cardType") }
-    public var accountNumber: String? { nonEmpty("accountNumber") }
-    public var referenceNumber: String? { nonEmpty("referenceNumber") }
-    public var authorisationCode: String? { nonEmpty("authorisationCode") }
-    public var tid: String? { nonEmpty("tid") }
-    public var orderCode: String? { nonEmpty("orderCode") }
-    public var shortOrderCode: String? { nonEmpty("shortOrderCode") }
-    public var transactionId: String? { nonEmpty("transactionId") }
-    public var command: String? { nonEmpty("command") }
-    public var batchName: String? { nonEmpty("batchName") }
-    public var batchId: String? { nonEmpty("batchId") }
+    public var clientTransactionId: String? { nonEmpty(.clientTransactionId) }
+    public var verificationMethod: String? { nonEmpty(.verificationMethod) }
+    public var rrn: String? { nonEmpty(.rrn) }
+    public var cardType: String? { nonEmpty(.cardType) }
+    public var accountNumber: String? { nonEmpty(.accountNumber) }
+    public var referenceNumber: String? { nonEmpty(.referenceNumber) }
+    public var authorisationCode: String? { nonEmpty(.authorisationCode) }
+    public var tid: String? { nonEmpty(.tid) }
+    public var orderCode: String? { nonEmpty(.orderCode) }
+    public var shortOrderCode: String? { nonEmpty(.shortOrderCode) }
+    public var transactionId: String? { nonEmpty(.transactionId) }
+    public var command: String? { nonEmpty(.command) }
+    public var batchName: String? { nonEmpty(.batchName) }
+    public var batchId: String? { nonEmpty(.batchId) }
 
-    func nonEmpty(_ name: String) -> String? {
-        guard let v = self[name], !v.isEmpty else { return nil }
+    func nonEmpty(_ kind: KnownField) -> String? {
+        guard let v = fields.value(of: kind), !v.isEmpty else { return nil }
         return v
     }
 
@@ -99,8 +96,8 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
 
     /// Decodes a callback URL. Never crashes; throws only when the input cannot be an answer at all.
     public static func decode(_ url: String) throws(DecodeError) -> CallbackResponse {
-        let splitResult: QuerySplit
-        do { splitResult = try QuerySplit.split(url) } catch {
+        var split: QuerySplit
+        do { split = try QuerySplit.split(url) } catch {
             switch error {
             case .empty: throw .empty
             case .tooLong: throw .tooLong(url.utf8.count)
@@ -109,62 +106,107 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
             case .controlCharacter(let p): throw .controlCharacter(position: p)
             }
         }
-        var split = splitResult
-        var fields = split.fields
-        split.fields = []   // one owner: patching a value below must not copy the array
         var warnings = split.warnings
-        var statusRaw: String?
-        var r = CallbackResponse(target: split.target, fields: [], warnings: [], status: .fail)
-        for i in fields.indices {
-            let kind = split.kinds[i]
-            switch kind {
-            case .status, .action, .message, .amount, .tipAmount, .installments, .transactionDate, .accountNumber: break
-            default: continue  // kept raw only: no need to touch the value
-            }
-            let f = fields[i]
-            switch kind {
-            case .status: statusRaw = f.value
-            case .action:
-                r.rawAction = f.value
-                if let a = Action(exact: f.value) { r.action = a }
-                // Real terminals answer an abort with `action=ABORT`: their documented form, not a slip.
-                else if f.value == "ABORT" { r.action = .abort }
-                else if let a = Action(lenient: f.value) { r.action = a; warnings.append(.actionCase(f.value)) }
-                else { warnings.append(.unknownAction(f.value)) }
-            case .message:
-                r.message = f.value
-                (r.messageCode, r.messageName) = parseMessage(f.value)
-            case .amount, .tipAmount:
-                if f.value.isEmpty { break }
-                if let m = Money.fromCents(Substring(f.value)) {
-                    if split.kinds[i] == .amount { r.amount = m } else { r.tipAmount = m }
-                } else { warnings.append(.badNumber(field: f.name, value: f.value)) }
-            case .installments:
-                if f.value.isEmpty { break }
-                if let n = Int(f.value), n >= 0 { r.installments = n }
-                else { warnings.append(.badNumber(field: f.name, value: f.value)) }
-            case .transactionDate:
-                if f.value.isEmpty { break }
-                var spaceWasPlus = false
-                if let d = TerminalDate.parse(f.value, spaceWasPlus: &spaceWasPlus) {
-                    r.transactionDate = d
-                    if spaceWasPlus {
-                        fields[i].value = d.text
-                        warnings.removeAll { $0 == .unescapedSpace(field: f.name) }
-                        warnings.append(.spaceForPlusInDate(field: f.name))
+        split.warnings = []
+        var status = CallbackStatus.fail, statusRaw: String?, statusSeen = false
+        var action: Action?, rawAction: String?, message: String?, messageCode: Int?, messageName: String?
+        var amount: Money?, tipAmount: Money?, installments: Int?, transactionDate: TerminalDate?
+        var patches: [(Int, String)] = []   // values the decoder mends: applied once the bytes are let go
+        // Only the fields with typed work are read, from their bytes where that gives the same answer;
+        // the others stay raw until someone reads them.
+        split.raw.withBytes { b in
+            for (i, rec) in split.raw.records.enumerated() {
+                let kind = rec.kind
+                switch kind {
+                case .status, .action, .message, .amount, .tipAmount, .installments, .transactionDate, .accountNumber: break
+                default: continue  // kept raw only: no need to touch the value
+                }
+                // A value's raw bytes are its text exactly when it holds no '%'.
+                let plain = rec.flags & RawField.valuePercent == 0
+                let vb = RawFieldList.slice(b, rec.valueStart, rec.valueEnd)
+                @inline(__always) func text() -> String { RawFieldList.value(rec, b) }
+                switch kind {
+                case .status:
+                    statusSeen = true
+                    // The usual spellings straight from the bytes; anything else as a String.
+                    if plain && KnownField.eq(vb, "success") { status = .success }
+                    else if plain && (KnownField.eq(vb, "fail") || KnownField.eq(vb, "failed")) { status = .fail }
+                    else { statusRaw = plain && vb.isEmpty ? "" : text() }
+                case .action:
+                    // The usual spellings straight from the bytes, spelled once; anything else as a String.
+                    if plain, let a = Action(exactBytes: vb) { action = a; rawAction = a.rawValue; break }
+                    let v = text()
+                    rawAction = v
+                    if let a = Action(exact: v) { action = a }
+                    // Real terminals answer an abort with `action=ABORT`: their documented form, not a slip.
+                    else if v == "ABORT" { action = .abort }
+                    else if let a = Action(lenient: v) { action = a; warnings.append(.actionCase(v)) }
+                    else { warnings.append(.unknownAction(v)) }
+                case .message:
+                    let v = text()
+                    message = v
+                    (messageCode, messageName) = parseMessage(v)
+                case .amount, .tipAmount:
+                    // Money.fromCents takes 1–12 ASCII digits: the raw bytes answer the same as the text.
+                    var m: Money? = nil
+                    var done = false
+                    if plain {
+                        if vb.isEmpty { break }
+                        if vb.count <= 12 {
+                            var value = 0, ok = true
+                            for c in vb { if c &- 48 < 10 { value = value &* 10 &+ Int(c &- 48) } else { ok = false; break } }
+                            if ok { m = Money(cents: value); done = true }
+                        }
                     }
-                } else { warnings.append(.badDate(field: f.name, value: f.value)) }
-            case .accountNumber:
-                let masked = CardNumber.mask(f.value)
-                if masked != f.value { fields[i].value = masked; warnings.append(.unmaskedCardNumber) }
-            default: break
+                    if !done {
+                        let v = text()
+                        if v.isEmpty { break }
+                        m = Money.fromCents(Substring(v))
+                    }
+                    if let m {
+                        if kind == .amount { amount = m } else { tipAmount = m }
+                    } else { warnings.append(.badNumber(field: kind.name, value: text())) }
+                case .installments:
+                    let v = text()
+                    if v.isEmpty { break }
+                    if let n = Int(v), n >= 0 { installments = n }
+                    else { warnings.append(.badNumber(field: kind.name, value: v)) }
+                case .transactionDate:
+                    let v = text()
+                    if v.isEmpty { break }
+                    var spaceWasPlus = false
+                    if let d = TerminalDate.parse(v, spaceWasPlus: &spaceWasPlus) {
+                        transactionDate = d
+                        if spaceWasPlus {
+                            patches.append((i, d.text))
+                            warnings.removeAll { $0 == .unescapedSpace(field: kind.name) }
+                            warnings.append(.spaceForPlusInDate(field: kind.name))
+                        }
+                    } else { warnings.append(.badDate(field: kind.name, value: v)) }
+                case .accountNumber:
+                    // Ten digits or fewer: CardNumber.mask leaves the value as it is, no need to make it.
+                    if plain {
+                        var n = 0
+                        for c in vb where c &- 48 < 10 { n += 1 }
+                        if n <= 10 { break }
+                    }
+                    let v = text()
+                    let masked = CardNumber.mask(v)
+                    if masked != v { patches.append((i, masked)); warnings.append(.unmaskedCardNumber) }
+                default: break
+                }
             }
         }
-        guard let statusRaw, !statusRaw.isEmpty else { throw .missingStatus }
-        r.status = CallbackStatus(statusRaw)
-        r.fields = fields
-        r.warnings = warnings
-        return r
+        if !statusSeen { throw .missingStatus }
+        if let statusRaw {
+            guard !statusRaw.isEmpty else { throw .missingStatus }
+            status = CallbackStatus(statusRaw)
+        }
+        for (i, v) in patches { split.raw.setValue(i, v) }
+        return CallbackResponse(target: split.target, fields: QueryFields(raw: split.raw), warnings: warnings,
+                                status: status, action: action, rawAction: rawAction, message: message,
+                                messageCode: messageCode, messageName: messageName, amount: amount,
+                                tipAmount: tipAmount, installments: installments, transactionDate: transactionDate)
     }
 
     /// Splits `(-NN) NAME` into its code and name (bytes only: the decoder's hot path).

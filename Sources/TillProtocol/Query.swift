@@ -51,14 +51,21 @@ enum KnownField: UInt8 {
         let n = s.utf8CodeUnitCount
         guard p.count == n, let base = p.baseAddress else { return false }
         let q = s.utf8Start
-        var i = 0
-        // Eight bytes at a time, then the rest.
-        while i + 8 <= n {
-            let a = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-            let b = UnsafeRawPointer(q + i).loadUnaligned(as: UInt64.self)
-            if a != b { return false }
-            i += 8
+        let a = UnsafeRawPointer(base), b = UnsafeRawPointer(q)
+        if n >= 8 {
+            // Eight bytes at a time, the last eight (overlapping) for the rest.
+            var i = 0
+            while i + 8 <= n {
+                if a.loadUnaligned(fromByteOffset: i, as: UInt64.self) != b.loadUnaligned(fromByteOffset: i, as: UInt64.self) { return false }
+                i += 8
+            }
+            return i == n || a.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self) == b.loadUnaligned(fromByteOffset: n - 8, as: UInt64.self)
         }
+        if n >= 4 {
+            return a.loadUnaligned(as: UInt32.self) == b.loadUnaligned(as: UInt32.self)
+                && a.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self) == b.loadUnaligned(fromByteOffset: n - 4, as: UInt32.self)
+        }
+        var i = 0
         while i < n { if base[i] != q[i] { return false }; i += 1 }
         return true
     }
@@ -68,29 +75,23 @@ enum KnownField: UInt8 {
     @inline(__always) static func match(_ p: UnsafeBufferPointer<UInt8>) -> KnownField {
         guard let first = p.first else { return .unknown }
         let candidate: KnownField
-        switch (p.count, first) {
-        case (3, 0x72): candidate = .rrn
-        case (3, 0x74): candidate = .tid
-        case (6, 0x61): candidate = p.count > 1 && p[1] == 0x63 ? .action : .amount
-        case (6, 0x73): candidate = .status
-        case (7, 0x62): candidate = .batchId
-        case (7, 0x63): candidate = .command
-        case (7, 0x6D): candidate = .message
-        case (8, 0x63): candidate = .cardType
-        case (9, 0x62): candidate = .batchName
-        case (9, 0x6F): candidate = .orderCode
-        case (9, 0x74): candidate = .tipAmount
-        case (12, 0x69): candidate = .installments
-        case (13, 0x61): candidate = .accountNumber
-        case (13, 0x74): candidate = .transactionId
-        case (14, 0x73): candidate = .shortOrderCode
-        case (15, 0x72): candidate = .referenceNumber
-        case (15, 0x74): candidate = .transactionDate
-        case (17, 0x61): candidate = .authorisationCode
-        case (18, 0x76): candidate = .verificationMethod
-        case (19, 0x63): candidate = .clientTransactionId
+        // By length (a jump table), then by first byte: at most three comparisons before the one of the bytes.
+        switch p.count {
+        case 3: candidate = first == 0x72 ? .rrn : first == 0x74 ? .tid : .unknown
+        case 6: candidate = first == 0x61 ? (p[1] == 0x63 ? .action : .amount) : first == 0x73 ? .status : .unknown
+        case 7: candidate = first == 0x62 ? .batchId : first == 0x63 ? .command : first == 0x6D ? .message : .unknown
+        case 8: candidate = first == 0x63 ? .cardType : .unknown
+        case 9: candidate = first == 0x62 ? .batchName : first == 0x6F ? .orderCode : first == 0x74 ? .tipAmount : .unknown
+        case 12: candidate = first == 0x69 ? .installments : .unknown
+        case 13: candidate = first == 0x61 ? .accountNumber : first == 0x74 ? .transactionId : .unknown
+        case 14: candidate = first == 0x73 ? .shortOrderCode : .unknown
+        case 15: candidate = first == 0x72 ? .referenceNumber : first == 0x74 ? .transactionDate : .unknown
+        case 17: candidate = first == 0x61 ? .authorisationCode : .unknown
+        case 18: candidate = first == 0x76 ? .verificationMethod : .unknown
+        case 19: candidate = first == 0x63 ? .clientTransactionId : .unknown
         default: return .unknown
         }
+        if candidate == .unknown { return .unknown }
         return eq(p, candidate.staticName) ? candidate : .unknown
     }
 
@@ -159,19 +160,21 @@ enum KnownField: UInt8 {
 /// and the request parser.
 struct QuerySplit {
     var target: String          // everything before '?'
-    var fields: [QueryField]
+    /// The fields, kept raw: the input plus where each name and value lies (strings made on demand).
+    var raw: RawFieldList
+    var fields: QueryFields { QueryFields(raw: raw) }
     var warnings: [DecodeWarning]
-    /// For each field, which known field it is (`.unknown` for the others).
-    var kinds = KindList()
 
     static let maxLength = 16_384
 
     enum Failure: Error { case empty, tooLong, noQuery, noScheme, controlCharacter(Int) }
 
     static func split(_ input: String) throws(Failure) -> QuerySplit {
-        var copy = input
+        var source = input
+        source.makeContiguousUTF8()   // a no-op for a native string: the fields keep it, not a copy
+        var copy = source
         let result: Result<QuerySplit, Failure> = copy.withUTF8 { buf in
-            do throws(Failure) { return .success(try split(buf)) } catch { return .failure(error) }
+            do throws(Failure) { return .success(try split(buf, source: source)) } catch { return .failure(error) }
         }
         return try result.get()
     }
@@ -185,7 +188,20 @@ struct QuerySplit {
         i >= 0 && i + 2 < v.count && v[i] == 0x25 && (v[i + 1] == 0x32 && v[i + 2] == 0x30 || v[i + 1] == 0x30 && v[i + 2] == 0x39)
     }
 
-    static func split(_ all: UnsafeBufferPointer<UInt8>) throws(Failure) -> QuerySplit {
+    /// Whether `QueryCodec.decode` would find a '%' that is not an escape (without decoding).
+    @inline(__always) static func hasBadEscape(_ v: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = v.count
+        var i = 0
+        while i < n {
+            if v[i] == 0x25 {
+                guard i + 2 < n, QueryCodec.hexValue(v[i + 1]) != nil, QueryCodec.hexValue(v[i + 2]) != nil else { return true }
+                i += 3
+            } else { i += 1 }
+        }
+        return false
+    }
+
+    static func split(_ all: UnsafeBufferPointer<UInt8>, source: String) throws(Failure) -> QuerySplit {
         // Trim the whole line (a trailing newline or CR from a file or pipe).
         var start = 0, end = all.count
         while start < end, isSpace(all[start]) || all[start] == 0x0A || all[start] == 0x0D { start += 1 }
@@ -196,6 +212,15 @@ struct QuerySplit {
         var q = -1
         var sawScheme = false
         var i = start
+        // The pages' two targets, followed by '?', are what that loop would find: no control character,
+        // a scheme, the '?' right after. Compared at once.
+        if end - start > 26, all[start + 26] == 0x3F,
+           KnownField.eq(UnsafeBufferPointer(rebasing: all[start..<start + 26]), "interapp-callback://result") {
+            q = start + 26; sawScheme = true; i = end
+        } else if end - start > 25, all[start + 25] == 0x3F,
+                  KnownField.eq(UnsafeBufferPointer(rebasing: all[start..<start + 25]), "mycallbackscheme://result") {
+            q = start + 25; sawScheme = true; i = end
+        }
         while i < end {
             let b = all[i]
             if isControl(b) { throw .controlCharacter(i - start) }
@@ -214,13 +239,15 @@ struct QuerySplit {
         let target = KnownField.eq(targetBytes, "interapp-callback://result") ? "interapp-callback://result"
             : KnownField.eq(targetBytes, "mycallbackscheme://result") ? "mycallbackscheme://result"
             : String(decoding: targetBytes, as: UTF8.self)
-        var fields: [QueryField] = []
-        fields.reserveCapacity(24)
-        var kinds = KindList()
+        var records: [RawField] = []
+        records.reserveCapacity(24)
         var warnings: [DecodeWarning] = []
         var seenKnown: UInt32 = 0          // known fields already taken (duplicates keep the first)
         var unknownIndices: [Int] = []      // where the unknown names are, to find their duplicates
         guard let base = all.baseAddress else { throw .empty }
+        // Record offsets count from `start` (the line is at most maxLength bytes: they fit 16 bits).
+        let line = UnsafeBufferPointer(rebasing: all[start..<end])
+        @inline(__always) func off(_ x: Int) -> UInt16 { UInt16(truncatingIfNeeded: x - start) }
         var p = q + 1
         while p <= end {
             // One parameter, all[p..<e], in one pass: its '=', whether name or value hold '%' or spaces.
@@ -263,89 +290,66 @@ struct QuerySplit {
             while kEnd > ns, isSpace(all[kEnd - 1]) { kEnd -= 1; trimmed = true }
             var bad = false
             let nameBytes = UnsafeBufferPointer(rebasing: all[ns..<kEnd])
-            let kind: KnownField
-            let name: String
+            var record = RawField(nameStart: off(ns), nameEnd: off(kEnd), valueStart: 0, valueEnd: 0, kind: .unknown, flags: 0)
+            // The name as a String is made only when needed: an unknown name compared, or a warning.
+            var decodedName: String? = nil
             if namePercent {
-                name = QueryCodec.decode(nameBytes, badEscape: &bad)
-                kind = KnownField.match(name)
+                let n = QueryCodec.decode(nameBytes, badEscape: &bad)
+                decodedName = n
+                record.kind = KnownField.match(n)
+                record.flags |= RawField.namePercent
             } else {
-                kind = KnownField.match(nameBytes)
-                name = kind == .unknown ? String(decoding: nameBytes, as: UTF8.self) : kind.name
+                record.kind = KnownField.match(nameBytes)
+                if record.kind == .unknown {
+                    var any: UInt8 = 0
+                    for b in nameBytes { any |= b }
+                    if any < 0x80 { record.flags |= RawField.plainASCIIName }
+                }
             }
-            var value = ""
+            func name() -> String { decodedName ?? RawFieldList.name(record, line) }
             if eq >= 0 {
                 var vs = eq + 1
                 while vs < ne, isSpace(all[vs]) { vs += 1; trimmed = true }
                 let vbuf = UnsafeBufferPointer(rebasing: all[vs..<ne])
-                if valueSpace { for b in vbuf where isSpace(b) { warnings.append(.unescapedSpace(field: name)); break } }
+                record.valueStart = off(vs); record.valueEnd = off(ne)
+                if valueSpace { for b in vbuf where isSpace(b) { warnings.append(.unescapedSpace(field: name())); break } }
                 if valuePercent {
-                    value = QueryCodec.decode(vbuf, badEscape: &bad)
-                    // An escaped space at either end (%20) is trimmed too.
-                    if isEscapedSpace(vbuf, at: 0) || isEscapedSpace(vbuf, at: vbuf.count - 3) {
-                        value = value.trimmingWhitespace(); trimmed = true
-                    }
-                } else {
-                    value = String(decoding: vbuf, as: UTF8.self)
+                    record.flags |= RawField.valuePercent
+                    if hasBadEscape(vbuf) { bad = true }
+                    // An escaped space at either end (%20) is trimmed too (when the value is made).
+                    if isEscapedSpace(vbuf, at: 0) || isEscapedSpace(vbuf, at: vbuf.count - 3) { trimmed = true }
                 }
             } else {
-                warnings.append(.parameterWithoutValue(field: name))
+                record.valueStart = off(ne); record.valueEnd = off(ne)
+                warnings.append(.parameterWithoutValue(field: name()))
             }
-            if trimmed { warnings.append(.strayWhitespace(field: name)) }
-            if bad { warnings.append(.badEscape(field: name)) }
+            if trimmed { warnings.append(.strayWhitespace(field: name())) }
+            if bad { warnings.append(.badEscape(field: name())) }
             var duplicate = false
-            if kind != .unknown {
-                let bit = UInt32(1) << UInt32(kind.rawValue)
+            if record.kind != .unknown {
+                let bit = UInt32(1) << UInt32(record.kind.rawValue)
                 duplicate = seenKnown & bit != 0
                 seenKnown |= bit
             } else {
-                duplicate = unknownIndices.contains { fields[$0].name == name }
-                if !duplicate { unknownIndices.append(fields.count) }
+                for j in unknownIndices {
+                    let other = records[j]
+                    if record.flags & other.flags & RawField.plainASCIIName != 0 {
+                        // Two ASCII names: equal as Strings exactly when their bytes are.
+                        duplicate = KnownField.same(nameBytes, RawFieldList.slice(line, other.nameStart, other.nameEnd))
+                    } else {
+                        duplicate = RawFieldList.name(other, line) == name()
+                    }
+                    if duplicate { break }
+                }
+                if !duplicate { unknownIndices.append(records.count) }
             }
             if duplicate {
-                warnings.append(.duplicateField(field: name))
+                warnings.append(.duplicateField(field: name()))
             } else {
-                fields.append(QueryField(name: name, value: value))
-                kinds.append(kind)
+                records.append(record)
             }
             p = e + 1
         }
-        return QuerySplit(target: target, fields: fields, warnings: warnings, kinds: kinds)
-    }
-}
-
-/// Which known field each field is, for up to 32 fields without allocating; more spill to an array.
-struct KindList {
-    private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-    private var overflow: [KnownField] = []
-    private(set) var count = 0
-
-    @inline(__always) mutating func append(_ k: KnownField) {
-        if count < 32 {
-            let shift = UInt64((count % 8) * 8)
-            let v = UInt64(k.rawValue) << shift
-            switch count / 8 {
-            case 0: words.0 |= v
-            case 1: words.1 |= v
-            case 2: words.2 |= v
-            default: words.3 |= v
-            }
-        } else {
-            overflow.append(k)
-        }
-        count += 1
-    }
-
-    @inline(__always) subscript(_ i: Int) -> KnownField {
-        if i >= 32 { return overflow[i - 32] }
-        let w: UInt64
-        switch i / 8 {
-        case 0: w = words.0
-        case 1: w = words.1
-        case 2: w = words.2
-        default: w = words.3
-        }
-        let raw = UInt8(truncatingIfNeeded: w >> UInt64((i % 8) * 8))
-        // Only `append` writes here, always a valid raw value (KnownField is a UInt8 enum).
-        return raw <= KnownField.unknown.rawValue ? unsafeBitCast(raw, to: KnownField.self) : .unknown
+        return QuerySplit(target: target, raw: RawFieldList(source: source, base: start, records: records), warnings: warnings)
     }
 }

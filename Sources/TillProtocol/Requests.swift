@@ -11,7 +11,13 @@ public enum Action: String, CaseIterable, Sendable, Codable, Hashable {
     /// Reads an action name exactly as the pages spell it, without building strings (the decoder's hot path).
     public init?(exact text: String) {
         var copy = text
-        let a: Action? = copy.withUTF8 { p in
+        guard let a = copy.withUTF8({ Action(exactBytes: $0) }) else { return nil }
+        self = a
+    }
+
+    /// `init(exact:)` on the bytes of a text.
+    init?(exactBytes p: UnsafeBufferPointer<UInt8>) {
+        let a: Action? = {
             switch p.count {
             case 4: return KnownField.eq(p, "sale") ? .sale : nil
             case 5: return KnownField.eq(p, "abort") ? .abort : KnownField.eq(p, "batch") ? .batch : nil
@@ -21,7 +27,7 @@ public enum Action: String, CaseIterable, Sendable, Codable, Hashable {
             case 18: return KnownField.eq(p, "transactionDetails") ? .transactionDetails : nil
             default: return nil
             }
-        }
+        }()
         guard let a else { return nil }
         self = a
     }

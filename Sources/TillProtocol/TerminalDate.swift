@@ -28,7 +28,7 @@ public struct TerminalDate: Sendable, Hashable, Codable, Comparable {
 
     static func parse(bytes b: UnsafeBufferPointer<UInt8>, input: String, spaceWasPlus: inout Bool) -> TerminalDate? {
         var i = 0
-        func digits(_ n: Int) -> Int? {
+        @inline(__always) func digits(_ n: Int) -> Int? {
             guard i + n <= b.count else { return nil }
             var v = 0
             for k in 0..<n {
@@ -39,7 +39,7 @@ public struct TerminalDate: Sendable, Hashable, Codable, Comparable {
             i += n
             return v
         }
-        func expect(_ c: UInt8) -> Bool { guard i < b.count, b[i] == c else { return false }; i += 1; return true }
+        @inline(__always) func expect(_ c: UInt8) -> Bool { guard i < b.count, b[i] == c else { return false }; i += 1; return true }
         guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2) else { return nil }
         guard i < b.count, b[i] == 0x54 || b[i] == 0x74 else { return nil }
         i += 1
