@@ -29,13 +29,13 @@ let package = Package(
         ]),
         .target(name: "TillUI", dependencies: ["TillProtocol", "TillCore",
             .product(name: "TOMLKit", package: "TOMLKit")]),
-        .target(name: "TillTerminal", dependencies: ["TillUI", "CNcurses"]),
+        .target(name: "TillTerminal", dependencies: ["TillUI", "TillIO", "CNcurses"]),
         .executableTarget(name: "till", dependencies: [
             "TillProtocol", "TillIO", "TillSimulator", "TillCore", "TillUI", "TillTerminal",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "TillBench", dependencies: [
-            "TillProtocol", "TillSimulator", "TillCore", "TillUI",
+            "TillProtocol", "TillIO", "TillSimulator", "TillCore", "TillUI",
         ]),
         .testTarget(name: "TillProtocolTests", dependencies: ["TillProtocol"]),
         .testTarget(name: "TillSimulatorTests", dependencies: ["TillSimulator", "TillProtocol", "TillIO"],

@@ -1,5 +1,6 @@
 import Foundation
 import TillCore
+import TillIO
 import TillProtocol
 import TillSimulator
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TillIO
 import TillProtocol
 
 /// A batch (shift) as the journal's batch events tell it, including how it ended.

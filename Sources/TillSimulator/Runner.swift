@@ -29,11 +29,7 @@ public final class SimulatorRunner: @unchecked Sendable {
     }
 
     /// Milliseconds since 1970 by the wall clock.
-    public static func nowMs() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
+    public static func nowMs() -> Int64 { WallClock.nowMs() }
 
     /// Delivers a request; its callbacks (now or later) go to the callback given to `start`.
     public func submit(_ requestURL: String) { submit(requestURL, tag: nil) }

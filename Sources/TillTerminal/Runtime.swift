@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TillIO
 import TillCore
 import TillProtocol
 import TillUI
@@ -39,11 +40,7 @@ public final class Runtime: Sendable {
         self.options = options
     }
 
-    static func nowMs() -> Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000
-    }
+    static func nowMs() -> Int64 { WallClock.nowMs() }
 
     static func localOffsetMinutes() -> Int {
         // libc, not Foundation's TimeZone: that would load the ICU time-zone data (megabytes) for one number.
