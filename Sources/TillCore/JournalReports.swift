@@ -150,11 +150,15 @@ extension Journal {
     public func report(for batch: BatchRecord?, nowMs: Int64 = WallClock.nowMs()) throws -> Report {
         let key = batch?.id ?? ""
         if let batch, !batch.isOpen {
+            func stored(_ db: Database) throws -> Report? {
+                try String.fetchOne(db, sql: "SELECT report FROM z_report WHERE batchKey = ?", arguments: [key])
+                    .flatMap { try? JSONDecoder().decode(Report.self, from: Data($0.utf8)) }
+            }
+            // Reading a stored Z report is a read; only the first request for a batch the terminal
+            // closed by itself writes (and fsyncs) one.
+            if let r = try pool.read(stored) { return r }
             return try pool.write { db in
-                if let stored = try String.fetchOne(db, sql: "SELECT report FROM z_report WHERE batchKey = ?", arguments: [key]),
-                   let r = try? JSONDecoder().decode(Report.self, from: Data(stored.utf8)) {
-                    return r
-                }
+                if let r = try stored(db) { return r }
                 let r = Report(kind: .closing, batch: batch.info, closedAtMs: batch.closedAtMs, closedHow: batch.closedHow,
                                generatedAtMs: nowMs, buckets: try Journal.reportBuckets(db, batchKey: key))
                 try Journal.storeZReport(db, r, key: key)
