@@ -1,5 +1,6 @@
 import Foundation
 import TillProtocol
+import TillSimulator
 
 /// The protocol benchmarks: see BENCHMARKS.md.
 ///
@@ -167,16 +168,11 @@ private func pythonParseQsl(corpusFile: URL, rounds: Int) throws -> (seconds: Do
 /// aborts, batches, details; and sloppy ones (stray spaces, unescaped spaces, `+`/space in dates,
 /// upper-case actions, unmasked cards, alphabetical order, missing fields).
 fileprivate enum CallbackCorpus {
+    /// The simulator's SplitMix64, with the corpus's helpers.
     struct RNG {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+        var mix: SplitMix64
+        init(state: UInt64) { mix = SplitMix64(state: state) }
+        mutating func int(_ n: Int) -> Int { mix.int(n) }
         mutating func chance(_ percent: Int) -> Bool { int(100) < percent }
         mutating func pick<T>(_ xs: [T]) -> T { xs[int(xs.count)] }
         mutating func digits(_ n: Int) -> String { String((0..<n).map { _ in Character(String(int(10))) }) }

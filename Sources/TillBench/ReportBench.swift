@@ -1,6 +1,7 @@
 import Foundation
 import TillCore
 import TillProtocol
+import TillSimulator
 
 /// X report of a batch of 1,000,000 journaled transactions (target ≤ 50 ms), read from the
 /// trigger-maintained summary.
@@ -11,8 +12,8 @@ func reportBench() async throws {
     let journal = try Journal(path: dir + "/journal.sqlite")
     let batchId = "44444444-4444-4444-4444-444444444444"
     let total = 1_000_000
-    var seed: UInt64 = 7
-    func next(_ n: Int) -> Int { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return Int((seed >> 33) % UInt64(n)) }
+    var rng = SplitMix64(state: 7)
+    func next(_ n: Int) -> Int { rng.int(n) }
     let actions: [Action] = [.sale, .sale, .sale, .sale, .sale, .sale, .cancel, .preAuth, .capturePreAuth]
     let states: [EntryState] = [.approved, .approved, .approved, .approved, .approved, .approved, .declined, .aborted, .unknown]
     let fill = Date()

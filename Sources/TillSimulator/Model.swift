@@ -329,15 +329,19 @@ public enum SimMessage {
     public static let aborted = "(-57) ABORTED"
 }
 
-/// SplitMix64: small, fast, and the same on every platform.
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
+/// SplitMix64: small, fast, and the same on every platform. The simulator draws from it; the
+/// benchmarks and tests use it for their seeded data too.
+public struct SplitMix64: Sendable, Hashable {
+    public var state: UInt64
+    public init(state: UInt64) { self.state = state }
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
-    mutating func below(_ n: UInt64) -> UInt64 { next() % n }
+    public mutating func below(_ n: UInt64) -> UInt64 { next() % n }
+    /// A whole number in 0..<n.
+    public mutating func int(_ n: Int) -> Int { Int(below(UInt64(n))) }
 }

@@ -116,8 +116,8 @@ private func reportsAgree(_ journal: Journal, batchId: String?) throws -> (Repor
 @Test func summaryFollowsEveryStateChange() throws {
     let dir = TempDir("till-report"); defer { dir.cleanup() }
     let journal = try Journal(path: dir.path + "/journal.sqlite")
-    var seed: UInt64 = 42
-    func next(_ n: Int) -> Int { seed = seed &* 6364136223846793005 &+ 1442695040888963407; return Int((seed >> 33) % UInt64(n)) }
+    var rng = SplitMix64(state: 42)
+    func next(_ n: Int) -> Int { rng.int(n) }
     let batch = BatchInfo(id: "33333333-3333-3333-3333-333333333333", name: "fuzz", openedAtMs: 0, isOpen: true)
     var ids: [Int64] = []
     let states: [EntryState] = [.approved, .declined, .aborted, .unknown, .resolved]
