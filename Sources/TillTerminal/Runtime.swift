@@ -138,9 +138,7 @@ public final class Runtime: Sendable {
             }
         case .loadReport(let batch, let show):
             Task.detached { inbox.post(.reportLoaded(await service.report(batch: batch), show: show)) }
-        case .exportReport(let batch):
-            let format = ReportFormat(currencySymbol: options.currency, decimalSeparator: options.decimalSeparator,
-                                      utcOffsetMinutes: Self.localOffsetMinutes())
+        case .exportReport(let batch, let format):
             Task.detached {
                 do { inbox.post(.exported(paths: try await service.exportReport(batch: batch, format: format), error: nil)) }
                 catch { inbox.post(.exported(paths: [], error: "\(error)")) }

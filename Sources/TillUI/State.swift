@@ -280,6 +280,7 @@ public enum Command: Sendable, Hashable {
     case resolve(entryId: Int64, note: String)
     /// `batch`: `current`, `last`, an id or a name.
     case loadReport(batch: String, show: Bool)
-    case exportReport(batch: String)
+    /// Writes the batch's report and transactions as CSV, in the screen's money and time format.
+    case exportReport(batch: String, format: ReportFormat)
     case quit
 }

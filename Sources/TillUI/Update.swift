@@ -287,7 +287,7 @@ func handleReportKey(_ state: inout AppState, _ panel: ReportPanel, _ key: Key) 
     case .export?:
         state.overlay = .report(p)
         setNotice(&state, "Exporting…")
-        return [.exportReport(batch: p.batchKey)]
+        return [.exportReport(batch: p.batchKey, format: state.reportFormat)]
     case .cancel?, .submit?, .report?:
         state.overlay = nil
         return []
@@ -295,7 +295,7 @@ func handleReportKey(_ state: inout AppState, _ panel: ReportPanel, _ key: Key) 
         if case .char(let c) = key, c == "e" || c == "E" {
             state.overlay = .report(p)
             setNotice(&state, "Exporting…")
-            return [.exportReport(batch: p.batchKey)]
+            return [.exportReport(batch: p.batchKey, format: state.reportFormat)]
         }
         if let a = action, a.isGlobal {
             state.overlay = nil

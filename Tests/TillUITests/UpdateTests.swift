@@ -346,7 +346,7 @@ import TillProtocol
         #expect(panel.report.kind == .closing)
         #expect(view(s, size: s.size).contains("NET TOTAL"))
         // Ctrl-E exports this batch; Esc closes the report.
-        #expect(press(&s, .ctrl("e")) == [.exportReport(batch: "7885F4F1-59CA-42C2-81BB-6DB48AA138A6")])
+        #expect(press(&s, .ctrl("e")) == [.exportReport(batch: "7885F4F1-59CA-42C2-81BB-6DB48AA138A6", format: s.reportFormat)])
         _ = update(&s, .exported(paths: ["/x/exports/a-report.csv", "/x/exports/a-transactions.csv"], error: nil))
         #expect(view(s, size: s.size).contains("Saved 2 CSV files in /x/exports/"))
         press(&s, .esc)
