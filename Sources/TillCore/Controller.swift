@@ -638,3 +638,21 @@ extension ActionOutcome {
 extension TransportError {
     var isNotSent: Bool { if case .notSent = self { return true }; return false }
 }
+
+// MARK: stop waiting (the cashier gives up on the request in flight)
+
+extension TillController {
+    /// See `TillService.stopWaiting()`. Like the timeout, but now: the entry is journaled `unknown`
+    /// first (a failed write throws and nothing changes), then the waiter gets `.unknown`.
+    /// A late answer still settles the entry, as after a timeout.
+    public func stopWaiting() async throws -> JournalEntry? {
+        guard let f = current, f.result == nil else { return nil }
+        let note = "The cashier stopped waiting: the outcome is unknown; check the terminal."
+        try journal.setState(f.inFlight.entry.id, .unknown, note: note)
+        var e = f.inFlight.entry
+        e.state = .unknown; e.note = note
+        guard current?.inFlight.entry.id == e.id, current?.result == nil else { return e }
+        finish(.unknown(e))
+        return e
+    }
+}

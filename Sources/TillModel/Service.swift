@@ -156,6 +156,11 @@ public protocol TillService: Sendable {
     func perform(_ request: Request) async -> ActionOutcome
     /// Sends an abort for what is in flight and reports its outcome.
     func abort() async -> AbortResult
+    /// The cashier stops waiting for the request in flight (the terminal said it has nothing to
+    /// abort, or the cashier gives up): the entry becomes `unknown` and goes to Unresolved; its
+    /// `perform` returns `.unknown`. Nothing is sent. Returns the entry, or nil when nothing was in
+    /// flight; throws when the journal could not record it.
+    func stopWaiting() async throws -> JournalEntry?
     /// Live events; each call returns a new stream.
     func events() -> AsyncStream<ControllerEvent>
     /// The request in flight, if any.

@@ -123,6 +123,11 @@ public final class Runtime: Sendable {
             Task.detached { inbox.post(.performed(await service.perform(r), summary: summary)) }
         case .abort:
             Task.detached { inbox.post(.aborted(await service.abort())) }
+        case .stopWaiting:
+            Task.detached {
+                do { _ = try await service.stopWaiting(); inbox.post(.stoppedWaiting(error: nil)) }
+                catch { inbox.post(.stoppedWaiting(error: "\(error)")) }
+            }
         case .loadJournal(let f):
             Task.detached { inbox.post(.journalLoaded(await service.entries(f))) }
         case .loadBatch:

@@ -66,6 +66,13 @@ public struct Form: Sendable, Hashable {
     public var errors: [String: String] = [:]
     /// A problem not tied to one field.
     public var message: String?
+    /// Fields whose error came from a refused keystroke (a `-`, a letter, one character too many):
+    /// the text on screen is not what the cashier typed, so the error stays, and blocks Enter,
+    /// until the cashier corrects the field (Backspace or clear). Typing on does not lift it.
+    public var refused: Set<String> = []
+    /// The next character typed replaces the focused field's text (the field was just entered
+    /// from another screen or after a result, so a new amount never appends to an old one).
+    public var replaceOnType = false
     public init(_ fields: [Field]) { self.fields = fields }
 
     public subscript(id: String) -> String {
@@ -117,6 +124,12 @@ public enum ConfirmAction: Sendable, Hashable {
     case quit
     case resolve(entryId: Int64, note: String)
     case goTo(Screen)
+    /// Send although an earlier payment's outcome is unknown (the cashier checked the terminal).
+    case sendDespiteUnknown(Request)
+    /// Stop waiting for the terminal: the entry becomes unknown and goes to Unresolved.
+    case stopWaiting
+    /// Ask the terminal again about the unresolved entries.
+    case askAgain
 }
 
 public struct ConfirmChoice: Sendable, Hashable {
@@ -129,9 +142,14 @@ public struct ConfirmChoice: Sendable, Hashable {
 public struct Confirmation: Sendable, Hashable {
     public var title: String
     public var lines: [String]
-    /// Enter picks the first; Esc picks none.
+    /// Esc picks none.
     public var choices: [ConfirmChoice]
-    public init(title: String, lines: [String], choices: [ConfirmChoice]) { self.title = title; self.lines = lines; self.choices = choices }
+    /// Whether Enter picks the first choice. Off where every choice matters (charged / not charged,
+    /// charging again after an unknown outcome): only the choice's own key does it.
+    public var enterPicksFirst: Bool
+    public init(title: String, lines: [String], choices: [ConfirmChoice], enterPicksFirst: Bool = true) {
+        self.title = title; self.lines = lines; self.choices = choices; self.enterPicksFirst = enterPicksFirst
+    }
 }
 
 public enum Overlay: Sendable, Hashable {
@@ -160,8 +178,14 @@ public struct Pending: Sendable, Hashable {
     public var startedAtMs: Int64
     public var deadlineMs: Int64?
     public var abortRequested: Bool
-    public init(summary: String, action: Action, startedAtMs: Int64, deadlineMs: Int64? = nil, abortRequested: Bool = false) {
+    /// The journal entry, once the controller reported it in flight.
+    public var entryId: Int64?
+    /// Sent from this screen (a `.performed` follows), as opposed to seen in flight (recovery's look-ups).
+    public var own: Bool
+    public init(summary: String, action: Action, startedAtMs: Int64, deadlineMs: Int64? = nil, abortRequested: Bool = false,
+                entryId: Int64? = nil, own: Bool = true) {
         self.summary = summary; self.action = action; self.startedAtMs = startedAtMs; self.deadlineMs = deadlineMs; self.abortRequested = abortRequested
+        self.entryId = entryId; self.own = own
     }
 }
 
@@ -170,7 +194,11 @@ public struct ResultInfo: Sendable, Hashable {
     public var summary: String
     public var outcome: ActionOutcome
     public var atMs: Int64
-    public init(summary: String, outcome: ActionOutcome, atMs: Int64) { self.summary = summary; self.outcome = outcome; self.atMs = atMs }
+    /// Settled by start-up recovery (or another process), not by a request sent from this screen.
+    public var recovered: Bool
+    public init(summary: String, outcome: ActionOutcome, atMs: Int64, recovered: Bool = false) {
+        self.summary = summary; self.outcome = outcome; self.atMs = atMs; self.recovered = recovered
+    }
 }
 
 public enum Connection: Sendable, Hashable {
@@ -267,6 +295,8 @@ public enum Msg: Sendable, Hashable {
     /// A report arrived; `show` puts it full screen.
     case reportLoaded(Report?, show: Bool)
     case exported(paths: [String], error: String?)
+    /// The controller stopped waiting (the outcome follows as `.performed(.unknown)`), or could not.
+    case stoppedWaiting(error: String?)
 }
 
 /// What the UI asks the outside world to do. Data only: the runtime performs them and answers with a `Msg`.
@@ -282,5 +312,7 @@ public enum Command: Sendable, Hashable {
     case loadReport(batch: String, show: Bool)
     /// Writes the batch's report and transactions as CSV, in the screen's money and time format.
     case exportReport(batch: String, format: ReportFormat)
+    /// Stop waiting for the terminal: the request in flight becomes unknown (`TillService.stopWaiting`).
+    case stopWaiting
     case quit
 }

@@ -63,6 +63,9 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
             state.overlay = .report(panel)
         }
         return []
+    case .stoppedWaiting(let error):
+        if let error { setNotice(&state, "Could not stop waiting: " + error, error: true) }
+        return []
     case .exported(let paths, let error):
         if let error { setNotice(&state, "Export failed: " + error, error: true); return [] }
         if case .report(var panel)? = state.overlay { panel.exported = paths; state.overlay = .report(panel) }
@@ -113,13 +116,20 @@ func journalFilter(_ s: AppState) -> JournalFilter {
 func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
     switch e {
     case .inFlight(let f):
-        let summary = state.pending?.summary ?? Format.actionName(f.entry.action)
-        state.pending = Pending(summary: summary, action: f.entry.action, startedAtMs: f.startedAtMs,
-                                deadlineMs: f.deadlineMs, abortRequested: f.abortRequested || (state.pending?.abortRequested ?? false))
+        if var p = state.pending, p.own, p.entryId == nil || p.entryId == f.entry.id {
+            // Our own request, now journaled and sent.
+            p.entryId = f.entry.id; p.startedAtMs = f.startedAtMs; p.deadlineMs = f.deadlineMs
+            p.abortRequested = p.abortRequested || f.abortRequested
+            state.pending = p
+        } else if state.pending == nil || state.pending?.entryId == f.entry.id {
+            // Something this screen did not send (start-up recovery asking the terminal, another process).
+            state.pending = Pending(summary: Format.inFlightSummary(f.entry, currency: state.currency), action: f.entry.action,
+                                    startedAtMs: f.startedAtMs, deadlineMs: f.deadlineMs, abortRequested: f.abortRequested,
+                                    entryId: f.entry.id, own: false)
+        }
         return []
-    case .settled:
-        // `perform` returns the same outcome; the result pane is updated from there.
-        return []
+    case .settled(let outcome):
+        return settledEvent(&state, outcome)
     case .unmatchedAnswer(let r, let note):
         setNotice(&state, "An answer matched nothing in flight (\(r.status), \(r.message ?? "no message")): \(note)", error: true)
         return [.loadUnresolved]
@@ -135,6 +145,27 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
         setNotice(&state, m)
         return []
     }
+}
+
+/// A request ended. The one in flight it names is no longer in flight, whoever sent it. Our own
+/// request's result arrives with `.performed`; anything else that settled a payment (start-up
+/// recovery's look-ups, another process) is shown as a result of its own, never only as a list.
+func settledEvent(_ state: inout AppState, _ outcome: ActionOutcome) -> [Command] {
+    guard let e = outcome.entry else { return [] }
+    var own = false
+    if let p = state.pending, p.entryId == e.id {
+        own = p.own
+        if !p.own { state.pending = nil }
+    }
+    guard !own else { return [] }
+    if Format.movesMoney(e.action), e.state != .pending, e.state != .sent {
+        state.result = ResultInfo(summary: Format.entrySummary(e, currency: state.currency), outcome: outcome,
+                                  atMs: e.createdAtMs, recovered: true)
+        var cmds: [Command] = [.loadUnresolved, .loadReport(batch: "current", show: false)]
+        if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
+        return cmds
+    }
+    return []
 }
 
 func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) -> [Command] {
@@ -158,6 +189,22 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     }
     state.result = ResultInfo(summary: summary, outcome: outcome, atMs: state.nowMs)
     var cmds: [Command] = []
+    if let e = outcome.entry, e.action == .sale || e.action == .preAuth {
+        // The next customer starts fresh: tip, installments and reference never carry over; the
+        // amount stays only for a retry after a decline or an abort. The cursor is on Amount.
+        let screen: Screen = e.action == .sale ? .sale : .preAuth
+        var f = state.forms[screen] ?? Form.blank(screen)
+        let keepAmount = e.state == .declined || e.state == .aborted
+        let amount = f["amount"]
+        f = Form.blank(screen)
+        if keepAmount { f["amount"] = amount }
+        f.replaceOnType = keepAmount
+        state.forms[screen] = f
+    }
+    if case .unknown(let e) = outcome, !state.unresolved.contains(where: { $0.id == e.id }) {
+        // Known at once, before the reload: a new sale asks first.
+        state.unresolved.append(e)
+    }
     if case .answered(let e) = outcome, e.state == .approved {
         // A sent form is done: clear it for the next customer.
         switch e.action {
@@ -216,9 +263,11 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
         type(&state, ch)
         return []
     }
+    if state.screen == .unresolved, case .char(let ch) = key, let cmds = unresolvedChar(&state, ch) { return cmds }
     guard let action = state.keymap.action(for: key) else {
-        if case .char = key, state.form.focused != nil {
-            state.form.errors[state.form.focused!.id] = refusal(state.form.focused!)
+        if case .char(let ch) = key, let field = state.form.focused {
+            // Refused, never dropped silently: the field keeps an error that blocks Enter until corrected.
+            refuse(&state, field, refusal(field, ch))
         }
         return []
     }
@@ -226,25 +275,57 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
     return screenAction(&state, action, key: key)
 }
 
-func refusal(_ f: Field) -> String {
+func refusal(_ f: Field, _ ch: Character) -> String {
+    let shown = ch.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) ? "'\(ch)'" : "That character"
+    let fix = " Backspace to correct."
     switch f.kind {
-    case .money: return "Digits only, with one . or , for cents."
-    case .tip: return "Digits (with . or ,) or a percentage like 10%."
-    case .integer, .digits: return "Digits only."
-    case .date: return "A date like 2026-11-22."
-    case .text: return "That character is not allowed here."
+    case .money where ch == "-": return "\(shown) refused: an amount has no minus sign (a refund is \(f.label == "Amount" ? "F5" : "its own screen"))." + fix
+    case .money: return "\(shown) refused: digits only, with one . or , for cents." + fix
+    case .tip: return "\(shown) refused: digits (with . or ,) or a percentage like 10%." + fix
+    case .integer, .digits: return "\(shown) refused: digits only." + fix
+    case .date: return "\(shown) refused: a date like 2026-11-22." + fix
+    case .text: return "\(shown) is not allowed here." + fix
     }
+}
+
+/// A keystroke the field cannot take: the field is marked (blocks Enter) and the cashier is told.
+func refuse(_ state: inout AppState, _ field: Field, _ message: String) {
+    state.form.errors[field.id] = message
+    state.form.refused.insert(field.id)
+    state.form.replaceOnType = false
+    setNotice(&state, field.label + ": " + message, error: true)
 }
 
 func type(_ state: inout AppState, _ ch: Character) {
     var f = state.form
     guard let field = f.focused else { return }
-    if field.text.count >= field.maxLength { f.errors[field.id] = "At most \(field.maxLength) characters."; state.form = f; return }
+    if f.replaceOnType {
+        f.replaceOnType = false
+        if !field.text.isEmpty && !f.refused.contains(field.id) {
+            f.fields[f.focus].text = ""
+            f.errors[field.id] = nil
+        }
+    }
+    if f.fields[f.focus].text.count >= field.maxLength {
+        state.form = f
+        refuse(&state, field, "At most \(field.maxLength) characters: '\(ch)' refused. Backspace to correct.")
+        return
+    }
     f.fields[f.focus].text.append(ch)
-    f.errors[field.id] = nil
+    if !f.refused.contains(field.id) { f.errors[field.id] = nil }
     f.message = nil
     state.form = f
+    if state.form.refused.isEmpty, state.noticeIsError { state.notice = nil }
     if state.screen == .journal { state.journal.selected = 0; state.journal.top = 0 }
+}
+
+/// The cashier corrected a field: a refused keystroke no longer blocks it.
+func corrected(_ state: inout AppState, _ id: String) {
+    state.form.errors[id] = nil
+    state.form.refused.remove(id)
+    state.form.message = nil
+    state.form.replaceOnType = false
+    if state.form.refused.isEmpty, state.noticeIsError { state.notice = nil }
 }
 
 func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
@@ -307,6 +388,13 @@ func handleReportKey(_ state: inout AppState, _ panel: ReportPanel, _ key: Key) 
 }
 
 func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
+    if screen != state.screen, screen == .sale || screen == .preAuth, var f = state.forms[screen] {
+        // Back on a payment screen: the cursor is on Amount, and what is typed replaces what was there,
+        // so no key lands in a field the cashier cannot see the cursor in.
+        f.focus = 0
+        f.replaceOnType = true
+        state.forms[screen] = f
+    }
     state.screen = screen
     switch screen {
     case .journal:
@@ -322,7 +410,12 @@ func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
 func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [Command] {
     var choice: ConfirmChoice?
     switch key {
-    case .enter: choice = c.choices.first
+    case .enter:
+        guard c.enterPicksFirst else {
+            setNotice(&state, "Press " + c.choices.map { "\($0.key) to \($0.label)" }.joined(separator: ", ") + ", or Esc to go back.", error: true)
+            return []
+        }
+        choice = c.choices.first
     case .esc: state.overlay = nil; setNotice(&state, "Cancelled: nothing was done."); return []
     case .char(let ch):
         let lower = Character(ch.lowercased())
@@ -345,6 +438,16 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         return [.resolve(entryId: id, note: note)]
     case .goTo(let screen):
         return go(&state, screen)
+    case .sendDespiteUnknown(let r):
+        return send(&state, r)
+    case .stopWaiting:
+        guard state.pending != nil else { setNotice(&state, "Nothing is waiting for the terminal."); return [] }
+        setNotice(&state, "Stopping the wait…")
+        return [.stopWaiting]
+    case .askAgain:
+        setNotice(&state, "Asking the terminal again…")
+        state.recovering = true
+        return [.recover]
     }
 }
 
@@ -361,6 +464,16 @@ func send(_ state: inout AppState, _ r: Request) -> [Command] {
 
 func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Command] {
     switch action {
+    case .stopWaiting:
+        guard let p = state.pending else { setNotice(&state, "Nothing is waiting for the terminal."); return [] }
+        state.overlay = .confirm(Confirmation(
+            title: "Stop waiting?",
+            lines: ["\(p.summary) is still with the terminal.",
+                    "If you stop waiting its outcome is UNKNOWN: it may",
+                    "still be charged. It goes to Unresolved (\(state.keymap.hint(.unresolved)))",
+                    "to check on the terminal."],
+            choices: [ConfirmChoice(key: "y", label: "stop waiting", action: .stopWaiting)], enterPicksFirst: false))
+        return []
     case .cancel:
         if state.pending != nil {
             if state.pending!.abortRequested { setNotice(&state, "Abort already requested; waiting for the terminal."); return [] }
@@ -377,15 +490,15 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
         state.notice = nil
         return []
     case .erase:
-        if let f = state.form.focused, !f.text.isEmpty {
-            state.form.fields[state.form.focus].text.removeLast()
-            state.form.errors[f.id] = nil; state.form.message = nil
+        if let f = state.form.focused {
+            if !f.text.isEmpty { state.form.fields[state.form.focus].text.removeLast() }
+            corrected(&state, f.id)
         }
         return []
     case .clear:
         if let f = state.form.focused {
             state.form.fields[state.form.focus].text = ""
-            state.form.errors[f.id] = nil; state.form.message = nil
+            corrected(&state, f.id)
         }
         return []
     case .tip5, .tip10, .tip15, .tipNone:
@@ -427,6 +540,13 @@ func formAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
 
 /// Reads the form of the current screen into a typed request, or puts errors on its fields.
 func submit(_ state: inout AppState) -> [Command] {
+    if let i = state.form.fields.firstIndex(where: { state.form.refused.contains($0.id) }) {
+        // A keystroke was refused: what is on screen is not what the cashier typed. Nothing is sent.
+        let f = state.form.fields[i]
+        state.form.focus = i
+        setNotice(&state, "Not sent: correct \(f.label) first (\(state.form.errors[f.id] ?? "a key was refused")).", error: true)
+        return []
+    }
     var form = state.form
     form.errors = [:]
     form.message = nil
@@ -456,32 +576,39 @@ func submit(_ state: inout AppState) -> [Command] {
     }
 
     switch state.screen {
-    case .sale:
-        guard let amountOpt = money("amount", required: true), let amount = amountOpt else { focusFirstError(); return [] }
-        var tip: Money?
-        if let t = opt("tipAmount") {
-            switch tipValue(t, amount: amount) {
-            case .success(let m): tip = m.cents == 0 ? nil : m
-            case .failure(let e): form.errors["tipAmount"] = e.message; focusFirstError(); return []
-            }
+    case .sale, .preAuth:
+        // The same reading of typed text as `till sale` / `till pre-auth`: the identical request.
+        let draft = state.screen == .sale
+            ? RequestDraft.sale(amount: form["amount"], tip: form["tipAmount"], installments: form["preferredInstallments"],
+                                reference: form["clientTransactionId"])
+            : RequestDraft.preAuth(amount: form["amount"], reference: form["clientTransactionId"])
+        let problems = draft.problems(caller: validationCaller)
+        for e in problems {
+            if let i = form.index(of: e.field) {
+                // Shown beside its field: the "Amount: " the CLI puts first is said by the field's label.
+                let label = form.fields[i].label + ": "
+                let m = e.message.hasPrefix(label) ? String(e.message.dropFirst(label.count)) : e.message
+                if form.errors[e.field] == nil { form.errors[e.field] = m }
+            } else if form.message == nil { form.message = e.message }
         }
-        var installments: Int?
-        if let t = opt("preferredInstallments") {
-            guard let n = Int(t) else { form.errors["preferredInstallments"] = "Installments must be a whole number."; focusFirstError(); return [] }
-            installments = n
+        guard problems.isEmpty else { focusFirstError(); return [] }
+        state.form = form
+        if let u = state.unresolved.last(where: { Format.movesMoney($0.action) && $0.state.needsAttention }) {
+            // Never silently charged twice: the cashier checks the terminal first, then says so.
+            let what = "\(Format.money(u.response?.amount ?? u.amount, state.currency)) at \(Format.hoursMinutesOfDay(u.createdAtMs, offsetMinutes: state.tzOffsetMinutes))"
+            let n = state.unresolved.filter { Format.movesMoney($0.action) && $0.state.needsAttention }.count
+            var lines = ["\(what) may have been charged: check the terminal before charging again."]
+            if n > 1 { lines.append("(\(n) payments have an unknown outcome: see \(state.keymap.hint(.unresolved)) Unresolved.)") }
+            lines.append("Charge \(Format.summary(draft.request, currency: state.currency)) now?")
+            state.overlay = .confirm(Confirmation(
+                title: "Earlier payment UNKNOWN",
+                lines: lines,
+                choices: [ConfirmChoice(key: "y", label: "charge anyway", action: .sendDespiteUnknown(draft.request)),
+                          ConfirmChoice(key: "u", label: "go to Unresolved", action: .goTo(.unresolved))],
+                enterPicksFirst: false))
+            return []
         }
-        let sale = SaleRequest(amount: amount, tipAmount: tip, clientTransactionId: opt("clientTransactionId"),
-                               withInstallments: installments == nil ? nil : true, preferredInstallments: installments)
-        let r = Request.sale(sale)
-        guard validate(r) else { return [] }
-        state.form = form
-        return send(&state, r)
-    case .preAuth:
-        guard let amountOpt = money("amount", required: true), let amount = amountOpt else { focusFirstError(); return [] }
-        let r = Request.preAuth(PreAuthRequest(amount: amount, clientTransactionId: opt("clientTransactionId")))
-        guard validate(r) else { return [] }
-        state.form = form
-        return send(&state, r)
+        return send(&state, draft.request)
     case .capture, .refund:
         guard let amountOpt = money("amount", required: false) else { focusFirstError(); return [] }
         let finder = TransactionFinder(referenceNumber: opt("referenceNumber"), orderCode: opt("orderCode"),
@@ -657,6 +784,22 @@ func journalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
     return []
 }
 
+/// Letters on the Unresolved screen: `a` asks the terminal again, `c` / `x` settle the selected one.
+func unresolvedChar(_ state: inout AppState, _ ch: Character) -> [Command]? {
+    switch Character(ch.lowercased()) {
+    case "a":
+        setNotice(&state, "Asking the terminal again…")
+        state.recovering = true
+        return [.recover]
+    case "c", "x":
+        guard state.unresolved.indices.contains(state.unresolvedSelected) else { return [] }
+        confirmResolve(&state, state.unresolved[state.unresolvedSelected])
+        return []
+    default:
+        return nil
+    }
+}
+
 func unresolvedAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
     let n = state.unresolved.count
     switch action {
@@ -679,9 +822,12 @@ func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
     state.overlay = .confirm(Confirmation(
         title: "Resolve \(what)?",
         lines: ["Check the terminal's own history first. Then say",
-                "what really happened; nothing is sent again."],
+                "what really happened; nothing is sent again.",
+                "Or ask the terminal again (a)."],
         choices: [ConfirmChoice(key: "c", label: "charged (it went through)", action: .resolve(entryId: e.id, note: "cashier: charged on the terminal")),
-                  ConfirmChoice(key: "x", label: "not charged", action: .resolve(entryId: e.id, note: "cashier: not charged"))]))
+                  ConfirmChoice(key: "x", label: "not charged", action: .resolve(entryId: e.id, note: "cashier: not charged")),
+                  ConfirmChoice(key: "a", label: "ask the terminal again", action: .askAgain)],
+        enterPicksFirst: false))
 }
 
 /// How many journal rows fit on the screen (used for paging).

@@ -439,7 +439,16 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         buf.put("Ready for the next customer.", x: x, y: y, role: .hint, maxWidth: w)
         return
     }
-    let (word, role, message) = verdict(res.outcome)
+    var (word, role, message) = verdict(res.outcome)
+    if res.recovered {
+        // Settled by start-up recovery: say plainly what happened to that earlier payment.
+        let when = res.summary + " at " + Format.hoursMinutesOfDay(res.atMs, offsetMinutes: s.tzOffsetMinutes)
+        switch res.outcome.entry?.state {
+        case .approved?: word = "WAS CHARGED"; message = when + " WAS CHARGED (found at start)."
+        case .declined?, .aborted?: word = "NOT CHARGED"; message = when + " was NOT charged (found at start)."
+        default: message = when + ": " + message
+        }
+    }
     // The big verdict: three rows of solid colour (reverse video without colour).
     let banner = Rect(x: inner.x, y: y, width: inner.width, height: 3)
     buf.fill(banner, role: role, attrs: .bold)

@@ -28,7 +28,7 @@ import TillProtocol
         type(&s, "12,5")
         #expect(s.form["amount"] == "12,5")
         let cmds = press(&s, .enter)
-        let req = Request.sale(SaleRequest(amount: Money(cents: 1250)))
+        let req = Request.sale(SaleRequest(amount: Money(cents: 1250), withInstallments: false, protocolName: "int_default"))
         #expect(cmds == [.perform(req, summary: "Sale € 12.50")])
         #expect(s.pending?.summary == "Sale € 12.50")
         #expect(s.pending?.startedAtMs == fixedNow)
@@ -53,7 +53,7 @@ import TillProtocol
         press(&s, .tab); type(&s, "order-42")
         let cmds = press(&s, .enter)
         let want = SaleRequest(amount: Money(cents: 10000), tipAmount: Money(cents: 550), clientTransactionId: "order-42",
-                               withInstallments: true, preferredInstallments: 3)
+                               withInstallments: true, preferredInstallments: 3, protocolName: "int_default")
         #expect(cmds == [.perform(.sale(want), summary: "Sale € 100.00 + tip 5.50")])
     }
 
