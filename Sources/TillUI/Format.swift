@@ -1,5 +1,5 @@
 import TillProtocol
-import TillCore
+import TillModel
 
 /// Formatting shared by the view and the update (pure, no Foundation).
 public enum Format {

@@ -1,5 +1,5 @@
 import TillProtocol
-import TillCore
+import TillModel
 
 /// The screens, each one key away from anywhere.
 public enum Screen: String, CaseIterable, Sendable, Hashable {

@@ -1,5 +1,5 @@
 import TillProtocol
-import TillCore
+import TillModel
 
 /// The caller used only to validate a request in the UI; the service fills in the real one.
 let validationCaller = Caller(callback: "till", merchantKey: "till", appId: "till")

@@ -1,5 +1,5 @@
 import TillProtocol
-import TillCore
+import TillModel
 
 /// The smallest window the layout works in; anything smaller gets a clear message.
 public let minimumSize = Size(width: 64, height: 20)

@@ -1,5 +1,5 @@
 import Testing
-import TillCore
+import TillModel
 import TillProtocol
 @testable import TillUI
 

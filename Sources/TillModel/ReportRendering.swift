@@ -1,4 +1,3 @@
-import Foundation
 import TillProtocol
 
 extension Report {
@@ -125,7 +124,7 @@ public enum TransactionExport {
 public enum CSV {
     public static func field(_ s: String) -> String {
         if s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
-            return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            return "\"" + String(s.flatMap { $0 == "\"" ? ["\"", "\""] : [$0] }) + "\""
         }
         return s
     }
