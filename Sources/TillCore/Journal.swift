@@ -460,10 +460,10 @@ public final class Journal: Sendable {
         try pool.read { db in try Int64.fetchOne(db, sql: "SELECT parentId FROM entry WHERE id = ?", arguments: [id]) }
     }
 
-    /// Entries still pending, sent or unknown, oldest first.
+    /// Entries that need attention (pending, sent, unknown, or an answer to review), oldest first.
     public func unresolved() throws -> [JournalEntry] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown') ORDER BY id")
+            try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown', 'review') ORDER BY id")
                 .map(Journal.entry(from:))
         }
     }
