@@ -44,7 +44,8 @@ let package = Package(
         .testTarget(name: "TillProtocolTests", dependencies: ["TillProtocol"]),
         .testTarget(name: "TillSimulatorTests", dependencies: ["TillSimulator", "TillProtocol", "TillIO"],
                     exclude: ["golden-transcript.txt"]),
-        .testTarget(name: "TillCoreTests", dependencies: ["TillCore", "TillSimulator", "TillProtocol", "TillIO"]),
+        .testTarget(name: "TillCoreTests", dependencies: ["TillCore", "TillSimulator", "TillProtocol", "TillIO",
+                                                          .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TillUITests", dependencies: ["TillUI", "TillModel", "TillProtocol"], exclude: ["Golden"]),
         .testTarget(name: "TillE2ETests", dependencies: []),
     ]

@@ -88,6 +88,8 @@ public enum Format {
         case .aborted: return "ABORTED"
         case .unknown: return "UNKNOWN"
         case .resolved: return "RESOLVED"
+        case .review: return "NEEDS REVIEW"
+        case .duplicate: return "REPEATED"
         }
     }
 

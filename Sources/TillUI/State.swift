@@ -122,10 +122,11 @@ public struct Form: Sendable, Hashable {
 public enum ConfirmAction: Sendable, Hashable {
     case send(Request)
     case quit
-    case resolve(entryId: Int64, note: String)
+    /// Settle an entry as found on the terminal: charged counts it, not charged never does.
+    case resolve(entryId: Int64, charged: Bool, note: String)
     case goTo(Screen)
-    /// Send although an earlier payment's outcome is unknown (the cashier checked the terminal).
-    case sendDespiteUnknown(Request)
+    /// Send after the cashier confirmed these earlier unknown payments (journal ids) were checked.
+    case sendConfirmingUnknown(Request, Set<Int64>)
     /// Stop waiting for the terminal: the entry becomes unknown and goes to Unresolved.
     case stopWaiting
     /// Ask the terminal again about the unresolved entries.
@@ -239,6 +240,8 @@ public struct AppState: Sendable, Hashable {
     public var batch: BatchInfo?
     public var connection: Connection = .ready
     public var pending: Pending?
+    /// The request last handed to the service (to send again once the cashier confirmed what it asked about).
+    public var lastRequest: Request?
     public var result: ResultInfo?
     public var journal = JournalView()
     public var unresolved: [JournalEntry] = []
@@ -307,7 +310,9 @@ public enum Command: Sendable, Hashable {
     case loadBatch
     case recover
     case loadUnresolved
-    case resolve(entryId: Int64, note: String)
+    case resolve(entryId: Int64, charged: Bool, note: String)
+    /// As `perform`, after the cashier confirmed the named unknown payments (journal ids).
+    case performConfirmed(Request, summary: String, confirming: Set<Int64>)
     /// `batch`: `current`, `last`, an id or a name.
     case loadReport(batch: String, show: Bool)
     /// Writes the batch's report and transactions as CSV, in the screen's money and time format.

@@ -128,6 +128,11 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
                                     entryId: f.entry.id, own: false)
         }
         return []
+    case .recovered(let e):
+        return recoveredEvent(&state, e)
+    case .journalProblem(let m):
+        setNotice(&state, m, error: true)
+        return []
     case .settled(let outcome):
         return settledEvent(&state, outcome)
     case .unmatchedAnswer(let r, let note):
@@ -147,25 +152,31 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
     }
 }
 
-/// A request ended. The one in flight it names is no longer in flight, whoever sent it. Our own
-/// request's result arrives with `.performed`; anything else that settled a payment (start-up
-/// recovery's look-ups, another process) is shown as a result of its own, never only as a list.
+/// A request ended: the one in flight it names is no longer in flight, whoever sent it (start-up
+/// recovery's look-ups left the screen busy for ever). Our own request's result arrives with `.performed`.
 func settledEvent(_ state: inout AppState, _ outcome: ActionOutcome) -> [Command] {
-    guard let e = outcome.entry else { return [] }
-    var own = false
-    if let p = state.pending, p.entryId == e.id {
-        own = p.own
-        if !p.own { state.pending = nil }
-    }
-    guard !own else { return [] }
-    if Format.movesMoney(e.action), e.state != .pending, e.state != .sent {
-        state.result = ResultInfo(summary: Format.entrySummary(e, currency: state.currency), outcome: outcome,
-                                  atMs: e.createdAtMs, recovered: true)
-        var cmds: [Command] = [.loadUnresolved, .loadReport(batch: "current", show: false)]
-        if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
-        return cmds
-    }
+    guard let e = outcome.entry, let p = state.pending, p.entryId == e.id, !p.own else { return [] }
+    state.pending = nil
     return []
+}
+
+/// Start-up recovery learned what became of a payment an earlier run left open: shown as a result
+/// of its own ("Sale € 13.13 at 10:31 WAS CHARGED"), never only as a list that empties itself.
+func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
+    if let p = state.pending, !p.own, p.action == .transactionDetails || p.entryId == e.id { state.pending = nil }
+    let what = Format.entrySummary(e, currency: state.currency) + " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
+    switch e.state {
+    case .approved: setNotice(&state, "Recovered: \(what) WAS CHARGED (journal #\(e.id)).")
+    case .declined, .aborted, .resolved: setNotice(&state, "Recovered: \(what) was NOT charged (journal #\(e.id)).")
+    default: setNotice(&state, "\(what) (journal #\(e.id)): outcome still unknown; check the terminal.", error: true)
+    }
+    if Format.movesMoney(e.action) {
+        state.result = ResultInfo(summary: Format.entrySummary(e, currency: state.currency),
+                                  outcome: e.state.awaitsTerminal ? .unknown(e) : .answered(e), atMs: e.createdAtMs, recovered: true)
+    }
+    var cmds: [Command] = [.loadUnresolved, .loadReport(batch: "current", show: false)]
+    if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
+    return cmds
 }
 
 func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) -> [Command] {
@@ -184,6 +195,20 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     case .busy:
         setNotice(&state, "Another request is in flight; nothing was sent.", error: true)
         return []
+    case .otherTillBusy(let m):
+        setNotice(&state, "Not sent: " + m, error: true)
+        return []
+    case .needsConfirmation(let list):
+        guard let r = state.lastRequest else { setNotice(&state, "Check the unknown payments first.", error: true); return [.loadUnresolved] }
+        let lines = list.prefix(3).map { e in
+            "\(Format.money(e.amount, state.currency)) at \(Format.clock(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)) may have been charged:"
+        } + ["check the terminal before charging again."]
+        state.overlay = .confirm(Confirmation(
+            title: "Charge again?", lines: lines,
+            choices: [ConfirmChoice(key: "y", label: "checked: charge \(Format.summary(r, currency: state.currency))",
+                                    action: .sendConfirmingUnknown(r, Set(list.map(\.id))))],
+            enterPicksFirst: false))
+        return [.loadUnresolved]
     default:
         break
     }
@@ -236,7 +261,8 @@ extension ActionOutcome {
         case .answered(let e), .unknown(let e): return e
         case .transportError(let e, _): return e
         case .busy(let f): return f.entry
-        case .invalid: return nil
+        case .journalFailed(let e, _): return e
+        case .invalid, .otherTillBusy, .needsConfirmation: return nil
         }
     }
     var entryAction: Action? { entry?.action }
@@ -434,12 +460,12 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         return [.quit]
     case .send(let r):
         return send(&state, r)
-    case .resolve(let id, let note):
-        return [.resolve(entryId: id, note: note)]
+    case .resolve(let id, let charged, let note):
+        return [.resolve(entryId: id, charged: charged, note: note)]
     case .goTo(let screen):
         return go(&state, screen)
-    case .sendDespiteUnknown(let r):
-        return send(&state, r)
+    case .sendConfirmingUnknown(let r, let ids):
+        return send(&state, r, confirming: ids)
     case .stopWaiting:
         guard state.pending != nil else { setNotice(&state, "Nothing is waiting for the terminal."); return [] }
         setNotice(&state, "Stopping the wait…")
@@ -451,7 +477,7 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
     }
 }
 
-func send(_ state: inout AppState, _ r: Request) -> [Command] {
+func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) -> [Command] {
     if let p = state.pending {
         setNotice(&state, "Wait: \(p.summary) is in flight (Esc aborts).", error: true)
         return []
@@ -459,6 +485,8 @@ func send(_ state: inout AppState, _ r: Request) -> [Command] {
     let summary = Format.summary(r, currency: state.currency)
     state.pending = Pending(summary: summary, action: r.action, startedAtMs: state.nowMs)
     state.notice = nil
+    state.lastRequest = r
+    if !confirming.isEmpty { return [.performConfirmed(r, summary: summary, confirming: confirming)] }
     return [.perform(r, summary: summary)]
 }
 
@@ -593,17 +621,18 @@ func submit(_ state: inout AppState) -> [Command] {
         }
         guard problems.isEmpty else { focusFirstError(); return [] }
         state.form = form
-        if let u = state.unresolved.last(where: { Format.movesMoney($0.action) && $0.state.needsAttention }) {
+        let unknown = state.unresolved.filter { ($0.action == .sale || $0.action == .preAuth) && $0.state.awaitsTerminal }
+        if let u = unknown.last {
             // Never silently charged twice: the cashier checks the terminal first, then says so.
             let what = "\(Format.money(u.response?.amount ?? u.amount, state.currency)) at \(Format.hoursMinutesOfDay(u.createdAtMs, offsetMinutes: state.tzOffsetMinutes))"
-            let n = state.unresolved.filter { Format.movesMoney($0.action) && $0.state.needsAttention }.count
+            let n = unknown.count
             var lines = ["\(what) may have been charged: check the terminal before charging again."]
             if n > 1 { lines.append("(\(n) payments have an unknown outcome: see \(state.keymap.hint(.unresolved)) Unresolved.)") }
             lines.append("Charge \(Format.summary(draft.request, currency: state.currency)) now?")
             state.overlay = .confirm(Confirmation(
                 title: "Earlier payment UNKNOWN",
                 lines: lines,
-                choices: [ConfirmChoice(key: "y", label: "charge anyway", action: .sendDespiteUnknown(draft.request)),
+                choices: [ConfirmChoice(key: "y", label: "charge anyway", action: .sendConfirmingUnknown(draft.request, Set(unknown.map(\.id)))),
                           ConfirmChoice(key: "u", label: "go to Unresolved", action: .goTo(.unresolved))],
                 enterPicksFirst: false))
             return []
@@ -824,8 +853,8 @@ func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
         lines: ["Check the terminal's own history first. Then say",
                 "what really happened; nothing is sent again.",
                 "Or ask the terminal again (a)."],
-        choices: [ConfirmChoice(key: "c", label: "charged (it went through)", action: .resolve(entryId: e.id, note: "cashier: charged on the terminal")),
-                  ConfirmChoice(key: "x", label: "not charged", action: .resolve(entryId: e.id, note: "cashier: not charged")),
+        choices: [ConfirmChoice(key: "c", label: "charged (it went through)", action: .resolve(entryId: e.id, charged: true, note: "")),
+                  ConfirmChoice(key: "x", label: "not charged", action: .resolve(entryId: e.id, charged: false, note: "")),
                   ConfirmChoice(key: "a", label: "ask the terminal again", action: .askAgain)],
         enterPicksFirst: false))
 }

@@ -293,8 +293,8 @@ func stateRole(_ st: EntryState) -> Role {
     case .approved: return .approved
     case .declined: return .declined
     case .aborted: return .aborted
-    case .unknown, .pending, .sent: return .unknown
-    case .resolved: return .dim
+    case .unknown, .pending, .sent, .review: return .unknown
+    case .resolved, .duplicate: return .dim
     }
 }
 
@@ -445,7 +445,7 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         let when = res.summary + " at " + Format.hoursMinutesOfDay(res.atMs, offsetMinutes: s.tzOffsetMinutes)
         switch res.outcome.entry?.state {
         case .approved?: word = "WAS CHARGED"; message = when + " WAS CHARGED (found at start)."
-        case .declined?, .aborted?: word = "NOT CHARGED"; message = when + " was NOT charged (found at start)."
+        case .declined?, .aborted?, .resolved?: word = "NOT CHARGED"; message = when + " was NOT charged (found at start)."
         default: message = when + ": " + message
         }
     }
@@ -496,6 +496,8 @@ public func verdict(_ o: ActionOutcome) -> (String, Role, String) {
         case .approved: return (e.action == .batch ? "DONE" : "APPROVED", .approved, msg.isEmpty ? "Transaction successful." : msg)
         case .aborted: return ("ABORTED", .aborted, msg.isEmpty ? "Aborted: no money was taken." : msg)
         case .declined: return (e.action == .batch ? "FAILED" : "DECLINED", .declined, msg.isEmpty ? "Declined." : msg)
+        case .review: return ("CHECK THE TERMINAL", .unknown, e.note ?? "The answer needs checking before it counts.")
+        case .duplicate: return ("NOT CHARGED AGAIN", .unknown, e.note ?? "The terminal repeated an earlier answer.")
         default: return ("OUTCOME UNKNOWN", .unknown, e.note ?? "Check the terminal.")
         }
     case .unknown(let e):
@@ -507,6 +509,12 @@ public func verdict(_ o: ActionOutcome) -> (String, Role, String) {
         return ("REFUSED", .declined, errs.map(\.message).joined(separator: " "))
     case .busy:
         return ("BUSY", .aborted, "Another request is in flight.")
+    case .otherTillBusy(let m):
+        return ("BUSY", .aborted, m)
+    case .needsConfirmation:
+        return ("NOT SENT", .unknown, "An earlier payment's outcome is unknown: check the terminal first.")
+    case .journalFailed(_, let m):
+        return ("JOURNAL ERROR", .declined, m)
     }
 }
 
