@@ -592,7 +592,8 @@ func confirmOverlay(_ c: Confirmation, _ s: AppState, _ buf: inout ScreenBuffer)
     for l in c.lines where y < r.maxY - 1 { buf.put(l, x: r.x + 3, y: y, role: .normal, maxWidth: r.width - 6); y += 1 }
     y += 1
     for (i, ch) in c.choices.enumerated() where y < r.maxY - 1 {
-        let k = (i == 0 ? "Enter/" : "") + String(ch.key)
+        // Enter is offered only where it picks the first choice (never for charged / not charged, charging again).
+        let k = (i == 0 && c.enterPicksFirst ? "Enter/" : "") + String(ch.key)
         let used = buf.put("[" + k + "] ", x: r.x + 3, y: y, role: .helpKey, attrs: .bold)
         buf.put(ch.label, x: r.x + 3 + used, y: y, role: .normal, maxWidth: r.width - 6 - used)
         y += 1
