@@ -52,7 +52,7 @@ func tooSmall(_ size: Size, into buf: inout ScreenBuffer) {
                  "to at least \(minimumSize.width)×\(minimumSize.height)."]
     let top = max(0, (size.height - lines.count) / 2)
     for (i, l) in lines.enumerated() {
-        let x = max(0, (size.width - l.count) / 2)
+        let x = max(0, (size.width - l.displayWidth) / 2)
         buf.put(l, x: x, y: top + i, role: i == 0 ? .warning : .normal, attrs: i == 0 ? .bold : [])
     }
 }
@@ -307,7 +307,7 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     }
     let list = s.visibleJournal
     let counts = "\(list.count) of \(s.journal.entries.count)"
-    buf.put(counts, x: r.maxX - counts.count - 1, y: r.y, role: .hint)
+    buf.put(counts, x: r.maxX - counts.displayWidth - 1, y: r.y, role: .hint)
     let width = r.width - 2
     let withTime = width >= 50
     let widths = withTime ? [5, 6, 9, 10, 10] : [4, 9, 9, 9]
@@ -342,12 +342,25 @@ func columns(_ values: [String], _ widths: [Int], _ width: Int) -> String {
     var s = ""
     for (i, v) in values.enumerated() {
         if i < widths.count {
-            var t = String(v.prefix(widths[i] - 1))
-            while t.count < widths[i] { t += " " }
+            var t = v.prefix(columns: widths[i] - 1)
+            while t.displayWidth < widths[i] { t += " " }
             s += t
         } else { s += v }
     }
-    return String(s.prefix(width))
+    return s.prefix(columns: width)
+}
+
+extension String {
+    /// The longest start of the text that takes at most `columns` terminal columns (whole clusters only).
+    func prefix(columns: Int) -> String {
+        var out = "", used = 0
+        for c in self {
+            let w = TillUI.displayWidth(c)
+            if used + w > columns { break }
+            out.append(c); used += w
+        }
+        return out
+    }
 }
 
 func journalDetail(_ e: JournalEntry, _ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
@@ -453,7 +466,7 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     let banner = Rect(x: inner.x, y: y, width: inner.width, height: 3)
     buf.fill(banner, role: role, attrs: .bold)
     let spaced = !word.contains(" ") && word.count * 2 - 1 <= inner.width - 2 ? word.map { String($0) }.joined(separator: " ") : word
-    buf.put(spaced, x: inner.x + max(0, (inner.width - spaced.count) / 2), y: y + 1, role: role, attrs: .bold, maxWidth: inner.width)
+    buf.put(spaced, x: inner.x + max(0, (inner.width - spaced.displayWidth) / 2), y: y + 1, role: role, attrs: .bold, maxWidth: inner.width)
     y += 4
     for l in wrap(message, width: w).prefix(4) where y < inner.maxY { buf.put(l, x: x, y: y, role: role == .approved ? .normal : .error, maxWidth: w); y += 1 }
     y += 1
@@ -582,7 +595,7 @@ func helpOverlay(_ s: AppState, _ buf: inout ScreenBuffer) {
 }
 
 func confirmOverlay(_ c: Confirmation, _ s: AppState, _ buf: inout ScreenBuffer) {
-    let longest = ([c.title] + c.lines).map(\.count).max() ?? 20
+    let longest = ([c.title] + c.lines).map(\.displayWidth).max() ?? 20
     let width = min(buf.size.width - 4, max(44, longest + 6))
     let height = min(buf.size.height - 2, c.lines.count + c.choices.count + 6)
     let r = Rect(x: (buf.size.width - width) / 2, y: (buf.size.height - height) / 2, width: width, height: height)
