@@ -107,12 +107,6 @@ func setNotice(_ s: inout AppState, _ text: String, error: Bool = false) {
     s.noticeIsError = error
 }
 
-func journalFilter(_ s: AppState) -> JournalFilter {
-    JournalFilter(scope: s.journal.allBatches ? .all : .currentBatch)
-}
-
-// MARK: - Controller events and outcomes
-
 func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
     switch e {
     case .inFlight(let f):
@@ -268,8 +262,6 @@ extension ActionOutcome {
     var entryAction: Action? { entry?.action }
 }
 
-// MARK: - Keys
-
 func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
     // Overlays take the keys first.
     if let overlay = state.overlay {
@@ -301,59 +293,6 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
     return screenAction(&state, action, key: key)
 }
 
-func refusal(_ f: Field, _ ch: Character) -> String {
-    let shown = ch.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) ? "'\(ch)'" : "That character"
-    let fix = " Backspace to correct."
-    switch f.kind {
-    case .money where ch == "-": return "\(shown) refused: an amount has no minus sign (a refund is \(f.label == "Amount" ? "F5" : "its own screen"))." + fix
-    case .money: return "\(shown) refused: digits only, with one . or , for cents." + fix
-    case .tip: return "\(shown) refused: digits (with . or ,) or a percentage like 10%." + fix
-    case .integer, .digits: return "\(shown) refused: digits only." + fix
-    case .date: return "\(shown) refused: a date like 2026-11-22." + fix
-    case .text: return "\(shown) is not allowed here." + fix
-    }
-}
-
-/// A keystroke the field cannot take: the field is marked (blocks Enter) and the cashier is told.
-func refuse(_ state: inout AppState, _ field: Field, _ message: String) {
-    state.form.errors[field.id] = message
-    state.form.refused.insert(field.id)
-    state.form.replaceOnType = false
-    setNotice(&state, field.label + ": " + message, error: true)
-}
-
-func type(_ state: inout AppState, _ ch: Character) {
-    var f = state.form
-    guard let field = f.focused else { return }
-    if f.replaceOnType {
-        f.replaceOnType = false
-        if !field.text.isEmpty && !f.refused.contains(field.id) {
-            f.fields[f.focus].text = ""
-            f.errors[field.id] = nil
-        }
-    }
-    if f.fields[f.focus].text.count >= field.maxLength {
-        state.form = f
-        refuse(&state, field, "At most \(field.maxLength) characters: '\(ch)' refused. Backspace to correct.")
-        return
-    }
-    f.fields[f.focus].text.append(ch)
-    if !f.refused.contains(field.id) { f.errors[field.id] = nil }
-    f.message = nil
-    state.form = f
-    if state.form.refused.isEmpty, state.noticeIsError { state.notice = nil }
-    if state.screen == .journal { state.journal.selected = 0; state.journal.top = 0 }
-}
-
-/// The cashier corrected a field: a refused keystroke no longer blocks it.
-func corrected(_ state: inout AppState, _ id: String) {
-    state.form.errors[id] = nil
-    state.form.refused.remove(id)
-    state.form.message = nil
-    state.form.replaceOnType = false
-    if state.form.refused.isEmpty, state.noticeIsError { state.notice = nil }
-}
-
 func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
     switch action {
     case .help:
@@ -379,40 +318,6 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
     }
 }
 
-/// Keys on a full-screen report: scroll, export, close.
-func handleReportKey(_ state: inout AppState, _ panel: ReportPanel, _ key: Key) -> [Command] {
-    var p = panel
-    let lines = p.report.lines(state.reportFormat).count
-    let page = max(1, state.size.height - 6)
-    let maxScroll = max(0, lines - page)
-    let action = state.keymap.action(for: key)
-    switch action {
-    case .down?, .next?: p.scroll = min(maxScroll, p.scroll + 1)
-    case .up?, .previous?: p.scroll = max(0, p.scroll - 1)
-    case .pageDown?: p.scroll = min(maxScroll, p.scroll + page)
-    case .pageUp?: p.scroll = max(0, p.scroll - page)
-    case .export?:
-        state.overlay = .report(p)
-        setNotice(&state, "Exporting…")
-        return [.exportReport(batch: p.batchKey, format: state.reportFormat)]
-    case .cancel?, .submit?, .report?:
-        state.overlay = nil
-        return []
-    default:
-        if case .char(let c) = key, c == "e" || c == "E" {
-            state.overlay = .report(p)
-            setNotice(&state, "Exporting…")
-            return [.exportReport(batch: p.batchKey, format: state.reportFormat)]
-        }
-        if let a = action, a.isGlobal {
-            state.overlay = nil
-            return globalAction(&state, a)
-        }
-    }
-    state.overlay = .report(p)
-    return []
-}
-
 func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
     if screen != state.screen, screen == .sale || screen == .preAuth, var f = state.forms[screen] {
         // Back on a payment screen: the cursor is on Amount, and what is typed replaces what was there,
@@ -430,50 +335,6 @@ func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
     case .batch: return [.loadBatch]
     case .unresolved: return [.loadUnresolved]
     default: return []
-    }
-}
-
-func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [Command] {
-    var choice: ConfirmChoice?
-    switch key {
-    case .enter:
-        guard c.enterPicksFirst else {
-            setNotice(&state, "Press " + c.choices.map { "\($0.key) to \($0.label)" }.joined(separator: ", ") + ", or Esc to go back.", error: true)
-            return []
-        }
-        choice = c.choices.first
-    case .esc: state.overlay = nil; setNotice(&state, "Cancelled: nothing was done."); return []
-    case .char(let ch):
-        let lower = Character(ch.lowercased())
-        if lower == "n" && !c.choices.contains(where: { $0.key == "n" }) {
-            state.overlay = nil; setNotice(&state, "Cancelled: nothing was done."); return []
-        }
-        choice = c.choices.first { $0.key == lower }
-    default:
-        if state.keymap.action(for: key) == .cancel { state.overlay = nil; return [] }
-    }
-    guard let choice else { return [] }
-    state.overlay = nil
-    switch choice.action {
-    case .quit:
-        state.quit = true
-        return [.quit]
-    case .send(let r):
-        return send(&state, r)
-    case .resolve(let id, let charged, let note):
-        return [.resolve(entryId: id, charged: charged, note: note)]
-    case .goTo(let screen):
-        return go(&state, screen)
-    case .sendConfirmingUnknown(let r, let ids):
-        return send(&state, r, confirming: ids)
-    case .stopWaiting:
-        guard state.pending != nil else { setNotice(&state, "Nothing is waiting for the terminal."); return [] }
-        setNotice(&state, "Stopping the wait…")
-        return [.stopWaiting]
-    case .askAgain:
-        setNotice(&state, "Asking the terminal again…")
-        state.recovering = true
-        return [.recover]
     }
 }
 
@@ -510,9 +371,9 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
             return [.abort]
         }
         if state.screen == .journal, state.journal.detail != nil { state.journal.detail = nil; return [] }
-        if state.form.focused.map({ !$0.text.isEmpty }) ?? false {
+        if let f = state.form.focused, !f.text.isEmpty {
             state.form.fields[state.form.focus].text = ""
-            state.form.errors = [:]; state.form.message = nil
+            corrected(&state, f.id)
             return []
         }
         state.notice = nil
@@ -529,335 +390,9 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
             corrected(&state, f.id)
         }
         return []
-    case .tip5, .tip10, .tip15, .tipNone:
-        guard state.screen == .sale else { return [] }
-        let pct = action == .tip5 ? "5%" : action == .tip10 ? "10%" : action == .tip15 ? "15%" : ""
-        state.form["tipAmount"] = pct
-        state.form.errors["tipAmount"] = nil
-        return []
-    default:
-        break
-    }
-    switch state.screen {
-    case .journal: return journalAction(&state, action)
-    case .unresolved: return unresolvedAction(&state, action)
-    default: return formAction(&state, action)
-    }
-}
-
-func formAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
-    let n = state.form.fields.count
-    switch action {
-    case .next, .down:
-        if n > 0 { state.form.focus = (state.form.focus + 1) % n }
-        return []
-    case .previous, .up:
-        if n > 0 { state.form.focus = (state.form.focus + n - 1) % n }
-        return []
     case .submit:
-        return submit(&state)
-    case .closeBatch:
-        guard state.screen == .batch else { return [] }
-        return confirmClose(&state, target: "")
+        return state.screen.component.submit(&state)
     default:
-        return []
+        return state.screen.component.update(&state, action)
     }
 }
-
-// MARK: - Building requests from forms
-
-/// Reads the form of the current screen into a typed request, or puts errors on its fields.
-func submit(_ state: inout AppState) -> [Command] {
-    if let i = state.form.fields.firstIndex(where: { state.form.refused.contains($0.id) }) {
-        // A keystroke was refused: what is on screen is not what the cashier typed. Nothing is sent.
-        let f = state.form.fields[i]
-        state.form.focus = i
-        setNotice(&state, "Not sent: correct \(f.label) first (\(state.form.errors[f.id] ?? "a key was refused")).", error: true)
-        return []
-    }
-    var form = state.form
-    form.errors = [:]
-    form.message = nil
-    defer { state.form = form }
-    func opt(_ id: String) -> String? {
-        let t = form[id].trimmingWhitespace()
-        return t.isEmpty ? nil : t
-    }
-    func money(_ id: String, required: Bool) -> Money?? {
-        guard let t = opt(id) else {
-            if required { form.errors[id] = MoneyError.empty.description; return .none }
-            return .some(nil)
-        }
-        do { return .some(try Money.parse(t)) } catch { form.errors[id] = error.description; return .none }
-    }
-    func validate(_ r: Request) -> Bool {
-        let errs = TerminalRequest(caller: validationCaller, request: r).validationErrors()
-        for e in errs {
-            if form.index(of: e.field) != nil { if form.errors[e.field] == nil { form.errors[e.field] = e.message } }
-            else if form.message == nil { form.message = e.message }
-        }
-        if let first = form.fields.firstIndex(where: { form.errors[$0.id] != nil }) { form.focus = first }
-        return errs.isEmpty
-    }
-    func focusFirstError() {
-        if let first = form.fields.firstIndex(where: { form.errors[$0.id] != nil }) { form.focus = first }
-    }
-
-    switch state.screen {
-    case .sale, .preAuth:
-        // The same reading of typed text as `till sale` / `till pre-auth`: the identical request.
-        let draft = state.screen == .sale
-            ? RequestDraft.sale(amount: form["amount"], tip: form["tipAmount"], installments: form["preferredInstallments"],
-                                reference: form["clientTransactionId"])
-            : RequestDraft.preAuth(amount: form["amount"], reference: form["clientTransactionId"])
-        let problems = draft.problems(caller: validationCaller)
-        for e in problems {
-            if let i = form.index(of: e.field) {
-                // Shown beside its field: the "Amount: " the CLI puts first is said by the field's label.
-                let label = form.fields[i].label + ": "
-                let m = e.message.hasPrefix(label) ? String(e.message.dropFirst(label.count)) : e.message
-                if form.errors[e.field] == nil { form.errors[e.field] = m }
-            } else if form.message == nil { form.message = e.message }
-        }
-        guard problems.isEmpty else { focusFirstError(); return [] }
-        state.form = form
-        let unknown = state.unresolved.filter { ($0.action == .sale || $0.action == .preAuth) && $0.state.awaitsTerminal }
-        if let u = unknown.last {
-            // Never silently charged twice: the cashier checks the terminal first, then says so.
-            let what = "\(Format.money(u.response?.amount ?? u.amount, state.currency)) at \(Format.hoursMinutesOfDay(u.createdAtMs, offsetMinutes: state.tzOffsetMinutes))"
-            let n = unknown.count
-            var lines = ["\(what) may have been charged: check the terminal before charging again."]
-            if n > 1 { lines.append("(\(n) payments have an unknown outcome: see \(state.keymap.hint(.unresolved)) Unresolved.)") }
-            lines.append("Charge \(Format.summary(draft.request, currency: state.currency)) now?")
-            state.overlay = .confirm(Confirmation(
-                title: "Earlier payment UNKNOWN",
-                lines: lines,
-                choices: [ConfirmChoice(key: "y", label: "charge anyway", action: .sendConfirmingUnknown(draft.request, Set(unknown.map(\.id)))),
-                          ConfirmChoice(key: "u", label: "go to Unresolved", action: .goTo(.unresolved))],
-                enterPicksFirst: false))
-            return []
-        }
-        return send(&state, draft.request)
-    case .capture, .refund:
-        guard let amountOpt = money("amount", required: false) else { focusFirstError(); return [] }
-        let finder = TransactionFinder(referenceNumber: opt("referenceNumber"), orderCode: opt("orderCode"),
-                                       shortOrderCode: opt("shortOrderCode"),
-                                       txnDateFrom: opt("txnDateFrom").map { expandDate($0, endOfDay: false, offset: state.tzOffsetMinutes) },
-                                       txnDateTo: opt("txnDateTo").map { expandDate($0, endOfDay: true, offset: state.tzOffsetMinutes) })
-        if state.screen == .capture {
-            let r = Request.capturePreAuth(CaptureRequest(amount: amountOpt, finder: finder))
-            guard validate(r) else { return [] }
-            state.form = form
-            return send(&state, r)
-        }
-        if !finder.hasKey {
-            form.errors["referenceNumber"] = "Say which payment to refund: its STAN, order code or short order code."
-            form.focus = 0
-            return []
-        }
-        let r = Request.cancel(CancelRequest(amount: amountOpt, finder: finder))
-        guard validate(r) else { return [] }
-        state.form = form
-        var lines = ["\(amountOpt.map { "Refund " + Format.money($0, state.currency) } ?? "Refund the FULL amount") of the payment with"]
-        if let s = finder.shortOrderCode { lines.append("short order code \(s)") }
-        else if let o = finder.orderCode { lines.append("order code \(o)") }
-        else if let r = finder.referenceNumber { lines.append("STAN \(r)") }
-        lines.append("Money goes back to the cardholder's card;")
-        lines.append("this cannot be undone.")
-        state.overlay = .confirm(Confirmation(title: "Refund?", lines: lines,
-                                              choices: [ConfirmChoice(key: "y", label: "refund", action: .send(r))]))
-        return []
-    case .batch:
-        if form.fields[form.focus].id == "batchName" {
-            guard let name = opt("batchName") else {
-                form.errors["batchName"] = "Type a name for the new batch (e.g. the shift)."
-                return []
-            }
-            let r = Request.batch(BatchRequest(command: .open, batchName: name))
-            guard validate(r) else { return [] }
-            state.form = form
-            var lines = ["Open a new batch named '\(name)'."]
-            if let b = state.batch, b.isOpen {
-                lines.append("The active batch \(b.name.map { "'\($0)'" } ?? b.id ?? "") will be closed first.")
-            }
-            state.overlay = .confirm(Confirmation(title: "Open batch?", lines: lines,
-                                                  choices: [ConfirmChoice(key: "y", label: "open", action: .send(r))]))
-            return []
-        }
-        state.form = form
-        return confirmClose(&state, target: opt("batchId") ?? "")
-    case .journal, .unresolved:
-        return []
-    }
-}
-
-func confirmClose(_ state: inout AppState, target: String) -> [Command] {
-    let r: BatchRequest
-    var lines: [String]
-    if target.isEmpty {
-        guard let b = state.batch, b.isOpen else {
-            state.form.errors["batchId"] = "No batch is open; type the name or id of the batch to close."
-            return []
-        }
-        r = BatchRequest(command: .close)
-        lines = ["Close the active batch \(b.name.map { "'\($0)'" } ?? "")", b.id.map { "(id \($0))." } ?? ""]
-    } else if UUIDText.isValid(target) {
-        r = BatchRequest(command: .close, batchId: target)
-        lines = ["Close the batch with id", target + "."]
-    } else {
-        r = BatchRequest(command: .close, batchName: target)
-        lines = ["Close the batch named '\(target)'."]
-    }
-    let errs = TerminalRequest(caller: validationCaller, request: .batch(r)).validationErrors()
-    if let e = errs.first { state.form.errors["batchId"] = e.message; return [] }
-    lines.append("Its payments are settled; new payments go to")
-    lines.append("the next batch you open.")
-    if let p = state.pending {
-        state.overlay = nil
-        setNotice(&state, "Wait: \(p.summary) is in flight; close the batch once it is settled.", error: true)
-        return []
-    }
-    if !state.unresolved.isEmpty {
-        let n = state.unresolved.count
-        lines.insert("⚠ \(n) transaction\(n == 1 ? " has" : "s have") an UNKNOWN outcome.", at: 0)
-        lines.insert("  The Z report cannot say if that money moved.", at: 1)
-        lines.insert("  Check the terminal first (F8 Unresolved).", at: 2)
-        lines.insert("", at: 3)
-        state.overlay = .confirm(Confirmation(title: "Close batch with unknown outcomes?", lines: lines,
-                                              choices: [ConfirmChoice(key: "u", label: "go to Unresolved", action: .goTo(.unresolved)),
-                                                        ConfirmChoice(key: "y", label: "close anyway", action: .send(.batch(r)))]))
-        return []
-    }
-    state.overlay = .confirm(Confirmation(title: "Close batch?", lines: lines.filter { !$0.isEmpty },
-                                          choices: [ConfirmChoice(key: "y", label: "close it", action: .send(.batch(r)))]))
-    return []
-}
-
-public struct FieldMessage: Error, Sendable { public var message: String }
-
-/// A tip as typed: an amount (`2.50`) or a percentage of the amount (`10%`), rounded half up to the cent.
-public func tipValue(_ text: String, amount: Money) -> Result<Money, FieldMessage> {
-    let t = text.trimmingWhitespace()
-    if t.hasSuffix("%") {
-        let num = String(t.dropLast()).trimmingWhitespace()
-        // Parse the percentage as money (two decimals) to reuse the cashier's number rules.
-        guard let p = try? Money.parse(num) else { return .failure(FieldMessage(message: "'\(t)' is not a percentage like 10%.")) }
-        if p.cents > 100_00 { return .failure(FieldMessage(message: "A tip of more than 100% is more than the amount.")) }
-        let cents = (amount.cents * p.cents + 5_000) / 10_000
-        return .success(Money(cents: cents))
-    }
-    do { return .success(try Money.parse(t)) } catch { return .failure(FieldMessage(message: error.description)) }
-}
-
-/// Expands a typed date (`2026-11-22`, `2026-11-22 14:30`) to the ISO 8601 form the terminal takes.
-public func expandDate(_ t: String, endOfDay: Bool, offset: Int) -> String {
-    let s = t.trimmingWhitespace()
-    let u = Array(s.utf8)
-    func isDay(_ u: [UInt8]) -> Bool {
-        u.count == 10 && u[4] == 0x2D && u[7] == 0x2D && u.enumerated().allSatisfy { $0.offset == 4 || $0.offset == 7 || ($0.element >= 48 && $0.element <= 57) }
-    }
-    if isDay(u) { return s + (endOfDay ? "T23:59:59.999" : "T00:00:00.000") + Format.offset(offset) }
-    if u.count == 16, isDay(Array(u[0..<10])), u[10] == 0x20 || u[10] == 0x54 {
-        return String(s.prefix(10)) + "T" + String(s.suffix(5)) + (endOfDay ? ":59.999" : ":00.000") + Format.offset(offset)
-    }
-    return s
-}
-
-// MARK: - Lists
-
-func clampJournal(_ state: inout AppState) {
-    let n = state.visibleJournal.count
-    state.journal.selected = max(0, min(state.journal.selected, n - 1))
-    let rows = journalRows(state.size)
-    if state.journal.selected < state.journal.top { state.journal.top = state.journal.selected }
-    if state.journal.selected >= state.journal.top + rows { state.journal.top = state.journal.selected - rows + 1 }
-    state.journal.top = max(0, min(state.journal.top, max(0, n - rows)))
-}
-
-func journalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
-    let rows = journalRows(state.size)
-    let list = state.visibleJournal
-    if state.journal.detail != nil {
-        switch action {
-        case .down: state.journal.detailScroll += 1; return []
-        case .up: state.journal.detailScroll = max(0, state.journal.detailScroll - 1); return []
-        case .pageDown: state.journal.detailScroll += rows; return []
-        case .pageUp: state.journal.detailScroll = max(0, state.journal.detailScroll - rows); return []
-        default: break
-        }
-    }
-    switch action {
-    case .next, .down: state.journal.selected += 1
-    case .previous, .up: state.journal.selected -= 1
-    case .pageDown: state.journal.selected += rows
-    case .pageUp: state.journal.selected -= rows
-    case .submit:
-        if state.journal.detail != nil { state.journal.detail = nil; return [] }
-        if list.indices.contains(state.journal.selected) { state.journal.detail = list[state.journal.selected]; state.journal.detailScroll = 0 }
-        return []
-    case .scope:
-        state.journal.allBatches.toggle()
-        state.journal.loading = true
-        state.journal.detail = nil
-        return [.loadJournal(journalFilter(state))]
-    case .resolve:
-        let e = state.journal.detail ?? (list.indices.contains(state.journal.selected) ? list[state.journal.selected] : nil)
-        if let e { confirmResolve(&state, e) }
-        return []
-    default: return []
-    }
-    clampJournal(&state)
-    if state.journal.detail != nil, list.indices.contains(state.journal.selected) {
-        state.journal.detail = list[state.journal.selected]; state.journal.detailScroll = 0
-    }
-    return []
-}
-
-/// Letters on the Unresolved screen: `a` asks the terminal again, `c` / `x` settle the selected one.
-func unresolvedChar(_ state: inout AppState, _ ch: Character) -> [Command]? {
-    switch Character(ch.lowercased()) {
-    case "a":
-        setNotice(&state, "Asking the terminal again…")
-        state.recovering = true
-        return [.recover]
-    case "c", "x":
-        guard state.unresolved.indices.contains(state.unresolvedSelected) else { return [] }
-        confirmResolve(&state, state.unresolved[state.unresolvedSelected])
-        return []
-    default:
-        return nil
-    }
-}
-
-func unresolvedAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
-    let n = state.unresolved.count
-    switch action {
-    case .next, .down: state.unresolvedSelected = min(n - 1, state.unresolvedSelected + 1)
-    case .previous, .up: state.unresolvedSelected = max(0, state.unresolvedSelected - 1)
-    case .submit, .resolve:
-        if state.unresolved.indices.contains(state.unresolvedSelected) { confirmResolve(&state, state.unresolved[state.unresolvedSelected]) }
-    default: break
-    }
-    state.unresolvedSelected = max(0, state.unresolvedSelected)
-    return []
-}
-
-func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
-    guard e.state.needsAttention else {
-        setNotice(&state, "#\(e.id) is \(Format.stateName(e.state).lowercased()); only unknown ones need resolving.", error: true)
-        return
-    }
-    let what = "#\(e.id) \(Format.actionName(e.action)) \(Format.money(e.amount, state.currency))"
-    state.overlay = .confirm(Confirmation(
-        title: "Resolve \(what)?",
-        lines: ["Check the terminal's own history first. Then say",
-                "what really happened; nothing is sent again.",
-                "Or ask the terminal again (a)."],
-        choices: [ConfirmChoice(key: "c", label: "charged (it went through)", action: .resolve(entryId: e.id, charged: true, note: "")),
-                  ConfirmChoice(key: "x", label: "not charged", action: .resolve(entryId: e.id, charged: false, note: "")),
-                  ConfirmChoice(key: "a", label: "ask the terminal again", action: .askAgain)],
-        enterPicksFirst: false))
-}
-
-/// How many journal rows fit on the screen (used for paging).
-public func journalRows(_ size: Size) -> Int { max(1, size.height - 8) }
