@@ -190,6 +190,20 @@ public struct Pending: Sendable, Hashable {
     }
 }
 
+extension Pending {
+    /// The screen the request was sent from: Esc aborts it there, and only there.
+    public var screen: Screen {
+        switch action {
+        case .sale: return .sale
+        case .preAuth: return .preAuth
+        case .cancel: return .refund
+        case .capturePreAuth: return .capture
+        case .batch: return .batch
+        case .abort, .transactionDetails: return .unresolved
+        }
+    }
+}
+
 /// The last outcome, shown in the result pane until the next one.
 public struct ResultInfo: Sendable, Hashable {
     public var summary: String
@@ -262,6 +276,12 @@ public struct AppState: Sendable, Hashable {
         for s in Screen.allCases { forms[s] = Form.blank(s) }
         self.forms = forms
     }
+
+    /// The built-in simulator moves no money: the screen says TRAINING so nobody mistakes a demo for a sale.
+    public var isTraining: Bool { transport == "simulator" }
+
+    /// Whether Esc aborts here: a payment this screen sent is in flight.
+    public var escAborts: Bool { pending.map { $0.own && $0.screen == screen } ?? false }
 
     public var form: Form {
         get { forms[screen] ?? Form.blank(screen) }

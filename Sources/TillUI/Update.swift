@@ -263,6 +263,11 @@ extension ActionOutcome {
 }
 
 func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
+    // While the window is too small nothing can be seen: no key acts but quit (and only with nothing in flight).
+    guard Layout(state.size).fits else {
+        if state.keymap.action(for: key) == .quit, state.pending == nil { state.quit = true; return [.quit] }
+        return []
+    }
     // Overlays take the keys first.
     if let overlay = state.overlay {
         switch overlay {
@@ -364,17 +369,23 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
             choices: [ConfirmChoice(key: "y", label: "stop waiting", action: .stopWaiting)], enterPicksFirst: false))
         return []
     case .cancel:
-        if state.pending != nil {
+        // Esc aborts the payment in flight only on the screen that sent it; everywhere else it is "back".
+        if state.escAborts {
             if state.pending!.abortRequested { setNotice(&state, "Abort already requested; waiting for the terminal."); return [] }
             state.pending!.abortRequested = true
             setNotice(&state, "Abort requested…")
             return [.abort]
         }
         if state.screen == .journal, state.journal.detail != nil { state.journal.detail = nil; return [] }
-        if let f = state.form.focused, !f.text.isEmpty {
+        if let f = state.form.focused, !f.text.isEmpty, state.screen != .journal {
             state.form.fields[state.form.focus].text = ""
             corrected(&state, f.id)
             return []
+        }
+        if state.screen != .sale {
+            let cmds = go(&state, .sale)
+            if let p = state.pending, p.own { setNotice(&state, "\(p.summary) is in flight: Esc aborts it here.") }
+            return cmds
         }
         state.notice = nil
         return []

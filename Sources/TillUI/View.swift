@@ -37,7 +37,8 @@ public func render(_ state: AppState, into buf: inout ScreenBuffer) {
 func tooSmall(_ size: Size, into buf: inout ScreenBuffer) {
     let lines = ["Window too small (\(size.width)×\(size.height)).",
                  "Please enlarge the window",
-                 "to at least \(minimumSize.width)×\(minimumSize.height)."]
+                 "to at least \(minimumSize.width)×\(minimumSize.height).",
+                 "Keys wait until then (F10 quits)."]
     let top = max(0, (size.height - lines.count) / 2)
     for (i, l) in lines.enumerated() {
         let x = max(0, (size.width - l.displayWidth) / 2)

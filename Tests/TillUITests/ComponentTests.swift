@@ -38,7 +38,7 @@ import TillProtocol
     }
 
     @Test func theLayoutPagesTheJournalByWhatItShows() {
-        for height in [20, 24, 40] {
+        for height in [24, 30, 40] {
             var s = readyState(size: Size(width: 80, height: height))
             press(&s, .f(7))
             _ = update(&s, .journalLoaded((1...200).map { entry(Int64($0), cents: 100 + $0) }))

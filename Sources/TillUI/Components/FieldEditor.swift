@@ -120,7 +120,7 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     let hint: String
     switch s.screen {
     case .refund: hint = "\(s.keymap.hint(.submit)) refund (asks first)   \(s.keymap.hint(.next)) next field"
-    default: hint = "\(s.keymap.hint(.submit)) send   \(s.keymap.hint(.next)) next field   \(s.keymap.hint(.cancel)) clear"
+    default: hint = "\(s.keymap.hint(.submit)) send   \(s.keymap.hint(.next)) next field   \(s.keymap.hint(.cancel)) " + escWord(s)
     }
     buf.put(hint, x: r.x + 2, y: r.maxY - 1, role: .hint, maxWidth: textW)
 }
@@ -188,4 +188,11 @@ struct FormReader {
     mutating func focusFirstError() {
         if let first = form.fields.firstIndex(where: { form.errors[$0.id] != nil }) { form.focus = first }
     }
+}
+
+/// What Esc does on this screen right now, for its footer.
+func escWord(_ s: AppState) -> String {
+    if s.escAborts { return "abort" }
+    if let f = s.form.focused, !f.text.isEmpty, s.screen != .journal { return "clear" }
+    return s.screen == .sale ? "clear" : "back"
 }

@@ -7,7 +7,7 @@ public struct Layout: Sendable, Hashable {
     public init(_ size: Size) { self.size = size }
 
     /// The smallest window the layout works in (the README says the same); anything smaller gets a clear message.
-    public static let minimum = Size(width: 64, height: 20)
+    public static let minimum = Size(width: 80, height: 24)
     public var fits: Bool { size.width >= Layout.minimum.width && size.height >= Layout.minimum.height }
 
     /// The tab bar: the top row.

@@ -29,5 +29,11 @@ func tabBar(_ s: AppState, _ buf: inout ScreenBuffer) {
         x += 1
     }
     let help = s.keymap.hint(.help) + " Help "
-    if wide, x + help.count <= w { buf.put(help, x: w - help.count, y: 0, role: .tab) }
+    if s.isTraining {
+        // Whatever the width: a demo never passes for money.
+        let t = " TRAINING: no money moves "
+        let short = " TRAINING "
+        let label = x + t.count <= w ? t : short
+        if x + label.count <= w { buf.put(label, x: w - label.count, y: 0, role: .statusAlert, attrs: [.bold, .reverse]) }
+    } else if wide, x + help.count <= w { buf.put(help, x: w - help.count, y: 0, role: .tab) }
 }

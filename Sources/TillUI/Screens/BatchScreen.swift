@@ -133,5 +133,5 @@ func batchScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
             y += 1
         }
     }
-    buf.put("\(s.keymap.hint(.closeBatch)) close batch  \(s.keymap.hint(.report)) full report  \(s.keymap.hint(.next)) next", x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
+    buf.put("\(s.keymap.hint(.closeBatch)) close  \(s.keymap.hint(.report)) report  \(s.keymap.hint(.cancel)) " + escWord(s), x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
 }

@@ -109,7 +109,7 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         }
         y += 1; i += 1
     }
-    let hint = "\(s.keymap.hint(.submit)) detail  \(s.keymap.hint(.scope)) " + (s.journal.allBatches ? "this batch" : "all") + "  \(s.keymap.hint(.resolve)) resolve"
+    let hint = "\(s.keymap.hint(.submit)) detail  \(s.keymap.hint(.scope)) " + (s.journal.allBatches ? "this batch" : "all") + "  \(s.keymap.hint(.cancel)) " + escWord(s)
     buf.put(hint, x: x, y: r.maxY - 1, role: .hint, maxWidth: r.width - 2)
 }
 

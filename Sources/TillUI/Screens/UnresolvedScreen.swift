@@ -82,5 +82,5 @@ func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         y += 1
         if let n = e.note, y < r.maxY - 2 { buf.put("  " + n, x: x, y: y, role: .hint, maxWidth: w); y += 1 }
     }
-    buf.put("\(s.keymap.hint(.submit)) resolve the selected one   \(s.keymap.hint(.sale)) sale", x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
+    buf.put("\(s.keymap.hint(.submit)) resolve  a ask again  \(s.keymap.hint(.cancel)) " + escWord(s), x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
 }

@@ -1,0 +1,60 @@
+import Testing
+import TillModel
+import TillProtocol
+@testable import TillUI
+
+/// Issue 10's flows at the level of `update` and `view` (the tmux tests repeat the traps end to end).
+@Suite struct CashierFlowUnitTests {
+    @Test func escAbortsOnlyOnTheScreenThatSentThePayment() {
+        var s = readyState()
+        type(&s, "8.08"); press(&s, .enter)
+        press(&s, .f(7))
+        // On the journal, Esc is "back" (to Sale), never an abort.
+        #expect(!press(&s, .esc).contains(.abort))
+        #expect(s.screen == .sale)
+        #expect(s.pending?.abortRequested == false)
+        #expect(press(&s, .esc) == [.abort])
+    }
+
+    @Test func escOnAnotherScreenGoesBackAndTheFooterSaysSo() {
+        var s = readyState()
+        press(&s, .f(6))
+        #expect(view(s, size: s.size).contains("Esc back"))
+        press(&s, .esc)
+        #expect(s.screen == .sale)
+        type(&s, "5")
+        #expect(view(s, size: s.size).contains("Esc clear"))
+        press(&s, .enter)
+        #expect(view(s, size: s.size).contains("Esc abort"))
+        press(&s, .f(7))
+        #expect(view(s, size: s.size).contains("Esc aborts on Sale (F2)"))
+    }
+
+    @Test func whileTheWindowIsTooSmallKeysDoNothing() {
+        var s = readyState()
+        _ = update(&s, .resize(Size(width: 60, height: 20)))
+        #expect(type(&s, "12").isEmpty)
+        #expect(press(&s, .enter).isEmpty)
+        #expect(press(&s, .f(7)).isEmpty)
+        #expect(s.screen == .sale && s.form["amount"] == "" && s.pending == nil)
+        #expect(view(s, size: s.size).contains("F10 quits"))
+        #expect(press(&s, .f(10)) == [.quit])
+    }
+
+    @Test func theMinimumSizeIsTheOneTheREADMEPromises() {
+        #expect(minimumSize == Size(width: 80, height: 24))
+        #expect(view(readyState(size: Size(width: 79, height: 24)), size: Size(width: 79, height: 24)).contains("enlarge"))
+        #expect(!view(readyState(), size: Size(width: 80, height: 24)).contains("enlarge"))
+    }
+
+    @Test func theSimulatorSaysTraining() {
+        let s = readyState()
+        #expect(view(s, size: s.size).contains("TRAINING"))
+        var real = AppState(nowMs: fixedNow, transport: "file:/srv/drop")
+        _ = initialCommands(&real)
+        _ = update(&real, .unresolvedLoaded([], recovered: true))
+        #expect(!view(real, size: real.size).contains("TRAINING"))
+        let wide = readyState(size: Size(width: 120, height: 40))
+        #expect(view(wide, size: wide.size).line(0).contains("TRAINING"))
+    }
+}
