@@ -20,6 +20,8 @@ public struct RuntimeOptions: Sendable {
     public var warnings: [String]
     public var currency: String
     public var decimalSeparator: String
+    /// The cashier's name (config `cashier`): the default name of a shift opened from the Sale screen.
+    public var cashier: String? = nil
     public init(theme: Theme = .standard, keymap: Keymap = .standard, monochrome: Bool = false, warnings: [String] = [], currency: String = "€",
                 decimalSeparator: String = ".") {
         self.theme = theme; self.keymap = keymap; self.monochrome = monochrome; self.warnings = warnings; self.currency = currency
@@ -74,6 +76,7 @@ public final class Runtime: Sendable {
                              tzOffsetMinutes: Self.localOffsetMinutes(), transport: service.transportDescription)
         state.currency = options.currency
         state.decimalSeparator = options.decimalSeparator
+        state.cashier = options.cashier
         state.startupWarnings = options.warnings
         perform(initialCommands(&state))
         var buf = ScreenBuffer(size: state.size)

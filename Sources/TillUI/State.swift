@@ -277,6 +277,16 @@ public struct AppState: Sendable, Hashable {
         self.forms = forms
     }
 
+    /// The cashier's name (config `cashier`): the default name of a shift opened from the Sale screen.
+    public var cashier: String?
+
+    /// The name a shift opened with one key gets: the cashier's name and the date, `Ana 2026-11-23`.
+    public var defaultShiftName: String {
+        let day = Format.day(nowMs, offsetMinutes: tzOffsetMinutes)
+        guard let c = cashier?.trimmingWhitespace(), !c.isEmpty else { return "Shift " + day }
+        return String(c.prefix(40)) + " " + day
+    }
+
     /// The built-in simulator moves no money: the screen says TRAINING so nobody mistakes a demo for a sale.
     public var isTraining: Bool { transport == "simulator" }
 

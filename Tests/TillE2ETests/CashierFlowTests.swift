@@ -9,7 +9,7 @@ import Testing
 
     @Test func saleWithTipIsApproved() throws {
         let t = try TillSession(args: fast)
-        t.waitFor("Amount", "Ready. No unfinished transactions")
+        try t.openShift()
         try t.type("12.50")
         try t.keys("M-2")   // tip 10 %
         t.waitFor("= 1.25", "Total charged  € 13.75")
@@ -20,7 +20,7 @@ import Testing
 
     @Test func declinedSale() throws {
         let t = try TillSession(args: fast)
-        t.waitFor("Amount")
+        try t.openShift()
         try t.type("6.66")
         try t.keys("Enter")
         t.waitFor("D E C L I N E D")
@@ -30,7 +30,7 @@ import Testing
 
     @Test func escAbortsWhileWaitingForTheCard() throws {
         let t = try TillSession(args: fast)
-        t.waitFor("Amount")
+        try t.openShift()
         try t.type("8.08")
         try t.keys("Enter")
         t.waitFor("Press Esc to abort", "times out in")
@@ -40,7 +40,7 @@ import Testing
 
     @Test func noAnswerIsOutcomeUnknown() throws {
         let t = try TillSession(args: fast + ["--timeout", "3"])
-        t.waitFor("Amount")
+        try t.openShift()
         try t.type("9.09")
         try t.keys("Enter")
         t.waitFor("Waiting for the terminal")
@@ -109,7 +109,7 @@ import Testing
 
     @Test func unresolvedShownFirstAtNextStartAndResolved() throws {
         let t = try TillSession(args: fast + ["--timeout", "2"])
-        t.waitFor("Amount")
+        try t.openShift()
         try t.type("9.09")
         try t.keys("Enter")
         t.waitFor("OUTCOME UNKNOWN")

@@ -9,7 +9,7 @@ import Testing
     @Test func escOnTheJournalDoesNotAbortTheSaleInFlight() throws {
         // Esc aborted the payment in flight from any screen.
         let t = try TillSession(args: ["--sim-speed", "1"])
-        t.waitFor("Amount", "Ready")
+        try t.openShift()
         try t.type("8.08")
         try t.keys("Enter")
         t.waitFor("Press Esc to abort")
@@ -39,5 +39,33 @@ import Testing
     @Test func theSimulatorSaysTraining() throws {
         let t = try TillSession(args: fast)
         t.waitFor("Amount", "TRAINING")
+    }
+
+    @Test func aShiftMustBeOpenToSellWithTheCashiersName() throws {
+        let t = try TillSession(args: fast)
+        try FileManager.default.createDirectory(atPath: t.dir + "/config/till", withIntermediateDirectories: true)
+        try "cashier = \"Ana\"\n".write(toFile: t.dir + "/config/till/config.toml", atomically: true, encoding: .utf8)
+        try t.tmux(["respawn-pane", "-k", "-t", t.name,
+                    "env XDG_CONFIG_HOME=\(t.dir)/config XDG_DATA_HOME=\(t.dir)/data LANG=C.UTF-8 LC_ALL=C.UTF-8 \(TillSession.quote(TillSession.binary)) --journal \(t.dir)/journal.sqlite --sim-speed 0.2; sleep 600"])
+        t.waitFor("Amount", "no batch open")
+        try t.type("7.50")
+        try t.keys("Enter")
+        t.waitFor("No shift open", "open shift 'Ana ")
+        try t.keys("o")
+        t.waitFor("batch Ana ", "D O N E")
+        try t.keys("Enter")
+        t.waitFor("A P P R O V E D", "Amount   € 7.50")
+    }
+}
+
+extension TillSession {
+    /// Opens a shift from the Batch screen, then goes back to Sale (selling needs an open shift).
+    func openShift(_ name: String = "Test") throws {
+        waitFor("Amount")
+        try keys("F6"); waitFor("New batch")
+        try type(name); try keys("Enter")
+        waitFor("Open batch?"); try keys("y")
+        waitFor("batch \(name)", "D O N E")
+        try keys("F2")
     }
 }

@@ -16,7 +16,7 @@ import Testing
     @Test func aMinusIsRefusedAndNothingIsCharged() throws {
         // `-3 Enter` charged 3.00.
         let t = try TillSession(args: fast)
-        t.waitFor("Amount", "Ready")
+        try t.openShift()
         try t.tmux(["send-keys", "-t", t.name, "-l", "--", "-3"])
         t.waitFor("'-' refused")
         try t.keys("Enter")
@@ -33,7 +33,7 @@ import Testing
     @Test func keysAfterComingBackToSaleGoToTheAmount() throws {
         // `F2 10 Tab Tab F7 F2 13.13 Enter` charged 10.00 in 13 installments (12.34 here: 13.13 is a simulator scenario).
         let t = try TillSession(args: fast)
-        t.waitFor("Amount", "Ready")
+        try t.openShift()
         try t.keys("F2"); try t.type("10"); try t.keys("Tab", "Tab", "F7")
         t.waitFor("Journal")
         try t.keys("F2")
@@ -46,7 +46,7 @@ import Testing
 
     @Test func stopWaitingThenANewSaleAsksAndNamesTheUnknownOne() throws {
         let t = try TillSession(args: fast + ["--timeout", "600"])
-        t.waitFor("Amount", "Ready")
+        try t.openShift()
         try t.type("9.09")
         try t.keys("Enter")
         t.waitFor("Waiting for the terminal")
@@ -70,7 +70,7 @@ import Testing
     @Test func afterARestartWhoseRecoveryAskedTheTerminalTheTillSells() throws {
         // The screen stayed busy on `details` for ever and refused every sale.
         let t = try TillSession(args: fast + ["--timeout", "2"])
-        t.waitFor("Amount", "Ready")
+        try t.openShift()
         try t.type("9.09")
         try t.keys("Enter")
         t.waitFor("OUTCOME UNKNOWN")

@@ -57,4 +57,27 @@ import TillProtocol
         let wide = readyState(size: Size(width: 120, height: 40))
         #expect(view(wide, size: wide.size).line(0).contains("TRAINING"))
     }
+
+    @Test func aShiftMustBeOpenToSellAndOneKeyOpensIt() {
+        var s = readyState()
+        s.cashier = "Ana"
+        _ = update(&s, .batchLoaded(BatchInfo()))
+        type(&s, "12.50")
+        #expect(press(&s, .enter).isEmpty)
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no offer to open a shift"); return }
+        #expect(c.lines.joined(separator: " ").contains("'Ana 2026-11-22'"))
+        let cmds = press(&s, .char("o"))
+        #expect(cmds.count == 1)
+        guard case .perform(.batch(let b), _)? = cmds.first else { Issue.record("no batch open sent: \(cmds)"); return }
+        #expect(b.command == .open && b.batchName == "Ana 2026-11-22")
+        #expect(s.forms[.sale]?["amount"] == "12.50")   // the sale stays typed
+    }
+
+    @Test func withoutACashierNameTheShiftIsNamedByDate() {
+        var s = readyState()
+        _ = update(&s, .batchLoaded(BatchInfo()))
+        type(&s, "1"); press(&s, .enter)
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no offer"); return }
+        #expect(c.lines.joined(separator: " ").contains("'Shift 2026-11-22'"))
+    }
 }

@@ -18,8 +18,9 @@ func statusLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
     buf.fill(Rect(x: 0, y: y, width: w, height: 1), role: .statusLine)
     let clock = " " + Format.clock(s.nowMs, offsetMinutes: s.tzOffsetMinutes) + " "
     let end = w - clock.count
-    var x = s.isTraining ? buf.put(" TRAINING ", x: 0, y: y, role: .statusAlert, attrs: [.bold, .reverse], maxWidth: end) : 0
-    x += buf.put(" " + s.transport + " ", x: x, y: y, role: .statusLine, attrs: .bold, maxWidth: end - x)
+    // The simulator is named TRAINING (it moves no money); a real transport by its description.
+    var x = s.isTraining ? buf.put(" TRAINING ", x: 0, y: y, role: .statusAlert, attrs: [.bold, .reverse], maxWidth: end)
+                         : buf.put(" " + s.transport + " ", x: 0, y: y, role: .statusLine, attrs: .bold, maxWidth: end)
     func put(_ t: String, _ role: Role = .statusLine) { x += buf.put(t, x: x, y: y, role: role, maxWidth: max(0, end - x)) }
     put("│ ")
     if let b = s.batch {

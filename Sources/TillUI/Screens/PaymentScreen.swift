@@ -18,6 +18,17 @@ enum PaymentScreen: ScreenComponent {
     }
 
     static func submit(_ state: inout AppState) -> [Command] {
+        if let b = state.batch, !b.isOpen, state.pending == nil {
+            // A shift must be open to sell: offer to open one, with one key. The sale stays typed; Enter then charges it.
+            let name = state.defaultShiftName
+            state.overlay = .confirm(Confirmation(
+                title: "No shift open",
+                lines: ["Payments go into a shift (batch); none is open.",
+                        "Open the shift '\(name)' now?",
+                        "Then press \(state.keymap.hint(.submit)) again to charge."],
+                choices: [ConfirmChoice(key: "o", label: "open shift '\(name)'", action: .send(.batch(BatchRequest(command: .open, batchName: name))))]))
+            return []
+        }
         guard var reader = FormReader(&state) else { return [] }
         var form: Form { get { reader.form } set { reader.form = newValue } }
         func focusFirstError() { reader.focusFirstError() }
