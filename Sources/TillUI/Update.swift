@@ -189,6 +189,13 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     }
     state.result = ResultInfo(summary: summary, outcome: outcome, atMs: state.nowMs)
     var cmds: [Command] = []
+    if action == .sale || outcome.entryAction == .sale {
+        // A fresh sale for the next customer after every result: tip, instalments and reference cleared; the amount
+        // too, unless the cashier typed a new one while the terminal worked (that is the next customer's amount).
+        var fresh = Form.blank(.sale)
+        if let old = state.forms[.sale], old["amount"] != state.sentAmountText { fresh["amount"] = old["amount"] }
+        state.forms[.sale] = fresh
+    }
     if case .answered(let e) = outcome, e.state == .approved {
         // A sent form is done: clear it for the next customer.
         switch e.action {
@@ -249,8 +256,13 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
         return []
     }
     guard let action = state.keymap.action(for: key) else {
-        if case .char = key, state.form.focused != nil {
-            state.form.errors[state.form.focused!.id] = refusal(state.form.focused!)
+        if case .char(let ch) = key, let field = state.form.focused, field.kind != .text, field.text.count < field.maxLength {
+            // Refused, never dropped: the character stays on screen with the reason, and Enter is blocked until the
+            // cashier corrects it (`-3` must never charge 3.00).
+            state.form.fields[state.form.focus].text.append(ch)
+            state.form.errors[field.id] = refusal(field)
+        } else if case .char = key, let field = state.form.focused {
+            state.form.errors[field.id] = refusal(field)
         }
         return []
     }
@@ -273,7 +285,8 @@ func type(_ state: inout AppState, _ ch: Character) {
     guard let field = f.focused else { return }
     if field.text.count >= field.maxLength { f.errors[field.id] = "At most \(field.maxLength) characters."; state.form = f; return }
     f.fields[f.focus].text.append(ch)
-    f.errors[field.id] = nil
+    // A refused character still in the field keeps its error; any other error goes once the field is edited.
+    if !f.fields[f.focus].text.contains(where: { !field.kind.accepts($0) }) { f.errors[field.id] = nil }
     f.message = nil
     state.form = f
     if state.screen == .journal { state.journal.selected = 0; state.journal.top = 0 }
@@ -341,6 +354,10 @@ func handleReportKey(_ state: inout AppState, _ panel: ReportPanel, _ key: Key) 
 func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
     state.screen = screen
     switch screen {
+    case .sale:
+        // F2 is a sale for the next customer: the cursor is on the amount.
+        state.form.focus = state.form.index(of: "amount") ?? 0
+        return []
     case .journal:
         state.journal.detail = nil
         state.journal.loading = true
@@ -391,6 +408,7 @@ func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) ->
     state.pending = Pending(summary: summary, action: r.action, startedAtMs: state.nowMs)
     state.notice = nil
     state.lastRequest = r
+    if case .sale = r { state.sentAmountText = state.forms[.sale]?["amount"] }
     if !confirming.isEmpty { return [.performConfirmed(r, summary: summary, confirming: confirming)] }
     return [.perform(r, summary: summary)]
 }
@@ -415,7 +433,8 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
     case .erase:
         if let f = state.form.focused, !f.text.isEmpty {
             state.form.fields[state.form.focus].text.removeLast()
-            state.form.errors[f.id] = nil; state.form.message = nil
+            if !state.form.fields[state.form.focus].text.contains(where: { !f.kind.accepts($0) }) { state.form.errors[f.id] = nil }
+            state.form.message = nil
         }
         return []
     case .clear:
@@ -463,6 +482,12 @@ func formAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
 
 /// Reads the form of the current screen into a typed request, or puts errors on its fields.
 func submit(_ state: inout AppState) -> [Command] {
+    // What was shown is what is sent: a field showing an error blocks sending until it is corrected.
+    if let bad = state.form.fields.first(where: { state.form.errors[$0.id] != nil }) {
+        state.form.focus = state.form.index(of: bad.id) ?? state.form.focus
+        setNotice(&state, "Correct \(bad.label) first: \(state.form.errors[bad.id]!)", error: true)
+        return []
+    }
     var form = state.form
     form.errors = [:]
     form.message = nil
