@@ -192,7 +192,9 @@ final class SystemRun: @unchecked Sendable {
     func press(_ k: Key) {
         let before = state
         // What the cashier means: the amount already on the sale screen plus what they type after F2.
-        if k == .f(2) { expectingAmount = true; intendedAmount = before.forms[.sale]?["amount"] ?? "" } else if case .char = k {} else { expectingAmount = false }
+        // (An F2 that a confirmation on screen swallows is no fresh sale.)
+        if k == .f(2) && before.overlay == nil { expectingAmount = true; intendedAmount = before.forms[.sale]?["amount"] ?? "" }
+        else if k == .f(2) { expectingAmount = false; intendedAmount = nil } else if case .char = k {} else { expectingAmount = false }
         if [.backspace, .delete, .ctrl("u"), .esc].contains(k) && before.screen == .sale { intendedAmount = nil }
         let cmds = update(&state, .key(k))
         for c in cmds {
