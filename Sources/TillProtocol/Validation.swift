@@ -119,9 +119,7 @@ extension TerminalRequest {
                 if !Limits.installments.contains(n) {
                     fail("preferredInstallments", "Installments must be from \(Limits.installments.lowerBound) to \(Limits.installments.upperBound) (0 lets the cardholder choose).")
                 }
-                if n == 1 && s.withInstallments == true {
-                    fail("preferredInstallments", "One installment is no installments: send withInstallments=false.")
-                }
+
             } else if s.withInstallments == true {
                 fail("preferredInstallments", "Say how many installments (0 lets the cardholder choose).")
             }
