@@ -466,7 +466,8 @@ public final class TerminalSimulator {
             i -= 1
         }
         let choices = lastThree.filter { eligible(state.transactions[$0]) }
-        guard !choices.isEmpty else { return latest }
+        // All of the card's last three are refunded already: the list offers nothing older.
+        guard !choices.isEmpty else { return nil }
         return choices[Int(rng.below(UInt64(choices.count)))]
     }
 
