@@ -240,3 +240,25 @@ struct AbortStyleSimTests {
         #expect(c.abortStyle == .terminal && c.declineStyle == .terminal)
     }
 }
+
+/// `till simulate --abort-style` and `--decline-style`, as a bridge runs them.
+@Suite struct StyleFlagProcessTests {
+    @Test func abortAndDeclineStylesFromTheCommandLine() throws {
+        try requireBinary()
+        let p = try SimProcess(["--stdio", "--speed", "1", "--card-wait-ms", "600000", "--abort-style", "page", "--decline-style", "page"])
+        p.watchdog(60)
+        p.send(base + "sale&amount=1000&clientTransactionId=s-1")
+        p.send(base + "abort")
+        #expect(p.readLine() == cb + "status=success&message=aborted&action=abort")
+        let sale = try #require(p.readLine())
+        #expect(sale.hasPrefix(cb + "status=fail&message=%28-57%29%20ABORTED&action=sale&clientTransactionId=s-1&amount=1000&"))
+        p.closeInput()
+        _ = p.readToEnd()
+        let d = try SimProcess(["--stdio", "--speed", "0", "--decline-style", "page"])
+        d.watchdog(60)
+        d.send(base + "sale&amount=666")
+        #expect(try #require(d.readLine()).hasPrefix(cb + "status=failed&message=Transaction%20declined%20by%20host.&action=sale&"))
+        d.closeInput()
+        _ = d.readToEnd()
+    }
+}
