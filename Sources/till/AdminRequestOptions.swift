@@ -91,13 +91,13 @@ struct PrintingSettingsOptions: RequestOptionGroup {
 struct ActivationOptions: RequestOptionGroup {
     @Option(help: ArgumentHelp("The activation code (from `till activation-code`).", valueName: "code"))
     var activationCode: String?
-    @Option(help: ArgumentHelp("The API key (apikey), instead of an activation code; a secret, never printed or journaled.", valueName: "key"))
+    @Option(help: ArgumentHelp("The API key (apikey), instead of an activation code (default: $TILL_API_KEY); a secret, never printed or journaled.", valueName: "key"))
     var apiKey: String?
-    @Option(help: ArgumentHelp("The API secret (apiSecret), with --api-key; a secret.", valueName: "secret"))
+    @Option(help: ArgumentHelp("The API secret (apiSecret), with the API key (default: $TILL_API_SECRET); a secret.", valueName: "secret"))
     var apiSecret: String?
     @Option(help: ArgumentHelp("The payment source (sourceID) the terminal takes payments for.", valueName: "id"))
     var sourceId: String?
-    @Option(help: ArgumentHelp("The terminal's PIN (pinCode), 4 to 8 digits; a secret.", valueName: "digits"))
+    @Option(help: ArgumentHelp("The terminal's PIN (pinCode), 4 to 8 digits (default: $TILL_PIN_CODE); a secret.", valueName: "digits"))
     var pinCode: String?
 
     @Option(help: ArgumentHelp("Allow MOTO (phone orders) on the terminal (activateMoto).", valueName: "true|false")) var activateMoto: String?
@@ -114,7 +114,16 @@ struct ActivationOptions: RequestOptionGroup {
 
     init() {}
 
-    func draft() -> RequestDraft {
+    /// The environment variables the secrets may come from instead of the command line (which `ps` shows).
+    static let apiKeyVariable = "TILL_API_KEY", apiSecretVariable = "TILL_API_SECRET", pinCodeVariable = "TILL_PIN_CODE"
+
+    func draft() -> RequestDraft { draft(environment: ProcessInfo.processInfo.environment) }
+
+    func draft(environment: [String: String]) -> RequestDraft {
+        func env(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        let apiKey = self.apiKey ?? env(ActivationOptions.apiKeyVariable)
+        let apiSecret = self.apiSecret ?? env(ActivationOptions.apiSecretVariable)
+        let pinCode = self.pinCode ?? env(ActivationOptions.pinCodeVariable)
         var r = TypedTextReader()
         var flags: [String: Bool] = [:]
         let typed: [(String, String?)] = [

@@ -76,6 +76,13 @@ struct SampleURLCommandTests {
         #expect(r.status == 0)
         #expect(r.stdout == "vivapayclient://pay/v1?callback=interapp-callback&appId=com.example.till&action=activatePos"
             + "&apikey=%5Bredacted%5D&apiSecret=%5Bredacted%5D&pinCode=%5Bredacted%5D\n")
+        // From the environment, so that `ps` never shows them.
+        let env = try TillBinary.run(["url", "activate", "--source-id", "Default"],
+                                     environment: ["TILL_API_KEY": "ENV-KEY", "TILL_API_SECRET": "ENV-SECRET", "TILL_PIN_CODE": "2468"])
+        #expect(env.stdout == "vivapayclient://pay/v1?callback=interapp-callback&appId=com.example.till&action=activatePos"
+            + "&apikey=%5Bredacted%5D&apiSecret=%5Bredacted%5D&sourceID=Default&pinCode=%5Bredacted%5D\n")
+        let shown = try TillBinary.run(["url", "activate", "--show-secrets"], environment: ["TILL_API_KEY": "ENV-KEY", "TILL_API_SECRET": "ENV-SECRET"])
+        #expect(shown.stdout.contains("&apikey=ENV-KEY&apiSecret=ENV-SECRET"))
         let half = try TillBinary.run(["url", "activate", "--api-key", "KEY-123"])
         #expect(half.status == 2 && half.stderr.contains("An API key needs its API secret too.") && !half.stderr.contains("KEY-123"))
     }
