@@ -31,7 +31,10 @@ public enum Limits {
 
 extension TerminalRequest {
     /// Checks every rule the pages state, and this project's own, before anything is sent.
-    public func validationErrors() -> [ValidationError] {
+    public func validationErrors() -> [ValidationError] { validationErrors(tipStyle: .onTop) }
+
+    /// As `validationErrors()`, for a terminal that reads `tipAmount` as `tipStyle` says (config `tip`).
+    public func validationErrors(tipStyle: TipStyle) -> [ValidationError] {
         var e: [ValidationError] = []
         func fail(_ field: String, _ message: String) { e.append(ValidationError(field: field, message: message)) }
         func text(_ field: String, _ value: String?, label: String, required: Bool = false, max: Int = Limits.maxTextLength) {
@@ -107,8 +110,8 @@ extension TerminalRequest {
             if let tip = s.tipAmount {
                 if tip.cents < 0 { fail("tipAmount", "The tip cannot be negative.") }
                 else if tip > s.amount { fail("tipAmount", "The tip (\(tip)) is more than the amount (\(s.amount)).") }
-                // The tip is added on top of the amount: the total must fit too.
-                else if s.amount.cents > 0, s.amount.cents <= Money.maximumCents,
+                // The tip is added on top of the amount: the total must fit too (included: the amount is the total).
+                else if tipStyle == .onTop, s.amount.cents > 0, s.amount.cents <= Money.maximumCents,
                         s.amount.cents + tip.cents > Money.maximumCents {
                     fail("amount", "The amount plus the tip (\(s.amount + tip)) is more than the largest amount the terminal takes (\(Money.maximum)).")
                 }

@@ -244,6 +244,16 @@ struct SaleOptions: RequestOptionGroup {
 
     func draft() -> RequestDraft { draft(tipStyle: .onTop) }
 
+    /// The sale with its caller, for a terminal that reads the tip as `tipStyle` says (config `tip`):
+    /// the amount sent and the rules follow it. Throws every problem at once.
+    func terminalRequest(caller: Caller, tipStyle: TipStyle) throws(ValidationFailure) -> TerminalRequest {
+        let d = draft(tipStyle: tipStyle)
+        let request = TerminalRequest(caller: caller, request: d.request)
+        let all = d.errors + request.validationErrors(tipStyle: tipStyle).filter { !d.unreadable.contains($0.field) }
+        if !all.isEmpty { throw ValidationFailure(errors: all) }
+        return request
+    }
+
     /// The sale; `tipStyle` (config `tip`) says whether the amount sent includes the tip.
     func draft(tipStyle: TipStyle) -> RequestDraft {
         var r = TypedTextReader()

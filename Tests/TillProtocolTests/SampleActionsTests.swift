@@ -187,6 +187,10 @@ struct PageMismatchTests {
         #expect(TipStyle.included.charged(amount: Money(cents: 1400), tip: tip) == Money(cents: 1400))
         #expect(TipStyle.included.goods(amount: Money(cents: 1400), tip: tip) == goods)
         #expect(TipStyle(rawValue: "on-top") == .onTop && TipStyle(rawValue: "included") == .included)
+        // The largest amount with a tip: over the top when added on top, fine when the amount holds it.
+        let big = request(.sale(SaleRequest(amount: Money.maximum, tipAmount: Money(cents: 100))))
+        #expect(big.validationErrors(tipStyle: .onTop).map(\.field) == ["amount"])
+        #expect(big.validationErrors(tipStyle: .included).isEmpty)
     }
 }
 
