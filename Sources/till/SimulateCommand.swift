@@ -53,6 +53,16 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .long, help: "Keep the terminal's state in this file (JSON), so a restarted simulator continues.")
     var state: String?
 
+    @Option(name: .customLong("abort-style"),
+            help: ArgumentHelp("How an abort is answered: terminal (real terminals: action=ABORT, status=fail, (-57) ABORTED; the default), page (abort.txt: action=abort, status=success, aborted, then the sale's own answer), sale-only (no abort answer, only the sale's, aborted).",
+                               valueName: AbortStyle.names))
+    var abortStyle: AbortStyle = .terminal
+
+    @Option(name: .customLong("decline-style"),
+            help: ArgumentHelp("How a decline by the host (amount 6.66) reads: terminal ((-12) TRANSACTION_DECLINED_BY_SERVER; the default) or page (status=failed, Transaction declined by host.).",
+                               valueName: DeclineStyle.names))
+    var declineStyle: DeclineStyle = .terminal
+
     func validate() throws {
         if stdio == (dir != nil) { throw ValidationError("Give exactly one of --stdio or --dir DIR.") }
         if !(speed >= 0) || !speed.isFinite { throw ValidationError("--speed must be 0 or more.") }
@@ -61,7 +71,8 @@ struct SimulateCommand: ParsableCommand {
 
     var simulatorConfig: SimulatorConfig {
         SimulatorConfig(seed: seed, speed: speed, cardWaitMs: cardWaitMs, hostRoundTripMs: hostMs,
-                        giveUpAfterMs: giveUpMs, tid: tid, utcOffsetMinutes: utcOffsetMinutes)
+                        giveUpAfterMs: giveUpMs, tid: tid, utcOffsetMinutes: utcOffsetMinutes,
+                        abortStyle: abortStyle, declineStyle: declineStyle)
     }
 
     func run() throws {
@@ -180,3 +191,6 @@ enum SimLog {
         line("-> \(a.tag ?? "-") \(r.rawAction ?? "") \(r.status) \(r.message ?? "")")
     }
 }
+
+extension AbortStyle: ExpressibleByArgument {}
+extension DeclineStyle: ExpressibleByArgument {}
