@@ -163,4 +163,15 @@ import TillProtocol
         }
         for w in words { #expect(BigText.lines(w, maxWidth: 32) != nil, "\(w) does not fit 32 columns") }
     }
+
+    /// The headline line (mark, words, amount) fits the pane's text width at 80×24 (30 columns) even
+    /// for the largest amount the protocol carries.
+    @Test func headlineLinesFitThePaneAt80Columns() {
+        for action in Action.allCases {
+            for state in EntryState.allCases {
+                let v = CashierWording.verdict(for: Self.journalEntry(action, cents: Money.maximumCents / 2, tip: Money.maximumCents / 2, state: state))
+                #expect(v.headlineLine().count <= 30, "\(v.headlineLine())")
+            }
+        }
+    }
 }
