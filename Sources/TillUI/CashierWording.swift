@@ -1,5 +1,5 @@
 import TillProtocol
-import TillCore
+import TillModel
 
 /// What a message of the terminal means, read from its text: `(-12) TRANSACTION_DECLINED_BY_SERVER`,
 /// `Transaction declined by host.`, `nothing to abort`, `Batch closed` …
@@ -217,7 +217,8 @@ public enum CashierWording {
     // MARK: - Verdicts
 
     /// What the result pane shows for an outcome of `perform`.
-    public static func verdict(for outcome: ActionOutcome, currency: String = "€") -> Verdict {
+    /// `tzOffsetMinutes` is for the times it names (an earlier unknown sale's "at 10:31").
+    public static func verdict(for outcome: ActionOutcome, currency: String = "€", tzOffsetMinutes: Int = 0) -> Verdict {
         switch outcome {
         case .answered(let e), .unknown(let e): return verdict(for: e, currency: currency)
         case .transportError(_, let why):
@@ -229,6 +230,20 @@ public enum CashierWording {
         case .busy:
             return Verdict(role: .aborted, mark: "✗", word: "BUSY", headline: "NOT SENT",
                            sentence: "Another request is still waiting for the terminal: wait for its result.")
+        case .otherTillBusy:
+            return Verdict(role: .aborted, mark: "✗", word: "BUSY", headline: "NOT SENT",
+                           sentence: "Another till on this journal is waiting for the terminal: wait for it, then try again.")
+        case .needsConfirmation(let unknown):
+            let named = unknown.prefix(3).map { e -> String in
+                let total = (e.amount ?? .zero) + (e.tipAmount ?? .zero)
+                return Format.money(total, currency) + " at " + String(Format.clock(e.createdAtMs, offsetMinutes: tzOffsetMinutes).prefix(5))
+            }
+            let list = named.isEmpty ? "An earlier sale" : named.joined(separator: ", ") + (unknown.count > 3 ? " and \(unknown.count - 3) more" : "")
+            return Verdict(role: .unknown, mark: "?", word: "CHECK", headline: "CHECK THE TERMINAL FIRST",
+                           sentence: list + " may have been charged: check the terminal before charging again.")
+        case .journalFailed(let e, let why):
+            return Verdict(role: .unknown, mark: "?", word: "UNKNOWN", headline: "CHECK THE TERMINAL",
+                           sentence: why + (e == nil ? "" : " Check the terminal for what it did."))
         }
     }
 
@@ -275,8 +290,14 @@ public enum CashierWording {
             return Verdict(role: .unknown, mark: "?", word: "UNKNOWN", headline: "CHECK THE TERMINAL",
                            sentence: unknownSentence(e, total: total, currency: currency))
         case .resolved:
-            return Verdict(role: .dim, mark: "✓", word: "SETTLED", headline: "SETTLED",
-                           sentence: "Settled after the outcome was unknown" + (e.note.map { ": " + $0 } ?? "."))
+            return Verdict(role: .dim, mark: "✗", word: "SETTLED", headline: "NOT CHARGED",
+                           sentence: "Settled as not charged after the outcome was unknown" + (e.note.map { ": " + $0 } ?? "."))
+        case .review:
+            return Verdict(role: .unknown, mark: "?", word: "REVIEW", headline: "NEEDS REVIEW",
+                           sentence: "The terminal's answer does not match what was asked: compare it with the terminal, then settle it on the Unresolved screen.")
+        case .duplicate:
+            return Verdict(role: .dim, mark: "✓", word: "RECORDED", headline: "ALREADY RECORDED",
+                           sentence: "The terminal repeated an answer already recorded: nothing new was charged.")
         }
     }
 

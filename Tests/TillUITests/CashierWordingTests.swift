@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TillCore
+import TillModel
 import TillProtocol
 @testable import TillUI
 
@@ -139,6 +139,11 @@ import TillProtocol
         let aborted = CashierWording.verdict(for: Self.journalEntry(.sale, cents: 1000, state: .aborted,
             response: Self.answer("status=fail&message=(-57) ABORTED&action=ABORT")))
         #expect(aborted.headlineLine() == "✗ ABORTED" && aborted.sentence.contains("no money was taken"))
+        var earlier = Self.journalEntry(.sale, cents: 1313, state: .unknown)
+        earlier.createdAtMs = 10 * 3_600_000 + 31 * 60_000          // 10:31 UTC, 11:31 at +01:00
+        let confirm = CashierWording.verdict(for: .needsConfirmation([earlier]), tzOffsetMinutes: 60)
+        #expect(confirm.sentence == "€ 13.13 at 11:31 may have been charged: check the terminal before charging again.")
+        #expect(confirm.role == .unknown && confirm.mark == "?")
         let notSent = CashierWording.verdict(for: .transportError(nil, "The drop folder cannot be written."))
         #expect(notSent.headlineLine() == "✗ NOT SENT")
     }
@@ -158,7 +163,8 @@ import TillProtocol
             }
         }
         for o in [ActionOutcome.busy(InFlight(entry: Self.journalEntry(.sale, cents: 1, state: .sent), startedAtMs: 0, deadlineMs: 1)),
-                  .invalid([]), .transportError(nil, "x")] {
+                  .invalid([]), .transportError(nil, "x"), .otherTillBusy("x"), .journalFailed(nil, "x"),
+                  .needsConfirmation([Self.journalEntry(.sale, cents: 1313, state: .unknown)])] {
             words.insert(CashierWording.verdict(for: o).word)
         }
         for w in words { #expect(BigText.lines(w, maxWidth: 32) != nil, "\(w) does not fit 32 columns") }
