@@ -134,6 +134,36 @@ public struct Verdict: Sendable, Hashable {
     }
 }
 
+/// One line of a verdict block: its text (already centred or left as it should stand) and its look.
+public struct VerdictLine: Sendable, Hashable {
+    public var text: String
+    public var role: Role
+    public var bold: Bool
+    public init(text: String, role: Role, bold: Bool) { self.text = text; self.role = role; self.bold = bold }
+}
+
+extension Verdict {
+    /// The verdict as it reads best from two metres, for a pane `width` columns wide:
+    /// the big word in block letters (with the mark in front where it fits: 44 columns, the pane at 120;
+    /// the word alone at 32, the pane at 80; the 6-row size where `maxBigHeight` and the width allow),
+    /// centred, in the verdict's role; a blank line; then the headline line (`✓ SALE APPROVED € 22.00`),
+    /// bold, in the verdict's role. Where no big text fits, the headline line alone. The sentence is
+    /// left to the caller, wrapped to the pane under these lines.
+    ///
+    ///     ▄▀▄ █▀▄ █▀▄ █▀▄ █▀█ █ █ █▀▀ █▀▄
+    ///     █▀█ █▀  █▀  █▀▄ █ █ █ █ █▀  █ █
+    ///     ▀ ▀ ▀   ▀   ▀ ▀ ▀▀▀  ▀  ▀▀▀ ▀▀
+    ///
+    ///          ✓ SALE APPROVED € 22.00
+    public func block(width: Int, maxBigHeight: Int = BigText.height(.small), currency: String = "€") -> [VerdictLine] {
+        func centred(_ t: String) -> String { String(repeating: " ", count: max(0, (width - t.count) / 2)) + t }
+        let headline = VerdictLine(text: centred(headlineLine(currency: currency)), role: role, bold: true)
+        guard let big = BigText.fit(bigCandidates, maxWidth: width, maxHeight: maxBigHeight) else { return [headline] }
+        return big.lines.map { VerdictLine(text: centred($0), role: role, bold: true) }
+            + [VerdictLine(text: "", role: role, bold: false), headline]
+    }
+}
+
 /// Every code and outcome the terminal gives, as a sentence a cashier can act on. Pure: text, answers
 /// and journal entries in, strings out. The raw message stays in the journal detail; these words are
 /// for the main screen and never show programmer text.
@@ -142,7 +172,7 @@ public enum CashierWording {
     public static func sentence(_ message: TerminalMessage, action: Action?, approved: Bool) -> String {
         switch message {
         case .success, .batchOpened, .batchClosed, .detailsFetched:
-            return approved ? approvedSentence(action, message) : notApproved(code: nil)
+            return approved ? approvedSentence(action, message) : notApproved(code: nil, action: action)
         case .userCancel:
             return "Cancelled on the terminal: no money was taken. Ask how the customer wants to pay."
         case .declinedByBank:
@@ -180,7 +210,7 @@ public enum CashierWording {
         case .resellerDeclined:
             return "The terminal refused the till's partner credentials: nothing was charged. Call whoever set up the till."
         case .unrecognised(let code):
-            return approved ? approvedSentence(action, message) : notApproved(code: code)
+            return approved ? approvedSentence(action, message) : notApproved(code: code, action: action)
         }
     }
 
@@ -210,8 +240,14 @@ public enum CashierWording {
         }
     }
 
-    static func notApproved(code: Int?) -> String {
-        "The terminal did not approve it" + (code.map { " (code \($0))" } ?? "") + ": nothing was charged. The terminal's screen says why."
+    static func notApproved(code: Int?, action: Action?) -> String {
+        let coded = code.map { " (code \($0))" } ?? ""
+        switch action {
+        case .batch?, .transactionDetails?, .abort?:
+            return "The terminal did not do it\(coded). The terminal's screen says why."
+        default:
+            return "The terminal did not approve it\(coded): nothing was charged. The terminal's screen says why."
+        }
     }
 
     // MARK: - Verdicts

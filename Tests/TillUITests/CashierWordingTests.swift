@@ -91,6 +91,7 @@ import TillProtocol
         #expect(declined.contains("nothing was charged"))
         if !message.isEmpty { #expect(!declined.contains(message)) }
         #expect(CashierWording.sentence(forMessage: "(-99) SOMETHING_NEW").contains("(code -99)"))
+        #expect(CashierWording.sentence(forMessage: message, action: .batch) == "The terminal did not do it\(message == "(-99) SOMETHING_NEW" ? " (code -99)" : ""). The terminal's screen says why.")
         #expect(CashierWording.sentence(forMessage: message, action: .sale, approved: true) == "Paid: the card was charged.")
     }
 
@@ -178,6 +179,37 @@ import TillProtocol
                 let v = CashierWording.verdict(for: Self.journalEntry(action, cents: Money.maximumCents / 2, tip: Money.maximumCents / 2, state: state))
                 #expect(v.headlineLine().count <= 30, "\(v.headlineLine())")
             }
+        }
+    }
+
+    /// The four verdicts of the issue, laid out for the pane at 80×24 (32 columns) and at 120 (44).
+    @Test func blocksForThePaneAt80And120Columns() {
+        let sale = CashierWording.verdict(for: Self.journalEntry(.sale, cents: 2000, tip: 200, state: .approved))
+        #expect(sale.block(width: 32).map(\.text) == [
+            "▄▀▄ █▀▄ █▀▄ █▀▄ █▀█ █ █ █▀▀ █▀▄",
+            "█▀█ █▀  █▀  █▀▄ █ █ █ █ █▀  █ █",
+            "▀ ▀ ▀   ▀   ▀ ▀ ▀▀▀  ▀  ▀▀▀ ▀▀ ",
+            "",
+            "    ✓ SALE APPROVED € 22.00",
+        ])
+        let unknown = CashierWording.verdict(for: Self.journalEntry(.sale, cents: 1313, state: .unknown))
+        #expect(unknown.block(width: 44).map(\.text) == [
+            "  ▀▀▄    █ █ █▄ █ █ █ █▄ █ █▀█ █   █ █▄ █",
+            "   ▀     █ █ █ ▀█ █▀▄ █ ▀█ █ █ █▄▀▄█ █ ▀█",
+            "   ▀     ▀▀▀ ▀  ▀ ▀ ▀ ▀  ▀ ▀▀▀ ▀   ▀ ▀  ▀",
+            "",
+            "            ? CHECK THE TERMINAL",
+        ])
+        let refund = CashierWording.verdict(for: Self.journalEntry(.cancel, cents: 1250, state: .approved))
+        #expect(refund.block(width: 32).last?.text == "       ✓ REFUNDED € 12.50")
+        let declined = CashierWording.verdict(for: Self.journalEntry(.sale, cents: 666, state: .declined))
+        #expect(declined.block(width: 32).last?.text == "         ✗ NOT CHARGED")
+        #expect(declined.block(width: 32).allSatisfy { $0.role == .declined })
+        // Narrower: the mark alone in block letters; narrower still, the headline alone.
+        #expect(declined.block(width: 20).map(\.text) == ["       ▀▄ ▄▀", "        ▄▀▄ ", "       ▀   ▀", "", "   ✗ NOT CHARGED"])
+        #expect(declined.block(width: 4).map(\.text) == ["✗ NOT CHARGED"])
+        for v in [sale, unknown, refund, declined] {
+            for w in [32, 44] { #expect(v.block(width: w).allSatisfy { $0.text.count <= w }) }
         }
     }
 }
