@@ -27,11 +27,14 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         /// The id of the last request written and not yet followed by any answer line.
         var outstanding: String?
         var starts = 0
+        var lineHighWater = 0
     }
     private let state = Locked(State())
 
     /// How many times a bridge process was started (for tests and the status line).
     public var bridgeStarts: Int { state.withLock { $0.starts } }
+    /// The most bytes the line buffer ever held (tests: a bridge that writes without a newline).
+    var lineBufferHighWater: Int { state.withLock { $0.lineHighWater } }
 
     public init(command: String, stderrPath: String? = nil) {
         self.command = command
@@ -103,6 +106,8 @@ public final class PipeTransport: Transport, @unchecked Sendable {
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
             pending.append(contentsOf: buf[0..<n])
+            let held = pending.count
+            state.withLock { $0.lineHighWater = max($0.lineHighWater, held) }
             while let nl = pending.firstIndex(of: 0x0A) {
                 let line = String(decoding: pending[..<nl], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
                 pending.removeSubrange(...nl)
