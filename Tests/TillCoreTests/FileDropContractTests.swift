@@ -169,13 +169,13 @@ func requestFiles(_ drop: String) -> [String] { Path.list(drop + "/requests").fi
 
         var withdrawn: [String] = []
         var claimed: [String] = []
-        let rounds = 300
+        let rounds = 1000
         for i in 0..<rounds {
             let id = "race-\(i)"
             try await transport.send(id: id, url: TerminalRequest(caller: testCaller, request: sale(2500, ctid: id)).url)
-            // 0 to ~1.5 ms: sometimes before the peer woke up, sometimes while it reads, sometimes after.
+            // 0 to ~0.6 ms: sometimes before the peer woke up, sometimes while it reads, sometimes after.
             let spin = (i * 7919) % 60
-            if spin > 0 { usleep(useconds_t(spin * 25)) }
+            if spin > 0 { usleep(useconds_t(spin * 10)) }
             if await transport.gaveUp(on: id) { withdrawn.append(id) } else { claimed.append(id) }
         }
         let answeredAll = await eventuallyAsync(30) {
