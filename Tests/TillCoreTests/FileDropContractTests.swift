@@ -249,3 +249,33 @@ func requestFiles(_ drop: String) -> [String] { Path.list(drop + "/requests").fi
         await again.shutdown()
     }
 }
+
+/// What start-up recovery asks the transport: the requests an earlier run left unclaimed, and to withdraw them.
+struct FileDropLeftoverTests {
+    @Test func anEarlierRunsUnclaimedRequestIsListedAndWithdrawn() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let drop = dir.path + "/drop"
+        let first = FileDropTransport(directory: drop)
+        _ = try await first.start(sink: { _ in })
+        try await first.send(id: "left-1", url: "x://a?b=1")
+        try await first.send(id: "left-2", url: "x://a?b=2")
+        await first.stop()
+        #expect(rename(drop + "/requests/left-2.url", drop + "/claimed/left-2.url") == 0)   // a peer took this one
+
+        let next = FileDropTransport(directory: drop)
+        _ = try await next.start(sink: { _ in })
+        #expect(await next.unclaimedRequestIds() == ["left-1"])
+        #expect(await next.withdrawIfUnclaimed(id: "left-1") == true)     // never sent
+        #expect(await next.withdrawIfUnclaimed(id: "left-2") == false)    // the peer has it: unknown
+        #expect(await next.withdrawIfUnclaimed(id: "../claimed/left-2") == false)
+        #expect(requestFiles(drop).isEmpty && Path.list(drop + "/claimed") == ["left-2.url"])
+        await next.stop()
+
+        // A pipe cannot take a request back: never "withdrawn", and asking does not touch the bridge.
+        let pipe = PipeTransport(command: "exec cat > /dev/null")
+        _ = try await pipe.start(sink: { _ in })
+        #expect(await pipe.withdrawIfUnclaimed(id: "x") == false && pipe.bridgeStarts == 1)
+        #expect(await pipe.unclaimedRequestIds().isEmpty)
+        await pipe.stop()
+    }
+}

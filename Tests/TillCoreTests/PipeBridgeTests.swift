@@ -90,6 +90,26 @@ func processGone(_ pid: pid_t) -> Bool {
         await c.shutdown()
     }
 
+    // A bridge that starts slowly still gets the request (send waits for it to be read, within a grace);
+    // one that ends without reading it never got it.
+    @Test func aSlowStartingBridgeGetsTheRequestAndOneThatExitsUnreadNeverDid() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let journal = try Journal(path: dir.path + "/j.sqlite")
+        let slow = TillController(transport: PipeTransport(command: "sleep 0.4; exec '\(tillBinary)' simulate --stdio --speed 0"),
+                                  journal: journal, caller: testCaller, timeoutMs: 20_000)
+        try await slow.start()
+        #expect(await slow.perform(sale(1000)).journalEntry?.state == .approved)
+        await slow.shutdown()
+
+        let quitter = TillController(transport: PipeTransport(command: "sleep 0.1; exit 3"), journal: journal, caller: testCaller,
+                                     timeoutMs: 20_000)
+        try await quitter.start()
+        let r = await quitter.perform(sale(1000))
+        guard case .transportError(let e?, let m) = r else { Issue.record("expected never sent, got \(r)"); await quitter.shutdown(); return }
+        #expect(e.state == .resolved && m.contains("exited with status 3") && m.contains("never read"), "\(m)")
+        await quitter.shutdown()
+    }
+
     // Defect: the bridge inherited TILL_MERCHANT_KEY.
     @Test func theBridgeDoesNotInheritTheMerchantKey() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
@@ -128,5 +148,32 @@ func processGone(_ pid: pid_t) -> Bool {
         if !processGone(child) { kill(child, SIGKILL) }
         #expect(AtomicFile.read(marker)?.contains("term") == true, "the bridge never got a SIGTERM")
         #expect(took < 5, "stop() took \(took) s")
+    }
+}
+
+/// The pure parts of the pipe transport: line splitting and the bridge's environment.
+struct PipeTransportUnitTests {
+    private func feed(_ s: inout PipeTransport.LineSplitter, _ text: String) -> [PipeTransport.LineSplitter.Piece] {
+        Array(text.utf8).withUnsafeBytes { s.feed($0) }
+    }
+
+    @Test func linesSplitAcrossReadsAndTheLimitIsExact() {
+        var s = PipeTransport.LineSplitter(limit: 8)
+        #expect(feed(&s, "abc") == [])
+        #expect(feed(&s, "de\nfg") == [.line(Array("abcde".utf8))])
+        #expect(feed(&s, "\n\n") == [.line(Array("fg".utf8)), .line([])])
+        #expect(feed(&s, "12345678\n") == [.line(Array("12345678".utf8))])          // exactly the limit: kept
+        #expect(feed(&s, "1234") == [])
+        #expect(feed(&s, "56789") == [.overlong])                                      // one over: dropped, told once
+        #expect(feed(&s, "more and more") == [])
+        #expect(feed(&s, "end\nok\n") == [.line(Array("ok".utf8))])                   // resumes after the newline
+        #expect(s.line.isEmpty)
+    }
+
+    @Test func theBridgeEnvironmentLeavesOutTillsSecretsOnly() {
+        let env = ["PATH=/usr/bin", "TILL_MERCHANT_KEY=MK-1", "TILL_ISV_SECRET=s", "TILL_API_TOKEN=t", "TILL_DB_PASSWORD=p",
+                   "TILL_JOURNAL=/x", "HOME=/root", "AWS_SECRET_ACCESS_KEY=bridge-needs-it", "EMPTY=", "TILL_MERCHANT_KEY"]
+        #expect(PipeTransport.bridgeEnvironment(env) == ["PATH=/usr/bin", "TILL_JOURNAL=/x", "HOME=/root",
+                                                        "AWS_SECRET_ACCESS_KEY=bridge-needs-it", "EMPTY="])
     }
 }
