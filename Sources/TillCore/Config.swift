@@ -49,6 +49,8 @@ public struct TillConfig: Sendable, Hashable {
     public var simStatePath: String?
     /// The file it was read from, if any.
     public var sourcePath: String?
+    /// Things the cashier or the shop owner should fix, found while loading (e.g. a merchant key others can read).
+    public var warnings: [String] = []
 
     public init() {}
 
@@ -77,6 +79,10 @@ public struct TillConfig: Sendable, Hashable {
         guard let text = AtomicFile.read(p) else { throw ConfigError(message: "\(p): cannot be read.") }
         var c = try parse(text, file: p)
         c.sourcePath = p
+        var st = stat()
+        if c.merchantKey != nil, stat(p, &st) == 0, (st.st_mode & 0o077) != 0 {
+            c.warnings.append("The config file \(p) holds the merchant key and others on this machine can read it: run chmod 600 \(p)")
+        }
         return c
     }
 
@@ -118,6 +124,17 @@ public struct TillConfig: Sendable, Hashable {
                 if let d = v.double { return d }
                 throw fail(key, "must be a number, like \(key) = 90.")
             }
+            // TOML may spell control characters as escapes; the TOML reader cuts a string at a NUL, silently.
+            let n = line(of: key)
+            if n > 0 {
+                let raw = String(lines[n - 1])
+                if raw.contains("\\u0000") || raw.contains("\\U00000000") {
+                    throw fail(key, "holds a NUL character (\\u0000), which no value may hold.")
+                }
+            }
+            if let s = v.string, s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                throw fail(key, "holds a control character, which no value may hold.")
+            }
             switch key {
             case "merchant_key":
                 let s = try string()
@@ -134,13 +151,20 @@ public struct TillConfig: Sendable, Hashable {
                 do { c.transport = try TransportSpec(parsing: try string()) } catch { throw fail(key, error.message) }
             case "timeout":
                 let n = try number()
-                guard n > 0, n <= 3600 else { throw fail(key, "must be from 0 to 3600 seconds (got \(n)).") }
+                guard n >= TillConfig.minimumTimeoutSeconds, n <= 3600 else {
+                    throw fail(key, "must be from \(TillConfig.minimumTimeoutSeconds) to 3600 seconds (got \(n)).")
+                }
                 c.timeoutSeconds = n
             case "cashier": c.cashier = try string()
             case "till_name": c.tillName = try string()
             case "theme": c.theme = try string()
             case "keymap": c.keymap = try string()
-            case "journal": c.journalPath = try string()
+            case "journal":
+                let s = try string()
+                if s.trimmingCharacters(in: .whitespaces).isEmpty {
+                    throw fail(key, "is empty: give the journal's file path, like journal = \"/var/lib/till/journal.sqlite\" (or leave the key out for the default).")
+                }
+                c.journalPath = s
             case "sim_speed":
                 let n = try number()
                 guard n >= 0, n.isFinite else { throw fail(key, "must be 0 or more.") }
@@ -183,6 +207,9 @@ public struct TillConfig: Sendable, Hashable {
                       merchantKey: merchantKey ?? envKey ?? TillConfig.defaultMerchantKey,
                       appId: appId ?? TillConfig.defaultAppId)
     }
+
+    /// The shortest wait for an answer till accepts: anything shorter would call every outcome unknown.
+    public static let minimumTimeoutSeconds = 0.1
 
     public var resolvedJournalPath: String { journalPath ?? Journal.defaultPath() }
     public var resolvedTransport: TransportSpec { transport ?? .simulator }

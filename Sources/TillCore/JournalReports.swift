@@ -157,7 +157,7 @@ extension Journal {
             // Reading a stored Z report is a read; only the first request for a batch the terminal
             // closed by itself writes (and fsyncs) one.
             if let r = try pool.read(stored) { return r }
-            return try pool.write { db in
+            return try write { db in
                 if let r = try stored(db) { return r }
                 let r = Report(kind: .closing, batch: batch.info, closedAtMs: batch.closedAtMs, closedHow: batch.closedHow,
                                generatedAtMs: nowMs, buckets: try Journal.reportBuckets(db, batchKey: key))

@@ -1,5 +1,5 @@
 import TillProtocol
-import TillCore
+import TillModel
 
 /// Formatting shared by the view and the update (pure, no Foundation).
 public enum Format {
@@ -88,6 +88,8 @@ public enum Format {
         case .aborted: return "ABORTED"
         case .unknown: return "UNKNOWN"
         case .resolved: return "RESOLVED"
+        case .review: return "NEEDS REVIEW"
+        case .duplicate: return "REPEATED"
         }
     }
 

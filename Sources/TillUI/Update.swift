@@ -1,5 +1,5 @@
 import TillProtocol
-import TillCore
+import TillModel
 
 /// The caller used only to validate a request in the UI; the service fills in the real one.
 let validationCaller = Caller(callback: "till", merchantKey: "till", appId: "till")
@@ -117,8 +117,25 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
         state.pending = Pending(summary: summary, action: f.entry.action, startedAtMs: f.startedAtMs,
                                 deadlineMs: f.deadlineMs, abortRequested: f.abortRequested || (state.pending?.abortRequested ?? false))
         return []
-    case .settled:
-        // `perform` returns the same outcome; the result pane is updated from there.
+    case .settled(let outcome):
+        // `perform` returns the same outcome for the UI's own requests; the result pane is updated from there. A
+        // settled request the UI did not send (start-up recovery's look-ups) must not leave the screen busy.
+        if let p = state.pending, p.action == .transactionDetails || outcome.entryAction == .transactionDetails,
+           outcome.entryAction == p.action {
+            state.pending = nil
+        }
+        return []
+    case .recovered(let e):
+        if state.pending?.action == .transactionDetails { state.pending = nil }
+        let what = "\(Format.actionName(e.action)) \(Format.money(e.amount, state.currency))"
+        switch e.state {
+        case .approved: setNotice(&state, "Recovered: \(what) WAS CHARGED (journal #\(e.id)).")
+        case .declined, .aborted, .resolved: setNotice(&state, "Recovered: \(what) was NOT charged (journal #\(e.id)).")
+        default: setNotice(&state, "\(what) (journal #\(e.id)): outcome still unknown; check the terminal.", error: true)
+        }
+        return [.loadUnresolved, .loadReport(batch: "current", show: false)]
+    case .journalProblem(let m):
+        setNotice(&state, m, error: true)
         return []
     case .unmatchedAnswer(let r, let note):
         setNotice(&state, "An answer matched nothing in flight (\(r.status), \(r.message ?? "no message")): \(note)", error: true)
@@ -153,6 +170,20 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     case .busy:
         setNotice(&state, "Another request is in flight; nothing was sent.", error: true)
         return []
+    case .otherTillBusy(let m):
+        setNotice(&state, "Not sent: " + m, error: true)
+        return []
+    case .needsConfirmation(let list):
+        guard let r = state.lastRequest else { setNotice(&state, "Check the unknown payments first.", error: true); return [.loadUnresolved] }
+        let lines = list.prefix(3).map { e in
+            "\(Format.money(e.amount, state.currency)) at \(Format.clock(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)) may have been charged:"
+        } + ["check the terminal before charging again."]
+        state.overlay = .confirm(Confirmation(
+            title: "Charge again?", lines: lines,
+            choices: [ConfirmChoice(key: "y", label: "checked: charge \(Format.summary(r, currency: state.currency))",
+                                    action: .sendConfirmingUnknown(r, Set(list.map(\.id))))],
+            enterPicksFirst: false))
+        return [.loadUnresolved]
     default:
         break
     }
@@ -189,7 +220,8 @@ extension ActionOutcome {
         case .answered(let e), .unknown(let e): return e
         case .transportError(let e, _): return e
         case .busy(let f): return f.entry
-        case .invalid: return nil
+        case .journalFailed(let e, _): return e
+        case .invalid, .otherTillBusy, .needsConfirmation: return nil
         }
     }
     var entryAction: Action? { entry?.action }
@@ -322,7 +354,7 @@ func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
 func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [Command] {
     var choice: ConfirmChoice?
     switch key {
-    case .enter: choice = c.choices.first
+    case .enter: choice = c.enterPicksFirst ? c.choices.first : nil
     case .esc: state.overlay = nil; setNotice(&state, "Cancelled: nothing was done."); return []
     case .char(let ch):
         let lower = Character(ch.lowercased())
@@ -341,14 +373,16 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         return [.quit]
     case .send(let r):
         return send(&state, r)
-    case .resolve(let id, let note):
-        return [.resolve(entryId: id, note: note)]
+    case .resolve(let id, let charged, let note):
+        return [.resolve(entryId: id, charged: charged, note: note)]
     case .goTo(let screen):
         return go(&state, screen)
+    case .sendConfirmingUnknown(let r, let ids):
+        return send(&state, r, confirming: ids)
     }
 }
 
-func send(_ state: inout AppState, _ r: Request) -> [Command] {
+func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) -> [Command] {
     if let p = state.pending {
         setNotice(&state, "Wait: \(p.summary) is in flight (Esc aborts).", error: true)
         return []
@@ -356,6 +390,8 @@ func send(_ state: inout AppState, _ r: Request) -> [Command] {
     let summary = Format.summary(r, currency: state.currency)
     state.pending = Pending(summary: summary, action: r.action, startedAtMs: state.nowMs)
     state.notice = nil
+    state.lastRequest = r
+    if !confirming.isEmpty { return [.performConfirmed(r, summary: summary, confirming: confirming)] }
     return [.perform(r, summary: summary)]
 }
 
@@ -680,8 +716,9 @@ func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
         title: "Resolve \(what)?",
         lines: ["Check the terminal's own history first. Then say",
                 "what really happened; nothing is sent again."],
-        choices: [ConfirmChoice(key: "c", label: "charged (it went through)", action: .resolve(entryId: e.id, note: "cashier: charged on the terminal")),
-                  ConfirmChoice(key: "x", label: "not charged", action: .resolve(entryId: e.id, note: "cashier: not charged"))]))
+        choices: [ConfirmChoice(key: "c", label: "charged (it went through)", action: .resolve(entryId: e.id, charged: true, note: "")),
+                  ConfirmChoice(key: "x", label: "not charged", action: .resolve(entryId: e.id, charged: false, note: ""))],
+        enterPicksFirst: false))
 }
 
 /// How many journal rows fit on the screen (used for paging).

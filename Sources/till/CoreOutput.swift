@@ -51,8 +51,16 @@ struct GlobalOptions: ParsableArguments {
                 Foundation.exit(2)
             }
         }
+        for w in file.warnings { printToStandardError("till: warning: " + w) }
+        if let journal, journal.trimmingCharacters(in: .whitespaces).isEmpty {
+            printToStandardError("till: --journal is empty: give the journal's file path (or leave the flag out for the default).")
+            Foundation.exit(2)
+        }
         if let timeout {
-            guard timeout > 0, timeout <= 3600 else { printToStandardError("till: --timeout must be from 0 to 3600 seconds."); Foundation.exit(2) }
+            guard timeout >= TillConfig.minimumTimeoutSeconds, timeout <= 3600, timeout.isFinite else {
+                printToStandardError("till: --timeout must be from \(TillConfig.minimumTimeoutSeconds) to 3600 seconds.")
+                Foundation.exit(2)
+            }
             o.timeoutSeconds = timeout
         }
         if let simSpeed {
@@ -67,7 +75,10 @@ struct GlobalOptions: ParsableArguments {
 
     func journalOnly() -> Journal {
         let s = settings()
-        do { return try Journal(path: s.resolvedJournalPath) } catch {
+        do { return try Journal(path: s.resolvedJournalPath) } catch let error as JournalOpenError {
+            printToStandardError("till: \(error)")
+            Foundation.exit(2)
+        } catch {
             printToStandardError("till: cannot open the journal \(s.resolvedJournalPath): \(error)")
             Foundation.exit(3)
         }
@@ -77,7 +88,10 @@ struct GlobalOptions: ParsableArguments {
     func controller(caller: Caller, recover: Bool = true) async -> TillController {
         let s = settings()
         let c: TillController
-        do { c = try await TillFactory.makeController(config: s, caller: caller) } catch {
+        do { c = try await TillFactory.makeController(config: s, caller: caller) } catch let error as JournalOpenError {
+            printToStandardError("till: \(error)")
+            Foundation.exit(2)
+        } catch {
             printToStandardError("till: cannot start (\(s.resolvedTransport)): \(error)")
             Foundation.exit(3)
         }
@@ -160,7 +174,28 @@ func printOutcome(_ outcome: ActionOutcome, json: Bool) -> Int32 {
             print("  " + terminalSafe(e.note ?? "No answer: check the terminal."))
             if let c = e.clientTransactionId { print("  Your reference  \(c)") }
             print("")
-            print("Journal entry \(e.id): \(e.state.rawValue). Check the terminal, then: till resolve \(e.id) --note \"…\"")
+            print("Journal entry \(e.id): \(e.state.rawValue). Check the terminal, then: till resolve \(e.id) --charged|--not-charged")
+        }
+    case .otherTillBusy(let message):
+        if json { print(JSONValue.object([("outcome", .string("busy")), ("message", .string(message))]).text()) }
+        else { printToStandardError("BUSY: " + terminalSafe(message)) }
+    case .needsConfirmation(let list):
+        if json {
+            print(JSONValue.object([("outcome", .string("needsConfirmation")), ("unknown", .array(list.map(journalEntryJSON)))]).text())
+        } else {
+            printToStandardError("NOT SENT: earlier payment(s) with an unknown outcome may have been charged:")
+            for e in list { printToStandardError("  " + journalEntryLine(e)) }
+            let ids = list.map { String($0.id) }
+            printToStandardError("Check the terminal first. Settle each with `till resolve ID --charged|--not-charged`, or charge again anyway with "
+                                 + ids.map { "--confirm-unknown \($0)" }.joined(separator: " ") + ".")
+        }
+    case .journalFailed(let e, let message):
+        if json {
+            print(JSONValue.object([("outcome", .string("journalError")), ("message", .string(message)),
+                                    ("entry", e.map(journalEntryJSON) ?? .null)]).text())
+        } else {
+            printToStandardError("JOURNAL ERROR: \(terminalSafe(message))")
+            if let e { printToStandardError("Journal entry \(e.id) (\(e.action.rawValue)) as last journaled: \(e.state.rawValue)") }
         }
     case .transportError(let e, let message):
         if json {

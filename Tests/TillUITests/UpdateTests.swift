@@ -1,5 +1,5 @@
 import Testing
-import TillCore
+import TillModel
 import TillProtocol
 @testable import TillUI
 
@@ -298,7 +298,7 @@ import TillProtocol
         press(&s, .enter)
         guard case .confirm? = s.overlay else { Issue.record("no confirmation"); return }
         let cmds = press(&s, .char("x"))
-        #expect(cmds == [.resolve(entryId: 4, note: "cashier: not charged")])
+        #expect(cmds == [.resolve(entryId: 4, charged: false, note: "")])
         let after = update(&s, .resolved(entryId: 4, error: nil))
         #expect(after == [.loadUnresolved])
     }

@@ -88,6 +88,13 @@ public struct Report: Sendable, Hashable, Codable {
     public var declined = Tally()
     public var aborted = Tally()
     public var unknown = Tally()
+    /// Answers that need a person before they count (approved for another amount than asked, answers that matched
+    /// nothing till sent). Optional in storage so Z reports stored before it existed still read.
+    public var review: Tally { get { reviewStored ?? Tally() } set { reviewStored = newValue } }
+    private var reviewStored: Tally?
+    /// Answers that repeated a transaction already journaled: nothing new was charged.
+    public var duplicates: Tally { get { duplicatesStored ?? Tally() } set { duplicatesStored = newValue } }
+    private var duplicatesStored: Tally?
     /// Approved sales by card type, then by verification method (count and amount + tip).
     public var byCardType: [String: Tally] = [:]
     public var byVerificationMethod: [String: Tally] = [:]
@@ -123,6 +130,8 @@ public struct Report: Sendable, Hashable, Codable {
             case .declined: declined.add(b.count, b.amountCents + b.tipCents)
             case .aborted: aborted.add(b.count, b.amountCents + b.tipCents)
             case .pending, .sent, .unknown: unknown.add(b.count, b.amountCents + b.tipCents)
+            case .review: review.add(b.count, b.amountCents + b.tipCents)
+            case .duplicate: duplicates.add(b.count, b.amountCents + b.tipCents)
             case .resolved: break
             }
         }

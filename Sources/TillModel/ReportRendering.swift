@@ -1,4 +1,3 @@
-import Foundation
 import TillProtocol
 
 extension Report {
@@ -41,6 +40,8 @@ extension Report {
         out.append(row("  Declined", declined, declined.cents))
         out.append(row("  Aborted", aborted, aborted.cents))
         out.append(row("  Outcome unknown", unknown, unknown.cents) + (unknown.count > 0 ? "  check the terminal" : ""))
+        if review.count > 0 { out.append(row("  Needs review", review, review.cents) + "  check the terminal and resolve") }
+        if duplicates.count > 0 { out.append(row("  Repeated answers", duplicates, duplicates.cents) + "  not charged again") }
         return out
     }
 
@@ -67,6 +68,8 @@ extension Report {
         add("not in totals", "declined", declined, declined.cents)
         add("not in totals", "aborted", aborted, aborted.cents)
         add("not in totals", "outcome unknown", unknown, unknown.cents)
+        add("not in totals", "needs review", review, review.cents)
+        add("not in totals", "repeated answers", duplicates, duplicates.cents)
         return CSV.text(rows)
     }
 
@@ -81,6 +84,7 @@ extension Report {
             ("sales", tally(sales)), ("tips", tally(tips)), ("preAuths", tally(preAuths)), ("captures", tally(captures)),
             ("preAuthsAwaitingCapture", .int(preAuthsAwaitingCapture)), ("refunds", tally(refunds)), ("netCents", .int(netCents)),
             ("declined", tally(declined)), ("aborted", tally(aborted)), ("unknown", tally(unknown)),
+            ("review", tally(review)), ("duplicates", tally(duplicates)),
             ("byCardType", .object(byCardType.sorted { $0.key < $1.key }.map { ($0.key, tally($0.value)) })),
             ("byVerificationMethod", .object(byVerificationMethod.sorted { $0.key < $1.key }.map { ($0.key, tally($0.value)) })),
         ])
@@ -120,7 +124,7 @@ public enum TransactionExport {
 public enum CSV {
     public static func field(_ s: String) -> String {
         if s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
-            return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            return "\"" + String(s.flatMap { $0 == "\"" ? ["\"", "\""] : [$0] }) + "\""
         }
         return s
     }
