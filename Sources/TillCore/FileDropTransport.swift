@@ -59,7 +59,10 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
     }
 
     /// Makes the folders that are missing (`0700`) and checks that each is a real folder, this user's alone.
-    func prepareFolders() throws(FileDropError) {
+    /// `archive/` or `rejected/` taken by something that is not a folder (and not a link) does not stop till: answers
+    /// are still journaled, and stay in `responses/` until it is fixed; that is returned as a warning to report.
+    func prepareFolders() throws(FileDropError) -> [String] {
+        var warnings: [String] = []
         if !Path.exists(directory) {
             do { try Path.makeDirectories(directory, mode: 0o700) } catch {
                 throw FileDropError("The drop folder \(directory) cannot be made: \(error).")
@@ -72,14 +75,22 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
             if lstat(d, &st) != 0 && errno == ENOENT && mkdir(d, 0o700) != 0 && errno != EEXIST {
                 throw FileDropError("The folder \(d) cannot be made: \(String(cString: strerror(errno))).")
             }
+            if d == archiveDir || d == rejectedDir, lstat(d, &st) == 0,
+               !FileKind.isDirectory(st.st_mode), st.st_mode & S_IFMT != S_IFLNK {
+                warnings.append("\(d) is \(FileKind.describe(st.st_mode)), not a folder: answers are journaled but stay in "
+                                + "responses/ until it is fixed (move it away and run: mkdir -m 700 \(d)).")
+                continue
+            }
             if let p = PrivateFolder.problem(d, allowLink: false) { throw FileDropError(p) }
         }
+        return warnings
     }
 
     public func start(sink: @escaping @Sendable (TransportEvent) -> Void) async throws -> [IncomingAnswer] {
-        try prepareFolders()
+        let warnings = try prepareFolders()
         let watcher = try DirectoryWatcher(directory: responsesDir)
         state.withLock { $0.sink = sink; $0.running = true; $0.stopping = false }
+        for w in warnings { sink(.problem(w)) }
         // The watcher is on before the scan, so nothing that lands in between is missed (the set drops doubles).
         var backlog: [IncomingAnswer] = []
         for name in Path.list(responsesDir) where !name.hasPrefix(".") {

@@ -119,6 +119,16 @@ func requestFiles(_ drop: String) -> [String] { Path.list(drop + "/requests").fi
             #expect("\(error)".contains("symbolic link"), "\(error)")
         }
 
+        // archive/ taken by a plain file: till still starts (answers are journaled and wait in responses/), and says so.
+        let blocked = dir.path + "/drop-archive-file"
+        try Path.makeDirectories(blocked)
+        try AtomicFile.write("x\n", to: blocked + "/archive")
+        let warned = TransportEventLog()
+        let starts = FileDropTransport(directory: blocked)
+        _ = try await starts.start(sink: warned.sink)
+        #expect(warned.problems.contains { $0.contains(blocked + "/archive") && $0.contains("not a folder") }, "\(warned.problems)")
+        await starts.stop()
+
         // Through the command line: a clear message and exit 3, before anything is sent.
         let open = dir.path + "/drop-cli"
         try Path.makeDirectories(open)
