@@ -48,5 +48,7 @@ let package = Package(
                                                           .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "TillUITests", dependencies: ["TillUI", "TillModel", "TillProtocol"], exclude: ["Golden"]),
         .testTarget(name: "TillE2ETests", dependencies: []),
+        // The whole system at once: the pure UI driven by keys, the real controller, journal and simulator.
+        .testTarget(name: "TillSystemTests", dependencies: ["TillUI", "TillModel", "TillCore", "TillSimulator", "TillProtocol", "TillIO"]),
     ]
 )

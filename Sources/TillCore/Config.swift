@@ -30,6 +30,8 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
 /// sim_speed = 1
 /// sim_seed = 1
 /// sim_state = "/var/lib/till/simulator-state.json"
+/// sim_abort_style = "terminal"         # terminal | page | sale-only (the built-in simulator's abort answer)
+/// tip = "on-top"                       # on-top | included: how the terminal reads tipAmount
 /// ```
 public struct TillConfig: Sendable, Hashable {
     public var merchantKey: String?
@@ -47,6 +49,10 @@ public struct TillConfig: Sendable, Hashable {
     public var simSpeed: Double?
     public var simSeed: UInt64?
     public var simStatePath: String?
+    /// How the built-in simulator answers an abort (`sim_abort_style`).
+    public var simAbortStyle: AbortStyle?
+    /// How the terminal reads `tipAmount` (`tip`): on top of the amount (default) or included in it.
+    public var tip: TipStyle?
     /// The file it was read from, if any.
     public var sourcePath: String?
     /// Things the cashier or the shop owner should fix, found while loading (e.g. a merchant key others can read).
@@ -61,7 +67,8 @@ public struct TillConfig: Sendable, Hashable {
 
     /// The keys a config file may hold.
     public static let keys = ["merchant_key", "app_id", "callback", "currency", "decimal_separator", "transport", "timeout",
-                              "cashier", "till_name", "theme", "keymap", "journal", "sim_speed", "sim_seed", "sim_state"]
+                              "cashier", "till_name", "theme", "keymap", "journal", "sim_speed", "sim_seed", "sim_state",
+                              "sim_abort_style", "tip"]
 
     /// `$XDG_CONFIG_HOME/till/config.toml`, else `~/.config/till/config.toml`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -173,6 +180,16 @@ public struct TillConfig: Sendable, Hashable {
                 guard let i = v.int, i >= 0 else { throw fail(key, "must be a whole number, 0 or more.") }
                 c.simSeed = UInt64(i)
             case "sim_state": c.simStatePath = try string()
+            case "sim_abort_style":
+                let s = try string()
+                guard let style = AbortStyle(rawValue: s) else { throw fail(key, "must be one of \(AbortStyle.names) (got \"\(s)\").") }
+                c.simAbortStyle = style
+            case "tip":
+                let s = try string()
+                guard let style = TipStyle(rawValue: s) else {
+                    throw fail(key, "must be \"on-top\" (the tip is added to the amount) or \"included\" (the amount holds the tip) (got \"\(s)\").")
+                }
+                c.tip = style
             default: break
             }
         }
@@ -197,6 +214,8 @@ public struct TillConfig: Sendable, Hashable {
         if let v = other.simSpeed { c.simSpeed = v }
         if let v = other.simSeed { c.simSeed = v }
         if let v = other.simStatePath { c.simStatePath = v }
+        if let v = other.simAbortStyle { c.simAbortStyle = v }
+        if let v = other.tip { c.tip = v }
         return c
     }
 
@@ -207,6 +226,8 @@ public struct TillConfig: Sendable, Hashable {
                       merchantKey: merchantKey ?? envKey ?? TillConfig.defaultMerchantKey,
                       appId: appId ?? TillConfig.defaultAppId)
     }
+
+    public var resolvedTip: TipStyle { tip ?? .onTop }
 
     /// The shortest wait for an answer till accepts: anything shorter would call every outcome unknown.
     public static let minimumTimeoutSeconds = 0.1
@@ -236,7 +257,7 @@ public enum TillFactory {
     public static func makeTransport(_ c: TillConfig, pipeStderrPath: String? = nil) throws -> any Transport {
         switch c.resolvedTransport {
         case .simulator:
-            let sim = SimulatorConfig(seed: c.simSeed ?? 1, speed: c.simSpeed ?? 1)
+            let sim = SimulatorConfig(seed: c.simSeed ?? 1, speed: c.simSpeed ?? 1, abortStyle: c.simAbortStyle ?? .terminal)
             return try SimulatorTransport(config: sim, statePath: c.resolvedSimStatePath)
         case .file(let dir): return FileDropTransport(directory: dir)
         case .pipe(let cmd): return PipeTransport(command: cmd, stderrPath: pipeStderrPath)

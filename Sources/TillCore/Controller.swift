@@ -131,6 +131,26 @@ public actor TillController: TillService {
 
     public nonisolated func events() -> AsyncStream<ControllerEvent> { hub.stream() }
 
+    /// Test-only: the process dies here, as with SIGKILL. Nothing more is journaled, answers are no longer taken, the
+    /// transport stops, the sender lock goes (as the kernel drops a dead process's locks), and a waiter is woken with
+    /// "killed" so the test's task does not hang; what the journal says is what a real kill would leave.
+    func simulateKill() async {
+        killed = true
+        if let f = current {
+            f.timer?.cancel()
+            f.abort?.timer?.cancel()
+            f.abort?.continuation?.resume(returning: .noAnswer)
+            f.continuation?.resume(returning: .transportError(nil, "killed"))
+        }
+        current = nil
+        consumer?.cancel()
+        eventContinuation?.finish()
+        await transport.stop()
+        senderLock.forceRelease()
+        hub.finish()
+    }
+    var killed = false
+
     public func inFlight() async -> InFlight? { current?.inFlight }
 
     // MARK: perform
@@ -542,6 +562,7 @@ public actor TillController: TillService {
     }
 
     func handleAnswer(_ a: IncomingAnswer) async {
+        guard !killed else { return }
         let response: CallbackResponse
         do {
             response = try CallbackResponse.decode(a.text)

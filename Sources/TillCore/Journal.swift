@@ -409,6 +409,11 @@ public final class Journal: Sendable {
         }
     }
 
+    /// When the cashier confirmed, before charging again, that this unknown payment was checked (nil: never).
+    public func retryConfirmedAtMs(of id: Int64) throws -> Int64? {
+        try pool.read { db in try Int64.fetchOne(db, sql: "SELECT retryConfirmedAtMs FROM entry WHERE id = ?", arguments: [id]) }
+    }
+
     /// What the request asked for, before any answer (the answer's amount is in `amount`).
     public func requestedAmounts(of id: Int64) throws -> (amount: Money?, tip: Money?) {
         try pool.read { db in

@@ -98,16 +98,28 @@ extension Journal {
         try pool.read { db in try Journal.batches(db, nowMs: nowMs) }
     }
 
+    /// The name shown for the batch the terminal started by itself after a 48-hour auto-close, until an
+    /// answer names it (batch.txt:10: "automatically being closed and a new one being started").
+    public static let terminalStartedBatchName = "started by the terminal"
+    static let autoCloseHow = "closed by the terminal (48-hour auto-close)"
+
     static func batches(_ db: Database, nowMs: Int64) throws -> [BatchRecord] {
         let events = try Row.fetchAll(db, sql: "SELECT * FROM batch_event ORDER BY id").map(Journal.batchEvent(from:))
         var out: [BatchRecord] = []
+        /// Closes the open batch by `at`. One the terminal closed 48 hours after it opened, before `at`, is
+        /// closed then, and the terminal started a new one (batch.txt:10), which the journal knows only by
+        /// its start: at the last 48-hour mark before `at` (the simulator's rule; a till that was off for days
+        /// finds one new batch, not one per 48 hours). It is open at `at` unless `how` closes it too.
         func closeOpen(at: Int64, how: String) {
             guard let last = out.last, last.isOpen else { return }
             let auto = last.openedAtMs + autoCloseMs
             if at >= auto {
                 out[out.count - 1].closedAtMs = auto
-                out[out.count - 1].closedHow = "closed by the terminal (48-hour auto-close)"
-            } else {
+                out[out.count - 1].closedHow = autoCloseHow
+                let started = auto + (at - auto) / autoCloseMs * autoCloseMs
+                out.append(BatchRecord(id: nil, name: terminalStartedBatchName, openedAtMs: started))
+            }
+            if !how.isEmpty, let last = out.last, last.isOpen {
                 out[out.count - 1].closedAtMs = at
                 out[out.count - 1].closedHow = how
             }
@@ -118,15 +130,21 @@ extension Journal {
                 closeOpen(at: e.atMs, how: "closed by the terminal when a new batch was opened")
                 out.append(BatchRecord(id: e.batchId, name: e.batchName, openedAtMs: e.atMs))
             case .close:
-                if let last = out.last, last.isOpen, e.batchId == nil || e.batchId == last.id || e.batchName == last.name {
+                // Bring the batches up to the close first: the one it closes may be one the terminal started.
+                closeOpen(at: e.atMs, how: "")
+                guard let last = out.last, last.isOpen else { continue }
+                let startedByTerminal = last.id == nil && last.name == terminalStartedBatchName
+                if startedByTerminal || e.batchId == nil || e.batchId == last.id || e.batchName == last.name {
+                    // The terminal's answer names the batch it started by itself: the journal learns its id and name.
+                    if startedByTerminal {
+                        out[out.count - 1].id = e.batchId
+                        if let n = e.batchName { out[out.count - 1].name = n }
+                    }
                     closeOpen(at: e.atMs, how: "closed by till")
                 }
             }
         }
         closeOpen(at: nowMs, how: "")
-        if let last = out.last, last.isOpen == false, last.closedHow == "" {
-            out[out.count - 1].closedAtMs = nil; out[out.count - 1].closedHow = nil
-        }
         return out
     }
 

@@ -54,6 +54,12 @@ public final class SenderLock: @unchecked Sendable {
         }
     }
 
+    /// Lets go whatever this process holds (the kernel does this when a process dies; tests of a kill use it).
+    func forceRelease() {
+        mutex.lock(); defer { mutex.unlock() }
+        if depth > 0 { flock(fd, LOCK_UN); close(fd); fd = -1; depth = 0 }
+    }
+
     /// Whether some process holds the lock right now (for tests and status lines).
     public func isHeldElsewhere() -> Bool {
         let f = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o600)

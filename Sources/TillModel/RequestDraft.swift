@@ -16,8 +16,8 @@ public struct RequestDraft: Sendable, Hashable {
     }
 
     /// Every problem: unreadable text first, then each rule the request breaks (not those about unreadable fields).
-    public func problems(caller: Caller) -> [ValidationError] {
-        errors + TerminalRequest(caller: caller, request: request).validationErrors().filter { !unreadable.contains($0.field) }
+    public func problems(caller: Caller, tipStyle: TipStyle = .onTop) -> [ValidationError] {
+        errors + TerminalRequest(caller: caller, request: request).validationErrors(tipStyle: tipStyle).filter { !unreadable.contains($0.field) }
     }
 
     /// The `protocol` value the vendor's pages say to always send.
@@ -25,10 +25,10 @@ public struct RequestDraft: Sendable, Hashable {
 
     /// A sale from typed text. `amount`: `12`, `12.5`, `12,50` (nil: not given, `missingAmount` says so); `tip`: an amount or a percentage of
     /// the amount (`10%`, rounded half up to the cent; a zero tip is no tip); `installments`: a whole
-    /// number (given: `withInstallments=true`, else `false`, as the vendor's example sends it);
+    /// number (`SaleRequest.installmentFields`: `withInstallments=false` when none or 1);
     /// `reference`: the client transaction id. Blank text is absent. `protocolName`: nil leaves it out.
     public static func sale(amount: String?, tip: String? = nil, installments: String? = nil, reference: String? = nil,
-                            protocolName: String? = defaultProtocol,
+                            tipStyle: TipStyle = .onTop, protocolName: String? = defaultProtocol,
                             missingAmount: String = MoneyError.empty.description) -> RequestDraft {
         var r = TypedText()
         let amountValue = r.amount(amount, missing: missingAmount)
@@ -42,11 +42,16 @@ public struct RequestDraft: Sendable, Hashable {
             if tipValue?.cents == 0 { tipValue = nil }
         }
         let n = r.wholeNumber(installments, field: "preferredInstallments", label: "Installments")
-        let hasInstallments = blankIsNil(installments) != nil
+        // The vendor's sample always sends withInstallments (false when there are none); true only for more
+        // than one, or 0 (the cardholder is asked).
+        let plan = SaleRequest.installmentFields(n)
         // With no readable amount, stand in the largest one: no rule comparing against it (tip ≤ amount)
-        // can fire, and the amount's own rules are left out as unreadable.
-        let sale = SaleRequest(amount: amountValue ?? Money.maximum, tipAmount: tipValue, clientTransactionId: blankIsNil(reference),
-                               withInstallments: hasInstallments, preferredInstallments: n, protocolName: protocolName)
+        // can fire, and the amount's own rules are left out as unreadable. With the tip included
+        // (config `tip = "included"`) the amount sent is goods + tip.
+        let sent = amountValue.map { tipStyle.requestAmount(goods: $0, tip: tipValue) } ?? Money.maximum
+        let sale = SaleRequest(amount: sent, tipAmount: tipValue, clientTransactionId: blankIsNil(reference),
+                               withInstallments: plan.withInstallments, preferredInstallments: plan.preferredInstallments,
+                               protocolName: protocolName)
         return RequestDraft(request: .sale(sale), errors: r.errors, unreadable: r.unreadable)
     }
 

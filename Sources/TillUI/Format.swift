@@ -76,6 +76,12 @@ public enum Format {
         case .batch: return "batch"
         case .capturePreAuth: return "capture"
         case .transactionDetails: return "details"
+        case .reprintTransaction: return "reprint"
+        case .getPrintingSettings: return "print settings"
+        case .setPrintingSettings: return "set printing"
+        case .sendLogs: return "send logs"
+        case .getActivationCode: return "activation code"
+        case .activatePos: return "activate"
         }
     }
 
@@ -131,6 +137,12 @@ public enum Format {
             return (b.command == .open ? "Open batch " : "Close batch ") + which
         case .abort: return "Abort"
         case .transactionDetails(let d): return "Details of " + d.clientTransactionId
+        case .reprint(let r): return "Reprint " + (r.orderCode.map { "order " + $0 } ?? "the latest receipt")
+        case .getPrintingSettings: return "Printing settings"
+        case .setPrintingSettings: return "Change printing settings"
+        case .sendLogs: return "Send logs"
+        case .getActivationCode: return "Get an activation code"
+        case .activatePos: return "Activate the terminal"
         }
     }
 
@@ -158,6 +170,7 @@ public enum Format {
         case .batch: what = "Batch"
         case .abort: what = "Abort"
         case .transactionDetails: what = "Check of an earlier payment"
+        case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: what = actionName(e.action).prefix(1).uppercased() + actionName(e.action).dropFirst()
         }
         guard let a = e.response?.amount ?? e.amount else { return what }
         return what + " " + money(a, currency)

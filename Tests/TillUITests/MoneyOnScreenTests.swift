@@ -72,13 +72,15 @@ private func sentRequest(_ cmds: [Command]) -> Request? {
     // MARK: what was shown is what was sent
 
     @Test func keysAfterComingBackToSaleLandInTheAmount() {
-        // F2 10 Tab Tab F7 F2 13.13 Enter charged 10.00 in 13 installments.
+        // F2 10 Tab Tab F7 F2 13.13 Enter charged 10.00 in 13 installments. Now the keys go where the cursor
+        // is shown, on the amount: what is sent is what the screen shows.
         var s = readyState()
         press(&s, .f(2)); type(&s, "10"); press(&s, .tab, .tab, .f(7), .f(2))
         type(&s, "13.13")
+        #expect(s.form.focused?.id == "amount" && s.form["amount"] == "1013.13" && s.form["preferredInstallments"] == "")
         let r = sentRequest(press(&s, .enter))
         guard case .sale(let sale)? = r else { Issue.record("no sale: \(String(describing: r))"); return }
-        #expect(sale.amount == Money(cents: 1313))
+        #expect(sale.amount == Money(cents: 101313))
         #expect(sale.preferredInstallments == nil)
     }
 
@@ -90,7 +92,10 @@ private func sentRequest(_ cmds: [Command]) -> Request? {
         #expect(sentRequest(press(&s, .enter)) == nil)
         #expect(s.pending == nil)
         #expect(view(s, size: s.size).contains("'-'"))
-        // Correcting the field (Backspace) lifts the block.
+        // Correcting the field (Backspace until the '-' is gone) lifts the block.
+        #expect(s.form["amount"] == "-3")
+        press(&s, .backspace)
+        #expect(sentRequest(press(&s, .enter)) == nil)
         press(&s, .backspace)
         type(&s, "3")
         #expect(sentRequest(press(&s, .enter)) == .sale(SaleRequest(amount: Money(cents: 300), withInstallments: false, protocolName: "int_default")))
@@ -107,7 +112,7 @@ private func sentRequest(_ cmds: [Command]) -> Request? {
     @Test func typingPastTheFieldLengthBlocksEnter() {
         var s = readyState()
         type(&s, "10"); press(&s, .tab, .tab); type(&s, "123")
-        #expect(s.form["preferredInstallments"] == "12")
+        #expect(s.form["preferredInstallments"] == "12" && s.form.errors["preferredInstallments"] != nil)
         #expect(sentRequest(press(&s, .enter)) == nil)
     }
 

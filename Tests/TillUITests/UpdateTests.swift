@@ -91,8 +91,20 @@ import TillProtocol
     @Test func lettersAreRefusedInAmountField() {
         var s = readyState()
         type(&s, "1x")
-        #expect(s.form["amount"] == "1")
+        // Refused, never dropped: the character stays in sight with the reason, and Enter sends nothing.
+        #expect(s.form["amount"] == "1x")
         #expect(s.form.errors["amount"] != nil)
+        #expect(press(&s, .enter).isEmpty)
+    }
+
+    @Test func minusThreeNeverChargesThree() {
+        var s = readyState()
+        type(&s, "-3")
+        #expect(s.form["amount"] == "-3" && s.form.errors["amount"] != nil)
+        #expect(press(&s, .enter).isEmpty, "'-3' must never charge 3.00")
+        press(&s, .ctrl("u")); type(&s, "3")
+        #expect(press(&s, .enter) == [.perform(.sale(SaleRequest(amount: Money(cents: 300), withInstallments: false, protocolName: "int_default")),
+                                               summary: "Sale € 3.00")])
     }
 
     @Test func secondSendWhileInFlightIsRefused() {
@@ -144,11 +156,12 @@ import TillProtocol
         #expect(buf.contains("CONTACTLESS"))
     }
 
-    @Test func declinedKeepsFormForRetry() {
+    @Test func declinedClearsTheSaleForTheNextCustomer() {
         var s = readyState()
         type(&s, "6.66"); press(&s, .enter)
         _ = update(&s, .performed(.answered(entry(2, cents: 666, state: .declined, response: declinedSaleResponse)), summary: "Sale € 6.66"))
-        #expect(s.form["amount"] == "6.66")
+        #expect(s.form["amount"] == "")
+        #expect(s.form.focused?.id == "amount")
         #expect(view(s, size: s.size).contains("D E C L I N E D"))
     }
 

@@ -27,9 +27,8 @@ func type(_ state: inout AppState, _ ch: Character) {
     guard let field = f.focused else { return }
     if f.replaceOnType {
         f.replaceOnType = false
-        if !field.text.isEmpty && !f.refused.contains(field.id) {
+        if !field.text.isEmpty && f.errors[field.id] == nil {
             f.fields[f.focus].text = ""
-            f.errors[field.id] = nil
         }
     }
     if f.fields[f.focus].text.count >= field.maxLength {
@@ -38,19 +37,23 @@ func type(_ state: inout AppState, _ ch: Character) {
         return
     }
     f.fields[f.focus].text.append(ch)
-    if !f.refused.contains(field.id) { f.errors[field.id] = nil }
+    // A refused character still in the field keeps its error; any other error goes once the field is edited.
+    if !f.fields[f.focus].text.contains(where: { !field.kind.accepts($0) }) { f.errors[field.id] = nil; f.refused.remove(field.id) }
     f.message = nil
     state.form = f
     if state.form.refused.isEmpty, state.noticeIsError { state.notice = nil }
     if state.screen == .journal { state.journal.selected = 0; state.journal.top = 0 }
 }
 
-/// The cashier corrected a field: a refused keystroke no longer blocks it.
+/// The cashier corrected a field (Backspace, clear): its error goes once no refused character is left in it.
 func corrected(_ state: inout AppState, _ id: String) {
-    state.form.errors[id] = nil
-    state.form.refused.remove(id)
+    guard let i = state.form.index(of: id) else { return }
+    let f = state.form.fields[i]
     state.form.message = nil
     state.form.replaceOnType = false
+    guard !f.text.contains(where: { !f.kind.accepts($0) }) else { return }
+    state.form.errors[id] = nil
+    state.form.refused.remove(id)
     if state.form.refused.isEmpty, state.noticeIsError { state.notice = nil }
 }
 
@@ -148,7 +151,9 @@ struct FormReader {
     var form: Form
 
     init?(_ state: inout AppState) {
-        if let i = state.form.fields.firstIndex(where: { state.form.refused.contains($0.id) }) {
+        // What was shown is what is sent: a field showing an error (a refused key, a rule it broke) blocks
+        // sending until the cashier corrects it.
+        if let i = state.form.fields.firstIndex(where: { state.form.errors[$0.id] != nil || state.form.refused.contains($0.id) }) {
             let f = state.form.fields[i]
             state.form.focus = i
             setNotice(&state, "Not sent: correct \(f.label) first (\(state.form.errors[f.id] ?? "a key was refused")).", error: true)

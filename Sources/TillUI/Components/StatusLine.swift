@@ -18,10 +18,18 @@ func statusLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
     buf.fill(Rect(x: 0, y: y, width: w, height: 1), role: .statusLine)
     let clock = " " + Format.clock(s.nowMs, offsetMinutes: s.tzOffsetMinutes) + " "
     let end = w - clock.count
-    // The simulator is named TRAINING (it moves no money); a real transport by its description.
-    var x = s.isTraining ? buf.put(" TRAINING ", x: 0, y: y, role: .statusAlert, attrs: [.bold, .reverse], maxWidth: end)
-                         : buf.put(" " + s.transport + " ", x: 0, y: y, role: .statusLine, attrs: .bold, maxWidth: end)
+    // The simulator is marked TRAINING (it moves no money). What must never be cut comes first: the
+    // transport, the connection, the unresolved count; the batch last (its name may be long).
+    var x = 0
+    if s.isTraining { x += buf.put(" TRAINING", x: 0, y: y, role: .statusAlert, attrs: [.bold, .reverse], maxWidth: end) }
+    x += buf.put(" " + s.transport + " ", x: x, y: y, role: .statusLine, attrs: .bold, maxWidth: max(0, end - x))
     func put(_ t: String, _ role: Role = .statusLine) { x += buf.put(t, x: x, y: y, role: role, maxWidth: max(0, end - x)) }
+    put("│ ")
+    switch s.connection {
+    case .ready: put(s.pending != nil ? "● busy " : "● ready ")
+    case .problem(let m): put("✗ " + m + " ", .statusAlert)
+    }
+    if !s.unresolved.isEmpty && !s.recovering { put("│ "); put("\(s.unresolved.count) unresolved ", .statusAlert) }
     put("│ ")
     if let b = s.batch {
         if b.isOpen {
@@ -30,11 +38,5 @@ func statusLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
             put(t + " ")
         } else { put("no batch open ", .statusAlert) }
     } else { put("batch ? ") }
-    put("│ ")
-    switch s.connection {
-    case .ready: put(s.pending != nil ? "● busy " : "● ready ")
-    case .problem(let m): put("✗ " + m + " ", .statusAlert)
-    }
-    if !s.unresolved.isEmpty && !s.recovering { put("│ "); put("\(s.unresolved.count) unresolved", .statusAlert) }
     if end > x { buf.put(clock, x: end, y: y, role: .statusLine) }
 }
