@@ -51,6 +51,9 @@ static inline int till_put_cluster(int y, int x, const wchar_t *wstr, unsigned i
     return mvwadd_wch(stdscr, y, x, &cc);
 }
 
+/// Rings the terminal's bell (a verdict arrived).
+static inline void till_beep(void) { beep(); }
+
 /// Reads one key as a wide character or a function-key code.
 /// Returns OK (char in *out), KEY_CODE_YES (key code in *out) or ERR (timeout).
 static inline int till_get_wch(wint_t *out) { return wget_wch(stdscr, out); }

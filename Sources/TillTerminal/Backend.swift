@@ -101,6 +101,9 @@ public final class NcursesBackend {
         return written
     }
 
+    /// Rings the terminal's bell.
+    public func bell() { till_beep() }
+
     /// Forgets the last frame so the next paint redraws everything.
     public func invalidate() { previous = nil }
 

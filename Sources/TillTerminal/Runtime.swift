@@ -22,6 +22,8 @@ public struct RuntimeOptions: Sendable {
     public var decimalSeparator: String
     /// The cashier's name (config `cashier`): the default name of a shift opened from the Sale screen.
     public var cashier: String? = nil
+    /// Ring the terminal's bell on each verdict.
+    public var bell: Bool = true
     public init(theme: Theme = .standard, keymap: Keymap = .standard, monochrome: Bool = false, warnings: [String] = [], currency: String = "€",
                 decimalSeparator: String = ".") {
         self.theme = theme; self.keymap = keymap; self.monochrome = monochrome; self.warnings = warnings; self.currency = currency
@@ -84,6 +86,7 @@ public final class Runtime: Sendable {
         backend.paint(buf)
         var lastSecond = state.nowMs / 1000
         var lastTenth = state.nowMs / 100
+        var rungFor = state.verdicts
         while !state.quit {
             var msgs: [Msg] = []
             if let ev = backend.read() {
@@ -111,6 +114,8 @@ public final class Runtime: Sendable {
             if buf.size != state.size { buf = ScreenBuffer(size: state.size) }
             render(state, into: &buf)
             backend.paint(buf)
+            // A bell on each verdict, so the cashier hears it without looking.
+            if state.verdicts != rungFor { if options.bell { backend.bell() }; rungFor = state.verdicts }
         }
     }
 

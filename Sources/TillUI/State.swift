@@ -280,6 +280,9 @@ public struct AppState: Sendable, Hashable {
         self.forms = forms
     }
 
+    /// How many verdicts have been shown: the runtime rings the bell when it grows (if the bell is on).
+    public var verdicts = 0
+
     /// The cashier's name (config `cashier`): the default name of a shift opened from the Sale screen.
     public var cashier: String?
 
@@ -292,6 +295,12 @@ public struct AppState: Sendable, Hashable {
 
     /// The built-in simulator moves no money: the screen says TRAINING so nobody mistakes a demo for a sale.
     public var isTraining: Bool { transport == "simulator" }
+
+    /// Whether the result shown belongs to the previous customer: the next amount is being typed.
+    public var resultIsStale: Bool {
+        guard result != nil, pending == nil, screen == .sale || screen == .preAuth else { return false }
+        return !(forms[screen]?["amount"] ?? "").isEmpty
+    }
 
     /// Whether Esc aborts here: a payment this screen sent is in flight.
     public var escAborts: Bool { pending.map { $0.own && $0.screen == screen } ?? false }

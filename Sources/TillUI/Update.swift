@@ -167,6 +167,7 @@ func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
     if Format.movesMoney(e.action) {
         state.result = ResultInfo(summary: Format.entrySummary(e, currency: state.currency),
                                   outcome: e.state.awaitsTerminal ? .unknown(e) : .answered(e), atMs: e.createdAtMs, recovered: true)
+        state.verdicts += 1
     }
     var cmds: [Command] = [.loadUnresolved, .loadReport(batch: "current", show: false)]
     if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
@@ -207,6 +208,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         break
     }
     state.result = ResultInfo(summary: summary, outcome: outcome, atMs: state.nowMs)
+    state.verdicts += 1
     var cmds: [Command] = []
     if action == .sale || outcome.entryAction == .sale {
         // A fresh sale for the next customer after every result: tip, installments and reference cleared; the amount

@@ -20,7 +20,7 @@ import Testing
         t.waitFor("Press Esc to abort", "Waiting for the terminal")
         #expect(!t.screen().contains("Abort requested"))
         try t.keys("Escape")
-        t.waitFor("A B O R T E D")
+        t.waitFor("ABORTED")
     }
 
     @Test func keysWhileTheWindowIsTooSmallDoNothing() throws {
@@ -52,9 +52,9 @@ import Testing
         try t.keys("Enter")
         t.waitFor("No shift open", "open shift 'Ana ")
         try t.keys("o")
-        t.waitFor("batch Ana ", "D O N E")
+        t.waitFor("batch Ana ", "BATCH OPENED")
         try t.keys("Enter")
-        t.waitFor("A P P R O V E D", "Amount   € 7.50")
+        t.waitFor("SALE APPROVED", "Amount   € 7.50")
     }
 }
 
@@ -65,7 +65,7 @@ extension TillSession {
         try keys("F6"); waitFor("New batch")
         try type(name); try keys("Enter")
         waitFor("Open batch?"); try keys("y")
-        waitFor("batch \(name)", "D O N E")
+        waitFor("batch \(name)", "BATCH OPENED")
         try keys("F2")
     }
 }

@@ -22,12 +22,12 @@ import Testing
         try t.keys("Enter")
         t.waitFor("Not sent: correct Amount first")
         #expect(!t.screen().contains("Waiting for the terminal"))
-        #expect(!t.screen().contains("A P P R O V E D"))
+        #expect(!t.screen().contains("SALE APPROVED"))
         // Corrected, it goes.
         try t.keys("BSpace", "BSpace")
         try t.type("3")
         try t.keys("Enter")
-        t.waitFor("A P P R O V E D", "Amount   € 3.00")
+        t.waitFor("SALE APPROVED", "Amount   € 3.00")
     }
 
     @Test func keysAfterComingBackToSaleGoToTheAmount() throws {
@@ -41,7 +41,7 @@ import Testing
         // The keys went where the cursor is: the amount shows (and is sent as) 1012.34, in no installments.
         t.waitFor("€ 1012.34_", "Installments   none")
         try t.keys("Enter")
-        t.waitFor("A P P R O V E D", "Amount   € 1012.34")
+        t.waitFor("SALE APPROVED", "Amount   € 1012.34")
     }
 
     @Test func stopWaitingThenANewSaleAsksAndNamesTheUnknownOne() throws {
@@ -53,7 +53,7 @@ import Testing
         try t.keys("C-w")
         t.waitFor("Stop waiting?", "UNKNOWN")
         try t.keys("y")
-        t.waitFor("OUTCOME UNKNOWN", "1 unresolved")
+        t.waitFor("CHECK THE TERMINAL", "1 unresolved")
         // The amount is cleared; a new sale asks first, naming the unknown one; Enter alone does not charge.
         #expect(!t.screen().contains("€ 9.09_"))
         try t.type("5")
@@ -73,7 +73,7 @@ import Testing
         try t.openShift()
         try t.type("9.09")
         try t.keys("Enter")
-        t.waitFor("OUTCOME UNKNOWN")
+        t.waitFor("CHECK THE TERMINAL")
         try t.keys("F10")
         t.waitFor("TILL-EXITED 0")
         try restart(t, fast + ["--timeout", "2"])

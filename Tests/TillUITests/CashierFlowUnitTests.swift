@@ -80,4 +80,21 @@ import TillProtocol
         guard case .confirm(let c)? = s.overlay else { Issue.record("no offer"); return }
         #expect(c.lines.joined(separator: " ").contains("'Shift 2026-11-22'"))
     }
+
+    @Test func theVerdictIsInBlockLettersWithAMarkAndDimsWhenTheNextAmountIsTyped() {
+        var s = readyState()
+        type(&s, "12.50"); press(&s, .enter)
+        let before = s.verdicts
+        _ = update(&s, .performed(.answered(entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)), summary: "Sale € 12.50"))
+        #expect(s.verdicts == before + 1)   // the runtime rings the bell once
+        var buf = view(s, size: s.size)
+        #expect(buf.contains("✓ SALE APPROVED € 13.75"))
+        #expect(buf.contains("█▀▄"))          // block letters
+        let y = (0..<buf.size.height).first { buf.line($0).contains("✓ SALE APPROVED") }!
+        let x = buf.line(y).distance(from: buf.line(y).startIndex, to: buf.line(y).firstIndex(of: "✓")!)
+        #expect(buf[x, y].role == .approved)
+        type(&s, "4")
+        buf = view(s, size: s.size)
+        #expect(buf[x, y].role == .dim)
+    }
 }

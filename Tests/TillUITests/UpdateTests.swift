@@ -151,7 +151,7 @@ import TillProtocol
         #expect(s.pending == nil)
         #expect(s.form["amount"] == "")
         let buf = view(s, size: s.size)
-        #expect(buf.contains("A P P R O V E D"))
+        #expect(buf.contains("✓ SALE APPROVED € 13.75"))
         #expect(buf.contains("654321"))
         #expect(buf.contains("CONTACTLESS"))
     }
@@ -162,7 +162,7 @@ import TillProtocol
         _ = update(&s, .performed(.answered(entry(2, cents: 666, state: .declined, response: declinedSaleResponse)), summary: "Sale € 6.66"))
         #expect(s.form["amount"] == "")
         #expect(s.form.focused?.id == "amount")
-        #expect(view(s, size: s.size).contains("D E C L I N E D"))
+        #expect(view(s, size: s.size).contains("✗ NOT CHARGED"))
     }
 
     @Test func unknownOutcomeReloadsUnresolved() {
@@ -170,7 +170,7 @@ import TillProtocol
         type(&s, "9.09"); press(&s, .enter)
         let cmds = update(&s, .performed(.unknown(entry(3, cents: 909, state: .unknown, note: "no answer in 3 s")), summary: "Sale € 9.09"))
         #expect(cmds == [.loadReport(batch: "current", show: false), .loadUnresolved])
-        #expect(view(s, size: s.size).contains("OUTCOME UNKNOWN"))
+        #expect(view(s, size: s.size).contains("? CHECK THE TERMINAL"))
     }
 
     @Test func serviceValidationErrorsLandOnFields() {

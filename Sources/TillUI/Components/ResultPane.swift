@@ -35,23 +35,30 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         buf.put("Ready for the next customer.", x: x, y: y, role: .hint, maxWidth: w)
         return
     }
-    var (word, role, message) = verdict(res.outcome)
+    var v = CashierWording.verdict(for: res.outcome, currency: s.currency, tzOffsetMinutes: s.tzOffsetMinutes)
     if res.recovered {
         // Settled by start-up recovery: say plainly what happened to that earlier payment.
         let when = res.summary + " at " + Format.hoursMinutesOfDay(res.atMs, offsetMinutes: s.tzOffsetMinutes)
         switch res.outcome.entry?.state {
-        case .approved?: word = "WAS CHARGED"; message = when + " WAS CHARGED (found at start)."
-        case .declined?, .aborted?, .resolved?: word = "NOT CHARGED"; message = when + " was NOT charged (found at start)."
-        default: message = when + ": " + message
+        case .approved?: v.word = "CHARGED"; v.headline = "WAS CHARGED"; v.amount = nil; v.sentence = when + " WAS CHARGED (found at start)."
+        case .declined?, .aborted?, .resolved?:
+            v.word = "NOT PAID"; v.headline = "NOT CHARGED"; v.amount = nil; v.sentence = when + " was NOT charged (found at start)."
+        default: v.sentence = when + ": " + v.sentence
         }
     }
-    // The big verdict: three rows of solid colour (reverse video without colour).
-    let banner = Rect(x: inner.x, y: y, width: inner.width, height: 3)
-    buf.fill(banner, role: role, attrs: .bold)
-    let spaced = !word.contains(" ") && word.count * 2 - 1 <= inner.width - 2 ? word.map { String($0) }.joined(separator: " ") : word
-    buf.put(spaced, x: inner.x + max(0, (inner.width - spaced.displayWidth) / 2), y: y + 1, role: role, attrs: .bold, maxWidth: inner.width)
-    y += 4
-    for l in wrap(message, width: w).prefix(4) where y < inner.maxY { buf.put(l, x: x, y: y, role: role == .approved ? .normal : .error, maxWidth: w); y += 1 }
+    // The previous customer's verdict dims as soon as the next amount is typed.
+    let dimmed = s.resultIsStale
+    // The verdict in block letters (6 rows where the pane is tall, 3 at 80×24), its ✓ ✗ ? mark and the
+    // headline with the amount; colour is never the only reading.
+    let maxBig = inner.height >= 30 ? BigText.height(.large) : BigText.height(.small)
+    for l in v.block(width: inner.width, maxBigHeight: maxBig, currency: s.currency) where y < inner.maxY {
+        buf.put(l.text, x: inner.x, y: y, role: dimmed ? .dim : l.role, attrs: dimmed ? [] : (l.bold ? .bold : []), maxWidth: inner.width)
+        y += 1
+    }
+    y += 1
+    for l in wrap(v.sentence, width: w).prefix(3) where y < inner.maxY {
+        buf.put(l, x: x, y: y, role: dimmed ? .dim : (v.role == .approved ? .normal : .error), maxWidth: w); y += 1
+    }
     y += 1
     let vx = x + 9
     func row(_ k: String, _ v: String?, role: Role = .normal) {
