@@ -280,6 +280,10 @@ public struct AppState: Sendable, Hashable {
         self.forms = forms
     }
 
+    /// The journal row a refund or capture was started from (F5 / F4 on the journal), by screen: its
+    /// confirmation names the original payment (amount, card, time).
+    public var finderOrigin: [Screen: JournalEntry] = [:]
+
     /// How many verdicts have been shown: the runtime rings the bell when it grows (if the bell is on).
     public var verdicts = 0
 

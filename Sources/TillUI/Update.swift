@@ -325,6 +325,7 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
         return [.quit]
     default:
         guard let screen = Screen.allCases.first(where: { $0.action == action }) else { return [] }
+        if state.screen == .journal, screen == .refund || screen == .capture { startFromJournalRow(&state, screen) }
         return go(&state, screen)
     }
 }

@@ -56,6 +56,23 @@ import Testing
         try t.keys("Enter")
         t.waitFor("SALE APPROVED", "Amount   € 7.50")
     }
+
+    @Test func refundFromAJournalRowWithTheOriginalSaleShown() throws {
+        // The STAN had to be copied by hand from the result pane into the refund screen.
+        let t = try TillSession(args: fast)
+        try t.openShift()
+        try t.type("12"); try t.keys("Enter")
+        t.waitFor("SALE APPROVED", "Amount   € 12.00")
+        let stan = try #require(t.value(after: "STAN"))
+        try t.keys("F7")
+        t.waitFor("sale", "12.00")
+        try t.keys("F5")
+        t.waitFor("€ _", stan)
+        try t.keys("Enter")
+        t.waitFor("Refund?", "Refund the FULL amount", "sale of € 12.00 at", "STAN \(stan)")
+        try t.keys("Enter")
+        t.waitFor("REFUNDED", "What     Refund in full")
+    }
 }
 
 extension TillSession {

@@ -49,6 +49,7 @@ import Testing
         try t.keys("F4"); try t.type(preStan)
         for _ in 0..<5 { try t.keys("Tab") }
         try t.type("42"); try t.keys("Enter")
+        t.waitFor("Capture?", "Capture € 42.00"); try t.keys("Enter")   // a capture is confirmed, as a refund is
         t.waitFor("CAPTURED", "Amount   € 42.00")
 
         // Last, a sale the terminal never answers: unknown after till's 3 s timeout.

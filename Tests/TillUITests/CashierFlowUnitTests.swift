@@ -97,4 +97,35 @@ import TillProtocol
         buf = view(s, size: s.size)
         #expect(buf[x, y].role == .dim)
     }
+
+    @Test func refundFromAJournalRowNamesTheOriginalSale() {
+        var s = readyState()
+        press(&s, .f(7))
+        _ = update(&s, .journalLoaded([entry(2, cents: 666, state: .declined, response: declinedSaleResponse),
+                                       entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)]))
+        press(&s, .f(5))   // on the declined row: refused, the finder stays empty
+        #expect(s.noticeIsError && s.forms[.refund]?["referenceNumber"] == "")
+        press(&s, .f(7)); _ = update(&s, .journalLoaded([entry(2, cents: 666, state: .declined, response: declinedSaleResponse),
+                                                         entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)]))
+        press(&s, .down, .f(5))
+        #expect(s.screen == .refund && s.form["referenceNumber"] == "654321" && s.form.focused?.id == "amount")
+        #expect(press(&s, .enter).isEmpty)
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
+        let text = c.lines.joined(separator: " ")
+        #expect(text.contains("Refund the FULL amount") && text.contains("sale of € 13.75 at 11:00"))
+        #expect(text.contains("card Visa 478212******7417") && text.contains("STAN 654321"))
+        #expect(press(&s, .enter) == [.perform(.cancel(CancelRequest(amount: nil, finder: TransactionFinder(referenceNumber: "654321"))),
+                                               summary: "Refund in full, STAN 654321")])
+    }
+
+    @Test func aCaptureIsConfirmedShowingThePreAuth() {
+        var s = readyState()
+        press(&s, .f(4)); type(&s, "654321")
+        for _ in 0..<5 { press(&s, .tab) }
+        type(&s, "42")
+        #expect(press(&s, .enter).isEmpty)
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
+        #expect(c.title == "Capture?" && c.lines.joined(separator: " ").contains("Capture € 42.00"))
+        #expect(press(&s, .enter).count == 1)
+    }
 }
