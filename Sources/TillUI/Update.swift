@@ -238,6 +238,15 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         }
     }
     if action == .batch || outcome.entryAction == .batch {
+        if case .answered(let e) = outcome, e.state == .approved, e.response?.command?.lowercased() != "close" {
+            // Open at once, not only after the reload: the Enter that follows "shift opened" sells.
+            var b = state.batch ?? BatchInfo()
+            b.isOpen = true
+            b.id = e.response?.batchId ?? b.id
+            b.name = e.response?.batchName ?? e.batchName ?? b.name
+            b.openedAtMs = state.nowMs
+            state.batch = b
+        }
         cmds.append(.loadBatch)
         if case .answered(let e) = outcome, e.state == .approved, e.response?.command?.lowercased() == "close" {
             // The shift is over: its Z report, full screen, ready to export.
