@@ -550,11 +550,11 @@ public final class Journal: Sendable {
     }
 
     /// The batch as the journal knows it: open when the last event opened one (less than 48 hours ago).
+    /// The open batch as the batch history tells it, including one the terminal started by itself after a 48-hour
+    /// auto-close (batch.txt:10), so entries made meanwhile are filed under it.
     public func batch(nowMs: Int64 = WallClock.nowMs()) throws -> BatchInfo {
-        guard let e = try lastBatchEvent(), e.command == .open else { return BatchInfo() }
-        let info = BatchInfo(id: e.batchId, name: e.batchName, openedAtMs: e.atMs, isOpen: true)
-        if let close = info.autoCloseAtMs, nowMs >= close { return BatchInfo(id: e.batchId, name: e.batchName, openedAtMs: e.atMs, isOpen: false) }
-        return info
+        guard let last = try batches(nowMs: nowMs).last else { return BatchInfo() }
+        return last.info
     }
 
     /// A PRAGMA's value as text (`journal_mode`, `synchronous`), for checks.
