@@ -181,12 +181,13 @@ extension Journal {
             return try write { db in
                 if let r = try stored(db) { return r }
                 let r = Report(kind: .closing, batch: batch.info, closedAtMs: batch.closedAtMs, closedHow: batch.closedHow,
-                               generatedAtMs: nowMs, buckets: try Journal.reportBuckets(db, batchKey: key))
+                               generatedAtMs: nowMs, buckets: try Journal.reportBuckets(db, batchKey: key), tipStyle: tipStyle)
                 try Journal.storeZReport(db, r, key: key)
                 return r
             }
         }
-        return Report(kind: .running, batch: batch?.info, generatedAtMs: nowMs, buckets: try reportBuckets(batchId: batch?.id))
+        return Report(kind: .running, batch: batch?.info, generatedAtMs: nowMs, buckets: try reportBuckets(batchId: batch?.id),
+                      tipStyle: tipStyle)
     }
 
     static func storeZReport(_ db: Database, _ r: Report, key: String) throws {
@@ -197,13 +198,13 @@ extension Journal {
 
     /// Called in the transaction that journals a successful batch answer: a close stores the
     /// closed batch's Z report right away, with the journal exactly as it stood at the close.
-    static func storeZReportOnClose(_ db: Database, nowMs: Int64) throws {
+    static func storeZReportOnClose(_ db: Database, nowMs: Int64, tipStyle: TipStyle) throws {
         let all = try batches(db, nowMs: nowMs)
         for b in all where !b.isOpen {
             let key = b.id ?? ""
             if try Int.fetchOne(db, sql: "SELECT 1 FROM z_report WHERE batchKey = ?", arguments: [key]) != nil { continue }
             let r = Report(kind: .closing, batch: b.info, closedAtMs: b.closedAtMs, closedHow: b.closedHow,
-                           generatedAtMs: nowMs, buckets: try reportBuckets(db, batchKey: key))
+                           generatedAtMs: nowMs, buckets: try reportBuckets(db, batchKey: key), tipStyle: tipStyle)
             try storeZReport(db, r, key: key)
         }
     }
