@@ -246,7 +246,7 @@ public enum TillFactory {
     public static func makeController(config: TillConfig, overrides: TillConfig = TillConfig(),
                                       caller: Caller? = nil, pipeStderrPath: String? = nil) async throws -> TillController {
         let c = config.overridden(by: overrides)
-        let journal = try Journal(path: c.resolvedJournalPath)
+        let journal = try Journal(path: c.resolvedJournalPath, tipStyle: c.resolvedTip)
         let transport = try makeTransport(c, pipeStderrPath: pipeStderrPath)
         let controller = TillController(transport: transport, journal: journal, caller: caller ?? c.caller(),
                                         timeoutMs: c.resolvedTimeoutMs)

@@ -115,11 +115,20 @@ public actor TillController: TillService {
     /// Stops the transport; a request still in flight is journaled as unknown.
     public func shutdown() async {
         if var f = current, f.result == nil {
-            let note = "till stopped while waiting for the answer: the outcome is unknown; check the terminal."
-            do { try journal.transition(f.inFlight.entry.id, to: .unknown, note: note, from: [.pending, .sent]) } catch {
-                _ = journalProblem("that the outcome is unknown", error)
+            if let ab = f.abort, await transport.withdrawIfUnclaimed(id: ab.entry.requestId) {
+                do { try journal.transition(ab.entry.id, to: .resolved, note: "Never sent: withdrawn when till stopped.", from: [.pending, .sent]) }
+                catch { _ = journalProblem("that the abort was withdrawn", error) }
             }
-            f.inFlight.entry.state = .unknown
+            var note = "till stopped while waiting for the answer: the outcome is unknown; check the terminal."
+            var state = EntryState.unknown
+            if await transport.withdrawIfUnclaimed(id: f.inFlight.entry.requestId) {
+                note = "Never sent: till stopped before the terminal app took the request, and withdrew it."
+                state = .resolved
+            }
+            do { try journal.transition(f.inFlight.entry.id, to: state, note: note, from: [.pending, .sent]) } catch {
+                _ = journalProblem("how the request ended", error)
+            }
+            f.inFlight.entry.state = state
             f.inFlight.entry.note = note
             finish(.unknown(f.inFlight.entry))
         }
@@ -269,13 +278,14 @@ public actor TillController: TillService {
             }
             return await wait(for: requestId)
         }
+        // The crash point "sent" is right after the hand-over, whether or not the answer already came.
+        CrashHook.hit("sent", armed: hooks)
         if current?.inFlight.entry.requestId == requestId, current?.result == nil {
             do { try journal.markSent(entry.id) } catch {
                 // Sent, but the journal still says pending: said loudly; the answer (or recovery) settles it.
                 _ = journalProblem("that the request was sent", error)
             }
             current?.inFlight.entry.state = .sent
-            CrashHook.hit("sent", armed: hooks)
             if let i = current?.inFlight { hub.emit(.inFlight(i)) }
             let deadline = current!.inFlight.deadlineMs
             current?.timer = Task { [weak self] in
@@ -483,6 +493,9 @@ public actor TillController: TillService {
                                    from: [.pending, .sent])
         } catch { _ = journalProblem("how the abort ended", error) }
         c.resume(returning: .noAnswer)
+        // A stale abort file must never abort a later sale: take it back if no peer claimed it.
+        let t = transport, id = a.entry.requestId
+        Task { _ = await t.withdrawIfUnclaimed(id: id) }
     }
 
     // MARK: incoming
@@ -510,6 +523,15 @@ public actor TillController: TillService {
 
     /// The state an answer gives the entry it belongs to, before any cross-check.
     static func state(for r: CallbackResponse) -> EntryState {
+        if r.action == .abort {
+            // An abort's own answer: `success` means the terminal took the abort, never a payment's approval; the
+            // page's `status=success&message=nothing to abort` is nothing done (abort.txt).
+            switch r.abortOutcome {
+            case .aborted?: return .aborted
+            case .nothingToAbort?: return .resolved
+            default: return r.isApproved ? .resolved : .declined
+            }
+        }
         if r.isApproved { return .approved }
         if r.abortOutcome == .aborted { return .aborted }
         return .declined
@@ -630,6 +652,8 @@ public actor TillController: TillService {
             try journal.recordAnswer(f.inFlight.entry.id, response: response, state: state, note: note)
             CrashHook.hit("answer-journaled", armed: f.hooks)
             await transport.acknowledge(a)
+            // Settled: no request of it may be left for a peer to run later (file drop: matched by content, unclaimed).
+            _ = await transport.withdrawIfUnclaimed(id: f.inFlight.entry.requestId)
             let e = try journal.entry(id: f.inFlight.entry.id)
             finish(.answered(e ?? f.inFlight.entry))
             return
@@ -642,6 +666,7 @@ public actor TillController: TillService {
                 note = (note.map { $0 + " " } ?? "") + "The answer arrived after till stopped waiting for it."
                 if try journal.recordAnswer(target.id, response: response, state: state, note: note, onlyIf: [.pending, .sent, .unknown]) {
                     await transport.acknowledge(a)
+                    _ = await transport.withdrawIfUnclaimed(id: target.requestId)
                     if let e = try journal.entry(id: target.id) {
                         hub.emit(.unmatchedAnswer(response, note: "A late answer settled journal entry \(e.id) (\(e.action.rawValue)): \(e.state.rawValue)."))
                         hub.emit(.recovered(e))
@@ -702,6 +727,19 @@ public actor TillController: TillService {
             return await unresolved()
         }
         defer { senderLock.release() }
+        // Request files an earlier run left unclaimed (file drop): withdrawn, so the terminal app never runs them late.
+        for id in await transport.unclaimedRequestIds() {
+            guard await transport.withdrawIfUnclaimed(id: id) else { continue }
+            if let e = read("the entry of request \(id)", nil, { try journal.entry(requestId: id) }), e.state.awaitsTerminal {
+                do {
+                    if try journal.transition(e.id, to: .resolved, note: "Never sent: till withdrew the request the terminal app never claimed.",
+                                              from: [.pending, .sent, .unknown]),
+                       let now = try journal.entry(id: e.id) { hub.emit(.recovered(now)) }
+                } catch { _ = journalProblem("that request \(id) was withdrawn", error) }
+            } else {
+                hub.emit(.transportProblem("Withdrew a request file left in requests/ (\(id)) that the terminal app never claimed."))
+            }
+        }
         var reachable = true
         let awaiting: Set<EntryState> = [.pending, .sent, .unknown]
         func settle(_ id: Int64, _ state: EntryState, _ note: String) {

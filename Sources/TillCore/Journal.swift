@@ -74,7 +74,11 @@ public final class Journal: Sendable {
     /// Opens (creating if needed) the journal. A folder till creates is 0700; the file and its WAL are 0600.
     /// Refuses, and changes nothing, when the path is a symbolic link, not a regular file, or a file that is not a
     /// till journal: till never chmods or writes a file that is not already its own journal.
-    public init(path: String) throws {
+    /// How the terminal's amounts relate to its tips, for the reports (config `tip`).
+    public let tipStyle: TipStyle
+
+    public init(path: String, tipStyle: TipStyle = .onTop) throws {
+        self.tipStyle = tipStyle
         guard !path.isEmpty else { throw JournalOpenError(path: path, reason: "no journal path was given (journal = \"\")") }
         self.path = path
         let dir = Path.directory(of: path)
@@ -313,7 +317,7 @@ public final class Journal: Sendable {
                     try db.execute(sql: "UPDATE entry SET batchId = ?, batchName = ? WHERE id = ?",
                                    arguments: [response.batchId, response.batchName, id])
                 }
-                try Journal.storeZReportOnClose(db, nowMs: nowMs)
+                try Journal.storeZReportOnClose(db, nowMs: nowMs, tipStyle: tipStyle)
             }
             return true
         }
@@ -550,11 +554,11 @@ public final class Journal: Sendable {
     }
 
     /// The batch as the journal knows it: open when the last event opened one (less than 48 hours ago).
+    /// The open batch as the batch history tells it, including one the terminal started by itself after a 48-hour
+    /// auto-close (batch.txt:10), so entries made meanwhile are filed under it.
     public func batch(nowMs: Int64 = WallClock.nowMs()) throws -> BatchInfo {
-        guard let e = try lastBatchEvent(), e.command == .open else { return BatchInfo() }
-        let info = BatchInfo(id: e.batchId, name: e.batchName, openedAtMs: e.atMs, isOpen: true)
-        if let close = info.autoCloseAtMs, nowMs >= close { return BatchInfo(id: e.batchId, name: e.batchName, openedAtMs: e.atMs, isOpen: false) }
-        return info
+        guard let last = try batches(nowMs: nowMs).last else { return BatchInfo() }
+        return last.info
     }
 
     /// A PRAGMA's value as text (`journal_mode`, `synchronous`), for checks.

@@ -28,6 +28,13 @@ public enum TerminalMessage: Sendable, Hashable {
     case nothingToAbort          // (-55) NOTHING_TO_ABORT, nothing to abort
     case aborted                 // (-57) ABORTED, aborted
     case resellerDeclined        // (-62) RESELLER_ORDER_DECLINED (wrong ISV credentials)
+    case activationFailed        // (-48) ACTIVATION_FAILED
+    case printingSettings        // Printing settings
+    case printingSettingsSaved   // Printing settings saved
+    case logsSent                // Logs sent
+    case activationCode          // Activation code
+    case posActivated            // POS activated
+    case receiptPrinted          // Receipt printed
     /// No message, or one this project has no words for; its code when it had one.
     case unrecognised(code: Int?)
 
@@ -49,6 +56,7 @@ public enum TerminalMessage: Sendable, Hashable {
         (.nothingToAbort, -55, "NOTHING_TO_ABORT"),
         (.aborted, -57, "ABORTED"),
         (.resellerDeclined, -62, "RESELLER_ORDER_DECLINED"),
+        (.activationFailed, -48, "ACTIVATION_FAILED"),
     ]
 
     /// Plain-word messages (lower case, trailing `.` dropped, spaces squeezed).
@@ -69,6 +77,12 @@ public enum TerminalMessage: Sendable, Hashable {
         "transaction in progress": .terminalBusy,
         "terminal busy": .terminalBusy,
         "transaction not found": .notFound,
+        "printing settings": .printingSettings,
+        "printing settings saved": .printingSettingsSaved,
+        "logs sent": .logsSent,
+        "activation code": .activationCode,
+        "pos activated": .posActivated,
+        "receipt printed": .receiptPrinted,
     ]
 
     /// Reads a message's text.
@@ -173,6 +187,20 @@ public enum CashierWording {
         switch message {
         case .success, .batchOpened, .batchClosed, .detailsFetched:
             return approved ? approvedSentence(action, message) : notApproved(code: nil, action: action)
+        case .printingSettings:
+            return approved ? "The terminal sent its printing settings." : notApproved(code: nil, action: action)
+        case .printingSettingsSaved:
+            return approved ? "The terminal saved the printing settings." : notApproved(code: nil, action: action)
+        case .logsSent:
+            return approved ? "The terminal sent its logs to the vendor's support." : notApproved(code: nil, action: action)
+        case .activationCode:
+            return approved ? "The terminal gave its activation code." : notApproved(code: nil, action: action)
+        case .posActivated:
+            return approved ? "The terminal is activated." : notApproved(code: nil, action: action)
+        case .receiptPrinted:
+            return approved ? "The terminal printed the receipt again." : notApproved(code: nil, action: action)
+        case .activationFailed:
+            return "The terminal could not be activated: check the activation code, the source and the PIN, then try again."
         case .userCancel:
             return "Cancelled on the terminal: no money was taken. Ask how the customer wants to pay."
         case .declinedByBank:
@@ -236,16 +264,17 @@ public enum CashierWording {
             if message == .batchOpened { return "The terminal opened the batch." }
             if message == .batchClosed { return "The terminal closed the batch." }
             return "The terminal did it."
+        case .reprintTransaction?: return "The terminal reprints the receipt."
+        case .getPrintingSettings?, .setPrintingSettings?, .sendLogs?, .getActivationCode?, .activatePos?: return "The terminal did it."
         case nil: return "The terminal approved it."
-        // The terminal's own services (receipts, printing, logs, activation) move no money.
-        case .reprintTransaction?, .getPrintingSettings?, .setPrintingSettings?, .sendLogs?, .getActivationCode?, .activatePos?: return "The terminal did it."
         }
     }
 
     static func notApproved(code: Int?, action: Action?) -> String {
         let coded = code.map { " (code \($0))" } ?? ""
         switch action {
-        case .batch?, .transactionDetails?, .abort?:
+        case .batch?, .transactionDetails?, .abort?, .reprintTransaction?, .getPrintingSettings?, .setPrintingSettings?, .sendLogs?,
+             .getActivationCode?, .activatePos?:
             return "The terminal did not do it\(coded). The terminal's screen says why."
         default:
             return "The terminal did not approve it\(coded): nothing was charged. The terminal's screen says why."
@@ -304,7 +333,8 @@ public enum CashierWording {
                 let closed = resp?.command == "close" || resp.map { TerminalMessage($0) } == .batchClosed
                 return Verdict(role: .approved, mark: "✓", word: "DONE", headline: closed ? "BATCH CLOSED" : "BATCH OPENED", sentence: said)
             case .transactionDetails: return Verdict(role: .approved, mark: "✓", word: "FOUND", headline: "TRANSACTION FOUND", sentence: said)
-            case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: return Verdict(role: .approved, mark: "✓", word: "DONE", headline: "DONE", sentence: said)
+            case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos:
+                return Verdict(role: .approved, mark: "✓", word: "DONE", headline: "DONE", sentence: said)
             }
         case .declined:
             let message = resp.map { TerminalMessage($0) } ?? .unrecognised(code: nil)
@@ -319,7 +349,7 @@ public enum CashierWording {
             case .abort: headline = message == .nothingToAbort ? "NOTHING TO ABORT" : "NOT ABORTED"
             case .batch: headline = resp?.command == "close" ? "BATCH NOT CLOSED" : "BATCH NOT OPENED"
             case .transactionDetails: headline = "NOT FOUND"
-            case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: headline = "NOT DONE"
+            case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: headline = "FAILED"
             }
             return Verdict(role: .declined, mark: "✗", word: word, headline: headline, sentence: said)
         case .aborted:
@@ -349,7 +379,8 @@ public enum CashierWording {
         case .cancel:
             let what = total.map { Format.money($0, currency) + " may have been refunded" } ?? "The refund may have been made"
             return "No answer from the terminal: \(what). Check the terminal before refunding again."
-        case .abort, .batch, .transactionDetails, .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos:
+        case .abort, .batch, .transactionDetails, .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs,
+             .getActivationCode, .activatePos:
             return "No answer from the terminal: check the terminal's screen."
         }
     }

@@ -88,7 +88,7 @@ struct GlobalOptions: ParsableArguments {
 
     func journalOnly() -> Journal {
         let s = settings()
-        do { return try Journal(path: s.resolvedJournalPath) } catch let error as JournalOpenError {
+        do { return try Journal(path: s.resolvedJournalPath, tipStyle: s.resolvedTip) } catch let error as JournalOpenError {
             printToStandardError("till: \(error)")
             Foundation.exit(2)
         } catch {

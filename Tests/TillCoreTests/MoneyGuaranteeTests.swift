@@ -20,8 +20,8 @@ final class ScriptedPeer: @unchecked Sendable {
         try? Path.makeDirectories(dir + "/claimed")
     }
 
-    /// Waits (up to 10 s) for the next request file; claims it; returns its id and URL.
-    func nextRequest() -> (id: String, url: String)? {
+    /// Waits (up to 10 s, off the cooperative pool's threads) for the next request file; claims it; returns its id and URL.
+    func nextRequest() async -> (id: String, url: String)? {
         let end = Date().addingTimeInterval(10)
         while Date() < end {
             for name in Path.list(dir + "/requests") where name.hasSuffix(".url") && !name.hasPrefix(".") {
@@ -30,7 +30,7 @@ final class ScriptedPeer: @unchecked Sendable {
                 let text = (AtomicFile.read(claimed) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
                 return (String(name.dropLast(4)), text)
             }
-            usleep(5_000)
+            try? await Task.sleep(nanoseconds: 5_000_000)
         }
         return nil
     }
@@ -86,13 +86,13 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         let (c, _) = try await fileDropController(dir)
         let peer = ScriptedPeer(dir.path + "/drop")
         let firstTask = Task { await c.perform(sale(1200)) }
-        guard let r1 = peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let r1 = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
         let approval = peer.answers(to: r1.url)[0]
         try peer.drop(approval, as: r1.id)
         #expect(await firstTask.value.journalEntry?.state == .approved)
 
         let secondTask = Task { await c.perform(sale(1200)) }
-        guard let r2 = peer.nextRequest() else { Issue.record("no second request"); await c.shutdown(); return }
+        guard let r2 = await peer.nextRequest() else { Issue.record("no second request"); await c.shutdown(); return }
         let ctid2 = try TerminalRequest.parse(r2.url).request.clientTransactionId ?? ""
         try peer.drop(replacing(approval, "clientTransactionId", with: ctid2), as: r2.id)
         let second = await secondTask.value
@@ -110,7 +110,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         let (c, _) = try await fileDropController(dir)
         let peer = ScriptedPeer(dir.path + "/drop")
         let task = Task { await c.perform(sale(1200)) }
-        guard let r = peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
         try peer.drop(replacing(peer.answers(to: r.url)[0], "amount", with: "1"), as: r.id)
         let outcome = await task.value
         guard case .answered(let e) = outcome else { Issue.record("expected an answer, got \(outcome)"); await c.shutdown(); return }
@@ -132,7 +132,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         var (c, _) = try await fileDropController(dir)
         let peer = ScriptedPeer(dir.path + "/drop")
         let open = Task { [c] in await c.perform(.batch(BatchRequest(command: .open, batchName: "Real shift"))) }
-        guard let r = peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
         try peer.drop(peer.answers(to: r.url)[0], as: r.id)
         #expect(await open.value.journalEntry?.state == .approved)
         let shift = await c.batch()
@@ -170,7 +170,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         let (c, _) = try await fileDropController(dir)
         let peer = ScriptedPeer(dir.path + "/drop")
         let task = Task { await c.perform(sale(1500, ctid: "order-7")) }
-        guard let r = peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
         let approval = peer.answers(to: r.url)[0]
         try peer.drop(approval, as: r.id)
         #expect(await task.value.journalEntry?.state == .approved)
@@ -189,7 +189,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         let (a, _) = try await fileDropController(dir)
         let peer = ScriptedPeer(dir.path + "/drop")
         let task = Task { await a.perform(sale(2500)) }
-        guard let r = peer.nextRequest() else { Issue.record("no request"); await a.shutdown(); return }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); await a.shutdown(); return }
         // B: another till on the same journal (its own lock file descriptor, as another process has).
         let bTransport = FileDropTransport(directory: dir.path + "/drop-b")
         let b = TillController(transport: bTransport, journal: try Journal(path: dir.path + "/journal.sqlite"), caller: testCaller)
@@ -240,7 +240,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         let peer = ScriptedPeer(dir.path + "/drop")
         let started = Date()
         let task = Task { [c] in await c.perform(sale(1800)) }
-        guard let r = peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
         c.journal.faults.failWrites()
         try peer.drop(peer.answers(to: r.url)[0], as: r.id)
         let outcome = await task.value
@@ -264,19 +264,19 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         let (c, _) = try await fileDropController(dir, timeoutMs: 300)
         let peer = ScriptedPeer(dir.path + "/drop")
         let first = Task { await c.perform(sale(1313)) }
-        _ = peer.nextRequest()   // claimed, never answered
+        _ = await peer.nextRequest()   // claimed, never answered
         guard case .unknown(let unknown) = await first.value else { Issue.record("expected unknown"); return }
         let next = await c.perform(sale(500))
         guard case .needsConfirmation(let named) = next else { Issue.record("expected a confirmation, got \(next)"); return }
         #expect(named.map(\.id) == [unknown.id] && next.exitCode == 3)
         #expect(try c.journal.count() == 1, "nothing journaled or sent")
         let confirmed = Task { await c.perform(sale(500), confirmingUnknown: [unknown.id]) }
-        guard let r = peer.nextRequest() else { Issue.record("not sent after confirming"); return }
+        guard let r = await peer.nextRequest() else { Issue.record("not sent after confirming"); return }
         try peer.drop(peer.answers(to: r.url)[0], as: r.id)
         #expect(await confirmed.value.journalEntry?.state == .approved)
         // Confirmed once is confirmed: the next sale goes straight out.
         let third = Task { await c.perform(sale(600)) }
-        guard let r3 = peer.nextRequest() else { Issue.record("third not sent"); return }
+        guard let r3 = await peer.nextRequest() else { Issue.record("third not sent"); return }
         try peer.drop(peer.answers(to: r3.url)[0], as: r3.id)
         #expect(await third.value.journalEntry?.state == .approved)
         await c.shutdown()

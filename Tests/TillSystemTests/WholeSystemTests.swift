@@ -384,11 +384,12 @@ final class SystemRun: @unchecked Sendable {
         // 2. Reports equal the journal (the trigger-kept summary against a fresh aggregation), current batch and none.
         let batch = (try? journal.batch()) ?? BatchInfo()
         for key in Set([batch.isOpen ? batch.id : nil, nil]) {
-            guard let rows = try? journal.entries(batchId: key), let buckets = try? journal.reportBuckets(batchId: key) else { continue }
+            guard let (rows, buckets) = try? journal.entriesAndBuckets(batchId: key) else { continue }
             let summary = Report(kind: .running, batch: nil, generatedAtMs: 0, buckets: buckets)
             let fresh = Report(kind: .running, batch: nil, generatedAtMs: 0, buckets: ReportBucket.aggregate(rows))
             for (name, a, b) in [("sales", summary.sales, fresh.sales), ("tips", summary.tips, fresh.tips), ("refunds", summary.refunds, fresh.refunds),
                                  ("pre-auths", summary.preAuths, fresh.preAuths), ("captures", summary.captures, fresh.captures),
+                                 ("declined", summary.declined, fresh.declined), ("aborted", summary.aborted, fresh.aborted),
                                  ("unknown", summary.unknown, fresh.unknown), ("review", summary.review, fresh.review)] where a != b {
                 violate("report \(name) \(a) ≠ journal \(b) (batch \(key ?? "none"))")
             }
