@@ -322,7 +322,9 @@ public struct AppState: Sendable, Hashable {
 
     public var visibleJournal: [JournalEntry] {
         let f = (forms[.journal]?["filter"] ?? "").trimmingWhitespace().lowercased()
-        if f.isEmpty { return journal.entries }
+        // Read like a till roll: look-ups and abort requests are hidden unless the filter asks for them
+        // (type `details` or `abort`).
+        if f.isEmpty { return journal.entries.filter { $0.action != .transactionDetails && $0.action != .abort } }
         var out: [JournalEntry] = []
         for (i, t) in journal.searchTexts.enumerated() where t.contains(f) { out.append(journal.entries[i]) }
         return out

@@ -128,4 +128,15 @@ import TillProtocol
         #expect(c.title == "Capture?" && c.lines.joined(separator: " ").contains("Capture € 42.00"))
         #expect(press(&s, .enter).count == 1)
     }
+
+    @Test func theJournalReadsLikeATillRoll() {
+        var s = readyState()
+        press(&s, .f(7))
+        _ = update(&s, .journalLoaded([entry(3, .abort, cents: nil, state: .aborted), entry(2, .transactionDetails, cents: nil),
+                                       entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)]))
+        #expect(s.visibleJournal.map(\.id) == [1])          // look-ups and aborts hidden
+        #expect(view(s, size: s.size).contains("13.75"))    // amount + tip
+        type(&s, "abort")
+        #expect(s.visibleJournal.map(\.id) == [3])          // shown when asked for
+    }
 }

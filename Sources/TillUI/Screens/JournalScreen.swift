@@ -96,7 +96,9 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     while i < list.count && y < r.y + 2 + rows {
         let e = list[i]
         let selected = i == s.journal.selected
-        var values = ["\(e.id)", Format.actionName(e.action), e.amount.map { $0.formatted() } ?? "",
+        // The amount the card moved: amount + tip, as the terminal answered it.
+        let total = (e.response?.amount ?? e.amount).map { a in (e.response?.tipAmount ?? e.tipAmount).map { a + $0 } ?? a }
+        var values = ["\(e.id)", Format.actionName(e.action), total.map { $0.formatted() } ?? "",
                       Format.stateName(e.state), e.response?.referenceNumber ?? Format.card(e.response) ?? ""]
         if withTime { values.insert(String(Format.clock(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).prefix(5)), at: 1) }
         let line = columns(values, widths, width)
