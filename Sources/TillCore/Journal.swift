@@ -462,6 +462,8 @@ public final class Journal: Sendable {
 
     static func entry(from row: Row) -> JournalEntry {
         let responseText: String? = row["response"]
+        // The answer as journaled (JSON this code wrote); the money columns, state and summary never depend on it, so a
+        // row whose JSON could not be read still counts right and shows its columns.
         let response = responseText.flatMap { try? JSONDecoder().decode(CallbackResponse.self, from: Data($0.utf8)) }
         let amount: Int? = row["amountCents"]
         let tip: Int? = row["tipCents"]
@@ -528,6 +530,7 @@ public final class Journal: Sendable {
             var alternatives = ["stan LIKE ?", "orderCode LIKE ?", "shortOrderCode LIKE ?", "clientTransactionId LIKE ?",
                                 "cardType LIKE ?", "message LIKE ?"]
             args.append(contentsOf: Array(repeating: like, count: alternatives.count))
+            // Search text that reads as an amount also matches amounts; any other text is only searched as text.
             if let m = try? Money.parse(t) { alternatives.append("amountCents = ?"); args.append(m.cents) }
             conditions.append("(" + alternatives.joined(separator: " OR ") + ")")
         }
