@@ -76,11 +76,13 @@ struct GlobalOptions: ParsableArguments {
     /// A started controller; recovery has run (unresolved entries are listed on standard error).
     func controller(caller: Caller, recover: Bool = true) async -> TillController {
         let s = settings()
+        Termination.install()
         let c: TillController
         do { c = try await TillFactory.makeController(config: s, caller: caller) } catch {
             printToStandardError("till: cannot start (\(s.resolvedTransport)): \(error)")
             Foundation.exit(3)
         }
+        Termination.watch(c)
         if recover {
             let left = await c.recover()
             if !left.isEmpty {

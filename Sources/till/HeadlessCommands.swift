@@ -32,8 +32,10 @@ func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOpti
                 printToStandardError("till: abort: \(abortResultText(r))")
             }
         } else {
+            Termination.begin()
             Task {
-                await controller.shutdown()
+                await Termination.shutdown(controller)
+                Termination.waitForShutdowns()
                 printToStandardError("till: stopped waiting; the outcome is unknown (see `till journal`).")
                 exit(3)
             }
@@ -42,8 +44,8 @@ func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOpti
     source.resume()
     let outcome = await controller.perform(request.request)
     source.cancel()
-    await controller.shutdown()
-    exit(printOutcome(outcome, json: global.json))
+    await Termination.shutdown(controller)
+    Termination.exit(printOutcome(outcome, json: global.json))
 }
 
 final class CoreLocked<Value>: @unchecked Sendable {
