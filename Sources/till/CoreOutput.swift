@@ -144,30 +144,30 @@ func printOutcome(_ outcome: ActionOutcome, json: Bool) -> Int32 {
         printToStandardError(validationErrorText(ValidationFailure(errors: errors)))
     case .busy(let f):
         let text = "BUSY: journal entry \(f.entry.id) (\(f.entry.action.rawValue)) is still waiting for the terminal; nothing was sent."
-        if json { print(JSONValue.object([("outcome", .string("busy")), ("inFlight", journalEntryJSON(f.entry))]).text()) }
+        if json { outJSON(JSONValue.object([("outcome", .string("busy")), ("inFlight", journalEntryJSON(f.entry))])) }
         else { printToStandardError(text) }
     case .answered(let e):
         if json {
-            print(JSONValue.object([("outcome", .string(e.state.rawValue)), ("entry", journalEntryJSON(e))]).text())
+            outJSON(JSONValue.object([("outcome", .string(e.state.rawValue)), ("entry", journalEntryJSON(e))]))
         } else {
-            if let r = e.response { print(responseText(r)) }
-            print("")
-            print("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(terminalSafe($0))" } ?? ""))
+            if let r = e.response { out(responseText(r)) }
+            out("")
+            out("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(terminalSafe($0))" } ?? ""))
         }
     case .unknown(let e):
         if json {
-            print(JSONValue.object([("outcome", .string("unknown")), ("entry", journalEntryJSON(e))]).text())
+            outJSON(JSONValue.object([("outcome", .string("unknown")), ("entry", journalEntryJSON(e))]))
         } else {
-            print("OUTCOME UNKNOWN · \(e.action.rawValue)")
-            print("  " + terminalSafe(e.note ?? "No answer: check the terminal."))
-            if let c = e.clientTransactionId { print("  Your reference  \(c)") }
-            print("")
-            print("Journal entry \(e.id): \(e.state.rawValue). Check the terminal, then: till resolve \(e.id) --note \"…\"")
+            out("OUTCOME UNKNOWN · \(e.action.rawValue)")
+            out("  " + terminalSafe(e.note ?? "No answer: check the terminal."))
+            if let c = e.clientTransactionId { out("  Your reference  \(c)") }
+            out("")
+            out("Journal entry \(e.id): \(e.state.rawValue). Check the terminal, then: till resolve \(e.id) --note \"…\"")
         }
     case .transportError(let e, let message):
         if json {
-            print(JSONValue.object([("outcome", .string("transportError")), ("message", .string(message)),
-                                    ("entry", e.map(journalEntryJSON) ?? .null)]).text())
+            outJSON(JSONValue.object([("outcome", .string("transportError")), ("message", .string(message)),
+                                    ("entry", e.map(journalEntryJSON) ?? .null)]))
         } else {
             printToStandardError("TRANSPORT ERROR: \(terminalSafe(message))")
             if let e { printToStandardError("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(terminalSafe($0))" } ?? "")) }

@@ -170,11 +170,11 @@ struct AbortCommand: AsyncParsableCommand {
             case .nothingInFlight: o = [("outcome", .string("nothingInFlight"))]
             case .transportError(let m): o = [("outcome", .string("transportError")), ("message", .string(m))]
             }
-            print(JSONValue.object(o).text())
+            outJSON(JSONValue.object(o))
         } else if case .answered(_, let resp) = r {
-            print(responseText(resp))
+            out(responseText(resp))
         } else {
-            print("Abort: " + abortResultText(r))
+            out("Abort: " + abortResultText(r))
         }
         switch r {
         case .answered(.aborted, _): throw ExitCode(0)
@@ -213,11 +213,11 @@ struct JournalListCommand: AsyncParsableCommand {
                                                                              currentBatchId: current.id)
         if unresolved { list = Array(list.suffix(limit)).reversed() }
         if global.json {
-            print(JSONValue.array(list.map(journalEntryJSON)).text())
+            outJSON(JSONValue.array(list.map(journalEntryJSON)))
         } else {
-            if current.isOpen { print("Current batch: \(current.name ?? "?") (\(current.id ?? "?"))") }
-            if list.isEmpty { print("No entries.") }
-            for e in list { print(journalEntryLine(e)) }
+            if current.isOpen { out("Current batch: \(current.name ?? "?") (\(current.id ?? "?"))") }
+            if list.isEmpty { out("No entries.") }
+            for e in list { out(journalEntryLine(e)) }
         }
     }
 }
@@ -233,16 +233,16 @@ struct JournalShowCommand: AsyncParsableCommand {
             printToStandardError("till: no journal entry \(id).")
             throw ExitCode(2)
         }
-        if global.json { print(journalEntryJSON(e).text()); return }
-        print(journalEntryLine(e))
-        print("  request id   \(e.requestId)")
-        print("  request      \(terminalSafe(e.requestURL))")
-        if let b = e.batchName ?? e.batchId { print("  batch        \(terminalSafe(b))") }
-        print("  created      \(journalTimeText(e.createdAtMs)) UTC, updated \(journalTimeText(e.updatedAtMs)) UTC")
-        if let n = e.note { print("  note         \(terminalSafe(n))") }
+        if global.json { outJSON(journalEntryJSON(e)); return }
+        out(journalEntryLine(e))
+        out("  request id   \(e.requestId)")
+        out("  request      \(terminalSafe(e.requestURL))")
+        if let b = e.batchName ?? e.batchId { out("  batch        \(terminalSafe(b))") }
+        out("  created      \(journalTimeText(e.createdAtMs)) UTC, updated \(journalTimeText(e.updatedAtMs)) UTC")
+        if let n = e.note { out("  note         \(terminalSafe(n))") }
         if let r = e.response {
-            print("")
-            print(responseText(r))
+            out("")
+            out(responseText(r))
         }
     }
 }
@@ -265,7 +265,7 @@ struct ResolveCommand: AsyncParsableCommand {
         let text = note.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { printToStandardError("till: say how it was settled (--note …)."); throw ExitCode(2) }
         try journal.setState(id, .resolved, note: text)
-        if let e = try journal.entry(id: id) { print(global.json ? journalEntryJSON(e).text() : journalEntryLine(e)) }
+        if let e = try journal.entry(id: id) { if global.json { outJSON(journalEntryJSON(e)) } else { out(journalEntryLine(e)) } }
     }
 }
 
@@ -283,12 +283,12 @@ struct RecoverCommand: AsyncParsableCommand {
         let left = await controller.recover()
         await controller.shutdown()
         if global.json {
-            print(JSONValue.array(left.map(journalEntryJSON)).text())
+            outJSON(JSONValue.array(left.map(journalEntryJSON)))
         } else if left.isEmpty {
-            print("Nothing left unresolved.")
+            out("Nothing left unresolved.")
         } else {
-            print("\(left.count) outcome(s) unknown: check the terminal, then `till resolve ID --note …`:")
-            for e in left { print(journalEntryLine(e)) }
+            out("\(left.count) outcome(s) unknown: check the terminal, then `till resolve ID --note …`:")
+            for e in left { out(journalEntryLine(e)) }
         }
         throw ExitCode(left.isEmpty ? 0 : 3)
     }
