@@ -15,11 +15,11 @@ import TillProtocol
 final class Output {
     nonisolated(unsafe) static let shared = Output()
 
-    private(set) var bytes: [UInt8] = []
+    private var writer = ByteWriter()
     private static let blockSize = 1 << 16
 
     private init(standard: Bool = true) {
-        bytes.reserveCapacity(standard ? Self.blockSize + 8192 : 4096)
+        writer.bytes.reserveCapacity(standard ? Self.blockSize + 8192 : 4096)
         if standard { atexit { Output.shared.flush() } }
     }
 
@@ -27,39 +27,91 @@ final class Output {
     static func jsonText(_ v: JSONValue, indent: Int? = 2) -> String {
         let o = Output(standard: false)
         o.json(v, indent: indent)
-        return String(decoding: o.bytes, as: UTF8.self)
+        return String(decoding: o.writer.bytes, as: UTF8.self)
     }
 
     /// Writes everything buffered to standard output (after whatever `print` left in stdio's buffer).
     func flush() {
         fflush(nil)
         var done = 0
-        let n = bytes.count
-        bytes.withUnsafeBufferPointer { p in
+        let n = writer.bytes.count
+        writer.bytes.withUnsafeBufferPointer { p in
             while done < n {
                 let w = write(STDOUT_FILENO, p.baseAddress! + done, n - done)
                 if w < 0 { if errno == EINTR { continue }; break }   // a closed pipe: nothing more can be said there
                 done += w
             }
         }
-        bytes.removeAll(keepingCapacity: true)
+        writer.bytes.removeAll(keepingCapacity: true)
     }
 
     @inline(__always) private func blockDone() {
-        if bytes.count >= Self.blockSize && self === Output.shared { flush() }
+        if writer.bytes.count >= Self.blockSize && self === Output.shared { flush() }
+    }
+
+    // MARK: writing (each call one access to the writer; its appends are then plain, unchecked)
+
+    func line(_ s: String) { writer.line(s); blockDone() }
+    func lines(_ text: String) { writer.lines(text); blockDone() }
+    func verbatim(_ s: String) { writer.verbatim(s); blockDone() }
+    func json(_ v: JSONValue, indent: Int? = 2) { writer.json(v, indent: indent); blockDone() }
+    func response(_ r: CallbackResponse, indent: Int?) { writer.response(r, indent: indent); blockDone() }
+}
+
+/// The bytes and how text and JSON become bytes (see `Output`).
+struct ByteWriter {
+    var bytes: [UInt8] = []
+
+    /// `Secrets.fieldNames` as a list: two names compared with `==` cost less than hashing every field's name.
+    static let secretNames = Array(Secrets.fieldNames)
+
+    /// `r.abortOutcome`, without its upper-casing and substring search for the common case: for an
+    /// all-ASCII message the same test byte by byte (upper-cased, a space read as `_`); anything else
+    /// asks `abortOutcome` itself.
+    static func abortOutcome(_ r: CallbackResponse) -> AbortOutcome? {
+        guard var m = r.messageName ?? r.message else {
+            if r.messageCode == -55 { return .nothingToAbort }
+            if r.messageCode == -57 { return .aborted }
+            return r.action == .abort ? .other : nil
+        }
+        let found: (nothing: Bool, aborted: Bool)? = m.withUTF8 { p in
+            for b in p where b >= 0x80 { return nil }
+            return (contains(p, "NOTHING_TO_ABORT"), contains(p, "ABORTED"))
+        }
+        guard let found else { return r.abortOutcome }
+        if found.nothing || r.messageCode == -55 { return .nothingToAbort }
+        if found.aborted || r.messageCode == -57 { return .aborted }
+        return r.action == .abort ? .other : nil
+    }
+
+    /// Whether ASCII text, upper-cased with spaces read as `_`, contains `word` (upper-case ASCII).
+    private static func contains(_ p: UnsafeBufferPointer<UInt8>, _ word: StaticString) -> Bool {
+        let n = word.utf8CodeUnitCount
+        guard p.count >= n else { return false }
+        let w = word.utf8Start
+        for i in 0...(p.count - n) {
+            var k = 0
+            while k < n {
+                var b = p[i + k]
+                if b >= 0x61 && b <= 0x7A { b -= 0x20 } else if b == 0x20 { b = 0x5F }
+                if b != w[k] { break }
+                k += 1
+            }
+            if k == n { return true }
+        }
+        return false
     }
 
     // MARK: text
 
     /// One line of text, escaped, then a newline.
-    func line(_ s: String) {
+    mutating func line(_ s: String) {
         escaped(s)
         bytes.append(0x0A)
-        blockDone()
     }
 
     /// Text as `print` prints it (its lines split at `\n`, then a newline), each line escaped.
-    func lines(_ text: String) {
+    mutating func lines(_ text: String) {
         var rest = Substring(text)
         while let nl = rest.firstIndex(of: "\n") {
             line(String(rest[..<nl]))
@@ -68,34 +120,32 @@ final class Output {
         line(String(rest))
     }
 
-    private func escaped(_ s: String) {
+    private mutating func escaped(_ s: String) {
         var s = s
         s.withUTF8 { p in SafeText.appendTerminal(p, to: &bytes) }
     }
 
     /// Bytes already safe (CSV made by `CSV`, which escapes its fields), as they are.
-    func verbatim(_ s: String) {
+    mutating func verbatim(_ s: String) {
         var s = s
         s.withUTF8 { p in bytes.append(contentsOf: p) }
-        blockDone()
     }
 
     // MARK: JSON
 
     /// A JSON value, laid out as `JSONValue.text(indent:)` lays it out, then a newline.
-    func json(_ v: JSONValue, indent: Int? = 2) {
+    mutating func json(_ v: JSONValue, indent: Int? = 2) {
         value(v, level: 0, indent: indent)
         bytes.append(0x0A)
-        blockDone()
     }
 
-    private func newline(_ level: Int, _ indent: Int?) {
+    private mutating func newline(_ level: Int, _ indent: Int?) {
         guard let indent else { return }
         bytes.append(0x0A)
         for _ in 0..<(indent * level) { bytes.append(0x20) }
     }
 
-    private func value(_ v: JSONValue, level: Int, indent: Int?) {
+    private mutating func value(_ v: JSONValue, level: Int, indent: Int?) {
         switch v {
         case .string(let s): string(s)
         case .int(let i): int(i)
@@ -125,17 +175,17 @@ final class Output {
         }
     }
 
-    @inline(__always) private func key(_ k: String, _ indent: Int?) {
+    @inline(__always) private mutating func key(_ k: String, _ indent: Int?) {
         string(k)
         bytes.append(0x3A)
         if indent != nil { bytes.append(0x20) }
     }
 
-    @inline(__always) private func ascii(_ s: StaticString) {
+    @inline(__always) private mutating func ascii(_ s: StaticString) {
         s.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
-    private func int(_ i: Int) {
+    private mutating func int(_ i: Int) {
         if i >= 0 && i < 10 { bytes.append(0x30 + UInt8(i)); return }
         var v = i.magnitude
         var tmp: (UInt64, UInt64, UInt64) = (0, 0, 0)   // 24 bytes: room for any Int
@@ -151,7 +201,7 @@ final class Output {
 
     /// A JSON string: `"` and `\` escaped, control and bidi characters as `\uXXXX` (the short forms
     /// for \n, \r, \t), everything else copied in runs.
-    private func string(_ s: String) {
+    private mutating func string(_ s: String) {
         var s = s
         bytes.append(0x22)
         s.withUTF8 { p in
@@ -183,32 +233,28 @@ final class Output {
 
     // MARK: the terminal's answer
 
+    @inline(__always) private mutating func comma(_ first: inout Bool, _ level: Int, _ indent: Int?) {
+        if !first { bytes.append(0x2C) }
+        first = false
+        newline(level, indent)
+    }
+
     /// The answer as JSON (`CallbackResponse.json`, secrets redacted), written straight into the
     /// buffer: the same layout, no `JSONValue` tree.
-    func response(_ r: CallbackResponse, indent: Int?) {
+    mutating func response(_ r: CallbackResponse, indent: Int?) {
         bytes.append(0x7B)
         var first = true
-        func next() {
-            if !first { bytes.append(0x2C) }
-            first = false
-            newline(1, indent)
-        }
         for f in r.fields {
-            next()
+            comma(&first, 1, indent)
             key(f.name, indent)
-            string(Secrets.fieldNames.contains(f.name) ? Secrets.placeholder : f.value)
+            string(Self.secretNames.contains(f.name) ? Secrets.placeholder : f.value)
         }
-        next()
+        comma(&first, 1, indent)
         key("till", indent)
         // The derived values: as `CallbackResponse.json` lists them.
         bytes.append(0x7B)
         var firstDerived = true
-        func field(_ k: String) {
-            if !firstDerived { bytes.append(0x2C) }
-            firstDerived = false
-            newline(2, indent)
-            key(k, indent)
-        }
+        func field(_ k: String) { comma(&firstDerived, 2, indent); key(k, indent) }
         field("approved"); ascii(r.isApproved ? "true" : "false")
         field("status"); string(r.status.description)
         if let a = r.action { field("action"); string(a.rawValue) }
@@ -220,7 +266,7 @@ final class Output {
         if let d = r.transactionDate {
             field("transactionDateUTC"); string(TerminalDate.format(instant: d.instant, offsetMinutes: 0))
         }
-        if let o = r.abortOutcome { field("abortOutcome"); string(o.rawValue) }
+        if let o = Self.abortOutcome(r) { field("abortOutcome"); string(o.rawValue) }
         field("warnings")
         if r.warnings.isEmpty { ascii("[]") } else {
             bytes.append(0x5B)
@@ -237,7 +283,6 @@ final class Output {
         newline(0, indent)
         bytes.append(0x7D)
         bytes.append(0x0A)
-        blockDone()
     }
 }
 

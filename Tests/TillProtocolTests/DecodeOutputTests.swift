@@ -30,6 +30,23 @@ struct DecodeOutputTests {
         #expect(object?["batchName"] as? String == "\u{202E}evil\u{1B}[2J\u{9B}")
     }
 
+    /// The abort outcome in the JSON, as `CallbackResponse.abortOutcome` decides it (spaces for `_`, any case).
+    @Test(arguments: [
+        ("cb://result?status=fail&action=abort&message=(-57) aborted", "aborted"),
+        ("cb://result?status=success&action=abort&message=nothing to abort", "nothingToAbort"),
+        ("cb://result?status=fail&action=sale&message=Nothing_To_Abort", "nothingToAbort"),
+        ("cb://result?status=fail&action=abort&message=%C3%A9 ABORTED", "aborted"),
+        ("cb://result?status=fail&action=abort&message=(-55) x", "nothingToAbort"),
+        ("cb://result?status=fail&action=abort&message=later", "other"),
+        ("cb://result?status=fail&action=sale&message=declined", ""),
+    ])
+    func abortOutcomeInJSON(url: String, outcome: String) throws {
+        let r = try TillBinary.run(["decode", "--json", url])
+        let object = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+        let till = object?["till"] as? [String: Any]
+        #expect((till?["abortOutcome"] as? String ?? "") == outcome, "\(url)")
+    }
+
     /// Many answers through standard input (64 KiB blocks, lines split across blocks, CRLF, a line
     /// with no final newline): one JSON object a line, each the same as decoding that URL alone.
     @Test func streamedJSONMatchesOneAtATime() throws {
