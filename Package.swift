@@ -2,12 +2,15 @@
 import PackageDescription
 
 // Dependency direction is one way:
-//   TillProtocol, TillIO  <-  TillSimulator  <-  TillCore  <-  TillUI  <-  TillTerminal  <-  till
-// TillProtocol is pure (no I/O); TillIO holds the few file/inotify primitives the transports share. TillUI is pure (state + message -> state, view -> cells).
+//   TillProtocol  <-  TillModel  <-  TillUI
+//   TillProtocol, TillIO  <-  TillSimulator  <-  TillCore (re-exports TillModel)  <-  TillTerminal  <-  till
+// TillProtocol is pure (no I/O); TillModel is the pure service contract and its value types (entries, reports).
+// TillIO holds the few file/inotify primitives the transports share. TillUI is pure (state + message -> state,
+// view -> cells) and cannot reach the journal or the transports: it depends on TillModel, not TillCore.
 // Only TillTerminal touches ncurses (through the CNcurses system library).
+// Every target lists what it imports, no more.
 let package = Package(
     name: "till",
-    platforms: [.macOS(.v13)],
     products: [
         .executable(name: "till", targets: ["till"]),
     ],
@@ -22,14 +25,15 @@ let package = Package(
         .target(name: "TillProtocol"),
         .target(name: "TillIO"),
         .target(name: "TillSimulator", dependencies: ["TillProtocol", "TillIO"]),
+        .target(name: "TillModel", dependencies: ["TillProtocol"]),
         .target(name: "TillCore", dependencies: [
-            "TillProtocol", "TillSimulator", "TillIO",
+            "TillProtocol", "TillModel", "TillSimulator", "TillIO",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
-        .target(name: "TillUI", dependencies: ["TillProtocol", "TillCore",
+        .target(name: "TillUI", dependencies: ["TillProtocol", "TillModel",
             .product(name: "TOMLKit", package: "TOMLKit")]),
-        .target(name: "TillTerminal", dependencies: ["TillUI", "TillIO", "CNcurses"]),
+        .target(name: "TillTerminal", dependencies: ["TillUI", "TillCore", "TillProtocol", "TillIO", "CNcurses"]),
         .executableTarget(name: "till", dependencies: [
             "TillProtocol", "TillIO", "TillSimulator", "TillCore", "TillUI", "TillTerminal",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -40,8 +44,11 @@ let package = Package(
         .testTarget(name: "TillProtocolTests", dependencies: ["TillProtocol"]),
         .testTarget(name: "TillSimulatorTests", dependencies: ["TillSimulator", "TillProtocol", "TillIO"],
                     exclude: ["golden-transcript.txt"]),
-        .testTarget(name: "TillCoreTests", dependencies: ["TillCore", "TillSimulator", "TillProtocol", "TillIO"]),
-        .testTarget(name: "TillUITests", dependencies: ["TillUI", "TillCore", "TillProtocol"], exclude: ["Golden"]),
+        .testTarget(name: "TillCoreTests", dependencies: ["TillCore", "TillSimulator", "TillProtocol", "TillIO",
+                                                          .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "TillUITests", dependencies: ["TillUI", "TillModel", "TillProtocol"], exclude: ["Golden"]),
         .testTarget(name: "TillE2ETests", dependencies: []),
+        // The whole system at once: the pure UI driven by keys, the real controller, journal and simulator.
+        .testTarget(name: "TillSystemTests", dependencies: ["TillUI", "TillModel", "TillCore", "TillSimulator", "TillProtocol", "TillIO"]),
     ]
 )

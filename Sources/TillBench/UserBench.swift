@@ -70,6 +70,11 @@ final class TmuxPane {
 func callgrindInstructions(_ argv: [String], input: String) -> Double? {
     let log = input + ".cg.log"
     defer { unlink(log) }
+    // valgrind cannot read the Swift toolchain's debug info: run a stripped copy (same instructions).
+    var argv = argv
+    let stripped = NSTemporaryDirectory() + "till-cg-\(getpid())-" + (argv[0] as NSString).lastPathComponent
+    defer { unlink(stripped) }
+    if spawnWait(["/usr/bin/strip", "-o", stripped, argv[0]]) == 0 { argv[0] = stripped }
     var fa = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&fa)
     defer { posix_spawn_file_actions_destroy(&fa) }

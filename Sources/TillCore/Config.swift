@@ -30,6 +30,8 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
 /// sim_speed = 1
 /// sim_seed = 1
 /// sim_state = "/var/lib/till/simulator-state.json"
+/// sim_abort_style = "terminal"         # terminal | page | sale-only (the built-in simulator's abort answer)
+/// tip = "on-top"                       # on-top | included: how the terminal reads tipAmount
 /// ```
 public struct TillConfig: Sendable, Hashable {
     public var merchantKey: String?
@@ -47,8 +49,14 @@ public struct TillConfig: Sendable, Hashable {
     public var simSpeed: Double?
     public var simSeed: UInt64?
     public var simStatePath: String?
+    /// How the built-in simulator answers an abort (`sim_abort_style`).
+    public var simAbortStyle: AbortStyle?
+    /// How the terminal reads `tipAmount` (`tip`): on top of the amount (default) or included in it.
+    public var tip: TipStyle?
     /// The file it was read from, if any.
     public var sourcePath: String?
+    /// Things the cashier or the shop owner should fix, found while loading (e.g. a merchant key others can read).
+    public var warnings: [String] = []
 
     public init() {}
 
@@ -59,7 +67,8 @@ public struct TillConfig: Sendable, Hashable {
 
     /// The keys a config file may hold.
     public static let keys = ["merchant_key", "app_id", "callback", "currency", "decimal_separator", "transport", "timeout",
-                              "cashier", "till_name", "theme", "keymap", "journal", "sim_speed", "sim_seed", "sim_state"]
+                              "cashier", "till_name", "theme", "keymap", "journal", "sim_speed", "sim_seed", "sim_state",
+                              "sim_abort_style", "tip"]
 
     /// `$XDG_CONFIG_HOME/till/config.toml`, else `~/.config/till/config.toml`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -77,6 +86,10 @@ public struct TillConfig: Sendable, Hashable {
         guard let text = AtomicFile.read(p) else { throw ConfigError(message: "\(p): cannot be read.") }
         var c = try parse(text, file: p)
         c.sourcePath = p
+        var st = stat()
+        if c.merchantKey != nil, stat(p, &st) == 0, (st.st_mode & 0o077) != 0 {
+            c.warnings.append("The config file \(p) holds the merchant key and others on this machine can read it: run chmod 600 \(p)")
+        }
         return c
     }
 
@@ -118,6 +131,17 @@ public struct TillConfig: Sendable, Hashable {
                 if let d = v.double { return d }
                 throw fail(key, "must be a number, like \(key) = 90.")
             }
+            // TOML may spell control characters as escapes; the TOML reader cuts a string at a NUL, silently.
+            let n = line(of: key)
+            if n > 0 {
+                let raw = String(lines[n - 1])
+                if raw.contains("\\u0000") || raw.contains("\\U00000000") {
+                    throw fail(key, "holds a NUL character (\\u0000), which no value may hold.")
+                }
+            }
+            if let s = v.string, s.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+                throw fail(key, "holds a control character, which no value may hold.")
+            }
             switch key {
             case "merchant_key":
                 let s = try string()
@@ -134,13 +158,20 @@ public struct TillConfig: Sendable, Hashable {
                 do { c.transport = try TransportSpec(parsing: try string()) } catch { throw fail(key, error.message) }
             case "timeout":
                 let n = try number()
-                guard n > 0, n <= 3600 else { throw fail(key, "must be from 0 to 3600 seconds (got \(n)).") }
+                guard n >= TillConfig.minimumTimeoutSeconds, n <= 3600 else {
+                    throw fail(key, "must be from \(TillConfig.minimumTimeoutSeconds) to 3600 seconds (got \(n)).")
+                }
                 c.timeoutSeconds = n
             case "cashier": c.cashier = try string()
             case "till_name": c.tillName = try string()
             case "theme": c.theme = try string()
             case "keymap": c.keymap = try string()
-            case "journal": c.journalPath = try string()
+            case "journal":
+                let s = try string()
+                if s.trimmingCharacters(in: .whitespaces).isEmpty {
+                    throw fail(key, "is empty: give the journal's file path, like journal = \"/var/lib/till/journal.sqlite\" (or leave the key out for the default).")
+                }
+                c.journalPath = s
             case "sim_speed":
                 let n = try number()
                 guard n >= 0, n.isFinite else { throw fail(key, "must be 0 or more.") }
@@ -149,6 +180,16 @@ public struct TillConfig: Sendable, Hashable {
                 guard let i = v.int, i >= 0 else { throw fail(key, "must be a whole number, 0 or more.") }
                 c.simSeed = UInt64(i)
             case "sim_state": c.simStatePath = try string()
+            case "sim_abort_style":
+                let s = try string()
+                guard let style = AbortStyle(rawValue: s) else { throw fail(key, "must be one of \(AbortStyle.names) (got \"\(s)\").") }
+                c.simAbortStyle = style
+            case "tip":
+                let s = try string()
+                guard let style = TipStyle(rawValue: s) else {
+                    throw fail(key, "must be \"on-top\" (the tip is added to the amount) or \"included\" (the amount holds the tip) (got \"\(s)\").")
+                }
+                c.tip = style
             default: break
             }
         }
@@ -173,6 +214,8 @@ public struct TillConfig: Sendable, Hashable {
         if let v = other.simSpeed { c.simSpeed = v }
         if let v = other.simSeed { c.simSeed = v }
         if let v = other.simStatePath { c.simStatePath = v }
+        if let v = other.simAbortStyle { c.simAbortStyle = v }
+        if let v = other.tip { c.tip = v }
         return c
     }
 
@@ -183,6 +226,11 @@ public struct TillConfig: Sendable, Hashable {
                       merchantKey: merchantKey ?? envKey ?? TillConfig.defaultMerchantKey,
                       appId: appId ?? TillConfig.defaultAppId)
     }
+
+    public var resolvedTip: TipStyle { tip ?? .onTop }
+
+    /// The shortest wait for an answer till accepts: anything shorter would call every outcome unknown.
+    public static let minimumTimeoutSeconds = 0.1
 
     public var resolvedJournalPath: String { journalPath ?? Journal.defaultPath() }
     public var resolvedTransport: TransportSpec { transport ?? .simulator }
@@ -198,7 +246,7 @@ public enum TillFactory {
     public static func makeController(config: TillConfig, overrides: TillConfig = TillConfig(),
                                       caller: Caller? = nil, pipeStderrPath: String? = nil) async throws -> TillController {
         let c = config.overridden(by: overrides)
-        let journal = try Journal(path: c.resolvedJournalPath)
+        let journal = try Journal(path: c.resolvedJournalPath, tipStyle: c.resolvedTip)
         let transport = try makeTransport(c, pipeStderrPath: pipeStderrPath)
         let controller = TillController(transport: transport, journal: journal, caller: caller ?? c.caller(),
                                         timeoutMs: c.resolvedTimeoutMs)
@@ -209,7 +257,7 @@ public enum TillFactory {
     public static func makeTransport(_ c: TillConfig, pipeStderrPath: String? = nil) throws -> any Transport {
         switch c.resolvedTransport {
         case .simulator:
-            let sim = SimulatorConfig(seed: c.simSeed ?? 1, speed: c.simSpeed ?? 1)
+            let sim = SimulatorConfig(seed: c.simSeed ?? 1, speed: c.simSpeed ?? 1, abortStyle: c.simAbortStyle ?? .terminal)
             return try SimulatorTransport(config: sim, statePath: c.resolvedSimStatePath)
         case .file(let dir): return FileDropTransport(directory: dir)
         case .pipe(let cmd): return PipeTransport(command: cmd, stderrPath: pipeStderrPath)

@@ -59,6 +59,8 @@ public actor TillController: TillService {
     public nonisolated let recoveryTimeoutMs: Int64 = 15_000
     let transport: any Transport
     let hub = EventHub()
+    /// One terminal, one sender: the journal's lock file, held while a request is in flight or recovery runs.
+    let senderLock: SenderLock
 
     struct AbortFlight {
         var entry: JournalEntry
@@ -87,6 +89,7 @@ public actor TillController: TillService {
         self.caller = caller
         self.timeoutMs = timeoutMs
         self.abortWaitMs = abortWaitMs
+        self.senderLock = SenderLock(path: journal.path + ".lock")
     }
 
     // MARK: life cycle
@@ -99,6 +102,7 @@ public actor TillController: TillService {
         eventContinuation = continuation
         let backlog = try await transport.start(sink: { continuation.yield($0) })
         for a in backlog { await handleAnswer(a) }
+        // A backlog answer that could not be journaled ended no flight; nothing else to do here (it was said).
         consumer = Task { [weak self] in
             for await e in stream {
                 guard let self else { return }
@@ -110,10 +114,21 @@ public actor TillController: TillService {
 
     /// Stops the transport; a request still in flight is journaled as unknown.
     public func shutdown() async {
-        if var f = current {
-            let note = "till stopped while waiting for the answer: the outcome is unknown; check the terminal."
-            try? journal.setState(f.inFlight.entry.id, .unknown, note: note)
-            f.inFlight.entry.state = .unknown
+        if var f = current, f.result == nil {
+            if let ab = f.abort, await transport.withdrawIfUnclaimed(id: ab.entry.requestId) {
+                do { try journal.transition(ab.entry.id, to: .resolved, note: "Never sent: withdrawn when till stopped.", from: [.pending, .sent]) }
+                catch { _ = journalProblem("that the abort was withdrawn", error) }
+            }
+            var note = "till stopped while waiting for the answer: the outcome is unknown; check the terminal."
+            var state = EntryState.unknown
+            if await transport.withdrawIfUnclaimed(id: f.inFlight.entry.requestId) {
+                note = "Never sent: till stopped before the terminal app took the request, and withdrew it."
+                state = .resolved
+            }
+            do { try journal.transition(f.inFlight.entry.id, to: state, note: note, from: [.pending, .sent]) } catch {
+                _ = journalProblem("how the request ended", error)
+            }
+            f.inFlight.entry.state = state
             f.inFlight.entry.note = note
             finish(.unknown(f.inFlight.entry))
         }
@@ -125,12 +140,50 @@ public actor TillController: TillService {
 
     public nonisolated func events() -> AsyncStream<ControllerEvent> { hub.stream() }
 
+    /// What the last `recover()` did: the entries it settled (as `.recovered` events say), and whether it was left
+    /// for later because another till on the journal was sending.
+    public struct RecoveryReport: Sendable {
+        public var settled: [JournalEntry] = []
+        public var skipped = false
+    }
+    public private(set) var lastRecovery = RecoveryReport()
+
+    /// Says what recovery (or a late answer) learned: the event for screens, the list for the command line.
+    func reportRecovered(_ e: JournalEntry) {
+        lastRecovery.settled.append(e)
+        hub.emit(.recovered(e))
+    }
+
+    /// Test-only: the process dies here, as with SIGKILL. Nothing more is journaled, answers are no longer taken, the
+    /// transport stops, the sender lock goes (as the kernel drops a dead process's locks), and a waiter is woken with
+    /// "killed" so the test's task does not hang; what the journal says is what a real kill would leave.
+    func simulateKill() async {
+        killed = true
+        if let f = current {
+            f.timer?.cancel()
+            f.abort?.timer?.cancel()
+            f.abort?.continuation?.resume(returning: .noAnswer)
+            f.continuation?.resume(returning: .transportError(nil, "killed"))
+        }
+        current = nil
+        consumer?.cancel()
+        eventContinuation?.finish()
+        await transport.stop()
+        senderLock.forceRelease()
+        hub.finish()
+    }
+    var killed = false
+
     public func inFlight() async -> InFlight? { current?.inFlight }
 
     // MARK: perform
 
     public func perform(_ request: Request) async -> ActionOutcome {
-        await perform(request, hooks: true)
+        await perform(request, hooks: true, confirmingUnknown: [])
+    }
+
+    public func perform(_ request: Request, confirmingUnknown: Set<Int64>) async -> ActionOutcome {
+        await perform(request, hooks: true, confirmingUnknown: confirmingUnknown)
     }
 
     /// Fills in a client transaction id for sales and pre-auths that have none.
@@ -147,22 +200,67 @@ public actor TillController: TillService {
     /// A new client transaction id: a lower-case UUID (36 characters, within the protocol's 64).
     public static func newClientTransactionId() -> String { UUID().uuidString.lowercased() }
 
-    func perform(_ request: Request, hooks: Bool, timeoutMs: Int64? = nil) async -> ActionOutcome {
+    /// Journal trouble, said at once: an event for the screen, and the message for the outcome.
+    func journalProblem(_ what: String, _ error: any Error) -> String {
+        let m = "The journal could not record \(what): \(error)."
+        hub.emit(.journalProblem(m))
+        return m
+    }
+
+    /// Refusals before anything is journaled or sent: a reference already used, unknown payments not confirmed.
+    func refusal(for request: Request, confirmingUnknown: Set<Int64>) throws -> ActionOutcome? {
+        let isPayment: Bool
+        switch request {
+        case .sale(let s):
+            isPayment = true
+            if let ctid = s.clientTransactionId, let used = try journal.entries(clientTransactionId: ctid).first {
+                return .invalid([TillController.reusedReference(ctid, used)])
+            }
+        case .preAuth(let p):
+            isPayment = true
+            if let ctid = p.clientTransactionId, let used = try journal.entries(clientTransactionId: ctid).first {
+                return .invalid([TillController.reusedReference(ctid, used)])
+            }
+        default: isPayment = false
+        }
+        guard isPayment else { return nil }
+        let open = try journal.unconfirmedUnknownPayments()
+        let unconfirmed = open.filter { !confirmingUnknown.contains($0.id) }
+        if !unconfirmed.isEmpty { return .needsConfirmation(unconfirmed) }
+        try journal.confirmRetry(Set(open.map(\.id)).intersection(confirmingUnknown))
+        return nil
+    }
+
+    static func reusedReference(_ ctid: String, _ e: JournalEntry) -> ValidationError {
+        let what = [e.action.rawValue, e.amount?.description, e.state.rawValue].compactMap { $0 }.joined(separator: " ")
+        return ValidationError(field: "clientTransactionId",
+                               message: "Reference '\(ctid)' was already used by journal entry \(e.id) (\(what)): use a new reference. Nothing was sent.")
+    }
+
+    func perform(_ request: Request, hooks: Bool, timeoutMs: Int64? = nil, confirmingUnknown: Set<Int64> = []) async -> ActionOutcome {
         if let c = current { return .busy(c.inFlight) }
         if case .abort = request {
             return .invalid([ValidationError(field: "action", message: "Use abort() to abort what is in flight.")])
         }
-        let request = TillController.withClientTransactionId(request)
-        let terminalRequest = TerminalRequest(caller: caller, request: request)
+        let terminalRequest = TerminalRequest(caller: caller, request: TillController.withClientTransactionId(request))
         let errors = terminalRequest.validationErrors()
         if !errors.isEmpty { return .invalid(errors) }
+        // One terminal, one sender: the journal's lock is held from here until the flight ends.
+        do {
+            try senderLock.acquire()
+        } catch {
+            return .otherTillBusy(error.description)
+        }
+        defer { senderLock.release() }
         let requestId = UUID().uuidString.lowercased()
-        let batch = (try? journal.batch()) ?? BatchInfo()
+        let batch: BatchInfo
         var entry: JournalEntry
         do {
+            if hooks, let refused = try refusal(for: request, confirmingUnknown: confirmingUnknown) { return refused }
+            batch = try journal.batch()
             entry = try journal.insertPending(requestId: requestId, request: terminalRequest, batch: batch)
         } catch {
-            return .transportError(nil, "The journal could not record the request, so it was not sent: \(error)")
+            return .journalFailed(nil, journalProblem("the request, so it was not sent", error))
         }
         CrashHook.hit("journaled", armed: hooks)
         let now = WallClock.nowMs()
@@ -178,9 +276,15 @@ public actor TillController: TillService {
             case .maybeSent(let m): state = .unknown; note = "Maybe sent, no answer: \(m) Check the terminal."
             }
             if current?.inFlight.entry.requestId == requestId, current?.result == nil {
-                try? journal.setState(entry.id, state, note: note)
-                entry.state = state; entry.note = note
                 current = nil
+                do {
+                    try journal.transition(entry.id, to: state, note: note, from: [.pending, .sent])
+                } catch {
+                    let m = journalProblem("that the request was not sent", error)
+                    hub.emit(.settled(.journalFailed(entry, m)))
+                    return .journalFailed(entry, m)
+                }
+                entry.state = state; entry.note = note
                 let outcome = ActionOutcome.transportError(entry, error.description)
                 hub.emit(.transportProblem(error.description))
                 hub.emit(.settled(outcome))
@@ -188,10 +292,14 @@ public actor TillController: TillService {
             }
             return await wait(for: requestId)
         }
+        // The crash point "sent" is right after the hand-over, whether or not the answer already came.
+        CrashHook.hit("sent", armed: hooks)
         if current?.inFlight.entry.requestId == requestId, current?.result == nil {
-            try? journal.markSent(entry.id)
+            do { try journal.markSent(entry.id) } catch {
+                // Sent, but the journal still says pending: said loudly; the answer (or recovery) settles it.
+                _ = journalProblem("that the request was sent", error)
+            }
             current?.inFlight.entry.state = .sent
-            CrashHook.hit("sent", armed: hooks)
             if let i = current?.inFlight { hub.emit(.inFlight(i)) }
             let deadline = current!.inFlight.deadlineMs
             current?.timer = Task { [weak self] in
@@ -205,9 +313,13 @@ public actor TillController: TillService {
     }
 
     private func wait(for requestId: String) async -> ActionOutcome {
-        guard var f = current, f.inFlight.entry.requestId == requestId else {
+        guard let f = current, f.inFlight.entry.requestId == requestId else {
             // Settled and cleared while the request was being handed over; the journal has the outcome.
-            if let e = try? journal.entry(requestId: requestId) { return e.state == .unknown ? .unknown(e) : .answered(e) }
+            do {
+                if let e = try journal.entry(requestId: requestId) { return e.state == .unknown ? .unknown(e) : .answered(e) }
+            } catch {
+                return .journalFailed(nil, journalProblem("(read back) request \(requestId)", error))
+            }
             return .transportError(nil, "lost track of request \(requestId)")
         }
         if let r = f.result {
@@ -234,8 +346,11 @@ public actor TillController: TillService {
                     c.resume(returning: .noAnswer)
                 }
             }
-            if let e = try? journal.entry(id: a.entry.id), e.state.needsAttention {
-                try? journal.setState(a.entry.id, .resolved, note: "No abort answer: the request it was meant to abort ended by itself.")
+            do {
+                try journal.transition(a.entry.id, to: .resolved, note: "No abort answer: the request it was meant to abort ended by itself.",
+                                       from: [.pending, .sent, .unknown])
+            } catch {
+                _ = journalProblem("how the abort ended", error)
             }
         }
         hub.emit(.settled(outcome))
@@ -253,20 +368,41 @@ public actor TillController: TillService {
         guard let f = current, f.inFlight.entry.requestId == requestId, f.result == nil else { return }
         let seconds = timeoutMs % 1000 == 0 ? String(timeoutMs / 1000) : String(Double(timeoutMs) / 1000)
         let note = "No answer within \(seconds) s: the outcome is unknown; check the terminal."
-        try? journal.setState(f.inFlight.entry.id, .unknown, note: note)
         var e = f.inFlight.entry
+        var journalError: String?
+        do { try journal.transition(e.id, to: .unknown, note: note, from: [.pending, .sent]) } catch {
+            journalError = journalProblem("that the outcome is unknown", error)
+        }
         e.state = .unknown; e.note = note
         let withdrawn = await transport.gaveUp(on: requestId)
         guard current?.inFlight.entry.requestId == requestId, current?.result == nil else { return }
         if withdrawn {
             let why = "Never sent: the terminal did not take the request within \(seconds) s, so till withdrew it."
-            try? journal.setState(e.id, .resolved, note: why)
+            do { try journal.transition(e.id, to: .resolved, note: why, from: [.unknown, .pending, .sent]) } catch {
+                journalError = journalProblem("that the request was withdrawn", error)
+            }
             e.state = .resolved; e.note = why
             hub.emit(.transportProblem(why))
-            finish(.transportError(e, why))
+            finish(journalError.map { .journalFailed(e, $0) } ?? .transportError(e, why))
             return
         }
+        finish(journalError.map { .journalFailed(e, $0 + " " + note) } ?? .unknown(e))
+    }
+
+    /// Stops waiting for the request in flight, at the cashier's word: it becomes unknown (the terminal may still be
+    /// working on it) and goes to Unresolved; a late answer still settles it.
+    public func stopWaiting() async -> ActionOutcome? {
+        guard let f = current, f.result == nil else { return nil }
+        let note = "The cashier stopped waiting: the outcome is unknown; check the terminal."
+        var e = f.inFlight.entry
+        do { try journal.transition(e.id, to: .unknown, note: note, from: [.pending, .sent]) } catch {
+            let m = journalProblem("that the outcome is unknown", error)
+            finish(.journalFailed(e, m))
+            return .journalFailed(e, m)
+        }
+        e.state = .unknown; e.note = note
         finish(.unknown(e))
+        return .unknown(e)
     }
 
     // MARK: abort
@@ -281,12 +417,12 @@ public actor TillController: TillService {
         if f.abort?.continuation != nil { return .transportError("An abort is already waiting for its answer.") }
         let terminalRequest = TerminalRequest(caller: caller, request: .abort)
         let requestId = UUID().uuidString.lowercased()
-        let batch = (try? journal.batch()) ?? BatchInfo()
         let entry: JournalEntry
         do {
-            entry = try journal.insertPending(requestId: requestId, request: terminalRequest, batch: batch, parentId: f.inFlight.entry.id)
+            entry = try journal.insertPending(requestId: requestId, request: terminalRequest, batch: try journal.batch(),
+                                              parentId: f.inFlight.entry.id)
         } catch {
-            return .transportError("The journal could not record the abort, so it was not sent: \(error)")
+            return .transportError(journalProblem("the abort, so it was not sent", error))
         }
         current?.abort = AbortFlight(entry: entry)
         current?.inFlight.abortRequested = true
@@ -294,14 +430,19 @@ public actor TillController: TillService {
         do {
             try await transport.send(id: requestId, url: terminalRequest.url)
         } catch {
-            try? journal.setState(entry.id, error.isNotSent ? .resolved : .unknown, note: "Abort not sent: \(error.description)")
+            do {
+                try journal.transition(entry.id, to: error.isNotSent ? .resolved : .unknown, note: "Abort not sent: \(error.description)",
+                                       from: [.pending, .sent])
+            } catch { _ = journalProblem("that the abort was not sent", error) }
             if current?.abort?.entry.id == entry.id { current?.abort = nil; current?.inFlight.abortRequested = false }
             return .transportError(error.description)
         }
-        try? journal.markSent(entry.id)
+        do { try journal.markSent(entry.id) } catch { _ = journalProblem("that the abort was sent", error) }
         guard current?.abort?.entry.id == entry.id, current?.result == nil else {
             // The flight ended while the abort was handed over.
-            if let e = try? journal.entry(id: entry.id), let r = e.response, let o = r.abortOutcome { return .answered(o, r) }
+            if let e = read("the abort", nil, { try journal.entry(id: entry.id) }), let r = e.response, let o = r.abortOutcome {
+                return .answered(o, r)
+            }
             return .noAnswer
         }
         let wait = abortWaitMs
@@ -318,19 +459,21 @@ public actor TillController: TillService {
     private func standaloneAbort() async -> AbortResult {
         let terminalRequest = TerminalRequest(caller: caller, request: .abort)
         let requestId = UUID().uuidString.lowercased()
-        let batch = (try? journal.batch()) ?? BatchInfo()
         let entry: JournalEntry
-        do { entry = try journal.insertPending(requestId: requestId, request: terminalRequest, batch: batch) } catch {
-            return .transportError("The journal could not record the abort, so it was not sent: \(error)")
+        do { entry = try journal.insertPending(requestId: requestId, request: terminalRequest, batch: try journal.batch()) } catch {
+            return .transportError(journalProblem("the abort, so it was not sent", error))
         }
         let now = WallClock.nowMs()
         current = Flight(inFlight: InFlight(entry: entry, startedAtMs: now, deadlineMs: now + abortWaitMs), hooks: false)
         do { try await transport.send(id: requestId, url: terminalRequest.url) } catch {
-            try? journal.setState(entry.id, error.isNotSent ? .resolved : .unknown, note: "Abort not sent: \(error.description)")
+            do {
+                try journal.transition(entry.id, to: error.isNotSent ? .resolved : .unknown, note: "Abort not sent: \(error.description)",
+                                       from: [.pending, .sent])
+            } catch { _ = journalProblem("that the abort was not sent", error) }
             current = nil
             return .transportError(error.description)
         }
-        try? journal.markSent(entry.id)
+        do { try journal.markSent(entry.id) } catch { _ = journalProblem("that the abort was sent", error) }
         let deadline = now + abortWaitMs
         current?.timer = Task { [weak self] in
             try? await Task.sleep(nanoseconds: UInt64(max(0, deadline - WallClock.nowMs())) * 1_000_000)
@@ -347,7 +490,9 @@ public actor TillController: TillService {
     private func standaloneAbortExpired(_ requestId: String) {
         guard let f = current, f.inFlight.entry.requestId == requestId, f.result == nil else { return }
         let note = "No abort answer: what the terminal is doing (if anything) was past the point of no return."
-        try? journal.setState(f.inFlight.entry.id, .resolved, note: note)
+        do { try journal.transition(f.inFlight.entry.id, to: .resolved, note: note, from: [.pending, .sent]) } catch {
+            _ = journalProblem("how the abort ended", error)
+        }
         var e = f.inFlight.entry
         e.state = .resolved; e.note = note
         finish(.unknown(e))
@@ -356,9 +501,15 @@ public actor TillController: TillService {
     private func abortWaitEnded(_ abortEntryId: Int64) {
         guard let a = current?.abort, a.entry.id == abortEntryId, let c = a.continuation else { return }
         current?.abort?.continuation = nil
-        try? journal.setState(abortEntryId, .resolved,
-                              note: "No abort answer: the request was past the point of no return; its own answer follows.")
+        do {
+            try journal.transition(abortEntryId, to: .resolved,
+                                   note: "No abort answer: the request was past the point of no return; its own answer follows.",
+                                   from: [.pending, .sent])
+        } catch { _ = journalProblem("how the abort ended", error) }
         c.resume(returning: .noAnswer)
+        // A stale abort file must never abort a later sale: take it back if no peer claimed it.
+        let t = transport, id = a.entry.requestId
+        Task { _ = await t.withdrawIfUnclaimed(id: id) }
     }
 
     // MARK: incoming
@@ -370,10 +521,13 @@ public actor TillController: TillService {
             hub.emit(.transportProblem(reason))
             if let f = current, f.result == nil {
                 let note = reason + " The outcome is unknown; check the terminal."
-                try? journal.setState(f.inFlight.entry.id, .unknown, note: note)
                 var entry = f.inFlight.entry
+                var journalError: String?
+                do { try journal.transition(entry.id, to: .unknown, note: note, from: [.pending, .sent]) } catch {
+                    journalError = journalProblem("that the outcome is unknown", error)
+                }
                 entry.state = .unknown; entry.note = note
-                finish(.unknown(entry))
+                finish(journalError.map { .journalFailed(entry, $0) } ?? .unknown(entry))
             }
         case .rejected(let file, let reason): hub.emit(.rejectedAnswer(file: file, reason: reason))
         case .problem(let p): hub.emit(.transportProblem(p))
@@ -381,24 +535,70 @@ public actor TillController: TillService {
         }
     }
 
+    /// The state an answer gives the entry it belongs to, before any cross-check.
     static func state(for r: CallbackResponse) -> EntryState {
+        if r.action == .abort {
+            // An abort's own answer: `success` means the terminal took the abort, never a payment's approval; the
+            // page's `status=success&message=nothing to abort` is nothing done (abort.txt).
+            switch r.abortOutcome {
+            case .aborted?: return .aborted
+            case .nothingToAbort?: return .resolved
+            default: return r.isApproved ? .resolved : .declined
+            }
+        }
         if r.isApproved { return .approved }
         if r.abortOutcome == .aborted { return .aborted }
         return .declined
     }
 
-    /// Whether an answer belongs to this request: same action, same client transaction id when both carry one,
-    /// and no file name pointing elsewhere.
+    /// The state an answer settles an entry in, after the money checks: an approval for another amount than was
+    /// asked needs review; one that repeats a transaction already journaled is a duplicate. With the note why.
+    func settledState(_ r: CallbackResponse, for e: JournalEntry) throws -> (EntryState, String?) {
+        let state = TillController.state(for: r)
+        guard state == .approved, [.sale, .preAuth, .capturePreAuth, .cancel].contains(e.action) else { return (state, nil) }
+        if let same = try journal.entry(sameTransactionAs: r, action: e.action, excluding: e.id) {
+            return (.duplicate, "The terminal answered with a transaction already journaled as entry \(same.id) "
+                    + "(\(r.transactionId ?? r.referenceNumber ?? "same STAN")): nothing new was charged for this request. Check the terminal.")
+        }
+        let asked = try journal.requestedAmounts(of: e.id)
+        var mismatches: [String] = []
+        if let want = asked.amount, let got = r.amount, want != got {
+            mismatches.append("amount \(got) instead of \(want)")
+        }
+        if let got = r.tipAmount, got != (asked.tip ?? Money(cents: 0)), e.action == .sale {
+            mismatches.append("tip \(got) instead of \(asked.tip ?? Money(cents: 0))")
+        }
+        if !mismatches.isEmpty {
+            return (.review, "The terminal approved " + mismatches.joined(separator: " and ")
+                    + ": not counted until checked. Check the terminal and the receipt, then settle it as charged or not charged.")
+        }
+        return (.approved, nil)
+    }
+
+    /// Whether an answer belongs to this request: the same action (an answer naming no action belongs to nothing),
+    /// the same client transaction id when both carry one, and no file name pointing elsewhere. A payment answer that
+    /// carries no client transaction id for a request that had one matches only when its file name says so, or its
+    /// amount is the one asked.
     static func matches(_ r: CallbackResponse, _ e: JournalEntry, hint: String?) -> Bool {
-        if let hint, hint == e.requestId { return true }
-        if hint != nil { return false }
-        guard r.action == e.action || (r.action == nil && e.action != .abort) else { return false }
-        if let a = r.clientTransactionId, let b = e.clientTransactionId, a != b { return false }
-        if e.action == .transactionDetails { return true }
+        if let hint, hint != e.requestId { return false }
+        guard let action = r.action, action == e.action else { return false }
+        if let a = r.clientTransactionId, let b = e.clientTransactionId { return a == b }
+        if e.clientTransactionId != nil, hint == nil {
+            guard let got = r.amount, let want = e.amount, got == want else { return false }
+        }
         return true
     }
 
+    /// A second answer for an entry already settled tells the same story (the sale's own "aborted" after the abort's
+    /// answer, or the very same answer again).
+    static func consistent(_ stored: JournalEntry, _ r: CallbackResponse) -> Bool {
+        if let s = stored.response, s.fields == Journal.storable(r).fields { return true }
+        let new = state(for: r)
+        return new != .approved && (stored.state == .aborted || stored.state == .declined) && new == stored.state
+    }
+
     func handleAnswer(_ a: IncomingAnswer) async {
+        guard !killed else { return }
         let response: CallbackResponse
         do {
             response = try CallbackResponse.decode(a.text)
@@ -410,10 +610,24 @@ public actor TillController: TillService {
         }
         let hooks = current?.hooks ?? false
         CrashHook.hit("received", armed: hooks)
+        do {
+            try await settleAnswer(a, response)
+        } catch {
+            // Not journaled: not acknowledged either (a file stays where the next start finds it), and said at once.
+            let m = journalProblem("the terminal's answer (\(response.rawAction ?? "no action"), \(response.status))", error)
+            if let f = current, f.result == nil,
+               f.inFlight.entry.requestId == a.requestIdHint || TillController.matches(response, f.inFlight.entry, hint: a.requestIdHint) {
+                let known = response.isApproved ? "The terminal APPROVED it, but " : "The terminal answered (\(response.status)), but "
+                finish(.journalFailed(f.inFlight.entry, known + m + " It is journaled at the next start; do not charge again before."))
+            }
+        }
+    }
+
+    private func settleAnswer(_ a: IncomingAnswer, _ response: CallbackResponse) async throws {
         // A file name (or tag) counts only when it names a request of till's; otherwise match by content.
         var a = a
         if let h = a.requestIdHint, h != current?.inFlight.entry.requestId, h != current?.abort?.entry.requestId,
-           ((try? journal.entry(requestId: h)) ?? nil) == nil {
+           try journal.entry(requestId: h) == nil {
             a.requestIdHint = nil
         }
 
@@ -421,21 +635,25 @@ public actor TillController: TillService {
         if let f = current, f.result == nil, let ab = f.abort,
            response.action == .abort || a.requestIdHint == ab.entry.requestId {
             let outcome = response.abortOutcome ?? .other
-            try? journal.recordAnswer(ab.entry.id, response: response, state: outcome == .aborted ? .approved : .declined,
-                                      note: outcome == .aborted ? "Aborted." : response.message)
+            let abortState: EntryState = outcome == .aborted ? .aborted : (outcome == .nothingToAbort ? .resolved : .declined)
+            try journal.recordAnswer(ab.entry.id, response: response, state: abortState,
+                                     note: outcome == .aborted ? "The terminal aborted entry \(f.inFlight.entry.id)."
+                                         : outcome == .nothingToAbort ? "The terminal had nothing to abort." : response.message)
+            if outcome == .aborted {
+                try journal.recordAnswer(f.inFlight.entry.id, response: response, state: .aborted, note: "Aborted by the till.",
+                                         onlyIf: [.pending, .sent, .unknown])
+            }
             if let c = ab.continuation {
                 current?.abort?.continuation = nil
                 current?.abort?.timer?.cancel()
                 c.resume(returning: .answered(outcome, response))
             }
+            await transport.acknowledge(a)
             if outcome == .aborted {
-                try? journal.recordAnswer(f.inFlight.entry.id, response: response, state: .aborted, note: "Aborted by the till.")
-                await transport.acknowledge(a)
-                let e = (try? journal.entry(id: f.inFlight.entry.id)) ?? nil
+                let e = try journal.entry(id: f.inFlight.entry.id)
                 current?.abort = nil
                 finish(.answered(e ?? f.inFlight.entry))
             } else {
-                await transport.acknowledge(a)
                 current?.abort = nil
                 current?.inFlight.abortRequested = false
             }
@@ -444,117 +662,165 @@ public actor TillController: TillService {
 
         // The answer to what is in flight.
         if let f = current, f.result == nil, TillController.matches(response, f.inFlight.entry, hint: a.requestIdHint) {
-            let state = TillController.state(for: response)
-            do {
-                try journal.recordAnswer(f.inFlight.entry.id, response: response, state: state, note: nil)
-            } catch {
-                // Not journaled: not acknowledged either (the file stays for the next start).
-                hub.emit(.transportProblem("The journal could not record the answer: \(error)"))
-                return
-            }
+            let (state, note) = try settledState(response, for: f.inFlight.entry)
+            try journal.recordAnswer(f.inFlight.entry.id, response: response, state: state, note: note)
             CrashHook.hit("answer-journaled", armed: f.hooks)
             await transport.acknowledge(a)
-            let e = (try? journal.entry(id: f.inFlight.entry.id)) ?? nil
+            // Settled: no request of it may be left for a peer to run later (file drop: matched by content, unclaimed).
+            _ = await transport.withdrawIfUnclaimed(id: f.inFlight.entry.requestId)
+            let e = try journal.entry(id: f.inFlight.entry.id)
             finish(.answered(e ?? f.inFlight.entry))
             return
         }
 
         // A late answer for an entry left sent/unknown, or the same answer again.
-        if let target = lateTarget(for: response, hint: a.requestIdHint) {
-            if target.state.needsAttention {
-                try? journal.recordAnswer(target.id, response: response, state: TillController.state(for: response),
-                                          note: "The answer arrived after till stopped waiting for it.")
-                await transport.acknowledge(a)
-                if let e = try? journal.entry(id: target.id) {
-                    hub.emit(.unmatchedAnswer(response, note: "A late answer settled journal entry \(e.id) (\(e.action.rawValue)): \(e.state.rawValue)."))
+        if let target = try lateTarget(for: response, hint: a.requestIdHint), current?.inFlight.entry.id != target.id {
+            if target.state.awaitsTerminal {
+                var (state, note) = try settledState(response, for: target)
+                note = (note.map { $0 + " " } ?? "") + "The answer arrived after till stopped waiting for it."
+                if try journal.recordAnswer(target.id, response: response, state: state, note: note, onlyIf: [.pending, .sent, .unknown]) {
+                    await transport.acknowledge(a)
+                    _ = await transport.withdrawIfUnclaimed(id: target.requestId)
+                    if let e = try journal.entry(id: target.id) {
+                        hub.emit(.unmatchedAnswer(response, note: "A late answer settled journal entry \(e.id) (\(e.action.rawValue)): \(e.state.rawValue)."))
+                        hub.emit(.recovered(e))
+                    }
+                    return
                 }
-                return
-            }
-            if let stored = target.response, stored.fields == Journal.storable(response).fields {
-                // Already journaled (till stopped between journaling and archiving): archive it now.
+            } else if TillController.consistent(target, response) {
+                // Already journaled (till stopped between journaling and archiving), or the sale's own word after the
+                // abort's: nothing new. Archive it.
                 await transport.acknowledge(a)
                 return
             }
         }
 
-        // Matches nothing: journal it and say so.
-        let note = "An answer that matches nothing till sent or is waiting for (\(response.rawAction ?? "no action"), \(response.status))."
-        do {
-            let batch = (try? journal.batch()) ?? BatchInfo()
-            _ = try journal.insertUnmatched(response: response, note: note, batch: batch)
-        } catch {
-            hub.emit(.transportProblem("The journal could not record an unmatched answer: \(error)"))
-            return
-        }
+        // Matches nothing (or contradicts what is journaled): journal it once, for a person to review; never counted,
+        // never a batch event.
+        let repeatOf = response.isApproved && response.action != nil
+            ? try journal.entry(sameTransactionAs: response, action: response.action!) : nil
+        let note = repeatOf.map { "An answer repeating the transaction of journal entry \($0.id): nothing new was charged." }
+            ?? "An answer that matches nothing till sent or is waiting for (\(response.rawAction ?? "no action"), \(response.status)): check the terminal."
+        let (row, inserted) = try journal.insertUnmatched(response: response, text: a.text, note: note, batch: try journal.batch(),
+                                                          state: repeatOf == nil ? .review : .duplicate)
         await transport.acknowledge(a)
-        hub.emit(.unmatchedAnswer(response, note: note))
+        if inserted { hub.emit(.unmatchedAnswer(response, note: note + " (journal entry \(row.id))")) }
     }
 
     /// The journal entry a stray answer belongs to: by file name, then by client transaction id, then the latest
     /// unresolved entry of the same action (with the same amount when both say).
-    func lateTarget(for r: CallbackResponse, hint: String?) -> JournalEntry? {
-        if let hint, let e = try? journal.entry(requestId: hint) { return e }
-        if let ctid = r.clientTransactionId, r.action != .transactionDetails,
-           let list = try? journal.entries(clientTransactionId: ctid) {
-            if let e = list.first(where: { $0.action == r.action || r.action == nil }) { return e }
+    func lateTarget(for r: CallbackResponse, hint: String?) throws -> JournalEntry? {
+        if let hint, let e = try journal.entry(requestId: hint) { return e }
+        guard let action = r.action, action != .transactionDetails else { return nil }
+        if let ctid = r.clientTransactionId {
+            return try journal.entries(clientTransactionId: ctid).first(where: { $0.action == action })
         }
-        guard let action = r.action, action != .transactionDetails, r.clientTransactionId == nil else { return nil }
-        let open = ((try? journal.unresolved()) ?? []).reversed()
+        let open = try journal.unresolved().reversed()
         return open.first { e in
-            e.action == action && e.clientTransactionId == nil && (r.amount == nil || e.amount == nil || r.amount == e.amount)
+            e.state.awaitsTerminal && e.action == action && e.clientTransactionId == nil
+                && (r.amount == nil || e.amount == nil || r.amount == e.amount)
         }
     }
 
     // MARK: recovery and journal
 
-    public func unresolved() async -> [JournalEntry] { (try? journal.unresolved()) ?? [] }
+    public func unresolved() async -> [JournalEntry] {
+        do { return try journal.unresolved() } catch {
+            _ = journalProblem("(read) the unresolved entries", error)
+            return []
+        }
+    }
 
+    /// Asks the terminal about every entry an earlier run left pending, sent or unknown. Holds the journal's sender
+    /// lock while it works, so it never touches an entry another live process is waiting on (if another till is
+    /// sending, recovery is left for later). Every entry it settles is reported as a `.recovered` event.
     public func recover() async -> [JournalEntry] {
-        guard current == nil else { return await unresolved() }
+        lastRecovery = RecoveryReport()
+        guard current == nil else { lastRecovery.skipped = true; return await unresolved() }
+        do { try senderLock.acquire() } catch {
+            lastRecovery.skipped = true
+            hub.emit(.transportProblem("Recovery left for later: \(error.description)"))
+            return await unresolved()
+        }
+        defer { senderLock.release() }
+        // Request files an earlier run left unclaimed (file drop): withdrawn, so the terminal app never runs them late.
+        for id in await transport.unclaimedRequestIds() {
+            guard await transport.withdrawIfUnclaimed(id: id) else { continue }
+            if let e = read("the entry of request \(id)", nil, { try journal.entry(requestId: id) }), e.state.awaitsTerminal {
+                do {
+                    if try journal.transition(e.id, to: .resolved, note: "Never sent: till withdrew the request the terminal app never claimed.",
+                                              from: [.pending, .sent, .unknown]),
+                       let now = try journal.entry(id: e.id) { reportRecovered(now) }
+                } catch { _ = journalProblem("that request \(id) was withdrawn", error) }
+            } else {
+                hub.emit(.transportProblem("Withdrew a request file left in requests/ (\(id)) that the terminal app never claimed."))
+            }
+        }
         var reachable = true
-        for e in (try? journal.unresolved()) ?? [] {
-            guard let fresh = try? journal.entry(id: e.id), fresh.state.needsAttention else { continue }
+        let awaiting: Set<EntryState> = [.pending, .sent, .unknown]
+        func settle(_ id: Int64, _ state: EntryState, _ note: String) {
+            do {
+                if try journal.transition(id, to: state, note: note, from: awaiting), let e = try journal.entry(id: id) { reportRecovered(e) }
+            } catch { _ = journalProblem("what recovery found for entry \(id)", error) }
+        }
+        let candidates: [JournalEntry]
+        do { candidates = try journal.unresolved() } catch {
+            _ = journalProblem("(read) the entries to recover", error)
+            return []
+        }
+        for e in candidates where e.state.awaitsTerminal {
+            guard let fresh = read("entry \(e.id)", nil, { try journal.entry(id: e.id) }), fresh.state.awaitsTerminal else { continue }
             switch fresh.action {
             case .abort, .transactionDetails:
-                try? journal.setState(fresh.id, .resolved, note: "Left without an answer when till stopped; nothing to settle.")
+                settle(fresh.id, .resolved, "Left without an answer when till stopped; nothing to settle.")
                 continue
             case .sale, .preAuth:
                 guard let ctid = fresh.clientTransactionId else { break }
                 guard reachable else {
-                    try? journal.setState(fresh.id, fresh.state == .pending ? .unknown : fresh.state == .sent ? .unknown : fresh.state,
-                                          note: "Outcome unknown: the terminal did not answer at start-up. Check the terminal.")
+                    settle(fresh.id, .unknown, "Outcome unknown: the terminal did not answer at start-up. Check the terminal.")
                     continue
                 }
                 let outcome = await perform(.transactionDetails(DetailsRequest(clientTransactionId: ctid)), hooks: false,
                                             timeoutMs: min(timeoutMs, recoveryTimeoutMs))
                 if case .answered = outcome {} else {
                     reachable = false
-                    if let d = outcome.journalEntry, d.state.needsAttention {
-                        try? journal.setState(d.id, .resolved, note: "A recovery query that got no answer; nothing to settle.")
+                    if let d = outcome.journalEntry, d.state.awaitsTerminal {
+                        settle(d.id, .resolved, "A recovery query that got no answer; nothing to settle.")
                     }
                 }
-                guard let now = try? journal.entry(id: fresh.id), now.state.needsAttention else { continue }
+                let latest = read("entry \(fresh.id)", nil) { try journal.entry(id: fresh.id) }
+                guard let now = latest, now.state.awaitsTerminal else {
+                    // Settled meanwhile (its own late answer arrived during the query): say so.
+                    if let latest { reportRecovered(latest) }
+                    continue
+                }
                 if case .answered(let d) = outcome, let r = d.response {
                     if TillController.isNotFound(r) {
                         if now.state == .pending {
-                            try? journal.setState(now.id, .resolved, note: "Never sent: the terminal has no record of it.")
+                            settle(now.id, .resolved, "Never sent: the terminal has no record of it.")
                         } else {
-                            try? journal.setState(now.id, .unknown, note: "Outcome unknown: the terminal has no record of it. Check the terminal.")
+                            settle(now.id, .unknown, "Outcome unknown: the terminal has no record of it. Check the terminal.")
                         }
                         continue
                     }
-                    if let settled = TillController.detailsState(r) {
-                        try? journal.recordAnswer(now.id, response: r, state: settled,
-                                                  note: "Settled at start-up from the terminal's record (transactionDetails).")
+                    if let found = TillController.detailsState(r) {
+                        do {
+                            var (state, note) = found == .approved ? try settledState(r, for: now) : (found, nil)
+                            note = (note.map { $0 + " " } ?? "") + "Settled at start-up from the terminal's record (transactionDetails)."
+                            if try journal.recordAnswer(now.id, response: r, state: state, note: note, onlyIf: awaiting),
+                               let e = try journal.entry(id: now.id) {
+                                reportRecovered(e)
+                            }
+                        } catch { _ = journalProblem("what recovery found for entry \(now.id)", error) }
                         continue
                     }
                 }
-                try? journal.setState(now.id, .unknown, note: "Outcome unknown: the terminal could not be asked. Check the terminal.")
+                settle(now.id, .unknown, "Outcome unknown: the terminal could not be asked. Check the terminal.")
                 continue
             default: break
             }
             if fresh.state != .unknown || fresh.note == nil {
-                try? journal.setState(fresh.id, .unknown, note: "Outcome unknown: till stopped while waiting. Check the terminal.")
+                settle(fresh.id, .unknown, "Outcome unknown: till stopped while waiting. Check the terminal.")
             }
         }
         return await unresolved()
@@ -585,19 +851,42 @@ public actor TillController: TillService {
         if current?.inFlight.entry.id == entryId { throw ResolveError(message: "Entry \(entryId) is in flight; wait or abort.") }
         let text = note.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw ResolveError(message: "Say how it was resolved (--note …).") }
-        try journal.setState(entryId, .resolved, note: text)
+        if !(try journal.transition(entryId, to: .resolved, note: text, from: [.pending, .sent, .unknown, .review])) {
+            throw ResolveError(message: "Entry \(entryId) was settled meanwhile; nothing changed.")
+        }
+    }
+
+    public func resolve(entryId: Int64, charged: Bool, note: String) async throws {
+        guard let e = try journal.entry(id: entryId) else { throw ResolveError(message: "No journal entry \(entryId).") }
+        guard e.state.needsAttention else {
+            throw ResolveError(message: "Entry \(entryId) is \(e.state.rawValue): nothing to resolve.")
+        }
+        if current?.inFlight.entry.id == entryId { throw ResolveError(message: "Entry \(entryId) is in flight; wait or abort.") }
+        let text = note.trimmingCharacters(in: .whitespacesAndNewlines)
+        let how = charged ? "Marked charged by the cashier" : "Marked not charged by the cashier"
+        try journal.resolve(entryId, charged: charged, note: text.isEmpty ? how + "." : how + ": " + text)
+    }
+
+    /// A journal read for the screen or a report: an error is said (never taken for "nothing there") and the fallback
+    /// is shown meanwhile.
+    func read<T>(_ what: String, _ fallback: T, _ body: () throws -> T) -> T {
+        do { return try body() } catch {
+            hub.emit(.journalProblem("The journal could not be read (\(what)): \(error)."))
+            return fallback
+        }
     }
 
     public func entries(_ filter: JournalFilter) async -> [JournalEntry] {
-        let batch = (try? journal.batch()) ?? BatchInfo()
-        return (try? journal.entries(filter, currentBatchId: batch.id)) ?? []
+        read("entries", []) { try journal.entries(filter, currentBatchId: try journal.batch().id) }
     }
 
-    public func entry(id: Int64) async -> JournalEntry? { try? journal.entry(id: id) }
+    public func entry(id: Int64) async -> JournalEntry? { read("entry \(id)", nil) { try journal.entry(id: id) } }
 
     public func report(batch key: String) async -> Report? {
-        guard let b = try? journal.reportBatch(key) else { return nil }
-        return try? journal.report(for: b)
+        read("the report", nil) {
+            guard let b = try journal.reportBatch(key) else { return nil }
+            return try journal.report(for: b)
+        }
     }
 
     public func exportReport(batch key: String, format: ReportFormat) async throws -> [String] {
@@ -614,12 +903,11 @@ public actor TillController: TillService {
         return [base + "-report.csv", base + "-transactions.csv"]
     }
 
-    public func batch() async -> BatchInfo { (try? journal.batch()) ?? BatchInfo() }
+    public func batch() async -> BatchInfo { read("the batch", BatchInfo()) { try journal.batch() } }
 
     /// Totals of a batch (nil: the current one), for the shift report.
     public func totals(batchId: String? = nil) async -> BatchTotals {
-        let id = batchId ?? ((try? journal.batch())?.id)
-        return (try? journal.totals(batchId: id)) ?? BatchTotals()
+        read("the totals", BatchTotals()) { try journal.totals(batchId: try batchId ?? journal.batch().id) }
     }
 }
 
@@ -630,7 +918,8 @@ extension ActionOutcome {
         case .answered(let e), .unknown(let e): return e
         case .transportError(let e, _): return e
         case .busy(let f): return f.entry
-        case .invalid: return nil
+        case .journalFailed(let e, _): return e
+        case .invalid, .otherTillBusy, .needsConfirmation: return nil
         }
     }
 }

@@ -4,13 +4,25 @@ import TillIO
 import Glibc
 #endif
 
-/// The file-drop transport (see README, "transports"):
+/// Why the file drop cannot start: the folder is not this user's alone, or cannot be made.
+public struct FileDropError: Error, Sendable, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+/// The file-drop transport (see README, "Transports"; the contract is stated there exactly as built here):
+/// - the drop folder and its subfolders must be this user's alone (owner only, no group or other write): else
+///   `start` refuses, naming the folder and the `chmod 700` that fixes it;
 /// - till writes each request as `DIR/requests/<id>.url` (one line, atomically: hidden temp file, fsync, rename);
-///   the peer deletes the request files it took;
+/// - the peer **claims** a request by `rename()` of `requests/<id>.url` into `DIR/claimed/` before reading it;
+///   till **withdraws** a request by unlinking `requests/<id>.url`: one of the two renames/unlinks wins, so
+///   "withdrawn: never sent" and "claimed: the peer has it" are decided without a race;
 /// - the peer answers with `DIR/responses/<name>.url` (one line, written the same way; `<name>` is the request's id);
-/// - till picks answers up through inotify (no polling), plus a scan at start for answers that arrived while it was down;
-/// - an answer is journaled, then moved to `DIR/archive/`; one that cannot be read or decoded is moved to
-///   `DIR/rejected/` with the reason beside it in `<name>.reason`.
+/// - till picks answers up through inotify (no polling), plus a scan at start for answers that arrived while it was
+///   down; it reads only regular files (never opens a FIFO, a device, a link), without blocking;
+/// - an answer is journaled, then moved to `DIR/archive/`; one that cannot be read or decoded, or is not a regular
+///   file, is moved to `DIR/rejected/` with the reason beside it in `<name>.reason`.
 public final class FileDropTransport: Transport, @unchecked Sendable {
     public let directory: String
     public var description: String { "file:" + directory }
@@ -18,11 +30,22 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
     var responsesDir: String { directory + "/responses" }
     var archiveDir: String { directory + "/archive" }
     var rejectedDir: String { directory + "/rejected" }
+    var claimedDir: String { directory + "/claimed" }
+    /// The subfolders, in the order they are made and checked.
+    var subfolders: [String] { [requestsDir, responsesDir, archiveDir, rejectedDir, claimedDir] }
+
+    /// The largest answer file read (a callback URL is far smaller).
+    static let answerLimit = 64 * 1024
 
     private struct State {
         var sink: (@Sendable (TransportEvent) -> Void)?
         /// Names handed to the controller and not yet archived or rejected (so a rescan does not deliver them twice).
         var delivered: Set<String> = []
+        /// Names that could not be moved out of `responses/` (reported once; left alone until the next start, which
+        /// reads them again).
+        var stuck: Set<String> = []
+        /// Request ids this run wrote and has not seen withdrawn or answered.
+        var sent: Set<String> = []
         var stopping = false
         var running = false
     }
@@ -35,12 +58,39 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
         self.directory = d
     }
 
-    public func start(sink: @escaping @Sendable (TransportEvent) -> Void) async throws -> [IncomingAnswer] {
-        for d in [directory, requestsDir, responsesDir, archiveDir, rejectedDir] where !Path.exists(d) {
-            try Path.makeDirectories(d, mode: 0o700)
+    /// Makes the folders that are missing (`0700`) and checks that each is a real folder, this user's alone.
+    /// `archive/` or `rejected/` taken by something that is not a folder (and not a link) does not stop till: answers
+    /// are still journaled, and stay in `responses/` until it is fixed; that is returned as a warning to report.
+    func prepareFolders() throws(FileDropError) -> [String] {
+        var warnings: [String] = []
+        if !Path.exists(directory) {
+            do { try Path.makeDirectories(directory, mode: 0o700) } catch {
+                throw FileDropError("The drop folder \(directory) cannot be made: \(error).")
+            }
         }
+        // The drop folder itself may be a link (to /srv/…); checked before anything is made inside it.
+        if let p = PrivateFolder.problem(directory, allowLink: true) { throw FileDropError(p) }
+        for d in subfolders {
+            var st = stat()
+            if lstat(d, &st) != 0 && errno == ENOENT && mkdir(d, 0o700) != 0 && errno != EEXIST {
+                throw FileDropError("The folder \(d) cannot be made: \(String(cString: strerror(errno))).")
+            }
+            if d == archiveDir || d == rejectedDir, lstat(d, &st) == 0,
+               !FileKind.isDirectory(st.st_mode), st.st_mode & S_IFMT != S_IFLNK {
+                warnings.append("\(d) is \(FileKind.describe(st.st_mode)), not a folder: answers are journaled but stay in "
+                                + "responses/ until it is fixed (move it away and run: mkdir -m 700 \(d)).")
+                continue
+            }
+            if let p = PrivateFolder.problem(d, allowLink: false) { throw FileDropError(p) }
+        }
+        return warnings
+    }
+
+    public func start(sink: @escaping @Sendable (TransportEvent) -> Void) async throws -> [IncomingAnswer] {
+        let warnings = try prepareFolders()
         let watcher = try DirectoryWatcher(directory: responsesDir)
-        state.withLock { $0.sink = sink; $0.running = true }
+        state.withLock { $0.sink = sink; $0.running = true; $0.stopping = false }
+        for w in warnings { sink(.problem(w)) }
         // The watcher is on before the scan, so nothing that lands in between is missed (the set drops doubles).
         var backlog: [IncomingAnswer] = []
         for name in Path.list(responsesDir) where !name.hasPrefix(".") {
@@ -59,7 +109,7 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
     /// Reads one answer file, or rejects it for a reason that is about the file itself.
     private func take(_ name: String) -> IncomingAnswer? {
         let fresh = state.withLock { s -> Bool in
-            if s.delivered.contains(name) { return false }
+            if s.delivered.contains(name) || s.stuck.contains(name) { return false }
             s.delivered.insert(name)
             return true
         }
@@ -69,22 +119,31 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
             rejectNow(name, reason: "The file's name does not end in .url, so it is not an answer.")
             return nil
         }
-        var st = stat()
-        if stat(path, &st) == 0 && st.st_size > 64 * 1024 {
-            rejectNow(name, reason: "The file is \(st.st_size) bytes: too large to be a callback URL.")
+        switch AtomicFile.readRegular(path, limit: FileDropTransport.answerLimit) {
+        case .gone:
+            // Someone else took it.
+            _ = state.withLock { $0.delivered.remove(name) }
             return nil
-        }
-        guard let raw = AtomicFile.read(path, limit: 64 * 1024) else {
-            // Gone already (someone else took it) or unreadable.
-            if Path.exists(path) { rejectNow(name, reason: "The file cannot be read.") }
-            else { _ = state.withLock { $0.delivered.remove(name) } }
+        case .notRegular(let what):
+            rejectNow(name, reason: "It is \(what), not a regular file: till reads answers only from regular files "
+                      + "in responses/ (it never opens a FIFO or a device, and never follows a link out of the folder).")
             return nil
+        case .tooLarge(let size):
+            rejectNow(name, reason: "The file is \(size) bytes: too large to be a callback URL (at most 64 KiB).")
+            return nil
+        case .unreadable(let code):
+            rejectNow(name, reason: "The file cannot be read: \(String(cString: strerror(code))).")
+            return nil
+        case .text(let raw):
+            let lines = raw.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
+                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            if lines.isEmpty { rejectNow(name, reason: "The file is empty."); return nil }
+            if lines.count > 1 {
+                rejectNow(name, reason: "The file holds \(lines.count) lines; an answer is one line holding one callback URL.")
+                return nil
+            }
+            return IncomingAnswer(text: lines[0], receipt: name, requestIdHint: String(name.dropLast(4)))
         }
-        let lines = raw.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
-            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        if lines.isEmpty { rejectNow(name, reason: "The file is empty."); return nil }
-        if lines.count > 1 { rejectNow(name, reason: "The file holds \(lines.count) lines; an answer is one line holding one callback URL."); return nil }
-        return IncomingAnswer(text: lines[0], receipt: name, requestIdHint: String(name.dropLast(4)))
     }
 
     private func watchLoop(_ watcher: DirectoryWatcher) {
@@ -92,26 +151,64 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
         while true {
             let (stopping, sink) = state.withLock { ($0.stopping, $0.sink) }
             if stopping { return }
-            let names = watcher.wait(timeoutMs: 250)
-            for name in names {
-                if let a = take(name) { sink?(.answer(a)) }
+            for event in watcher.events(timeoutMs: 250) {
+                switch event.kind {
+                case .complete:
+                    if let a = take(event.name) { sink?(.answer(a)) }
+                case .created:
+                    // A regular file made in place is still being written: its close brings it. Anything else (a FIFO,
+                    // a link, a folder) gets no other event, and is set aside now.
+                    var st = stat()
+                    if lstat(responsesDir + "/" + event.name, &st) == 0, !FileKind.isRegular(st.st_mode),
+                       let a = take(event.name) { sink?(.answer(a)) }
+                case .overflow:
+                    for name in Path.list(responsesDir) where !name.hasPrefix(".") {
+                        if let a = take(name) { sink?(.answer(a)) }
+                    }
+                }
             }
         }
     }
 
-    private func rejectNow(_ name: String, reason: String) {
-        let target = uniqueName(in: rejectedDir, name)
+    private var sink: (@Sendable (TransportEvent) -> Void)? { state.withLock { $0.sink } }
+
+    /// Moves `responses/<name>` into `folder`, under a name not taken there. Nil when it was moved; else the error.
+    private func moveOut(_ name: String, to folder: String) -> (target: String, error: FileError?) {
+        let target = uniqueName(in: folder, name)
         do {
-            try AtomicFile.write(reason + "\n", to: rejectedDir + "/" + target + ".reason")
-            try AtomicFile.move(responsesDir + "/" + name, to: rejectedDir + "/" + target)
+            try AtomicFile.move(responsesDir + "/" + name, to: folder + "/" + target)
+            return (target, nil)
+        } catch let e as FileError {
+            return (target, e)
         } catch {
-            let sink = state.withLock { $0.sink }
-            sink?(.problem("Could not move the rejected answer \(name) to rejected/: \(error)"))
+            return (target, FileError(path: responsesDir + "/" + name, operation: "move", code: EIO))
         }
-        let sink = state.withLock { s -> (@Sendable (TransportEvent) -> Void)? in
-            s.delivered.remove(name)
-            return s.sink
+    }
+
+    /// Sets `responses/<name>` aside in `rejected/` with `<name>.reason`; one that cannot be moved is reported once
+    /// and skipped until the next start.
+    private func setAside(_ name: String, reason: String) {
+        let (target, error) = moveOut(name, to: rejectedDir)
+        if let error {
+            let gone = error.code == ENOENT
+            state.withLock { s in
+                s.delivered.remove(name)
+                if !gone { s.stuck.insert(name) }
+            }
+            if !gone {
+                sink?(.problem("The file \(name) in \(responsesDir) is not an answer (\(reason)) and could not be moved to "
+                               + "rejected/ (\(error)); till skips it until its next start. Remove it by hand."))
+            }
+            return
         }
+        _ = state.withLock { $0.delivered.remove(name) }
+        do { try AtomicFile.write(reason + "\n", to: rejectedDir + "/" + target + ".reason") } catch {
+            sink?(.problem("Could not write rejected/\(target).reason: \(error)"))
+        }
+    }
+
+    private func rejectNow(_ name: String, reason: String) {
+        setAside(name, reason: reason)
         sink?(.rejected(file: name, reason: reason))
     }
 
@@ -122,44 +219,86 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
         return name + ".\(n)"
     }
 
+    /// A request id becomes a file name: it must be one plain name.
+    private static func isPlainName(_ id: String) -> Bool {
+        !id.isEmpty && !id.hasPrefix(".") && !id.contains("/") && !id.utf8.contains(0) && id.utf8.count <= 200
+    }
+
     public func send(id: String, url: String) async throws(TransportError) {
+        guard FileDropTransport.isPlainName(id) else { throw .notSent("The request id '\(id)' cannot be a file name.") }
         do {
             try AtomicFile.write(url + "\n", to: requestsDir + "/" + id + ".url")
         } catch {
             throw .notSent("Could not write the request to \(requestsDir): \(error)")
         }
+        _ = state.withLock { $0.sent.insert(id) }
     }
 
+    /// The answer is journaled: moves it to `archive/`. A failure is reported loudly; the file stays in
+    /// `responses/`, is not taken again in this run, and is delivered again at the next start (where the controller
+    /// recognises it as already journaled and only archives it). Also clears a request the peer answered without
+    /// claiming it (its file still in `requests/`), so it can never run again.
     public func acknowledge(_ answer: IncomingAnswer) async {
+        if let id = answer.requestIdHint, state.withLock({ $0.sent.contains(id) }) {
+            let path = requestsDir + "/" + id + ".url"
+            if unlink(path) == 0 {
+                AtomicFile.syncDirectory(requestsDir)
+                sink?(.problem("The terminal app answered request \(id) without claiming it (its file was still in "
+                               + "requests/); till removed it so it cannot run again. The app must claim a request by "
+                               + "renaming it into claimed/ before reading it."))
+            }
+            _ = state.withLock { $0.sent.remove(id) }
+        }
         guard let name = answer.receipt else { return }
-        do {
-            try AtomicFile.move(responsesDir + "/" + name, to: archiveDir + "/" + uniqueName(in: archiveDir, name))
-        } catch {
-            let sink = state.withLock { $0.sink }
-            sink?(.problem("Could not archive the answer \(name): \(error)"))
+        let (_, error) = moveOut(name, to: archiveDir)
+        if let error {
+            let gone = error.code == ENOENT
+            state.withLock { s in
+                s.delivered.remove(name)
+                if !gone { s.stuck.insert(name) }
+            }
+            if gone {
+                sink?(.problem("The answer \(name) is journaled, but it was removed from responses/ before till could archive it."))
+            } else {
+                sink?(.problem("The answer \(name) is journaled, but it could not be moved to archive/ (\(error)). It stays in "
+                               + "responses/; till reads it again at its next start and only archives it then (never a "
+                               + "second sale). Check that \(archiveDir) is a folder till can write to."))
+            }
+            return
         }
         _ = state.withLock { $0.delivered.remove(name) }
     }
 
     public func reject(_ answer: IncomingAnswer, reason: String) async {
         guard let name = answer.receipt else { return }
-        let target = uniqueName(in: rejectedDir, name)
-        do {
-            try AtomicFile.write(reason + "\n", to: rejectedDir + "/" + target + ".reason")
-            try AtomicFile.move(responsesDir + "/" + name, to: rejectedDir + "/" + target)
-        } catch {
-            let sink = state.withLock { $0.sink }
-            sink?(.problem("Could not move the rejected answer \(name) to rejected/: \(error)"))
-        }
-        _ = state.withLock { $0.delivered.remove(name) }
+        setAside(name, reason: reason)
     }
 
-    /// Withdraws `requests/<id>.url` if the peer has not taken it: then it certainly never saw the request.
-    public func gaveUp(on id: String) async -> Bool {
+    /// Withdraws `requests/<id>.url` by unlinking it. Success: the peer never claimed it and never will.
+    /// `ENOENT`: the peer claimed it (renamed it into `claimed/`): the outcome is unknown. Any other error leaves the
+    /// file where it is and is reported: the peer may still take it, so that is not "never sent" either.
+    public func withdrawIfUnclaimed(id: String) async -> Bool {
+        guard FileDropTransport.isPlainName(id) else { return false }
         let path = requestsDir + "/" + id + ".url"
-        guard unlink(path) == 0 else { return false }
-        AtomicFile.syncDirectory(requestsDir)
-        return true
+        if unlink(path) == 0 {
+            AtomicFile.syncDirectory(requestsDir)
+            _ = state.withLock { $0.sent.remove(id) }
+            return true
+        }
+        let code = errno
+        _ = state.withLock { $0.sent.remove(id) }
+        if code != ENOENT {
+            sink?(.problem("Could not withdraw the request \(path): \(String(cString: strerror(code))). The terminal app "
+                           + "may still take it."))
+        }
+        return false
+    }
+
+    /// Till gave up waiting: withdraw the request if the peer never claimed it.
+    public func gaveUp(on id: String) async -> Bool { await withdrawIfUnclaimed(id: id) }
+
+    public func unclaimedRequestIds() async -> [String] {
+        Path.list(requestsDir).filter { !$0.hasPrefix(".") && $0.hasSuffix(".url") && $0.count > 4 }.map { String($0.dropLast(4)) }
     }
 
     public func stop() async {

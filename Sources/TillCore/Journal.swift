@@ -67,25 +67,79 @@ public final class Journal: Sendable {
         return home + "/.local/share/till/journal.sqlite"
     }
 
+    /// Test-only fault injection: makes journal writes fail as a full disk would (the randomized whole-system test
+    /// and the disk-full regression test use it; nothing else sets it).
+    public let faults = JournalFaults()
+
     /// Opens (creating if needed) the journal. A folder till creates is 0700; the file and its WAL are 0600.
-    public init(path: String) throws {
+    /// Refuses, and changes nothing, when the path is a symbolic link, not a regular file, or a file that is not a
+    /// till journal: till never chmods or writes a file that is not already its own journal.
+    /// How the terminal's amounts relate to its tips, for the reports (config `tip`).
+    public let tipStyle: TipStyle
+
+    public init(path: String, tipStyle: TipStyle = .onTop) throws {
+        self.tipStyle = tipStyle
+        guard !path.isEmpty else { throw JournalOpenError(path: path, reason: "no journal path was given (journal = \"\")") }
         self.path = path
         let dir = Path.directory(of: path)
         if !Path.exists(dir) { try Path.makeDirectories(dir, mode: 0o700) }
-        if !Path.exists(path) {
-            let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        var st = stat()
+        var created = false
+        if lstat(path, &st) == 0 {
+            if (st.st_mode & S_IFMT) == S_IFLNK {
+                throw JournalOpenError(path: path, reason: "it is a symbolic link; give the journal's real path")
+            }
+            if (st.st_mode & S_IFMT) != S_IFREG { throw JournalOpenError(path: path, reason: "it is not a regular file") }
+            if st.st_size > 0, !Journal.hasSQLiteHeader(path) {
+                throw JournalOpenError(path: path, reason: "it is not a till journal (not an SQLite file); till leaves it alone")
+            }
+        } else {
+            let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             guard fd >= 0 else { throw FileError(path: path, operation: "create journal") }
             close(fd)
+            created = true
         }
-        chmod(path, 0o600)
         var config = Configuration()
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         config.busyMode = .timeout(10)
         pool = try DatabasePool(path: path, configuration: config)
-        for suffix in ["-wal", "-shm"] where Path.exists(path + suffix) { chmod(path + suffix, 0o600) }
+        if !created {
+            // An SQLite file of someone else's (tables, but none of till's): leave it as it is.
+            let foreign = try pool.read { db -> Bool in
+                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+                return !tables.isEmpty && !tables.contains("grdb_migrations")
+            }
+            if foreign { throw JournalOpenError(path: path, reason: "it is an SQLite database, but not a till journal; till leaves it alone") }
+        }
+        // Only now, with the file known to be a till journal (or new), make it private; no-follow, owner only.
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        if fd >= 0 {
+            if fstat(fd, &st) == 0, st.st_uid == geteuid(), (st.st_mode & 0o077) != 0 { fchmod(fd, 0o600) }
+            close(fd)
+        }
+        for suffix in ["-wal", "-shm"] where Path.exists(path + suffix) {
+            var s2 = stat()
+            if lstat(path + suffix, &s2) == 0, (s2.st_mode & S_IFMT) == S_IFREG, s2.st_uid == geteuid() { chmod(path + suffix, 0o600) }
+        }
         try Journal.migrator.migrate(pool)
+    }
+
+    static func hasSQLiteHeader(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var buf = [UInt8](repeating: 0, count: 16)
+        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
+        return n == 16 && buf == Array("SQLite format 3\0".utf8)
+    }
+
+    /// Every write goes through here, so an injected fault (tests) fails it exactly as a full disk would.
+    @discardableResult
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try faults.check()
+        return try pool.write(body)
     }
 
     static var migrator: DatabaseMigrator {
@@ -134,6 +188,18 @@ public final class Journal: Sendable {
             """)
         }
         registerReportMigrations(&m)
+        m.registerMigration("v3-money") { db in
+            try db.execute(sql: """
+            ALTER TABLE entry ADD COLUMN requestedAmountCents INTEGER;
+            ALTER TABLE entry ADD COLUMN requestedTipCents INTEGER;
+            ALTER TABLE entry ADD COLUMN retryConfirmedAtMs INTEGER;
+            UPDATE entry SET requestedAmountCents = amountCents, requestedTipCents = tipCents WHERE origin = 'request';
+            CREATE INDEX entry_transaction ON entry(transactionId);
+            -- Answers that matched nothing were counted as sales and could open or close batches: they need review.
+            DELETE FROM batch_event WHERE entryId IN (SELECT id FROM entry WHERE origin = 'unmatched');
+            UPDATE entry SET state = 'review' WHERE origin = 'unmatched' AND state IN ('approved', 'declined', 'aborted');
+            """)
+        }
         return m
     }
 
@@ -144,14 +210,14 @@ public final class Journal: Sendable {
                               nowMs: Int64 = WallClock.nowMs()) throws -> JournalEntry {
         let (amount, tip) = Journal.amounts(of: request.request)
         let url = request.redactedURL
-        let id = try pool.write { db -> Int64 in
+        let id = try write { db -> Int64 in
             try db.execute(sql: """
                 INSERT INTO entry (requestId, action, origin, parentId, clientTransactionId, amountCents, tipCents, requestURL,
-                                   state, createdAtMs, updatedAtMs, batchId, batchName)
-                VALUES (?, ?, 'request', ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?)
+                                   state, createdAtMs, updatedAtMs, batchId, batchName, requestedAmountCents, requestedTipCents)
+                VALUES (?, ?, 'request', ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)
                 """, arguments: [requestId, request.request.action.rawValue, parentId, request.request.clientTransactionId,
                                  amount?.cents, tip?.cents, url, nowMs, nowMs, batch.isOpen ? batch.id : nil,
-                                 batch.isOpen ? batch.name : nil])
+                                 batch.isOpen ? batch.name : nil, amount?.cents, tip?.cents])
             return db.lastInsertedRowID
         }
         return JournalEntry(id: id, requestId: requestId, action: request.request.action,
@@ -170,18 +236,36 @@ public final class Journal: Sendable {
         }
     }
 
-    public func markSent(_ id: Int64, nowMs: Int64 = WallClock.nowMs()) throws {
-        try pool.write { db in
+    /// `pending` → `sent`. False when the entry had already moved on (an answer came first).
+    @discardableResult
+    public func markSent(_ id: Int64, nowMs: Int64 = WallClock.nowMs()) throws -> Bool {
+        try write { db in
             try db.execute(sql: "UPDATE entry SET state = 'sent', sentAtMs = ?, updatedAtMs = ? WHERE id = ? AND state = 'pending'",
                            arguments: [nowMs, nowMs, id])
+            return db.changesCount > 0
         }
     }
 
-    /// Sets state and note (no answer involved): unknown, resolved.
+    /// Sets state and note (no answer involved), whatever the state was. Prefer `transition`, which cannot overwrite
+    /// what another process journaled meanwhile.
     public func setState(_ id: Int64, _ state: EntryState, note: String?, nowMs: Int64 = WallClock.nowMs()) throws {
-        try pool.write { db in
+        try write { db in
             try db.execute(sql: "UPDATE entry SET state = ?, note = ?, updatedAtMs = ? WHERE id = ?",
                            arguments: [state.rawValue, note, nowMs, id])
+        }
+    }
+
+    /// Compare-and-set: moves the entry to `state` only if it is still in one of `from`. Returns whether it moved.
+    /// Two processes on one journal can never overwrite each other's answer this way (an approved entry is never
+    /// rewritten to unknown by another process's recovery).
+    @discardableResult
+    public func transition(_ id: Int64, to state: EntryState, note: String?, from: Set<EntryState>,
+                           nowMs: Int64 = WallClock.nowMs()) throws -> Bool {
+        let states = from.map(\.rawValue).sorted()
+        return try write { db in
+            try db.execute(sql: "UPDATE entry SET state = ?, note = ?, updatedAtMs = ? WHERE id = ? AND state IN (\(states.map { _ in "?" }.joined(separator: ",")))",
+                           arguments: StatementArguments([state.rawValue, note, nowMs, id] as [(any DatabaseValueConvertible)?]) + StatementArguments(states))
+            return db.changesCount > 0
         }
     }
 
@@ -195,34 +279,47 @@ public final class Journal: Sendable {
     }
 
     static func encode(_ r: CallbackResponse) -> String {
+        // Encoding a CallbackResponse (strings only) cannot fail; an empty text would read back as "no answer".
         let data = (try? JSONEncoder().encode(storable(r))) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Journals an answer onto an entry and settles its state. Also records batch events for batch answers.
+    /// Journals an answer onto an entry and settles its state. Also records batch events for batch answers of
+    /// requests till sent. With `onlyIf`, only when the entry is still in one of those states (returns false otherwise).
+    @discardableResult
     public func recordAnswer(_ id: Int64, response: CallbackResponse, state: EntryState, note: String?,
-                             nowMs: Int64 = WallClock.nowMs()) throws {
-        try pool.write { db in
-            try db.execute(sql: """
+                             onlyIf: Set<EntryState>? = nil, nowMs: Int64 = WallClock.nowMs()) throws -> Bool {
+        try write { db in
+            var sql = """
                 UPDATE entry SET state = ?, note = ?, answeredAtMs = ?, updatedAtMs = ?, status = ?, message = ?, stan = ?,
                   orderCode = ?, shortOrderCode = ?, transactionId = ?, cardType = ?, verificationMethod = ?, response = ?,
                   amountCents = COALESCE(?, amountCents), tipCents = COALESCE(?, tipCents),
                   clientTransactionId = COALESCE(clientTransactionId, ?)
                 WHERE id = ?
-                """, arguments: [state.rawValue, note, nowMs, nowMs, response.status.description, response.message,
-                                 response.referenceNumber, response.orderCode, response.shortOrderCode, response.transactionId,
-                                 response.cardType, response.verificationMethod, Journal.encode(response), response.amount?.cents,
-                                 response.tipAmount?.cents,
-                                 response.clientTransactionId, id])
-            if response.action == .batch, response.isApproved, state == .approved {
+                """
+            var args: [(any DatabaseValueConvertible)?] = [
+                state.rawValue, note, nowMs, nowMs, response.status.description, response.message,
+                response.referenceNumber, response.orderCode, response.shortOrderCode, response.transactionId,
+                response.cardType, response.verificationMethod, Journal.encode(response), response.amount?.cents,
+                response.tipAmount?.cents, response.clientTransactionId, id]
+            if let onlyIf {
+                let states = onlyIf.map(\.rawValue).sorted()
+                sql += " AND state IN (" + states.map { _ in "?" }.joined(separator: ",") + ")"
+                args += states.map { $0 as (any DatabaseValueConvertible)? }
+            }
+            try db.execute(sql: sql, arguments: StatementArguments(args))
+            guard db.changesCount > 0 else { return false }
+            let origin = try String.fetchOne(db, sql: "SELECT origin FROM entry WHERE id = ?", arguments: [id])
+            if response.action == .batch, response.isApproved, state == .approved, origin == EntryOrigin.request.rawValue {
                 try Journal.insertBatchEvent(db, entryId: id, response: response, nowMs: nowMs)
                 if response.command?.lowercased() == "open" {
                     // The entry that opened a batch belongs to it.
                     try db.execute(sql: "UPDATE entry SET batchId = ?, batchName = ? WHERE id = ?",
                                    arguments: [response.batchId, response.batchName, id])
                 }
-                try Journal.storeZReportOnClose(db, nowMs: nowMs)
+                try Journal.storeZReportOnClose(db, nowMs: nowMs, tipStyle: tipStyle)
             }
+            return true
         }
     }
 
@@ -232,15 +329,32 @@ public final class Journal: Sendable {
                        arguments: [entryId, c.rawValue, response.batchId, response.batchName, nowMs])
     }
 
-    /// Journals an answer that matched nothing: a row of its own (origin `unmatched`).
-    public func insertUnmatched(response: CallbackResponse, note: String, batch: BatchInfo,
-                                nowMs: Int64 = WallClock.nowMs()) throws -> JournalEntry {
-        let state: EntryState = response.isApproved ? .approved : (response.abortOutcome == .aborted ? .aborted : .declined)
-        let requestId = "unmatched-" + UUID().uuidString.lowercased()
+    /// A stable key of an answer's text: the same answer delivered again (after a restart, or from a file that could
+    /// not be archived) maps to the same journal row. Two independent 64-bit FNV-1a hashes and the length.
+    public static func answerKey(_ text: String) -> String {
+        var a: UInt64 = 0xcbf2_9ce4_8422_2325, b: UInt64 = 0x8422_2325_cbf2_9ce4
+        var n = 0
+        for byte in text.utf8 {
+            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            b = (b &+ UInt64(byte)) &* 0x9e37_79b9_7f4a_7c15
+            b ^= b >> 29
+            n += 1
+        }
+        return String(a, radix: 16) + "-" + String(b, radix: 16) + "-" + String(n)
+    }
+
+    /// Journals an answer that matched nothing: a row of its own (origin `unmatched`, state `review` — or
+    /// `duplicate` when it repeats a transaction the journal already holds). Never counted in totals, never opens or
+    /// closes a batch. Idempotent: the same answer text journaled twice is one row. Returns the row and whether
+    /// this call inserted it.
+    @discardableResult
+    public func insertUnmatched(response: CallbackResponse, text: String, note: String, batch: BatchInfo,
+                                state: EntryState = .review, nowMs: Int64 = WallClock.nowMs()) throws -> (entry: JournalEntry, inserted: Bool) {
+        let requestId = "unmatched-" + Journal.answerKey(text)
         let action = response.action ?? .sale
-        let id = try pool.write { db -> Int64 in
+        let inserted = try write { db -> Bool in
             try db.execute(sql: """
-                INSERT INTO entry (requestId, action, origin, clientTransactionId, amountCents, tipCents, requestURL, state,
+                INSERT OR IGNORE INTO entry (requestId, action, origin, clientTransactionId, amountCents, tipCents, requestURL, state,
                                    createdAtMs, answeredAtMs, updatedAtMs, batchId, batchName, status, message, stan, orderCode,
                                    shortOrderCode, transactionId, cardType, verificationMethod, response, note)
                 VALUES (?, ?, 'unmatched', ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -250,14 +364,69 @@ public final class Journal: Sendable {
                                  response.status.description, response.message, response.referenceNumber, response.orderCode,
                                  response.shortOrderCode, response.transactionId, response.cardType, response.verificationMethod,
                                  Journal.encode(response), note])
-            let rowId = db.lastInsertedRowID
-            if response.action == .batch, response.isApproved {
-                try Journal.insertBatchEvent(db, entryId: rowId, response: response, nowMs: nowMs)
-                try Journal.storeZReportOnClose(db, nowMs: nowMs)
-            }
-            return rowId
+            return db.changesCount > 0
         }
-        return try entry(id: id)!
+        guard let e = try entry(requestId: requestId) else { throw FileError(path: path, operation: "read back the unmatched answer in") }
+        return (e, inserted)
+    }
+
+    /// An approved (or duplicate-flagged) entry of a card transaction the terminal already reported: same transaction id,
+    /// else same STAN and order code. Used to recognise an answer that repeats one already journaled.
+    public func entry(sameTransactionAs r: CallbackResponse, action: Action, excluding id: Int64? = nil) throws -> JournalEntry? {
+        try pool.read { db in
+            if let t = r.transactionId, !t.isEmpty {
+                return try Row.fetchOne(db, sql: "SELECT \(Journal.columns) FROM entry WHERE transactionId = ? AND state IN ('approved', 'review') AND id IS NOT ? AND action = ? ORDER BY id LIMIT 1",
+                                        arguments: [t, id, action.rawValue]).map(Journal.entry(from:))
+            }
+            guard let stan = r.referenceNumber, !stan.isEmpty, let order = r.orderCode, !order.isEmpty else { return nil }
+            return try Row.fetchOne(db, sql: "SELECT \(Journal.columns) FROM entry WHERE stan = ? AND orderCode = ? AND state IN ('approved', 'review') AND id IS NOT ? AND action = ? ORDER BY id LIMIT 1",
+                                    arguments: [stan, order, id, action.rawValue]).map(Journal.entry(from:))
+        }
+    }
+
+    /// Settles an entry that needs attention as a person found it on the terminal. Charged: `approved` (it counts, with
+    /// the terminal's amount when an answer gave one); not charged: `resolved` (never counts). Compare-and-set: an entry
+    /// that was settled meanwhile (a late answer, another process) is left alone and this throws.
+    public func resolve(_ id: Int64, charged: Bool, note: String, nowMs: Int64 = WallClock.nowMs()) throws {
+        let from: Set<EntryState> = [.pending, .sent, .unknown, .review]
+        let moved = try transition(id, to: charged ? .approved : .resolved, note: note, from: from, nowMs: nowMs)
+        if !moved { throw ResolveError(message: "Entry \(id) no longer needs attention (it was settled meanwhile); nothing changed.") }
+    }
+
+    /// Records that the cashier checked these unknown outcomes and chose to charge again.
+    public func confirmRetry(_ ids: Set<Int64>, nowMs: Int64 = WallClock.nowMs()) throws {
+        guard !ids.isEmpty else { return }
+        try write { db in
+            for id in ids {
+                try db.execute(sql: "UPDATE entry SET retryConfirmedAtMs = ? WHERE id = ? AND retryConfirmedAtMs IS NULL", arguments: [nowMs, id])
+            }
+        }
+    }
+
+    /// Card payments whose outcome is unknown and that the cashier has not yet confirmed before charging again.
+    public func unconfirmedUnknownPayments() throws -> [JournalEntry] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown') AND action IN ('sale', 'pre_auth')
+                  AND origin = 'request' AND retryConfirmedAtMs IS NULL ORDER BY id
+                """).map(Journal.entry(from:))
+        }
+    }
+
+    /// When the cashier confirmed, before charging again, that this unknown payment was checked (nil: never).
+    public func retryConfirmedAtMs(of id: Int64) throws -> Int64? {
+        try pool.read { db in try Int64.fetchOne(db, sql: "SELECT retryConfirmedAtMs FROM entry WHERE id = ?", arguments: [id]) }
+    }
+
+    /// What the request asked for, before any answer (the answer's amount is in `amount`).
+    public func requestedAmounts(of id: Int64) throws -> (amount: Money?, tip: Money?) {
+        try pool.read { db in
+            guard let r = try Row.fetchOne(db, sql: "SELECT requestedAmountCents, requestedTipCents FROM entry WHERE id = ?", arguments: [id]) else {
+                return (nil, nil)
+            }
+            let a: Int? = r["requestedAmountCents"], t: Int? = r["requestedTipCents"]
+            return (a.map(Money.init(cents:)), t.map(Money.init(cents:)))
+        }
     }
 
     // MARK: reading
@@ -300,10 +469,10 @@ public final class Journal: Sendable {
         try pool.read { db in try Int64.fetchOne(db, sql: "SELECT parentId FROM entry WHERE id = ?", arguments: [id]) }
     }
 
-    /// Entries still pending, sent or unknown, oldest first.
+    /// Entries that need attention (pending, sent, unknown, or an answer to review), oldest first.
     public func unresolved() throws -> [JournalEntry] {
         try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown') ORDER BY id")
+            try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown', 'review') ORDER BY id")
                 .map(Journal.entry(from:))
         }
     }
@@ -385,11 +554,11 @@ public final class Journal: Sendable {
     }
 
     /// The batch as the journal knows it: open when the last event opened one (less than 48 hours ago).
+    /// The open batch as the batch history tells it, including one the terminal started by itself after a 48-hour
+    /// auto-close (batch.txt:10), so entries made meanwhile are filed under it.
     public func batch(nowMs: Int64 = WallClock.nowMs()) throws -> BatchInfo {
-        guard let e = try lastBatchEvent(), e.command == .open else { return BatchInfo() }
-        let info = BatchInfo(id: e.batchId, name: e.batchName, openedAtMs: e.atMs, isOpen: true)
-        if let close = info.autoCloseAtMs, nowMs >= close { return BatchInfo(id: e.batchId, name: e.batchName, openedAtMs: e.atMs, isOpen: false) }
-        return info
+        guard let last = try batches(nowMs: nowMs).last else { return BatchInfo() }
+        return last.info
     }
 
     /// A PRAGMA's value as text (`journal_mode`, `synchronous`), for checks.
@@ -403,7 +572,7 @@ public final class Journal: Sendable {
 
     /// Bulk insert for benchmarks and tests of reports: settled entries, one transaction.
     public func insertSettled(_ rows: [(action: Action, state: EntryState, amountCents: Int, tipCents: Int, batchId: String?, atMs: Int64)]) throws {
-        try pool.write { db in
+        try write { db in
             let stmt = try db.makeStatement(sql: """
                 INSERT INTO entry (requestId, action, origin, amountCents, tipCents, requestURL, state, createdAtMs, updatedAtMs, batchId, batchName)
                 VALUES (?, ?, 'request', ?, ?, '', ?, ?, ?, ?, ?)
@@ -413,5 +582,32 @@ public final class Journal: Sendable {
                                              r.state.rawValue, r.atMs, r.atMs, r.batchId, r.batchId])
             }
         }
+    }
+}
+
+/// Why a journal path was refused.
+public struct JournalOpenError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "cannot use \(path.isEmpty ? "\"\"" : path) as the journal: \(reason)." }
+}
+
+/// A journal write that failed because of an injected fault (tests only), worded as a full disk.
+public struct InjectedJournalFault: Error, Sendable, CustomStringConvertible {
+    public var description: String { "database or disk is full (injected fault)" }
+}
+
+/// Test-only switch that makes the next journal writes fail, as a full disk would.
+public final class JournalFaults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var failing = 0
+    /// Makes the next `count` writes fail (`Int.max`: until `clear()`).
+    public func failWrites(_ count: Int = .max) { lock.lock(); failing = count; lock.unlock() }
+    public func clear() { lock.lock(); failing = 0; lock.unlock() }
+    func check() throws {
+        lock.lock(); defer { lock.unlock() }
+        guard failing > 0 else { return }
+        if failing != .max { failing -= 1 }
+        throw InjectedJournalFault()
     }
 }

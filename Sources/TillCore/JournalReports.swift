@@ -98,16 +98,31 @@ extension Journal {
         try pool.read { db in try Journal.batches(db, nowMs: nowMs) }
     }
 
+    /// The name shown for the batch the terminal started by itself after a 48-hour auto-close, until an
+    /// answer names it (batch.txt:10: "automatically being closed and a new one being started").
+    public static let terminalStartedBatchName = "started by the terminal"
+    static let autoCloseHow = "closed by the terminal (48-hour auto-close)"
+    /// The key of a batch the terminal started by itself (`auto-<opened at ms>`).
+    public static let terminalStartedBatchKeyPrefix = "auto-"
+
     static func batches(_ db: Database, nowMs: Int64) throws -> [BatchRecord] {
         let events = try Row.fetchAll(db, sql: "SELECT * FROM batch_event ORDER BY id").map(Journal.batchEvent(from:))
         var out: [BatchRecord] = []
+        /// Closes the open batch by `at`. One the terminal closed 48 hours after it opened, before `at`, is
+        /// closed then, and the terminal started a new one (batch.txt:10), which the journal knows only by
+        /// its start: at the last 48-hour mark before `at` (the simulator's rule; a till that was off for days
+        /// finds one new batch, not one per 48 hours). It is open at `at` unless `how` closes it too.
         func closeOpen(at: Int64, how: String) {
             guard let last = out.last, last.isOpen else { return }
             let auto = last.openedAtMs + autoCloseMs
             if at >= auto {
                 out[out.count - 1].closedAtMs = auto
-                out[out.count - 1].closedHow = "closed by the terminal (48-hour auto-close)"
-            } else {
+                out[out.count - 1].closedHow = autoCloseHow
+                let started = auto + (at - auto) / autoCloseMs * autoCloseMs
+                // Its own key (the journal files its entries and reports under it), until and after an answer names it.
+                out.append(BatchRecord(id: terminalStartedBatchKeyPrefix + String(started), name: terminalStartedBatchName, openedAtMs: started))
+            }
+            if !how.isEmpty, let last = out.last, last.isOpen {
                 out[out.count - 1].closedAtMs = at
                 out[out.count - 1].closedHow = how
             }
@@ -118,15 +133,21 @@ extension Journal {
                 closeOpen(at: e.atMs, how: "closed by the terminal when a new batch was opened")
                 out.append(BatchRecord(id: e.batchId, name: e.batchName, openedAtMs: e.atMs))
             case .close:
-                if let last = out.last, last.isOpen, e.batchId == nil || e.batchId == last.id || e.batchName == last.name {
+                // Bring the batches up to the close first: the one it closes may be one the terminal started.
+                closeOpen(at: e.atMs, how: "")
+                guard let last = out.last, last.isOpen else { continue }
+                let startedByTerminal = last.id?.hasPrefix(terminalStartedBatchKeyPrefix) == true
+                if startedByTerminal || e.batchId == nil || e.batchId == last.id || e.batchName == last.name {
+                    // The terminal's answer names the batch it started by itself: the journal learns its id and name.
+                    if startedByTerminal {
+                        // Its entries are filed under the key it had while open; the answer gives it its name.
+                        if let n = e.batchName { out[out.count - 1].name = n }
+                    }
                     closeOpen(at: e.atMs, how: "closed by till")
                 }
             }
         }
         closeOpen(at: nowMs, how: "")
-        if let last = out.last, last.isOpen == false, last.closedHow == "" {
-            out[out.count - 1].closedAtMs = nil; out[out.count - 1].closedHow = nil
-        }
         return out
     }
 
@@ -157,15 +178,16 @@ extension Journal {
             // Reading a stored Z report is a read; only the first request for a batch the terminal
             // closed by itself writes (and fsyncs) one.
             if let r = try pool.read(stored) { return r }
-            return try pool.write { db in
+            return try write { db in
                 if let r = try stored(db) { return r }
                 let r = Report(kind: .closing, batch: batch.info, closedAtMs: batch.closedAtMs, closedHow: batch.closedHow,
-                               generatedAtMs: nowMs, buckets: try Journal.reportBuckets(db, batchKey: key))
+                               generatedAtMs: nowMs, buckets: try Journal.reportBuckets(db, batchKey: key), tipStyle: tipStyle)
                 try Journal.storeZReport(db, r, key: key)
                 return r
             }
         }
-        return Report(kind: .running, batch: batch?.info, generatedAtMs: nowMs, buckets: try reportBuckets(batchId: batch?.id))
+        return Report(kind: .running, batch: batch?.info, generatedAtMs: nowMs, buckets: try reportBuckets(batchId: batch?.id),
+                      tipStyle: tipStyle)
     }
 
     static func storeZReport(_ db: Database, _ r: Report, key: String) throws {
@@ -176,14 +198,25 @@ extension Journal {
 
     /// Called in the transaction that journals a successful batch answer: a close stores the
     /// closed batch's Z report right away, with the journal exactly as it stood at the close.
-    static func storeZReportOnClose(_ db: Database, nowMs: Int64) throws {
+    static func storeZReportOnClose(_ db: Database, nowMs: Int64, tipStyle: TipStyle) throws {
         let all = try batches(db, nowMs: nowMs)
         for b in all where !b.isOpen {
             let key = b.id ?? ""
             if try Int.fetchOne(db, sql: "SELECT 1 FROM z_report WHERE batchKey = ?", arguments: [key]) != nil { continue }
             let r = Report(kind: .closing, batch: b.info, closedAtMs: b.closedAtMs, closedHow: b.closedHow,
-                           generatedAtMs: nowMs, buckets: try reportBuckets(db, batchKey: key))
+                           generatedAtMs: nowMs, buckets: try reportBuckets(db, batchKey: key), tipStyle: tipStyle)
             try storeZReport(db, r, key: key)
+        }
+    }
+
+    /// A batch's entries and its summary buckets read in one snapshot (one read transaction), so that the two can be
+    /// compared while other writes go on: the check that reports equal the journal.
+    public func entriesAndBuckets(batchId: String?) throws -> (entries: [JournalEntry], buckets: [ReportBucket]) {
+        try pool.read { db in
+            let key = batchId == nil ? "batchId IS NULL" : "batchId = ?"
+            let rows = try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE \(key) ORDER BY id",
+                                        arguments: batchId.map { [$0] } ?? []).map(Journal.entry(from:))
+            return (rows, try Journal.reportBuckets(db, batchKey: batchId ?? ""))
         }
     }
 

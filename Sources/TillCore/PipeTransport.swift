@@ -4,15 +4,27 @@ import TillIO
 import Glibc
 #endif
 
-/// The pipe transport: till starts the bridge (`/bin/sh -c COMMAND`, in a process group of its own), writes each
-/// request URL as one line to its standard input and reads callback URLs, one a line, from its standard output.
+/// The pipe transport: till starts the bridge (`/bin/sh -c COMMAND`, in a process group of its own, without till's
+/// secrets in its environment), writes each request URL as one line to its standard input and reads callback URLs,
+/// one a line (at most 64 KiB), from its standard output.
+///
+/// A request counts as handed over once the bridge has read it from the pipe: `send` watches the pipe drain (or the
+/// bridge end) for up to `handoverGraceMs`. A bridge that ends without having read it never saw it: `notSent`
+/// ("not found" for exit 127). One that read it and then ended may have acted on it: `lost`, the outcome unknown.
 /// A bridge that exits is reported and started again for the next request; one that does not answer before till
-/// gives up (the timeout) is stopped and started again for the next request. Neither takes till down.
+/// gives up (the timeout) is stopped and started again. Neither takes till down.
 public final class PipeTransport: Transport, @unchecked Sendable {
     public let command: String
     /// Where the bridge's standard error goes (nil: /dev/null, so it cannot scribble over the full-screen UI).
     public let stderrPath: String?
     public var description: String { "pipe:" + command }
+
+    /// The longest line read from the bridge; a longer one is dropped (reported once) up to its newline.
+    public static let lineLimit = 64 * 1024
+    /// How long `send` waits to see the bridge read the request before counting it handed over all the same.
+    public static let handoverGraceMs: Int64 = 2_000
+    /// How long `stop` waits after SIGTERM before SIGKILL.
+    public static let termGraceMs: Int64 = 1_000
 
     private struct Bridge {
         var pid: pid_t
@@ -20,18 +32,30 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         var generation: Int
         var stopping = false
     }
+    /// How a bridge ended, and how many bytes it left unread in its standard input.
+    struct Exit: Sendable {
+        var generation: Int
+        var status: Int32
+        var unread: Int
+    }
     private struct State {
         var sink: (@Sendable (TransportEvent) -> Void)?
         var bridge: Bridge?
         var generation = 0
-        /// The id of the last request written and not yet followed by any answer line.
-        var outstanding: String?
+        /// The last request written and not yet followed by any answer line: its id and length in bytes.
+        var outstanding: (id: String, length: Int)?
+        /// A `send` waiting to see its request read: the bridge's generation (its end is then `send`'s to report).
+        var handover: Int?
+        var lastExit: Exit?
         var starts = 0
+        var lineHighWater = 0
     }
     private let state = Locked(State())
 
     /// How many times a bridge process was started (for tests and the status line).
     public var bridgeStarts: Int { state.withLock { $0.starts } }
+    /// The most bytes the line buffer ever held (tests: a bridge that writes without a newline).
+    var lineBufferHighWater: Int { state.withLock { $0.lineHighWater } }
 
     public init(command: String, stderrPath: String? = nil) {
         self.command = command
@@ -46,6 +70,38 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         }
         return []
     }
+
+    // MARK: environment
+
+    /// Whether till keeps an environment variable from the bridge: its own secrets (`TILL_MERCHANT_KEY`, and any
+    /// `TILL_…` variable whose name says KEY, SECRET, TOKEN or PASSWORD). The bridge gets no merchant key from till's
+    /// environment; the request URL carries what the terminal needs.
+    public static func withholds(_ name: String) -> Bool {
+        let upper = name.uppercased()
+        guard upper.hasPrefix("TILL_") else { return false }
+        return ["KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD"].contains { upper.contains($0) }
+    }
+
+    /// `NAME=value` entries for the bridge: the given ones less those `withholds` names.
+    public static func bridgeEnvironment(_ entries: [String]) -> [String] {
+        entries.filter { entry in
+            let name = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? entry
+            return !withholds(name)
+        }
+    }
+
+    /// This process's environment as `NAME=value` entries.
+    static func currentEnvironment() -> [String] {
+        var out: [String] = []
+        var p = environ
+        while let entry = p.pointee {
+            out.append(String(cString: entry))
+            p += 1
+        }
+        return out
+    }
+
+    // MARK: the bridge process
 
     private func ensureBridge() throws(TransportError) {
         if state.withLock({ $0.bridge != nil }) { return }
@@ -70,13 +126,21 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         var sigs = sigset_t()
         sigemptyset(&sigs)
         sigaddset(&sigs, SIGPIPE)
+        sigaddset(&sigs, SIGTERM)
+        sigaddset(&sigs, SIGHUP)
+        sigaddset(&sigs, SIGINT)
         posix_spawnattr_setsigdefault(&attr, &sigs)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF))
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attr, &noSignals)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
         let args = ["/bin/sh", "-c", command]
         var argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
+        var envp: [UnsafeMutablePointer<CChar>?] = PipeTransport.bridgeEnvironment(PipeTransport.currentEnvironment()).map { strdup($0) } + [nil]
+        defer { for p in envp { free(p) } }
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, &argv, environ)
+        let rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, &argv, &envp)
         close(inPipe[0]); close(outPipe[1])
         guard rc == 0 else {
             close(inPipe[1]); close(outPipe[0])
@@ -95,44 +159,115 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         t.start()
     }
 
+    /// Splits the bridge's output into lines, scanning each byte once; a line over `lineLimit` is dropped (reported
+    /// once) and reading resumes after its newline, so a bridge without newlines cannot grow till's memory.
+    struct LineSplitter {
+        let limit: Int
+        private(set) var line: [UInt8] = []
+        private var discarding = false
+        init(limit: Int) { self.limit = limit }
+
+        enum Piece: Equatable { case line([UInt8]); case overlong }
+
+        /// Takes the new bytes; returns the whole lines they complete and one `.overlong` per line dropped.
+        mutating func feed(_ bytes: UnsafeRawBufferPointer) -> [Piece] {
+            var out: [Piece] = []
+            var start = 0
+            let n = bytes.count
+            while start <= n {
+                let nl: Int? = start < n ? memchr(bytes.baseAddress! + start, 0x0A, n - start).map { $0 - UnsafeMutableRawPointer(mutating: bytes.baseAddress!) } : nil
+                let end = nl ?? n
+                let segment = UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+                if !discarding {
+                    if line.count + segment.count > limit {
+                        discarding = true
+                        line = []
+                        out.append(.overlong)
+                    } else {
+                        line.append(contentsOf: segment)
+                    }
+                }
+                guard nl != nil else { break }
+                if !discarding { out.append(.line(line)) }
+                discarding = false
+                line.removeAll(keepingCapacity: line.capacity <= 4096)
+                start = end + 1
+            }
+            return out
+        }
+    }
+
     private func readLoop(fd: Int32, pid: pid_t, generation: Int) {
-        var pending = [UInt8]()
+        var splitter = LineSplitter(limit: PipeTransport.lineLimit)
         var buf = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
             if n <= 0 { break }
-            pending.append(contentsOf: buf[0..<n])
-            while let nl = pending.firstIndex(of: 0x0A) {
-                let line = String(decoding: pending[..<nl], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-                pending.removeSubrange(...nl)
-                if pending.count > 1 << 20 { pending.removeAll() }
-                guard !line.isEmpty else { continue }
-                let sink = state.withLock { s -> (@Sendable (TransportEvent) -> Void)? in
-                    guard s.bridge?.generation == generation || s.bridge == nil else { return nil }
-                    s.outstanding = nil
-                    return s.sink
+            let pieces = buf.withUnsafeBytes { splitter.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+            let held = splitter.line.count
+            state.withLock { $0.lineHighWater = max($0.lineHighWater, held) }
+            for piece in pieces {
+                switch piece {
+                case .overlong:
+                    let sink = state.withLock { s in s.bridge?.generation == generation ? s.sink : nil }
+                    sink?(.rejected(file: "(bridge line)", reason: "The bridge '\(command)' wrote a line longer than 64 KiB; "
+                                    + "till dropped it and reads on from the next newline."))
+                case .line(let bytes):
+                    let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                    guard !line.isEmpty else { continue }
+                    let sink = state.withLock { s -> (@Sendable (TransportEvent) -> Void)? in
+                        guard s.bridge?.generation == generation || s.bridge == nil else { return nil }
+                        s.outstanding = nil
+                        return s.sink
+                    }
+                    sink?(.answer(IncomingAnswer(text: line)))
                 }
-                sink?(.answer(IncomingAnswer(text: line)))
             }
         }
         close(fd)
+        // Standard output is closed: the bridge (and whatever it started that held it) ended. Unless till is stopping
+        // it, end the rest of its group now, so nothing left can still read its input, then see what it left unread.
+        let deliberate = state.withLock { s in s.bridge?.generation != generation || s.bridge?.stopping == true }
+        if !deliberate { kill(-pid, SIGKILL) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let how = PipeTransport.describe(status: status)
-        let (sink, lostId, deliberate) = state.withLock { s -> ((@Sendable (TransportEvent) -> Void)?, String?, Bool) in
-            guard let b = s.bridge, b.generation == generation else { return (nil, nil, true) }
+        let (sink, lost, reportedBySend) = state.withLock { s -> ((@Sendable (TransportEvent) -> Void)?, (id: String, length: Int)?, Bool) in
+            guard let b = s.bridge, b.generation == generation, !b.stopping else { return (nil, nil, true) }
+            var unread: Int32 = 0
+            if ioctl(b.stdin, UInt(FIONREAD), &unread) != 0 { unread = 0 }
             close(b.stdin)
             s.bridge = nil
-            let lost = s.outstanding
-            s.outstanding = nil
-            return (s.sink, lost, b.stopping)
+            s.lastExit = Exit(generation: generation, status: status, unread: Int(unread))
+            let handedOver = s.handover == generation
+            let lost = handedOver ? nil : s.outstanding
+            if !handedOver { s.outstanding = nil }
+            return (s.sink, lost, handedOver)
         }
-        guard !deliberate, let sink else { return }
-        if let lostId {
-            sink(.lost(requestId: lostId, reason: "The bridge '\(command)' \(how) before answering."))
+        guard !reportedBySend, let sink else { return }
+        if let lost {
+            sink(.lost(requestId: lost.id, reason: "The bridge '\(command)' \(how) before answering."))
         }
-        sink(.problem("The bridge '\(command)' \(how); till starts it again for the next request."))
+        sink(.problem(endMessage(status: status) + " till starts it again for the next request."))
+    }
+
+    /// What the cashier reads when a bridge ended: "not found" for exit 127, "not executable" for 126.
+    func endMessage(status: Int32) -> String {
+        if status & 0x7f == 0 {
+            switch (status >> 8) & 0xff {
+            case 127: return "The bridge '\(command)' was not found (exit 127): check the command in --transport / the config."
+            case 126: return "The bridge '\(command)' could not be run (exit 126: not executable): check the command in --transport / the config."
+            default: break
+            }
+        }
+        return "The bridge '\(command)' \(PipeTransport.describe(status: status))."
+    }
+
+    /// A bridge that ended without reading the request: "not found" and "not executable" say it all; otherwise say so.
+    func neverReadMessage(status: Int32) -> String {
+        let code = status & 0x7f == 0 ? (status >> 8) & 0xff : -1
+        return code == 126 || code == 127 ? endMessage(status: status) : endMessage(status: status) + " It never read the request."
     }
 
     static func cloexecPipe(_ fds: inout [Int32]) -> Bool {
@@ -147,12 +282,65 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         return "was killed by signal \(sig)"
     }
 
+    // MARK: sending
+
+    private enum Handover {
+        /// The bridge read (some of) the request: it has it.
+        case read
+        /// It neither read it nor ended within the grace: counted as handed over.
+        case waited
+        /// It ended; `unread` of its input bytes were never read.
+        case ended(Exit)
+        /// Till itself stopped the bridge meanwhile.
+        case stopped
+    }
+
+    /// Waits until the bridge of `generation` read the last `length` bytes written, ended, or the grace passed.
+    private func watchHandover(generation: Int, length: Int) async -> Handover {
+        let deadline = WallClock.monotonicNs() + UInt64(PipeTransport.handoverGraceMs) * 1_000_000
+        var pause: UInt64 = 100_000
+        while true {
+            let seen = state.withLock { s -> Handover? in
+                if let e = s.lastExit, e.generation == generation { return .ended(e) }
+                guard let b = s.bridge, b.generation == generation, !b.stopping else { return .stopped }
+                var unread: Int32 = 0
+                guard ioctl(b.stdin, UInt(FIONREAD), &unread) == 0 else { return .waited }
+                return Int(unread) < length ? .read : nil
+            }
+            if let seen { return seen }
+            if WallClock.monotonicNs() >= deadline { return .waited }
+            try? await Task.sleep(nanoseconds: pause)   // a cancelled sleep only shortens the pause
+            pause = min(pause * 2, 20_000_000)
+        }
+    }
+
+    /// Waits (up to the grace) for the bridge of `generation` to be reaped by its reader; nil if it was not.
+    private func awaitExit(generation: Int) async -> Exit? {
+        let deadline = WallClock.monotonicNs() + UInt64(PipeTransport.handoverGraceMs) * 1_000_000
+        while WallClock.monotonicNs() < deadline {
+            if let e = state.withLock({ s in s.lastExit?.generation == generation ? s.lastExit : nil }) { return e }
+            try? await Task.sleep(nanoseconds: 2_000_000)
+        }
+        return nil
+    }
+
+    private func endHandover(clearOutstanding: Bool) {
+        state.withLock { s in
+            s.handover = nil
+            if clearOutstanding { s.outstanding = nil }
+        }
+    }
+
     public func send(id: String, url: String) async throws(TransportError) {
+        let bytes = Array((url + "\n").utf8)
         for attempt in 0..<2 {
             try ensureBridge()
-            guard let fd = state.withLock({ $0.bridge?.stdin }) else { continue }
-            state.withLock { $0.outstanding = id }
-            let bytes = Array((url + "\n").utf8)
+            guard let current = state.withLock({ s in s.bridge.map { (fd: $0.stdin, generation: $0.generation) } }) else { continue }
+            let (fd, generation) = (current.fd, current.generation)
+            state.withLock { s in
+                s.outstanding = (id, bytes.count)
+                s.handover = generation
+            }
             var written = 0
             var failure: Int32 = 0
             while written < bytes.count {
@@ -160,30 +348,87 @@ public final class PipeTransport: Transport, @unchecked Sendable {
                 if n < 0 { if errno == EINTR { continue }; failure = errno; break }
                 written += n
             }
-            if failure == 0 { return }
-            // EPIPE with nothing written: the bridge was gone before it read a byte; start it again once.
-            killBridge(reason: nil)
-            if written == 0 && failure == EPIPE && attempt == 0 { continue }
-            state.withLock { $0.outstanding = nil }
-            if written == 0 { throw .notSent("The bridge '\(command)' did not take the request: \(String(cString: strerror(failure))).") }
-            throw .maybeSent("The bridge '\(command)' took part of the request and failed: \(String(cString: strerror(failure))).")
+            if failure != 0 {
+                if written == 0 && failure == EPIPE {
+                    // Gone before it read a byte: it cannot have seen the request. Learn why; try a fresh one once,
+                    // unless it cannot start at all.
+                    let exit = await awaitExit(generation: generation)
+                    killBridge(generation: generation, reason: nil)
+                    endHandover(clearOutstanding: true)
+                    let code = exit.map { $0.status & 0x7f == 0 ? ($0.status >> 8) & 0xff : -1 } ?? -1
+                    if attempt == 0 && code != 127 && code != 126 { continue }
+                    throw .notSent(exit.map { neverReadMessage(status: $0.status) }
+                                   ?? "The bridge '\(command)' did not take the request: \(String(cString: strerror(failure))).")
+                }
+                killBridge(generation: generation, reason: nil)
+                endHandover(clearOutstanding: true)
+                if written == 0 { throw .notSent("The bridge '\(command)' did not take the request: \(String(cString: strerror(failure))).") }
+                throw .maybeSent("The bridge '\(command)' took part of the request and failed: \(String(cString: strerror(failure))).")
+            }
+            switch await watchHandover(generation: generation, length: bytes.count) {
+            case .read, .waited, .stopped:
+                endHandover(clearOutstanding: false)
+                return
+            case .ended(let exit) where exit.unread >= bytes.count:
+                // It ended without reading a byte of the request: never sent.
+                endHandover(clearOutstanding: true)
+                throw .notSent(neverReadMessage(status: exit.status))
+            case .ended(let exit):
+                // It read the request and then ended: it may have acted on it. Reported as its reader would have.
+                endHandover(clearOutstanding: true)
+                if let sink = state.withLock({ $0.sink }) {
+                    sink(.lost(requestId: id, reason: "The bridge '\(command)' \(PipeTransport.describe(status: exit.status)) after reading the request."))
+                    sink(.problem(endMessage(status: exit.status) + " till starts it again for the next request."))
+                }
+                return
+            }
         }
         throw .notSent("The bridge '\(command)' could not be started.")
     }
 
-    /// Stops the current bridge (its whole process group); the reader thread reaps it.
-    private func killBridge(reason: String?) {
-        let target = state.withLock { s -> Bridge? in
-            guard var b = s.bridge else { return nil }
+    // MARK: stopping
+
+    /// Whether any process of the group is still running (zombies waiting to be reaped do not count: a child the
+    /// bridge left behind is reaped by init, sometimes slowly).
+    static func groupAlive(_ pgid: pid_t) -> Bool {
+        if kill(-pgid, 0) != 0 && errno == ESRCH { return false }
+        for name in Path.list("/proc") where name.first?.isNumber == true {
+            guard let stat = AtomicFile.read("/proc/\(name)/stat", limit: 4096), let close = stat.lastIndex(of: ")") else { continue }
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            // After the command: state, ppid, pgrp, …
+            guard fields.count > 2, fields[2] == Substring(String(pgid)) else { continue }
+            if fields[0] != "Z" && fields[0] != "X" { return true }
+        }
+        return false
+    }
+
+    /// SIGTERM to the process group, then SIGKILL if any of it still runs after `termGraceMs`.
+    static func terminateGroup(_ pgid: pid_t) async {
+        guard kill(-pgid, SIGTERM) == 0 else { return }
+        let deadline = WallClock.monotonicNs() + UInt64(termGraceMs) * 1_000_000
+        while WallClock.monotonicNs() < deadline {
+            if !groupAlive(pgid) { return }
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+        kill(-pgid, SIGKILL)
+    }
+
+    /// Takes the bridge of `generation` (any, when nil) out of service; returns it, or nil if there was none.
+    private func detachBridge(generation: Int?) -> Bridge? {
+        state.withLock { s -> Bridge? in
+            guard var b = s.bridge, generation == nil || b.generation == generation else { return nil }
             b.stopping = true
             s.bridge = nil
             s.outstanding = nil
             return b
         }
-        guard let b = target else { return }
+    }
+
+    /// Stops a bridge that failed or hangs (its whole process group: SIGTERM, then SIGKILL); its reader reaps it.
+    private func killBridge(generation: Int?, reason: String?) {
+        guard let b = detachBridge(generation: generation) else { return }
         close(b.stdin)
-        kill(-b.pid, SIGKILL)
-        kill(b.pid, SIGKILL)
+        Task.detached { await PipeTransport.terminateGroup(b.pid) }
         if let reason, let sink = state.withLock({ $0.sink }) { sink(.problem(reason)) }
     }
 
@@ -191,23 +436,15 @@ public final class PipeTransport: Transport, @unchecked Sendable {
     public func reject(_ answer: IncomingAnswer, reason: String) async {}
 
     public func gaveUp(on id: String) async -> Bool {
-        killBridge(reason: "The bridge '\(command)' did not answer in time; it was stopped and starts again for the next request.")
+        killBridge(generation: nil, reason: "The bridge '\(command)' did not answer in time; it was stopped and starts again for the next request.")
         return false
     }
 
+    /// Closes the bridge's input, then ends its whole process group: SIGTERM, and SIGKILL after a short grace.
     public func stop() async {
-        let target = state.withLock { s -> Bridge? in
-            s.sink = nil
-            guard var b = s.bridge else { return nil }
-            b.stopping = true
-            s.bridge = nil
-            return b
-        }
-        guard let b = target else { return }
+        state.withLock { $0.sink = nil }
+        guard let b = detachBridge(generation: nil) else { return }
         close(b.stdin)
-        // Give a well-behaved bridge a moment to exit on end of input, then make sure.
-        try? await Task.sleep(nanoseconds: 100_000_000)
-        kill(-b.pid, SIGKILL)
-        kill(b.pid, SIGKILL)
+        await PipeTransport.terminateGroup(b.pid)
     }
 }

@@ -57,7 +57,22 @@ public protocol Transport: AnyObject, Sendable {
     /// Till gave up waiting for this request (timeout). A pipe transport restarts a bridge that hangs; the file drop
     /// withdraws a request file the peer never took. Returns true when the request certainly never reached the peer.
     func gaveUp(on id: String) async -> Bool
+    /// Takes back the request `id` if the peer has not claimed it, with no other effect (no bridge is restarted).
+    /// True: it was withdrawn, the peer never saw it and never will ("never sent", decided without a race).
+    /// False: the peer has it (or had it), or this transport cannot take anything back: the outcome is the answer's.
+    /// Call it when an entry settles (answer journaled, abort left unanswered, till stopping) and at start-up for
+    /// entries of an earlier run, so no request of a settled entry is left for a peer to run later.
+    func withdrawIfUnclaimed(id: String) async -> Bool
+    /// Ids of the requests handed over that no peer has claimed yet, an earlier run's included (file drop: the
+    /// `requests/<id>.url` files). Empty for transports that cannot tell.
+    func unclaimedRequestIds() async -> [String]
     func stop() async
+}
+
+extension Transport {
+    /// A pipe or the built-in simulator cannot take a request back once written.
+    public func withdrawIfUnclaimed(id: String) async -> Bool { false }
+    public func unclaimedRequestIds() async -> [String] { [] }
 }
 
 /// Which transport to use, as `--transport` and the config file spell it.

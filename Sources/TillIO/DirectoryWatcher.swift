@@ -2,17 +2,32 @@
 import Glibc
 
 /// Waits for files to appear in a folder without busy polling (Linux inotify).
-/// Reports a file once it is complete: closed after writing, or renamed into the folder.
+/// Reports a file once it is complete: closed after writing, or renamed into the folder; and, separately, every
+/// name created in place (`created`), so a caller can catch what never gets a "complete" event: a FIFO, a link,
+/// a folder.
 public final class DirectoryWatcher {
     public let directory: String
     private let fd: Int32
     private var wd: Int32 = -1
 
+    public enum Kind: Sendable, Equatable {
+        /// Closed after writing, or renamed into the folder: a regular file written this way is whole.
+        case complete
+        /// Created in place (a regular file is still being written; anything else will get no other event).
+        case created
+        /// The kernel's event queue overflowed: events were lost; list the folder.
+        case overflow
+    }
+    public struct Event: Sendable, Equatable {
+        public var name: String
+        public var kind: Kind
+    }
+
     public init(directory: String) throws {
         self.directory = directory
         fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard fd >= 0 else { throw FileError(path: directory, operation: "watch (inotify_init)") }
-        wd = inotify_add_watch(fd, directory, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO))
+        wd = inotify_add_watch(fd, directory, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE))
         guard wd >= 0 else { let e = errno; close(fd); throw FileError(path: directory, operation: "watch", code: e) }
     }
 
@@ -21,10 +36,15 @@ public final class DirectoryWatcher {
     /// Blocks up to `timeoutMs` (-1: forever) for events; returns the names of files that
     /// became complete (hidden names, starting with `.`, are left out). Empty on timeout.
     public func wait(timeoutMs: Int32) -> [String] {
+        events(timeoutMs: timeoutMs).filter { $0.kind == .complete }.map(\.name)
+    }
+
+    /// Blocks up to `timeoutMs` (-1: forever) for events; returns them in order (hidden names left out).
+    public func events(timeoutMs: Int32) -> [Event] {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         let r = poll(&p, 1, timeoutMs)
         guard r > 0 else { return [] }
-        var names: [String] = []
+        var out: [Event] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
@@ -32,18 +52,22 @@ public final class DirectoryWatcher {
             var offset = 0
             buffer.withUnsafeBytes { raw in
                 while offset + MemoryLayout<inotify_event>.size <= n {
+                    let mask = raw.load(fromByteOffset: offset + 4, as: UInt32.self)
                     let len = Int(raw.load(fromByteOffset: offset + 12, as: UInt32.self))
                     let nameStart = offset + MemoryLayout<inotify_event>.size
+                    if mask & UInt32(IN_Q_OVERFLOW) != 0 { out.append(Event(name: "", kind: .overflow)) }
                     if len > 0 {
                         let bytes = raw[nameStart..<min(nameStart + len, n)].prefix { $0 != 0 }
                         let name = String(decoding: bytes, as: UTF8.self)
-                        if !name.isEmpty && !name.hasPrefix(".") { names.append(name) }
+                        if !name.isEmpty && !name.hasPrefix(".") {
+                            out.append(Event(name: name, kind: mask & UInt32(IN_CREATE) != 0 ? .created : .complete))
+                        }
                     }
                     offset = nameStart + len
                 }
             }
         }
-        return names
+        return out
     }
 }
 #endif

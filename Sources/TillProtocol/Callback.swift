@@ -164,6 +164,7 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
                         m = Money.fromCents(Substring(v))
                     }
                     if let m {
+                        if m.cents > Money.maximumCents { warnings.append(.amountOutOfRange(field: kind.name, value: String(m.cents))) }
                         if kind == .amount { amount = m } else { tipAmount = m }
                     } else { warnings.append(.badNumber(field: kind.name, value: text())) }
                 case .installments:

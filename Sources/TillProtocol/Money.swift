@@ -122,3 +122,27 @@ extension String {
         return String(s)
     }
 }
+
+/// How the terminal reads `tipAmount` (config `tip`). sale.txt:26 (the request) says the tip is "added on
+/// top of the amount"; sale.txt:129 (the answer) says it is "how much of the amount is considered as tip".
+public enum TipStyle: String, Sendable, Hashable, Codable, CaseIterable {
+    /// `amount` is the goods, the tip is charged on top: the card pays amount + tip (till's default).
+    case onTop = "on-top"
+    /// `amount` is what the card pays, the tip a part of it.
+    case included
+
+    /// The `amount` field to send for goods and a tip, both as the cashier typed them.
+    public func requestAmount(goods: Money, tip: Money?) -> Money {
+        self == .included ? goods + (tip ?? .zero) : goods
+    }
+
+    /// What the card paid, from the terminal's answer (its amount and tip are the truth).
+    public func charged(amount: Money, tip: Money?) -> Money {
+        self == .included ? amount : amount + (tip ?? .zero)
+    }
+
+    /// The goods (without the tip), from the terminal's answer.
+    public func goods(amount: Money, tip: Money?) -> Money {
+        self == .included ? amount - (tip ?? .zero) : amount
+    }
+}

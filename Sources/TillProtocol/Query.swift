@@ -12,6 +12,8 @@ public enum DecodeWarning: Sendable, Hashable, Codable, CustomStringConvertible 
     case unknownAction(String)
     case badNumber(field: String, value: String)
     case badDate(field: String, value: String)
+    /// An amount above the protocol's integer range (a signed 32-bit number of cents).
+    case amountOutOfRange(field: String, value: String)
 
     public var description: String {
         switch self {
@@ -27,6 +29,7 @@ public enum DecodeWarning: Sendable, Hashable, Codable, CustomStringConvertible 
         case .unknownAction(let a): return "unknown action '\(a)'"
         case .badNumber(let f, let v): return "'\(f)' is not a number: '\(v)'"
         case .badDate(let f, let v): return "'\(f)' is not an ISO 8601 date: '\(v)'"
+        case .amountOutOfRange(let f, let v): return "'\(f)' (\(v)) is above the protocol's largest amount (\(Money.maximumCents) cents): no terminal can have charged it"
         }
     }
 }

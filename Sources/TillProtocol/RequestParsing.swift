@@ -41,6 +41,13 @@ extension TerminalRequest {
             guard let n = Int(v) else { throw RequestParseError(field: k, "\(k) is not a number: '\(v)'") }
             return n
         }
+        func method() throws(RequestParseError) -> PaymentMethod? {
+            guard let v = opt("paymentMethod") else { return nil }
+            guard let m = PaymentMethod(rawValue: v) ?? PaymentMethod(typed: v) else {
+                throw RequestParseError(field: "paymentMethod", "paymentMethod must be one of \(PaymentMethod.names): '\(v)'")
+            }
+            return m
+        }
         func finder() -> TransactionFinder {
             TransactionFinder(referenceNumber: opt("referenceNumber"), orderCode: opt("orderCode"),
                               shortOrderCode: opt("shortOrderCode"), txnDateFrom: opt("txnDateFrom"), txnDateTo: opt("txnDateTo"))
@@ -55,17 +62,17 @@ extension TerminalRequest {
             var isv = ISVFields(amount: try money("ISV_amount"), clientId: opt("ISV_clientId"), clientSecret: opt("ISV_clientSecret"),
                                 sourceCode: opt("ISV_sourceCode"), merchantId: opt("ISV_merchantId"),
                                 merchantSourceCode: opt("ISV_merchantSourceCode"), customerTrns: opt("ISV_customerTrns"),
-                                clientTransactionId: opt("ISV_clientTransactionId"))
+                                clientTransactionId: opt("ISV_clientTransactionId"), currencyCode: opt("ISV_currencyCode"))
             if isv.isEmpty { isv = ISVFields() }
             request = .sale(SaleRequest(amount: amount, tipAmount: try money("tipAmount"), clientTransactionId: opt("clientTransactionId"),
                                         withInstallments: try bool("withInstallments"), preferredInstallments: try int("preferredInstallments"),
-                                        showReceipt: try bool("show_receipt"), showRating: try bool("show_rating"),
+                                        paymentMethod: try method(), showReceipt: try bool("show_receipt"), showRating: try bool("show_rating"),
                                         showTransactionResult: try bool("show_transaction_result"),
                                         isv: isv.isEmpty ? nil : isv, protocolName: opt("protocol")))
         case .preAuth:
             guard let amount = try money("amount") else { throw RequestParseError(field: "amount", "amount is missing") }
             request = .preAuth(PreAuthRequest(amount: amount, clientTransactionId: opt("clientTransactionId"),
-                                              showReceipt: try bool("show_receipt"), showRating: try bool("show_rating"),
+                                              paymentMethod: try method(), showReceipt: try bool("show_receipt"), showRating: try bool("show_rating"),
                                               showTransactionResult: try bool("show_transaction_result"), protocolName: opt("protocol")))
         case .cancel:
             request = .cancel(CancelRequest(amount: try money("amount"), finder: finder(), showReceipt: try bool("show_receipt"),
@@ -80,7 +87,33 @@ extension TerminalRequest {
             guard let command = BatchCommand(rawValue: c.lowercased()) else { throw RequestParseError(field: "command", "command must be open or close: '\(c)'") }
             request = .batch(BatchRequest(command: command, batchName: opt("batchName"), batchId: opt("batchId")))
         case .transactionDetails:
-            request = .transactionDetails(DetailsRequest(clientTransactionId: try req("clientTransactionId")))
+            request = .transactionDetails(DetailsRequest(clientTransactionId: try req("clientTransactionId"),
+                                                         sourceTerminalId: opt("sourceTerminalId")))
+        case .reprintTransaction:
+            request = .reprint(ReprintRequest(orderCode: opt("orderCode")))
+        case .getPrintingSettings:
+            request = .getPrintingSettings
+        case .setPrintingSettings:
+            var p = PrintingSettings()
+            for (name, path) in PrintingSettings.switches { p[keyPath: path] = try bool(name) }
+            if let t = opt(PrintingSettings.typeField) {
+                guard let type = BusinessDescriptionType(rawValue: t) else {
+                    throw RequestParseError(field: PrintingSettings.typeField,
+                                            "businessDescriptionType must be one of \(BusinessDescriptionType.names): '\(t)'")
+                }
+                p.businessDescriptionType = type
+            }
+            request = .setPrintingSettings(p)
+        case .sendLogs:
+            request = .sendLogs
+        case .getActivationCode:
+            request = .getActivationCode
+        case .activatePos:
+            var flags: [String: Bool] = [:]
+            for n in ActivationRequest.flagNames { if let v = try bool(n) { flags[n] = v } }
+            request = .activatePos(ActivationRequest(apiKey: opt("apikey"), apiSecret: opt("apiSecret"),
+                                                     activationCode: opt("activationCode"), sourceId: opt("sourceID"),
+                                                     pinCode: opt("pinCode"), flags: flags))
         }
         return TerminalRequest(caller: caller, request: request)
     }

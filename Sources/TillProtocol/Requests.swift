@@ -7,6 +7,30 @@ public enum Action: String, CaseIterable, Sendable, Codable, Hashable {
     case batch
     case capturePreAuth = "capture_pre_auth"
     case transactionDetails
+    // The vendor's sample apps' other actions (issue 12).
+    case reprintTransaction
+    case getPrintingSettings
+    case setPrintingSettings = "set_printing_settings"
+    case sendLogs
+    case getActivationCode
+    case activatePos
+
+    /// Whether the action moves money (or may): sale, pre-auth, refund, capture.
+    public var movesMoney: Bool {
+        switch self {
+        case .sale, .preAuth, .cancel, .capturePreAuth: return true
+        default: return false
+        }
+    }
+
+    /// The terminal's own settings and set-up (printing, logs, activation, reprint): never money,
+    /// never a batch.
+    public var isAdministrative: Bool {
+        switch self {
+        case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: return true
+        default: return false
+        }
+    }
 
     /// Reads an action name exactly as the pages spell it, without building strings (the decoder's hot path).
     public init?(exact text: String) {
@@ -22,9 +46,14 @@ public enum Action: String, CaseIterable, Sendable, Codable, Hashable {
             case 4: return KnownField.eq(p, "sale") ? .sale : nil
             case 5: return KnownField.eq(p, "abort") ? .abort : KnownField.eq(p, "batch") ? .batch : nil
             case 6: return KnownField.eq(p, "cancel") ? .cancel : nil
-            case 8: return KnownField.eq(p, "pre_auth") ? .preAuth : nil
+            case 8: return KnownField.eq(p, "pre_auth") ? .preAuth : KnownField.eq(p, "sendLogs") ? .sendLogs : nil
+            case 11: return KnownField.eq(p, "activatePos") ? .activatePos : nil
             case 16: return KnownField.eq(p, "capture_pre_auth") ? .capturePreAuth : nil
-            case 18: return KnownField.eq(p, "transactionDetails") ? .transactionDetails : nil
+            case 17: return KnownField.eq(p, "getActivationCode") ? .getActivationCode : nil
+            case 18: return KnownField.eq(p, "transactionDetails") ? .transactionDetails
+                : KnownField.eq(p, "reprintTransaction") ? .reprintTransaction : nil
+            case 19: return KnownField.eq(p, "getPrintingSettings") ? .getPrintingSettings : nil
+            case 21: return KnownField.eq(p, "set_printing_settings") ? .setPrintingSettings : nil
             default: return nil
             }
         }()
@@ -62,14 +91,39 @@ public struct ISVFields: Sendable, Hashable, Codable {
     public var merchantSourceCode: String?
     public var customerTrns: String?
     public var clientTransactionId: String?
+    /// `ISV_currencyCode`: the currency of the merchant switched to (the Android sample sends it with
+    /// `ISV_merchantId`), ISO 4217: three digits (`978`) or three letters (`EUR`).
+    public var currencyCode: String?
     public init(amount: Money? = nil, clientId: String? = nil, clientSecret: String? = nil, sourceCode: String? = nil,
                 merchantId: String? = nil, merchantSourceCode: String? = nil, customerTrns: String? = nil,
-                clientTransactionId: String? = nil) {
+                clientTransactionId: String? = nil, currencyCode: String? = nil) {
         self.amount = amount; self.clientId = clientId; self.clientSecret = clientSecret; self.sourceCode = sourceCode
         self.merchantId = merchantId; self.merchantSourceCode = merchantSourceCode
-        self.customerTrns = customerTrns; self.clientTransactionId = clientTransactionId
+        self.customerTrns = customerTrns; self.clientTransactionId = clientTransactionId; self.currencyCode = currencyCode
     }
     var isEmpty: Bool { self == ISVFields() }
+}
+
+/// How the customer pays (`paymentMethod`, the vendor's samples: sale and pre-auth). Absent: card present.
+public enum PaymentMethod: String, Sendable, Hashable, Codable, CaseIterable {
+    case cardPresent = "CardPresent"
+    /// Mail or telephone order: the card number is keyed in, no card present.
+    case moto = "MOTO"
+    case qrDefault = "QrDefault"
+    case payconiq = "Payconiq"
+    case aliPay = "AliPay"
+    case paypal = "Paypal"
+    case klarna = "Klarna"
+
+    /// Reads a method as typed: its protocol name in any case (`moto`, `CardPresent`, `card-present`).
+    public init?(typed text: String) {
+        let t = text.trimmingWhitespace().lowercased().filter { $0 != "-" && $0 != "_" && $0 != " " }
+        guard let m = PaymentMethod.allCases.first(where: { $0.rawValue.lowercased() == t }) else { return nil }
+        self = m
+    }
+
+    /// The names, as `--payment-method` lists them.
+    public static var names: String { allCases.map(\.rawValue).joined(separator: "|") }
 }
 
 public struct SaleRequest: Sendable, Hashable, Codable {
@@ -78,6 +132,7 @@ public struct SaleRequest: Sendable, Hashable, Codable {
     public var clientTransactionId: String?
     public var withInstallments: Bool?
     public var preferredInstallments: Int?
+    public var paymentMethod: PaymentMethod?
     public var showReceipt: Bool?
     public var showRating: Bool?
     public var showTransactionResult: Bool?
@@ -85,26 +140,37 @@ public struct SaleRequest: Sendable, Hashable, Codable {
     /// The `protocol` field; the pages say to always pass `int_default`.
     public var protocolName: String?
     public init(amount: Money, tipAmount: Money? = nil, clientTransactionId: String? = nil,
-                withInstallments: Bool? = nil, preferredInstallments: Int? = nil,
+                withInstallments: Bool? = nil, preferredInstallments: Int? = nil, paymentMethod: PaymentMethod? = nil,
                 showReceipt: Bool? = nil, showRating: Bool? = nil, showTransactionResult: Bool? = nil,
                 isv: ISVFields? = nil, protocolName: String? = nil) {
         self.amount = amount; self.tipAmount = tipAmount; self.clientTransactionId = clientTransactionId
         self.withInstallments = withInstallments; self.preferredInstallments = preferredInstallments
+        self.paymentMethod = paymentMethod
         self.showReceipt = showReceipt; self.showRating = showRating; self.showTransactionResult = showTransactionResult
         self.isv = isv; self.protocolName = protocolName
+    }
+
+    /// `withInstallments` and `preferredInstallments` for N instalments as the vendor's code sends them
+    /// (sale.txt:77-83): `true` and N for more than one; one instalment is none (`false`, no N).
+    /// 0 keeps the pages' meaning, "the user will be prompted" (sale.txt:28): `true` and 0. Nil: none.
+    public static func installmentFields(_ n: Int?) -> (withInstallments: Bool, preferredInstallments: Int?) {
+        guard let n, n != 1 else { return (false, nil) }
+        return (true, n)
     }
 }
 
 public struct PreAuthRequest: Sendable, Hashable, Codable {
     public var amount: Money
     public var clientTransactionId: String?
+    public var paymentMethod: PaymentMethod?
     public var showReceipt: Bool?
     public var showRating: Bool?
     public var showTransactionResult: Bool?
     public var protocolName: String?
-    public init(amount: Money, clientTransactionId: String? = nil, showReceipt: Bool? = nil, showRating: Bool? = nil,
-                showTransactionResult: Bool? = nil, protocolName: String? = nil) {
-        self.amount = amount; self.clientTransactionId = clientTransactionId; self.showReceipt = showReceipt
+    public init(amount: Money, clientTransactionId: String? = nil, paymentMethod: PaymentMethod? = nil, showReceipt: Bool? = nil,
+                showRating: Bool? = nil, showTransactionResult: Bool? = nil, protocolName: String? = nil) {
+        self.amount = amount; self.clientTransactionId = clientTransactionId; self.paymentMethod = paymentMethod
+        self.showReceipt = showReceipt
         self.showRating = showRating; self.showTransactionResult = showTransactionResult; self.protocolName = protocolName
     }
 }
@@ -167,7 +233,11 @@ public struct BatchRequest: Sendable, Hashable, Codable {
 
 public struct DetailsRequest: Sendable, Hashable, Codable {
     public var clientTransactionId: String
-    public init(clientTransactionId: String) { self.clientTransactionId = clientTransactionId }
+    /// `sourceTerminalId` (the Android sample): the terminal the transaction was made on.
+    public var sourceTerminalId: String?
+    public init(clientTransactionId: String, sourceTerminalId: String? = nil) {
+        self.clientTransactionId = clientTransactionId; self.sourceTerminalId = sourceTerminalId
+    }
 }
 
 /// One typed request, whatever its action.
@@ -179,6 +249,18 @@ public enum Request: Sendable, Hashable, Codable {
     case batch(BatchRequest)
     case capturePreAuth(CaptureRequest)
     case transactionDetails(DetailsRequest)
+    /// `reprintTransaction`: print a transaction's receipt again.
+    case reprint(ReprintRequest)
+    /// `getPrintingSettings`.
+    case getPrintingSettings
+    /// `set_printing_settings`.
+    case setPrintingSettings(PrintingSettings)
+    /// `sendLogs`: the terminal app sends its logs to the vendor's support.
+    case sendLogs
+    /// `getActivationCode`.
+    case getActivationCode
+    /// `activatePos`: activate the terminal app (by activation code, or API key and secret).
+    case activatePos(ActivationRequest)
 
     public var action: Action {
         switch self {
@@ -189,8 +271,18 @@ public enum Request: Sendable, Hashable, Codable {
         case .batch: return .batch
         case .capturePreAuth: return .capturePreAuth
         case .transactionDetails: return .transactionDetails
+        case .reprint: return .reprintTransaction
+        case .getPrintingSettings: return .getPrintingSettings
+        case .setPrintingSettings: return .setPrintingSettings
+        case .sendLogs: return .sendLogs
+        case .getActivationCode: return .getActivationCode
+        case .activatePos: return .activatePos
         }
     }
+
+    /// Whether the request carries `merchantKey`. The iOS sample builds activation requests
+    /// (`activatePos`, `getActivationCode`) without it: the terminal is not a merchant's yet.
+    public var sendsMerchantKey: Bool { action != .activatePos && action != .getActivationCode }
 
     /// The client transaction id the request carries, if its action has one.
     public var clientTransactionId: String? {
@@ -217,9 +309,10 @@ public enum Request: Sendable, Hashable, Codable {
         case .sale(let s):
             add("amount", s.amount); add("tipAmount", s.tipAmount); add("clientTransactionId", s.clientTransactionId)
             add("withInstallments", s.withInstallments); add("preferredInstallments", s.preferredInstallments)
+            add("paymentMethod", s.paymentMethod?.rawValue)
             if let i = s.isv {
                 add("ISV_clientId", i.clientId); add("ISV_amount", i.amount); add("ISV_clientSecret", i.clientSecret)
-                add("ISV_sourceCode", i.sourceCode); add("ISV_merchantId", i.merchantId)
+                add("ISV_sourceCode", i.sourceCode); add("ISV_merchantId", i.merchantId); add("ISV_currencyCode", i.currencyCode)
                 add("ISV_merchantSourceCode", i.merchantSourceCode); add("ISV_customerTrns", i.customerTrns)
                 add("ISV_clientTransactionId", i.clientTransactionId)
             }
@@ -227,6 +320,7 @@ public enum Request: Sendable, Hashable, Codable {
             add("show_transaction_result", s.showTransactionResult); add("protocol", s.protocolName)
         case .preAuth(let p):
             add("amount", p.amount); add("clientTransactionId", p.clientTransactionId)
+            add("paymentMethod", p.paymentMethod?.rawValue)
             add("show_receipt", p.showReceipt); add("show_rating", p.showRating)
             add("show_transaction_result", p.showTransactionResult); add("protocol", p.protocolName)
         case .cancel(let c):
@@ -242,7 +336,15 @@ public enum Request: Sendable, Hashable, Codable {
         case .batch(let b):
             add("command", b.command.rawValue); add("batchName", b.batchName); add("batchId", b.batchId)
         case .transactionDetails(let d):
-            add("clientTransactionId", d.clientTransactionId)
+            add("clientTransactionId", d.clientTransactionId); add("sourceTerminalId", d.sourceTerminalId)
+        case .reprint(let r):
+            add("orderCode", r.orderCode)
+        case .getPrintingSettings, .sendLogs, .getActivationCode:
+            break
+        case .setPrintingSettings(let p):
+            for (k, v) in p.fields { f.append((k, v)) }
+        case .activatePos(let a):
+            for (k, v) in a.fields { f.append((k, v)) }
         }
         return f
     }
@@ -259,20 +361,20 @@ public struct TerminalRequest: Sendable, Hashable, Codable {
     /// `vivapayclient://pay/v1?callback=…&merchantKey=…&appId=…&action=…&…`
     public var url: String {
         var s = TerminalRequest.base + "?callback=" + QueryCodec.encode(caller.callback)
-        s += "&merchantKey=" + QueryCodec.encode(caller.merchantKey)
+        if request.sendsMerchantKey { s += "&merchantKey=" + QueryCodec.encode(caller.merchantKey) }
         s += "&appId=" + QueryCodec.encode(caller.appId)
         s += "&action=" + request.action.rawValue
         for (k, v) in request.fields { s += "&" + k + "=" + QueryCodec.encode(v) }
         return s
     }
 
-    /// The URL with secrets (`merchantKey`, `ISV_clientSecret`) replaced, safe to store or show.
+    /// The URL with secrets (`merchantKey`, `ISV_clientSecret`, activation's `apikey`, `apiSecret`, `pinCode`) replaced, safe to store or show.
     public var redactedURL: String { Secrets.redact(url: url) }
 }
 
 /// Which fields are secret, and how they are hidden.
 public enum Secrets {
-    public static let fieldNames: Set<String> = ["merchantKey", "ISV_clientSecret"]
+    public static let fieldNames: Set<String> = ["merchantKey", "ISV_clientSecret", "apikey", "apiSecret", "pinCode"]
     public static let placeholder = "[redacted]"
 
     /// Replaces the values of secret fields in a URL's query with a placeholder.

@@ -141,3 +141,64 @@ public struct TerminalDate: Sendable, Hashable, Codable, Comparable {
         return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 }
+
+extension TerminalDate {
+    /// A search date as typed (capture-preauth.txt:28, :32: "ISO 8601"), in the full form till sends:
+    /// `2021-03-29T00:00:00.000+03:00`. A full date with an offset is kept as typed; a date alone
+    /// (`2021-03-29`) is the start of that day (`endOfDay`: its last millisecond), and a time without an
+    /// offset (`2021-03-29T10:30`, `…T10:30:15`, `…T10:30:15.250`) is read in the till's zone.
+    /// `offsetMinutes` gives the till's zone offset at an instant (seconds since 1970, UTC).
+    /// Nil when the text is none of these: validation then refuses it with its own message.
+    public static func requestDate(_ text: String, endOfDay: Bool, offsetMinutes: (Int64) -> Int) -> String? {
+        var spaceWasPlus = false
+        if let d = parse(text, spaceWasPlus: &spaceWasPlus), !spaceWasPlus { return d.text }
+        let b = Array(text.utf8)
+        var i = 0
+        func digits(_ n: Int) -> Int? {
+            guard i + n <= b.count else { return nil }
+            var v = 0
+            for k in 0..<n {
+                let c = b[i + k]
+                guard c >= 48 && c <= 57 else { return nil }
+                v = v * 10 + Int(c - 48)
+            }
+            i += n
+            return v
+        }
+        func expect(_ c: UInt8) -> Bool { guard i < b.count, b[i] == c else { return false }; i += 1; return true }
+        guard let y = digits(4), expect(0x2D), let mo = digits(2), expect(0x2D), let d = digits(2),
+              (1...12).contains(mo), (1...daysIn(month: mo, year: y)).contains(d) else { return nil }
+        var h = 0, mi = 0, s = 0, ms = 0
+        if i == b.count {
+            if endOfDay { h = 23; mi = 59; s = 59; ms = 999 }
+        } else {
+            guard b[i] == 0x54 || b[i] == 0x74 || b[i] == 0x20 else { return nil }
+            i += 1
+            guard let hh = digits(2), expect(0x3A), let mm = digits(2), hh < 24, mm < 60 else { return nil }
+            h = hh; mi = mm
+            if i < b.count {
+                guard expect(0x3A), let ss = digits(2), ss < 60 else { return nil }
+                s = ss
+                if i < b.count {
+                    guard b[i] == 0x2E || b[i] == 0x2C else { return nil }
+                    i += 1
+                    var n = 0, v = 0
+                    while i < b.count, b[i] >= 48, b[i] <= 57 { if n < 3 { v = v * 10 + Int(b[i] - 48) }; n += 1; i += 1 }
+                    guard n > 0 else { return nil }
+                    for _ in min(n, 3)..<3 { v *= 10 }
+                    ms = v
+                }
+            }
+            guard i == b.count else { return nil }
+        }
+        // The zone's offset at that wall-clock time: guessed from the time read as UTC, then checked.
+        let local = Int64(daysFromCivil(year: y, month: mo, day: d)) * 86_400 + Int64(h * 3600 + mi * 60 + s)
+        let guess = offsetMinutes(local)
+        let offset = offsetMinutes(local - Int64(guess) * 60)
+        func pad(_ v: Int, _ w: Int) -> String { let t = String(v); return String(repeating: "0", count: max(0, w - t.count)) + t }
+        let sign = offset < 0 ? "-" : "+"
+        let o = abs(offset)
+        return "\(pad(y, 4))-\(pad(mo, 2))-\(pad(d, 2))T\(pad(h, 2)):\(pad(mi, 2)):\(pad(s, 2)).\(pad(ms, 3))"
+            + "\(sign)\(pad(o / 60, 2)):\(pad(o % 60, 2))"
+    }
+}

@@ -20,14 +20,21 @@ public struct ValidationFailure: Error, Sendable, Hashable, CustomStringConverti
 }
 
 public enum Limits {
-    public static let installments = 0...36
+    /// What till sends. Above `installmentsWithoutPrompt` (and at 0) the terminal asks the cardholder
+    /// (sale.txt:28): sent as typed, with a notice, never refused.
+    public static let installments = 0...999
+    /// The most instalments a terminal allows without asking (the Greek market's 36).
+    public static let installmentsWithoutPrompt = 36
     public static let maxTextLength = 64
     public static let maxClientTransactionIdLength = 64
 }
 
 extension TerminalRequest {
     /// Checks every rule the pages state, and this project's own, before anything is sent.
-    public func validationErrors() -> [ValidationError] {
+    public func validationErrors() -> [ValidationError] { validationErrors(tipStyle: .onTop) }
+
+    /// As `validationErrors()`, for a terminal that reads `tipAmount` as `tipStyle` says (config `tip`).
+    public func validationErrors(tipStyle: TipStyle) -> [ValidationError] {
         var e: [ValidationError] = []
         func fail(_ field: String, _ message: String) { e.append(ValidationError(field: field, message: message)) }
         func text(_ field: String, _ value: String?, label: String, required: Bool = false, max: Int = Limits.maxTextLength) {
@@ -53,9 +60,7 @@ extension TerminalRequest {
             if let r = f.referenceNumber, !(r.utf8.count == 6 && r.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }) {
                 fail("referenceNumber", "The STAN must be exactly six digits (got '\(r)').")
             }
-            if let o = f.orderCode, !(10...20).contains(o.utf8.count) || !o.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
-                fail("orderCode", "The order code must be 10 to 20 digits (got '\(o)').")
-            }
+            orderCode(f.orderCode)
             if let s = f.shortOrderCode, !(s.utf8.count == 10 && s.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }) {
                 fail("shortOrderCode", "The short order code must be exactly ten digits (got '\(s)').")
             }
@@ -85,8 +90,19 @@ extension TerminalRequest {
         }
 
         text("callback", caller.callback, label: "The callback", required: true, max: 256)
-        text("merchantKey", caller.merchantKey, label: "The merchant key", required: true, max: 256)
+        if !caller.callback.trimmingWhitespace().isEmpty, !CallbackAddress.isAddressable(caller.callback),
+           !caller.callback.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            fail("callback", CallbackAddress.problem(caller.callback))
+        }
+        if request.sendsMerchantKey {
+            text("merchantKey", caller.merchantKey, label: "The merchant key", required: true, max: 256)
+        }
         text("appId", caller.appId, label: "The app id", required: true, max: 256)
+        func orderCode(_ o: String?) {
+            if let o, !(10...20).contains(o.utf8.count) || !o.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) {
+                fail("orderCode", "The order code must be 10 to 20 digits (got '\(o)').")
+            }
+        }
 
         switch request {
         case .sale(let s):
@@ -94,8 +110,8 @@ extension TerminalRequest {
             if let tip = s.tipAmount {
                 if tip.cents < 0 { fail("tipAmount", "The tip cannot be negative.") }
                 else if tip > s.amount { fail("tipAmount", "The tip (\(tip)) is more than the amount (\(s.amount)).") }
-                // The tip is added on top of the amount: the total must fit too.
-                else if s.amount.cents > 0, s.amount.cents <= Money.maximumCents,
+                // The tip is added on top of the amount: the total must fit too (included: the amount is the total).
+                else if tipStyle == .onTop, s.amount.cents > 0, s.amount.cents <= Money.maximumCents,
                         s.amount.cents + tip.cents > Money.maximumCents {
                     fail("amount", "The amount plus the tip (\(s.amount + tip)) is more than the largest amount the terminal takes (\(Money.maximum)).")
                 }
@@ -106,6 +122,7 @@ extension TerminalRequest {
                 if !Limits.installments.contains(n) {
                     fail("preferredInstallments", "Installments must be from \(Limits.installments.lowerBound) to \(Limits.installments.upperBound) (0 lets the cardholder choose).")
                 }
+
             } else if s.withInstallments == true {
                 fail("preferredInstallments", "Say how many installments (0 lets the cardholder choose).")
             }
@@ -127,6 +144,17 @@ extension TerminalRequest {
                 text("ISV_merchantSourceCode", i.merchantSourceCode, label: "The ISV merchant source code")
                 text("ISV_customerTrns", i.customerTrns, label: "The ISV customer description", max: 256)
                 clientId("ISV_clientTransactionId", i.clientTransactionId)
+                if let c = i.currencyCode {
+                    let u = Array(c.utf8)
+                    let digits = u.count == 3 && u.allSatisfy { $0 >= 48 && $0 <= 57 }
+                    let letters = u.count == 3 && u.allSatisfy { ($0 >= 65 && $0 <= 90) || ($0 >= 97 && $0 <= 122) }
+                    if !digits && !letters {
+                        fail("ISV_currencyCode", "The ISV currency code must be an ISO 4217 code: three digits like 978, or three letters like EUR (got '\(c)').")
+                    }
+                    if i.merchantId == nil {
+                        fail("ISV_currencyCode", "The ISV currency code goes with a merchant switch: give the ISV merchant id too.")
+                    }
+                }
             }
             text("protocol", s.protocolName, label: "The protocol")
         case .preAuth(let p):
@@ -152,6 +180,32 @@ extension TerminalRequest {
         case .transactionDetails(let d):
             text("clientTransactionId", d.clientTransactionId, label: "The client transaction id", required: true,
                  max: Limits.maxClientTransactionIdLength)
+            text("sourceTerminalId", d.sourceTerminalId, label: "The source terminal id")
+        case .reprint(let r):
+            orderCode(r.orderCode)
+        case .getPrintingSettings, .sendLogs, .getActivationCode:
+            break
+        case .setPrintingSettings(let p):
+            if p.isEmpty {
+                fail("set_printing_settings", "Say which printing setting to change (customer receipt, merchant receipt, printing, logo, VAT, barcode, address or business description).")
+            }
+        case .activatePos(let a):
+            text("apikey", a.apiKey, label: "The API key", max: 256)
+            text("apiSecret", a.apiSecret, label: "The API secret", max: 256)
+            text("activationCode", a.activationCode, label: "The activation code")
+            text("sourceID", a.sourceId, label: "The source id")
+            if a.apiKey != nil && a.apiSecret == nil { fail("apiSecret", "An API key needs its API secret too.") }
+            if a.apiSecret != nil && a.apiKey == nil { fail("apikey", "An API secret needs its API key too.") }
+            if a.activationCode == nil && a.apiKey == nil && a.apiSecret == nil {
+                fail("activationCode", "Say how to activate: give the activation code (from getActivationCode), or the API key and secret.")
+            }
+            if let pin = a.pinCode, !((4...8).contains(pin.utf8.count) && pin.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }) {
+                // Never echo a PIN back: it is a secret.
+                fail("pinCode", "The PIN must be 4 to 8 digits.")
+            }
+            for k in a.flags.keys where !ActivationRequest.flagNames.contains(k) {
+                fail(k, "'\(k)' is not an activation setting (known: \(ActivationRequest.flagNames.joined(separator: ", "))).")
+            }
         }
         return e
     }
@@ -161,6 +215,54 @@ extension TerminalRequest {
         let errors = validationErrors()
         if !errors.isEmpty { throw ValidationFailure(errors: errors) }
         return self
+    }
+}
+
+extension SaleRequest {
+    /// Whether the terminal will ask the cardholder for the number of instalments: 0, or more than a
+    /// terminal allows (sale.txt:28). The UI shows a notice; nothing is refused.
+    public var terminalWillAskForInstallments: Bool {
+        guard withInstallments == true, let n = preferredInstallments else { return false }
+        return n == 0 || n > Limits.installmentsWithoutPrompt
+    }
+}
+
+/// The one rule for a callback a terminal can answer to (till's validation and the simulator share it).
+public enum CallbackAddress {
+    /// A scheme (`interapp-callback`) or a full `scheme://host/path` with nothing that would break the
+    /// answer's query: letters, digits, `+ - .`; with `://` also `: / _`. No `?`, `&`, `#`, `%`, space.
+    public static func isAddressable(_ callback: String) -> Bool {
+        let u = Array(callback.utf8)
+        guard let first = u.first, (first >= 0x41 && first <= 0x5A) || (first >= 0x61 && first <= 0x7A) else { return false }
+        let hasSlashes = hasSchemeSeparator(callback)
+        for b in u {
+            let alnum = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+            if alnum || b == 0x2B || b == 0x2D || b == 0x2E { continue }
+            if hasSlashes && (b == 0x3A || b == 0x2F || b == 0x5F) { continue }
+            return false
+        }
+        return true
+    }
+
+    /// Whether the text holds `://`.
+    public static func hasSchemeSeparator(_ text: String) -> Bool {
+        var state = 0
+        for b in text.utf8 {
+            switch (state, b) {
+            case (_, 0x3A): state = 1
+            case (1, 0x2F): state = 2
+            case (2, 0x2F): return true
+            default: state = 0
+            }
+        }
+        return false
+    }
+
+    /// Why a callback cannot be answered, in a cashier's (or an installer's) words.
+    static func problem(_ callback: String) -> String {
+        let shown = String(callback.unicodeScalars.prefix(60).map { Character($0) })
+        return "The callback '\(shown)' is not an address a terminal can answer to: use a scheme like interapp-callback, "
+            + "or scheme://host/path with letters, digits and + - . _ : / only (no spaces, ?, & or #)."
     }
 }
 

@@ -1,4 +1,36 @@
 // The terminal simulator (issue #3): configuration and the state the terminal keeps.
+import TillProtocol
+
+
+extension PaymentMethod {
+    /// Paid by QR code or a wallet: abort is impossible once chosen (abort.txt:15).
+    var isQR: Bool { self != .cardPresent && self != .moto }
+}
+
+/// How the simulated terminal answers an abort (abort.txt:59-71 against real terminals).
+public enum AbortStyle: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Real terminals: one answer, `action=ABORT&status=fail&message=(-57) ABORTED` (with the sale's
+    /// amount and client transaction id), which settles the sale too. The default.
+    case terminal
+    /// The page's form: `action=abort&status=success&message=aborted` (or `nothing to abort`), then the
+    /// sale's own answer, aborted.
+    case page
+    /// No abort answer while a sale is running (abort.txt:61): only the sale's own answer, aborted.
+    case saleOnly = "sale-only"
+
+    public static var names: String { allCases.map(\.rawValue).joined(separator: "|") }
+}
+
+/// How the simulated terminal words a decline by the host (amount 6.66).
+public enum DeclineStyle: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Real terminals: `status=fail&message=(-12) TRANSACTION_DECLINED_BY_SERVER`. The default.
+    case terminal
+    /// overview-sale-cancel.txt:131: `status=failed&message=Transaction declined by host.`, no STAN, no
+    /// authorisation code.
+    case page
+
+    public static var names: String { allCases.map(\.rawValue).joined(separator: "|") }
+}
 
 /// How the simulated terminal behaves. Every delay is multiplied by `speed`.
 public struct SimulatorConfig: Sendable, Hashable, Codable {
@@ -16,11 +48,30 @@ public struct SimulatorConfig: Sendable, Hashable, Codable {
     public var tid: String
     /// Offset used in `transactionDate`.
     public var utcOffsetMinutes: Int
+    public var abortStyle: AbortStyle
+    public var declineStyle: DeclineStyle
 
     public init(seed: UInt64 = 1, speed: Double = 1, cardWaitMs: Int = 3000, hostRoundTripMs: Int = 1000,
-                giveUpAfterMs: Int = 60000, tid: String = "16016684", utcOffsetMinutes: Int = 0) {
+                giveUpAfterMs: Int = 60000, tid: String = "16016684", utcOffsetMinutes: Int = 0,
+                abortStyle: AbortStyle = .terminal, declineStyle: DeclineStyle = .terminal) {
         self.seed = seed; self.speed = speed; self.cardWaitMs = cardWaitMs; self.hostRoundTripMs = hostRoundTripMs
         self.giveUpAfterMs = giveUpAfterMs; self.tid = tid; self.utcOffsetMinutes = utcOffsetMinutes
+        self.abortStyle = abortStyle; self.declineStyle = declineStyle
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case seed, speed, cardWaitMs, hostRoundTripMs, giveUpAfterMs, tid, utcOffsetMinutes, abortStyle, declineStyle
+    }
+
+    /// A config saved before the styles existed reads with the defaults.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(seed: try c.decode(UInt64.self, forKey: .seed), speed: try c.decode(Double.self, forKey: .speed),
+                  cardWaitMs: try c.decode(Int.self, forKey: .cardWaitMs), hostRoundTripMs: try c.decode(Int.self, forKey: .hostRoundTripMs),
+                  giveUpAfterMs: try c.decode(Int.self, forKey: .giveUpAfterMs), tid: try c.decode(String.self, forKey: .tid),
+                  utcOffsetMinutes: try c.decode(Int.self, forKey: .utcOffsetMinutes),
+                  abortStyle: try c.decodeIfPresent(AbortStyle.self, forKey: .abortStyle) ?? .terminal,
+                  declineStyle: try c.decodeIfPresent(DeclineStyle.self, forKey: .declineStyle) ?? .terminal)
     }
 
     /// A delay in milliseconds, scaled by `speed` (never negative).
@@ -107,6 +158,8 @@ public struct SimTransaction: Sendable, Hashable, Codable {
     public var originalTransactionId: String?
     /// False when the terminal never sent the answer (scenario 13.13).
     public var answered: Bool
+    /// How the customer paid, when the request said (`paymentMethod`).
+    public var paymentMethod: PaymentMethod? = nil
 }
 
 /// The sale/pre-auth scenario, picked by the request's `amount` (tip excluded).
@@ -168,6 +221,32 @@ public struct PendingTransaction: Sendable, Hashable, Codable {
     public var startedMs: Int64
     /// When the next stage change is due; nil: never (scenario 9.09 waits forever).
     public var nextMs: Int64?
+    public var paymentMethod: PaymentMethod? = nil
+}
+
+/// The terminal's own set-up, kept across requests: printing settings and activation.
+public struct SimSetup: Sendable, Hashable, Codable {
+    /// Every setting known (a fresh terminal prints both receipts, nothing else).
+    public var printing: PrintingSettings
+    /// The last code `getActivationCode` issued (8 characters), if any.
+    public var activationCode: String?
+    public var activated: Bool
+    public var sourceId: String?
+    /// The activation flags last given (`activateMoto`, `lockRefund`, …).
+    public var flags: [String: Bool]
+    /// How many times the logs were sent.
+    public var logsSent: Int
+    /// How many receipts were reprinted.
+    public var reprints: Int
+
+    public static let factoryPrinting = PrintingSettings(
+        customerReceipt: true, merchantReceipt: true, printing: true, logo: false, vat: false, barcode: false,
+        address: false, businessDescription: false, businessDescriptionType: .businessName)
+
+    public init() {
+        printing = SimSetup.factoryPrinting; activationCode = nil; activated = true; sourceId = nil; flags = [:]
+        logsSent = 0; reprints = 0
+    }
 }
 
 /// Everything the terminal keeps; Codable so that it survives a restart.
@@ -187,6 +266,8 @@ public struct SimulatorState: Sendable, Hashable, Codable {
     public var pending: PendingTransaction?
     /// The instant (100-ns ticks) of the latest transaction: transaction dates never go back.
     public var lastInstant: Int64?
+    /// Printing settings and activation (the sample apps' administrative actions).
+    public var setup: SimSetup
 
     // Lookup indices into `transactions` (latest wins); derived, so not saved but rebuilt on load.
     var byStan: [Int: Int]
@@ -197,12 +278,12 @@ public struct SimulatorState: Sendable, Hashable, Codable {
 
     public init() {
         rng = nil; nextStan = 1; batchCount = 0; orderCount = 0; activeBatch = nil; closedBatches = []
-        transactions = []; pending = nil; lastInstant = nil
+        transactions = []; pending = nil; lastInstant = nil; setup = SimSetup()
         byStan = [:]; byShortOrderCode = [:]; indexed = 0; byClientTransactionId = [:]
     }
 
     enum CodingKeys: String, CodingKey {
-        case rng, nextStan, batchCount, orderCount, activeBatch, closedBatches, transactions, pending, lastInstant
+        case rng, nextStan, batchCount, orderCount, activeBatch, closedBatches, transactions, pending, lastInstant, setup
     }
 
     public init(from decoder: any Decoder) throws {
@@ -216,6 +297,7 @@ public struct SimulatorState: Sendable, Hashable, Codable {
         closedBatches = try c.decode([SimBatch].self, forKey: .closedBatches)
         pending = try c.decodeIfPresent(PendingTransaction.self, forKey: .pending)
         lastInstant = try c.decodeIfPresent(Int64.self, forKey: .lastInstant)
+        setup = try c.decodeIfPresent(SimSetup.self, forKey: .setup) ?? SimSetup()
         for t in try c.decode([SimTransaction].self, forKey: .transactions) { append(t) }
     }
 
@@ -230,18 +312,19 @@ public struct SimulatorState: Sendable, Hashable, Codable {
         try c.encode(transactions, forKey: .transactions)
         try c.encodeIfPresent(pending, forKey: .pending)
         try c.encodeIfPresent(lastInstant, forKey: .lastInstant)
+        try c.encode(setup, forKey: .setup)
     }
 
     /// Equal when what the terminal keeps is equal (the lookup indices are derived and left out).
     public static func == (a: SimulatorState, b: SimulatorState) -> Bool {
         a.rng == b.rng && a.nextStan == b.nextStan && a.batchCount == b.batchCount && a.orderCount == b.orderCount
             && a.activeBatch == b.activeBatch && a.closedBatches == b.closedBatches && a.pending == b.pending
-            && a.lastInstant == b.lastInstant && a.transactions == b.transactions
+            && a.lastInstant == b.lastInstant && a.transactions == b.transactions && a.setup == b.setup
     }
 
     public func hash(into h: inout Hasher) {
         h.combine(rng); h.combine(nextStan); h.combine(batchCount); h.combine(orderCount); h.combine(activeBatch)
-        h.combine(closedBatches); h.combine(pending); h.combine(lastInstant); h.combine(transactions)
+        h.combine(closedBatches); h.combine(pending); h.combine(lastInstant); h.combine(transactions); h.combine(setup)
     }
 
     /// The latest transaction with this client transaction id.
@@ -312,6 +395,18 @@ public enum SimMessage {
     public static let batchOpened = "Batch opened"
     public static let batchClosed = "Batch closed"
     public static let detailsFetched = "Transaction Details Fetched"
+    /// overview-sale-cancel.txt:131 (the decline style `page`).
+    public static let declinedByHost = "Transaction declined by host."
+    /// abort.txt:71 (the abort style `page`).
+    public static let pageAborted = "aborted"
+    public static let pageNothingToAbort = "nothing to abort"
+    public static let printingSettings = "Printing settings"
+    public static let printingSettingsSaved = "Printing settings saved"
+    public static let logsSent = "Logs sent"
+    public static let activationCode = "Activation code"
+    public static let activated = "POS activated"
+    public static let reprinted = "Receipt printed"
+    public static let activationFailed = "(-48) ACTIVATION_FAILED"
     public static let userCancel = "(-4) USER_CANCEL"
     public static let declined = "(-12) TRANSACTION_DECLINED_BY_SERVER"
     public static let inProgress = "(-20) TRANSACTION_IN_PROGRESS"

@@ -1,5 +1,8 @@
 import Foundation
 import TillIO
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A real-clock driver around `TerminalSimulator` for use from other threads and tasks:
 /// serialises access, runs the timers of delayed callbacks on its own thread, and persists
@@ -10,7 +13,9 @@ public final class SimulatorRunner: @unchecked Sendable {
 
     private let condition = NSCondition()
     // Guarded by `condition`:
-    private let simulator: TerminalSimulator
+    private var simulator: TerminalSimulator
+    /// The state file as this runner last read or wrote it (inode, size, mtime): another process's write changes it.
+    private var stateStamp: FileStamp?
     private var queue: [(url: String, tag: String?)] = []
     private var running = false
     private var stopping = false
@@ -26,6 +31,28 @@ public final class SimulatorRunner: @unchecked Sendable {
         self.statePath = statePath
         let state = try statePath.flatMap { try TerminalSimulator.loadState(from: $0) } ?? SimulatorState()
         simulator = TerminalSimulator(config: config, state: state)
+        stateStamp = statePath.flatMap(FileStamp.init(path:))
+    }
+
+    /// One terminal across processes: several till processes on one journal share one simulated terminal through its
+    /// state file. Each change happens under an exclusive lock of `<state>.lock`, on the newest state (reloaded when
+    /// another process wrote it), and is saved before the lock is let go, so STANs and order codes never repeat.
+    private func withSharedState<T>(_ body: () -> T) -> T {
+        guard let path = statePath else { return body() }
+        let fd = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if fd >= 0 { while flock(fd, LOCK_EX) != 0 && errno == EINTR {} }
+        defer { if fd >= 0 { flock(fd, LOCK_UN); close(fd) } }
+        let now = FileStamp(path: path)
+        if now != stateStamp, now != nil {
+            do {
+                if let fresh = try TerminalSimulator.loadState(from: path) {
+                    simulator = TerminalSimulator(config: config, state: fresh)
+                    changesAtLastSave = simulator.changes
+                }
+                stateStamp = now
+            } catch { lastError = error }
+        }
+        return body()
     }
 
     /// Milliseconds since 1970 by the wall clock.
@@ -106,20 +133,22 @@ public final class SimulatorRunner: @unchecked Sendable {
         condition.lock()
         while !stopping {
             var outputs: [SimulatorOutput] = []
-            var changed = false
-            let now = SimulatorRunner.nowMs()
-            let due = simulator.advanceTagged(toMs: now)
-            if simulator.changes != changesAtLastSave { changed = true }
-            outputs += due
-            while !queue.isEmpty {
-                let (url, tag) = queue.removeFirst()
-                outputs += simulator.receive(url, tag: tag, nowMs: SimulatorRunner.nowMs())
-                changed = true
+            withSharedState {
+                var changed = false
+                let now = SimulatorRunner.nowMs()
+                let due = simulator.advanceTagged(toMs: now)
+                if simulator.changes != changesAtLastSave { changed = true }
+                outputs += due
+                while !queue.isEmpty {
+                    let (url, tag) = queue.removeFirst()
+                    outputs += simulator.receive(url, tag: tag, nowMs: SimulatorRunner.nowMs())
+                    changed = true
+                }
+                if changed, let path = statePath {
+                    do { try simulator.save(to: path); lastError = nil; stateStamp = FileStamp(path: path) } catch { lastError = error }
+                }
+                changesAtLastSave = simulator.changes
             }
-            if changed, let path = statePath {
-                do { try simulator.save(to: path); lastError = nil } catch { lastError = error }
-            }
-            changesAtLastSave = simulator.changes
             if !outputs.isEmpty, let deliver = onAnswer {
                 busy = true
                 condition.unlock()
@@ -146,4 +175,17 @@ public final class SimulatorRunner: @unchecked Sendable {
     }
 
     private var changesAtLastSave = 0
+}
+
+/// Identity of a file's current version: a rename-into-place (atomic save) gives a new inode.
+struct FileStamp: Equatable {
+    var inode: UInt64
+    var size: Int64
+    var mtimeNs: Int64
+    init?(path: String) {
+        var st = stat()
+        guard stat(path, &st) == 0 else { return nil }
+        inode = UInt64(st.st_ino); size = Int64(st.st_size)
+        mtimeNs = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+    }
 }

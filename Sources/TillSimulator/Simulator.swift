@@ -80,7 +80,12 @@ public final class TerminalSimulator {
             let closeAt = state.activeBatch.map { $0.openedMs + TerminalSimulator.batchLifetimeMs }
             let stepAt = state.pending?.nextMs
             if let c = closeAt, c <= now, stepAt == nil || c <= stepAt! {
+                // batch.txt:10: closed after 48 hours "and a new one being started". A till that was off
+                // for days finds one new batch, started at the last 48-hour mark (not one per 48 hours).
                 closeActive(at: c, by: .autoClose)
+                let lifetime = TerminalSimulator.batchLifetimeMs
+                let start = c + (now - c) / lifetime * lifetime
+                openBatch(name: nil, at: start)
                 changes &+= 1
                 continue
             }
@@ -112,7 +117,8 @@ public final class TerminalSimulator {
         case .atHost:
             switch p.scenario {
             case .declined:
-                finish(p, at: t, approved: false, message: SimMessage.declined, cardRead: true, send: true, &out)
+                let message = config.declineStyle == .page ? SimMessage.declinedByHost : SimMessage.declined
+                finish(p, at: t, approved: false, message: message, cardRead: true, send: true, &out)
             case .insufficientFunds:
                 finish(p, at: t, approved: false, message: SimMessage.insufficientFunds, cardRead: true, send: true, &out)
             case .crashAfterApproval:
@@ -147,10 +153,11 @@ public final class TerminalSimulator {
         case .sale(let s):
             startCardTransaction(kind: .sale, callback: callback, tag: tag, clientTransactionId: s.clientTransactionId,
                                  amount: s.amount.cents, tip: s.tipAmount?.cents ?? 0,
-                                 installments: s.withInstallments == true ? s.preferredInstallments : nil, now: now, &out)
+                                 installments: s.withInstallments == true ? s.preferredInstallments : nil,
+                                 paymentMethod: s.paymentMethod, now: now, &out)
         case .preAuth(let p):
             startCardTransaction(kind: .preAuth, callback: callback, tag: tag, clientTransactionId: p.clientTransactionId,
-                                 amount: p.amount.cents, tip: 0, installments: nil, now: now, &out)
+                                 amount: p.amount.cents, tip: 0, installments: nil, paymentMethod: p.paymentMethod, now: now, &out)
         case .abort:
             abort(callback: callback, tag: tag, now: now, &out)
         case .batch(let b):
@@ -162,7 +169,13 @@ public final class TerminalSimulator {
             if state.pending != nil { send([("status", "fail"), ("message", SimMessage.inProgress), ("action", "capture_pre_auth")]); return }
             send(capture(c, now: now))
         case .transactionDetails(let d):
-            send(details(d.clientTransactionId))
+            send(details(d))
+        case .reprint, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos:
+            if state.pending != nil {
+                send([("status", "fail"), ("message", SimMessage.inProgress), ("action", request.request.action.rawValue)])
+                return
+            }
+            send(administrative(request.request))
         }
     }
 
@@ -174,34 +187,8 @@ public final class TerminalSimulator {
         return u.url
     }
 
-    /// Whether the text holds `://`.
-    static func hasSchemeSeparator(_ text: String) -> Bool {
-        var state = 0
-        for b in text.utf8 {
-            switch (state, b) {
-            case (_, 0x3A): state = 1
-            case (1, 0x2F): state = 2
-            case (2, 0x2F): return true
-            default: state = 0
-            }
-        }
-        return false
-    }
-
-    /// A callback this simulator can answer to: a scheme (`interapp-callback`) or a full
-    /// `scheme://host/path` with nothing that would break the answer's query.
-    static func isAddressable(_ callback: String) -> Bool {
-        let u = Array(callback.utf8)
-        guard let first = u.first, (first >= 0x41 && first <= 0x5A) || (first >= 0x61 && first <= 0x7A) else { return false }
-        let hasSlashes = hasSchemeSeparator(callback)
-        for b in u {
-            let alnum = (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
-            if alnum || b == 0x2B || b == 0x2D || b == 0x2E { continue }
-            if hasSlashes && (b == 0x3A || b == 0x2F || b == 0x5F) { continue }
-            return false
-        }
-        return true
-    }
+    /// A callback this simulator can answer to: the one rule till's validation uses too.
+    static func isAddressable(_ callback: String) -> Bool { CallbackAddress.isAddressable(callback) }
 
     static func message(forInvalidField field: String?) -> String {
         switch field {
@@ -227,7 +214,9 @@ public final class TerminalSimulator {
             if let a = c.amount { f.append(("amount", String(a.cents))) }
         case .batch(let b):
             f.append(("command", b.command.rawValue))
-        case .abort: break
+        case .reprint(let r):
+            if let o = r.orderCode { f.append(("orderCode", o)) }
+        case .abort, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: break
         }
         return f
     }
@@ -255,7 +244,8 @@ public final class TerminalSimulator {
     // MARK: - Sale and pre-auth
 
     private func startCardTransaction(kind: TransactionKind, callback: String, tag: String?, clientTransactionId: String?,
-                                      amount: Int, tip: Int, installments: Int?, now: Int64, _ out: inout [SimulatorOutput]) {
+                                      amount: Int, tip: Int, installments: Int?, paymentMethod: PaymentMethod?, now: Int64,
+                                      _ out: inout [SimulatorOutput]) {
         // A repeated client transaction id does not charge twice: the original's result again.
         if let cid = clientTransactionId {
             if let p = state.pending, p.clientTransactionId == cid {
@@ -281,24 +271,41 @@ public final class TerminalSimulator {
         }
         state.pending = PendingTransaction(kind: kind, callback: callback, tag: tag, clientTransactionId: clientTransactionId,
                                            amount: amount, tipAmount: tip, installments: installments, scenario: scenario,
-                                           stage: .waitingForCard, startedMs: now, nextMs: next)
+                                           stage: .waitingForCard, startedMs: now, nextMs: next, paymentMethod: paymentMethod)
     }
 
     private func abort(callback: String, tag: String?, now: Int64, _ out: inout [SimulatorOutput]) {
+        func answer(_ f: [(String, String)]) {
+            out.append(SimulatorOutput(url: TerminalSimulator.callbackURL(callback: callback, fields: f), tag: tag))
+        }
         guard let p = state.pending else {
-            out.append(SimulatorOutput(url: TerminalSimulator.callbackURL(callback: callback, fields: [
-                ("status", "fail"), ("message", SimMessage.nothingToAbort), ("action", "ABORT")]), tag: tag))
+            switch config.abortStyle {
+            case .page:
+                // abort.txt:69-71: action=abort, status=success, message "nothing to abort".
+                answer([("status", "success"), ("message", SimMessage.pageNothingToAbort), ("action", "abort")])
+            case .terminal, .saleOnly:
+                answer([("status", "fail"), ("message", SimMessage.nothingToAbort), ("action", "ABORT")])
+            }
             return
         }
-        guard p.stage == .waitingForCard else { return }  // past the point of no return: the sale answers itself
-        // The one answer closes both the abort and the sale; the sale is kept as aborted.
-        record(p, at: now, approved: false, message: SimMessage.aborted, cardRead: false, answered: true)
+        // Past the point of no return (abort.txt:14-16: the card read, a QR payment chosen, at the host):
+        // no abort answer; the sale answers itself.
+        guard p.stage == .waitingForCard, !(p.paymentMethod?.isQR ?? false) else { return }
+        let txn = record(p, at: now, approved: false, message: SimMessage.aborted, cardRead: false, answered: true)
         state.pending = nil
-        var f: [(String, String)] = [("status", "fail"), ("message", SimMessage.aborted), ("action", "ABORT"),
-                                     ("amount", String(p.amount))]
-        f.append(("tipAmount", String(p.tipAmount)))
-        f.append(("clientTransactionId", p.clientTransactionId ?? ""))
-        out.append(SimulatorOutput(url: TerminalSimulator.callbackURL(callback: callback, fields: f), tag: tag))
+        switch config.abortStyle {
+        case .terminal:
+            // The one answer closes both the abort and the sale; the sale is kept as aborted.
+            answer([("status", "fail"), ("message", SimMessage.aborted), ("action", "ABORT"),
+                    ("amount", String(p.amount)), ("tipAmount", String(p.tipAmount)),
+                    ("clientTransactionId", p.clientTransactionId ?? "")])
+        case .page:
+            // The page's abort answer, then the sale's own (aborted) answer to the sale's callback.
+            answer([("status", "success"), ("message", SimMessage.pageAborted), ("action", "abort")])
+            out.append(SimulatorOutput(url: cardAnswerURL(txn, callback: p.callback), tag: p.tag))
+        case .saleOnly:
+            out.append(SimulatorOutput(url: cardAnswerURL(txn, callback: p.callback), tag: p.tag))
+        }
     }
 
     private func finish(_ p: PendingTransaction, at t: Int64, approved: Bool, message: String, cardRead: Bool, send: Bool,
@@ -320,7 +327,8 @@ public final class TerminalSimulator {
         if approved { stan = takeStan(); auth = digits(6) }
         let rrn = cardRead ? rrnHead + (stan.isEmpty ? digits(6) : stan) : ""
         var installments = p.installments
-        if installments == 0 { installments = Int(rng.below(11)) + 2 }  // 0: the cardholder chose
+        // 0, or more than the terminal allows: the cardholder is prompted (sale.txt:28) and chooses.
+        if let n = installments, n == 0 || n > Limits.installmentsWithoutPrompt { installments = Int(rng.below(11)) + 2 }
         let (order, short) = takeOrderCode()
         let instant = takeInstant(t)
         let txn = SimTransaction(
@@ -329,9 +337,11 @@ public final class TerminalSimulator {
             referenceNumber: stan, rrn: rrn, authorisationCode: auth, tid: config.tid,
             orderCode: order, shortOrderCode: short, transactionId: uuid(upper: false),
             transactionDate: TerminalDate.format(instant: instant, offsetMinutes: config.utcOffsetMinutes), instant: instant,
-            cardType: card.0, accountNumber: card.1, verificationMethod: card.2,
+            cardType: card.0, accountNumber: card.1,
+            verificationMethod: cardRead && p.paymentMethod == .moto ? "MANUAL ENTRY" : card.2,
             remaining: approved ? p.amount + p.tipAmount : 0, captured: false,
-            batchId: batchForTransaction(at: t).id, originalTransactionId: nil, answered: answered)
+            batchId: batchForTransaction(at: t).id, originalTransactionId: nil, answered: answered,
+            paymentMethod: p.paymentMethod)
         state.append(txn)
         return txn
     }
@@ -351,7 +361,8 @@ public final class TerminalSimulator {
 
     func cardAnswer<S: FieldSink>(_ t: SimTransaction, into f: inout S, status: String? = nil, message: String? = nil,
                                   action: String? = nil) {
-        f.add("status", status ?? (t.approved ? "success" : "fail"))
+        // The page's decline (overview-sale-cancel.txt:131) reads `failed`; real terminals say `fail`.
+        f.add("status", status ?? (t.approved ? "success" : t.message == SimMessage.declinedByHost ? "failed" : "fail"))
         f.add("message", message ?? t.message)
         f.add("action", action ?? t.kind.rawValue)
         f.add("clientTransactionId", t.clientTransactionId ?? "")
@@ -421,8 +432,7 @@ public final class TerminalSimulator {
         } else if let r = f.referenceNumber {
             index = state.index(stan: r)
         } else {
-            // No key: the cardholder picks one of the card's last transactions; the simulator takes the latest.
-            index = state.transactions.lastIndex(where: defaultToLatest)
+            index = cardholderPick(defaultToLatest)
         }
         if f.txnDateTo != nil && f.txnDateFrom == nil { return .badWindow }
         guard let i = index else { return .notFound }
@@ -439,6 +449,26 @@ public final class TerminalSimulator {
             if at < from.instant || at > to { return .notFound }
         }
         return .found(i)
+    }
+
+    /// No key (overview-sale-cancel.txt:148): the card is presented and the app lists "the last 3
+    /// transactions made with the presented card"; the cardholder picks one. The card presented is that
+    /// of the latest eligible transaction; the pick is seeded among that card's last three, of which
+    /// those still eligible. Never older than the card's last three, never another card's.
+    private func cardholderPick(_ eligible: (SimTransaction) -> Bool) -> Int? {
+        guard let latest = state.transactions.lastIndex(where: eligible) else { return nil }
+        let card = state.transactions[latest].accountNumber
+        var lastThree: [Int] = []
+        var i = state.transactions.count - 1
+        while i >= 0, lastThree.count < 3 {
+            let t = state.transactions[i]
+            if t.accountNumber == card, t.approved, t.kind == .sale || t.kind == .capture { lastThree.append(i) }
+            i -= 1
+        }
+        let choices = lastThree.filter { eligible(state.transactions[$0]) }
+        // All of the card's last three are refunded already: the list offers nothing older.
+        guard !choices.isEmpty else { return nil }
+        return choices[Int(rng.below(UInt64(choices.count)))]
     }
 
     // MARK: - Refund
@@ -518,7 +548,13 @@ public final class TerminalSimulator {
 
     // MARK: - Details
 
-    private func details(_ cid: String) -> [(String, String)] {
+    private func details(_ d: DetailsRequest) -> [(String, String)] {
+        let cid = d.clientTransactionId
+        // The Android sample's sourceTerminalId: a transaction of another terminal is not found here.
+        if let source = d.sourceTerminalId, source != config.tid {
+            return [("status", "fail"), ("message", SimMessage.notFound), ("action", "transactionDetails"),
+                    ("clientTransactionId", cid), ("sourceTerminalId", source)]
+        }
         if let p = state.pending, p.clientTransactionId == cid {
             return [("status", "fail"), ("message", SimMessage.inProgress), ("action", "transactionDetails"),
                     ("clientTransactionId", cid)]
@@ -532,7 +568,59 @@ public final class TerminalSimulator {
         f.add("transactionType", t.kind.rawValue)
         f.add("transactionStatus", t.approved ? "success" : "fail")
         f.add("transactionMessage", t.message)
+        if let source = d.sourceTerminalId { f.add("sourceTerminalId", source) }
         return f.fields
+    }
+
+    // MARK: - The sample apps' administrative actions
+
+    /// Reprint, printing settings, logs and activation: answered with the sample apps' field names
+    /// (the Android sample's result screen reads them: `activationCode`, `isCustomerReceiptEnabled`, …).
+    private func administrative(_ r: Request) -> [(String, String)] {
+        let action = r.action.rawValue
+        switch r {
+        case .reprint(let x):
+            let index: Int?
+            if let o = x.orderCode { index = state.index(orderCode: o) }
+            else { index = state.transactions.lastIndex(where: { $0.answered && !$0.orderCode.isEmpty }) }
+            guard let i = index else {
+                var f: [(String, String)] = [("status", "fail"), ("message", SimMessage.notFound), ("action", action)]
+                if let o = x.orderCode { f.append(("orderCode", o)) }
+                return f
+            }
+            state.setup.reprints += 1
+            let t = state.transactions[i]
+            return [("status", "success"), ("message", SimMessage.reprinted), ("action", action),
+                    ("orderCode", t.orderCode), ("transactionId", t.transactionId)]
+        case .getPrintingSettings:
+            return [("status", "success"), ("message", SimMessage.printingSettings), ("action", action)] + state.setup.printing.fields
+        case .setPrintingSettings(let p):
+            state.setup.printing = state.setup.printing.applying(p)
+            return [("status", "success"), ("message", SimMessage.printingSettingsSaved), ("action", action)] + state.setup.printing.fields
+        case .sendLogs:
+            state.setup.logsSent += 1
+            return [("status", "success"), ("message", SimMessage.logsSent), ("action", action)]
+        case .getActivationCode:
+            let code = String(digits(8))
+            state.setup.activationCode = code
+            return [("status", "success"), ("message", SimMessage.activationCode), ("action", action), ("activationCode", code)]
+        case .activatePos(let a):
+            // By the code last issued, or by an API key and secret (any: the simulator has no accounts).
+            let byCode = a.activationCode != nil && a.activationCode == state.setup.activationCode
+            guard byCode || (a.activationCode == nil && a.apiKey != nil && a.apiSecret != nil) else {
+                return [("status", "fail"), ("message", SimMessage.activationFailed), ("action", action)]
+            }
+            state.setup.activated = true
+            state.setup.activationCode = nil
+            state.setup.sourceId = a.sourceId
+            for (k, v) in a.flags { state.setup.flags[k] = v }
+            var f: [(String, String)] = [("status", "success"), ("message", SimMessage.activated), ("action", action),
+                                         ("sourceTerminalId", config.tid)]
+            if let source = a.sourceId { f.append(("sourceID", source)) }
+            return f
+        default:
+            return [("status", "fail"), ("message", SimMessage.invalidRequest), ("action", action)]
+        }
     }
 
     // MARK: - Numbers

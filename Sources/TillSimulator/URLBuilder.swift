@@ -22,7 +22,7 @@ struct CallbackURLBuilder: FieldSink {
         bytes = []
         bytes.reserveCapacity(640)
         bytes.append(contentsOf: callback.utf8)
-        if !TerminalSimulator.hasSchemeSeparator(callback) { bytes.append(contentsOf: "://result".utf8) }
+        if !CallbackAddress.hasSchemeSeparator(callback) { bytes.append(contentsOf: "://result".utf8) }
         bytes.append(0x3F)  // ?
     }
 

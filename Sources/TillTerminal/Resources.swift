@@ -1,59 +1,65 @@
 import Foundation
 import TillUI
 
-/// Finds and loads themes and keymaps: the user's copies in `$XDG_CONFIG_HOME/till/{themes,keymaps}/` first,
-/// then the shipped ones (a `themes/` or `keymaps/` folder found searching upward from the executable),
-/// then `/usr/share/till/`. A malformed file is reported (file, line, what is wrong) and the default is used.
+/// Finds and loads themes and keymaps: the user's copies in `$XDG_CONFIG_HOME/till/{themes,keymaps}/`
+/// (else `~/.config/till/…`) first, then the shipped ones built into the binary (`ShippedResources`,
+/// generated from `themes/*.toml` and `keymaps/*.toml` by `scripts/embed-resources`), so a copied or
+/// installed binary finds them wherever it lives. A malformed file is reported (file, line, what is
+/// wrong) and the default is used.
 public struct Resources: Sendable {
     public enum Kind: String, Sendable { case themes, keymaps }
-    public var environment: [String: String]
-    public var executablePath: String
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment, executablePath: String? = nil) {
-        self.environment = environment
-        self.executablePath = executablePath ?? Resources.currentExecutable()
-    }
+    /// Where a theme or keymap's text comes from.
+    public enum Source: Sendable, Hashable {
+        /// A file on disk: a user's copy, or a path given on the command line.
+        case file(String)
+        /// A shipped one, built into the binary.
+        case builtIn(name: String, text: String)
 
-    static func currentExecutable() -> String {
-        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-    }
-
-    /// The folders searched, best first.
-    public func searchDirectories(_ kind: Kind) -> [String] {
-        var dirs: [String] = []
-        if let x = environment["XDG_CONFIG_HOME"], !x.isEmpty { dirs.append(x + "/till/" + kind.rawValue) }
-        else if let h = environment["HOME"], !h.isEmpty { dirs.append(h + "/.config/till/" + kind.rawValue) }
-        var dir = (executablePath as NSString).deletingLastPathComponent
-        while !dir.isEmpty {
-            let candidate = dir + "/" + kind.rawValue
-            var isDir: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDir), isDir.boolValue {
-                dirs.append(candidate)
-                break
+        /// How errors name it: the path, or `built-in themes/NAME.toml`.
+        public func label(_ kind: Kind) -> String {
+            switch self {
+            case .file(let p): return p
+            case .builtIn(let n, _): return "built-in \(kind.rawValue)/\(n).toml"
             }
-            if dir == "/" { break }
-            dir = (dir as NSString).deletingLastPathComponent
         }
-        dirs.append("/usr/share/till/" + kind.rawValue)
-        return dirs
     }
 
-    /// The file for a name (`high-contrast`) or a path (`./my.toml`), if any.
-    public func locate(_ name: String, _ kind: Kind) -> String? {
-        if name.contains("/") || name.hasSuffix(".toml") {
-            return FileManager.default.fileExists(atPath: name) ? name : nil
-        }
-        for d in searchDirectories(kind) {
-            let p = d + "/" + name + ".toml"
-            if FileManager.default.fileExists(atPath: p) { return p }
-        }
+    public var environment: [String: String]
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.environment = environment
+    }
+
+    /// The user's folder searched before the built-in ones, if `XDG_CONFIG_HOME` or `HOME` is set.
+    public func userDirectory(_ kind: Kind) -> String? {
+        if let x = environment["XDG_CONFIG_HOME"], !x.isEmpty { return x + "/till/" + kind.rawValue }
+        if let h = environment["HOME"], !h.isEmpty { return h + "/.config/till/" + kind.rawValue }
         return nil
     }
 
-    /// Names of every theme or keymap found.
+    /// The shipped ones, name → text.
+    public static func builtIn(_ kind: Kind) -> [String: String] {
+        kind == .themes ? ShippedResources.themes : ShippedResources.keymaps
+    }
+
+    /// Where a name (`high-contrast`) or a path (`./my.toml`) is found, if anywhere.
+    public func locate(_ name: String, _ kind: Kind) -> Source? {
+        if name.contains("/") || name.hasSuffix(".toml") {
+            return FileManager.default.fileExists(atPath: name) ? .file(name) : nil
+        }
+        if let d = userDirectory(kind) {
+            let p = d + "/" + name + ".toml"
+            if FileManager.default.fileExists(atPath: p) { return .file(p) }
+        }
+        return Resources.builtIn(kind)[name].map { .builtIn(name: name, text: $0) }
+    }
+
+    /// Names of every theme or keymap found: the user's and the built-in ones.
     public func available(_ kind: Kind) -> [String] {
-        var names = Set<String>()
-        for d in searchDirectories(kind) {
+        var names = Set(Resources.builtIn(kind).keys)
+        if let d = userDirectory(kind) {
+            // A missing or unreadable folder lists nothing of the user's: the built-in ones remain.
             for f in (try? FileManager.default.contentsOfDirectory(atPath: d)) ?? [] where f.hasSuffix(".toml") {
                 names.insert(String(f.dropLast(5)))
             }
@@ -61,15 +67,28 @@ public struct Resources: Sendable {
         return names.sorted()
     }
 
+    func notFound(_ n: String, _ kind: Kind) -> String {
+        let what = kind == .themes ? "Theme" : "Keymap"
+        let looked = (userDirectory(kind).map { $0 + ", " } ?? "") + "built-in: " + Resources.builtIn(kind).keys.sorted().joined(separator: ", ")
+        return "\(what) '\(n)' not found (looked in \(looked)); using the default."
+    }
+
+    func text(_ source: Source) -> String? {
+        switch source {
+        case .file(let p): return try? String(contentsOfFile: p, encoding: .utf8)
+        case .builtIn(_, let t): return t
+        }
+    }
+
     /// Loads a theme by name or path; on any problem returns the built-in default and says why.
     public func theme(_ name: String?) -> (Theme, String?) {
         let n = name ?? "default"
-        guard let path = locate(n, .themes) else {
-            if name == nil || n == "default" { return (.standard, nil) }
-            return (.standard, "Theme '\(n)' not found (looked in \(searchDirectories(.themes).joined(separator: ", "))); using the default.")
+        guard let source = locate(n, .themes) else {
+            if n == "default" { return (.standard, nil) }
+            return (.standard, notFound(n, .themes))
         }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return (.standard, "\(path): cannot be read; using the default theme.") }
-        do { return (try Theme.parse(text, file: path, name: n), nil) } catch {
+        guard let text = text(source) else { return (.standard, "\(source.label(.themes)): cannot be read; using the default theme.") }
+        do { return (try Theme.parse(text, file: source.label(.themes), name: n), nil) } catch {
             return (.standard, error.description + " (using the default theme)")
         }
     }
@@ -77,12 +96,12 @@ public struct Resources: Sendable {
     /// Loads a keymap by name or path; on any problem returns the built-in default and says why.
     public func keymap(_ name: String?) -> (Keymap, String?) {
         let n = name ?? "default"
-        guard let path = locate(n, .keymaps) else {
-            if name == nil || n == "default" { return (.standard, nil) }
-            return (.standard, "Keymap '\(n)' not found (looked in \(searchDirectories(.keymaps).joined(separator: ", "))); using the default.")
+        guard let source = locate(n, .keymaps) else {
+            if n == "default" { return (.standard, nil) }
+            return (.standard, notFound(n, .keymaps))
         }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return (.standard, "\(path): cannot be read; using the default keymap.") }
-        do { return (try Keymap.parse(text, file: path, name: n), nil) } catch {
+        guard let text = text(source) else { return (.standard, "\(source.label(.keymaps)): cannot be read; using the default keymap.") }
+        do { return (try Keymap.parse(text, file: source.label(.keymaps), name: n), nil) } catch {
             return (.standard, error.description + " (using the default keymap)")
         }
     }

@@ -224,9 +224,11 @@ public final class Runtime: Sendable {
             Task.detached { inbox.post(.unresolvedLoaded(await service.recover(), recovered: true)) }
         case .loadUnresolved:
             Task.detached { inbox.post(.unresolvedLoaded(await service.unresolved(), recovered: false)) }
-        case .resolve(let id, let note):
+        case .performConfirmed(let r, let summary, let ids):
+            Task.detached { inbox.post(.performed(await service.perform(r, confirmingUnknown: ids), summary: summary)) }
+        case .resolve(let id, let charged, let note):
             Task.detached {
-                do { try await service.resolve(entryId: id, note: note); inbox.post(.resolved(entryId: id, error: nil)) }
+                do { try await service.resolve(entryId: id, charged: charged, note: note); inbox.post(.resolved(entryId: id, error: nil)) }
                 catch { inbox.post(.resolved(entryId: id, error: "\(error)")) }
             }
         case .loadReport(let batch, let show):

@@ -1,5 +1,5 @@
 import TillProtocol
-import TillCore
+import TillModel
 
 /// Formatting shared by the view and the update (pure, no Foundation).
 public enum Format {
@@ -76,6 +76,12 @@ public enum Format {
         case .batch: return "batch"
         case .capturePreAuth: return "capture"
         case .transactionDetails: return "details"
+        case .reprintTransaction: return "reprint"
+        case .getPrintingSettings: return "print settings"
+        case .setPrintingSettings: return "set printing"
+        case .sendLogs: return "send logs"
+        case .getActivationCode: return "activation code"
+        case .activatePos: return "activate"
         }
     }
 
@@ -88,6 +94,8 @@ public enum Format {
         case .aborted: return "ABORTED"
         case .unknown: return "UNKNOWN"
         case .resolved: return "RESOLVED"
+        case .review: return "NEEDS REVIEW"
+        case .duplicate: return "REPEATED"
         }
     }
 
@@ -129,6 +137,12 @@ public enum Format {
             return (b.command == .open ? "Open batch " : "Close batch ") + which
         case .abort: return "Abort"
         case .transactionDetails(let d): return "Details of " + d.clientTransactionId
+        case .reprint(let r): return "Reprint " + (r.orderCode.map { "order " + $0 } ?? "the latest receipt")
+        case .getPrintingSettings: return "Printing settings"
+        case .setPrintingSettings: return "Change printing settings"
+        case .sendLogs: return "Send logs"
+        case .getActivationCode: return "Get an activation code"
+        case .activatePos: return "Activate the terminal"
         }
     }
 

@@ -1,5 +1,5 @@
 import TillProtocol
-import TillCore
+import TillModel
 
 /// The screens, each one key away from anywhere.
 public enum Screen: String, CaseIterable, Sendable, Hashable {
@@ -115,8 +115,11 @@ public struct Form: Sendable, Hashable {
 public enum ConfirmAction: Sendable, Hashable {
     case send(Request)
     case quit
-    case resolve(entryId: Int64, note: String)
+    /// Settle an entry as found on the terminal: charged counts it, not charged never does.
+    case resolve(entryId: Int64, charged: Bool, note: String)
     case goTo(Screen)
+    /// Send after the cashier confirmed these earlier unknown payments (journal ids) were checked.
+    case sendConfirmingUnknown(Request, Set<Int64>)
 }
 
 public struct ConfirmChoice: Sendable, Hashable {
@@ -129,9 +132,12 @@ public struct ConfirmChoice: Sendable, Hashable {
 public struct Confirmation: Sendable, Hashable {
     public var title: String
     public var lines: [String]
-    /// Enter picks the first; Esc picks none.
+    /// Enter picks the first (unless `enterPicksFirst` is false: then only a choice's own key); Esc picks none.
     public var choices: [ConfirmChoice]
-    public init(title: String, lines: [String], choices: [ConfirmChoice]) { self.title = title; self.lines = lines; self.choices = choices }
+    public var enterPicksFirst: Bool
+    public init(title: String, lines: [String], choices: [ConfirmChoice], enterPicksFirst: Bool = true) {
+        self.title = title; self.lines = lines; self.choices = choices; self.enterPicksFirst = enterPicksFirst
+    }
 }
 
 public enum Overlay: Sendable, Hashable {
@@ -211,6 +217,10 @@ public struct AppState: Sendable, Hashable {
     public var batch: BatchInfo?
     public var connection: Connection = .ready
     public var pending: Pending?
+    /// The request last handed to the service (to send again once the cashier confirmed what it asked about).
+    public var lastRequest: Request?
+    /// The amount text of the sale last sent (after its result the amount is cleared unless a new one was typed).
+    public var sentAmountText: String?
     public var result: ResultInfo?
     public var journal = JournalView()
     public var unresolved: [JournalEntry] = []
@@ -277,7 +287,9 @@ public enum Command: Sendable, Hashable {
     case loadBatch
     case recover
     case loadUnresolved
-    case resolve(entryId: Int64, note: String)
+    case resolve(entryId: Int64, charged: Bool, note: String)
+    /// As `perform`, after the cashier confirmed the named unknown payments (journal ids).
+    case performConfirmed(Request, summary: String, confirming: Set<Int64>)
     /// `batch`: `current`, `last`, an id or a name.
     case loadReport(batch: String, show: Bool)
     /// Writes the batch's report and transactions as CSV, in the screen's money and time format.

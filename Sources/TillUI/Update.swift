@@ -1,5 +1,5 @@
 import TillProtocol
-import TillCore
+import TillModel
 
 /// The caller used only to validate a request in the UI; the service fills in the real one.
 let validationCaller = Caller(callback: "till", merchantKey: "till", appId: "till")
@@ -117,8 +117,25 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
         state.pending = Pending(summary: summary, action: f.entry.action, startedAtMs: f.startedAtMs,
                                 deadlineMs: f.deadlineMs, abortRequested: f.abortRequested || (state.pending?.abortRequested ?? false))
         return []
-    case .settled:
-        // `perform` returns the same outcome; the result pane is updated from there.
+    case .settled(let outcome):
+        // `perform` returns the same outcome for the UI's own requests; the result pane is updated from there. A
+        // settled request the UI did not send (start-up recovery's look-ups) must not leave the screen busy.
+        if let p = state.pending, p.action == .transactionDetails || outcome.entryAction == .transactionDetails,
+           outcome.entryAction == p.action {
+            state.pending = nil
+        }
+        return []
+    case .recovered(let e):
+        if state.pending?.action == .transactionDetails { state.pending = nil }
+        let what = "\(Format.actionName(e.action)) \(Format.money(e.amount, state.currency))"
+        switch e.state {
+        case .approved: setNotice(&state, "Recovered: \(what) WAS CHARGED (journal #\(e.id)).")
+        case .declined, .aborted, .resolved: setNotice(&state, "Recovered: \(what) was NOT charged (journal #\(e.id)).")
+        default: setNotice(&state, "\(what) (journal #\(e.id)): outcome still unknown; check the terminal.", error: true)
+        }
+        return [.loadUnresolved, .loadReport(batch: "current", show: false)]
+    case .journalProblem(let m):
+        setNotice(&state, m, error: true)
         return []
     case .unmatchedAnswer(let r, let note):
         setNotice(&state, "An answer matched nothing in flight (\(r.status), \(r.message ?? "no message")): \(note)", error: true)
@@ -153,11 +170,32 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     case .busy:
         setNotice(&state, "Another request is in flight; nothing was sent.", error: true)
         return []
+    case .otherTillBusy(let m):
+        setNotice(&state, "Not sent: " + m, error: true)
+        return []
+    case .needsConfirmation(let list):
+        guard let r = state.lastRequest else { setNotice(&state, "Check the unknown payments first.", error: true); return [.loadUnresolved] }
+        let lines = list.prefix(3).map { e in
+            "\(Format.money(e.amount, state.currency)) at \(Format.clock(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)) may have been charged:"
+        } + ["check the terminal before charging again."]
+        state.overlay = .confirm(Confirmation(
+            title: "Charge again?", lines: lines,
+            choices: [ConfirmChoice(key: "y", label: "checked: charge \(Format.summary(r, currency: state.currency))",
+                                    action: .sendConfirmingUnknown(r, Set(list.map(\.id))))],
+            enterPicksFirst: false))
+        return [.loadUnresolved]
     default:
         break
     }
     state.result = ResultInfo(summary: summary, outcome: outcome, atMs: state.nowMs)
     var cmds: [Command] = []
+    if action == .sale || outcome.entryAction == .sale {
+        // A fresh sale for the next customer after every result: tip, instalments and reference cleared; the amount
+        // too, unless the cashier typed a new one while the terminal worked (that is the next customer's amount).
+        var fresh = Form.blank(.sale)
+        if let old = state.forms[.sale], old["amount"] != state.sentAmountText { fresh["amount"] = old["amount"] }
+        state.forms[.sale] = fresh
+    }
     if case .answered(let e) = outcome, e.state == .approved {
         // A sent form is done: clear it for the next customer.
         switch e.action {
@@ -189,7 +227,8 @@ extension ActionOutcome {
         case .answered(let e), .unknown(let e): return e
         case .transportError(let e, _): return e
         case .busy(let f): return f.entry
-        case .invalid: return nil
+        case .journalFailed(let e, _): return e
+        case .invalid, .otherTillBusy, .needsConfirmation: return nil
         }
     }
     var entryAction: Action? { entry?.action }
@@ -217,8 +256,13 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
         return []
     }
     guard let action = state.keymap.action(for: key) else {
-        if case .char = key, state.form.focused != nil {
-            state.form.errors[state.form.focused!.id] = refusal(state.form.focused!)
+        if case .char(let ch) = key, let field = state.form.focused, field.kind != .text, field.text.count < field.maxLength {
+            // Refused, never dropped: the character stays on screen with the reason, and Enter is blocked until the
+            // cashier corrects it (`-3` must never charge 3.00).
+            state.form.fields[state.form.focus].text.append(ch)
+            state.form.errors[field.id] = refusal(field)
+        } else if case .char = key, let field = state.form.focused {
+            state.form.errors[field.id] = refusal(field)
         }
         return []
     }
@@ -241,7 +285,8 @@ func type(_ state: inout AppState, _ ch: Character) {
     guard let field = f.focused else { return }
     if field.text.count >= field.maxLength { f.errors[field.id] = "At most \(field.maxLength) characters."; state.form = f; return }
     f.fields[f.focus].text.append(ch)
-    f.errors[field.id] = nil
+    // A refused character still in the field keeps its error; any other error goes once the field is edited.
+    if !f.fields[f.focus].text.contains(where: { !field.kind.accepts($0) }) { f.errors[field.id] = nil }
     f.message = nil
     state.form = f
     if state.screen == .journal { state.journal.selected = 0; state.journal.top = 0 }
@@ -309,6 +354,10 @@ func handleReportKey(_ state: inout AppState, _ panel: ReportPanel, _ key: Key) 
 func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
     state.screen = screen
     switch screen {
+    case .sale:
+        // F2 is a sale for the next customer: the cursor is on the amount.
+        state.form.focus = state.form.index(of: "amount") ?? 0
+        return []
     case .journal:
         state.journal.detail = nil
         state.journal.loading = true
@@ -322,7 +371,7 @@ func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
 func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [Command] {
     var choice: ConfirmChoice?
     switch key {
-    case .enter: choice = c.choices.first
+    case .enter: choice = c.enterPicksFirst ? c.choices.first : nil
     case .esc: state.overlay = nil; setNotice(&state, "Cancelled: nothing was done."); return []
     case .char(let ch):
         let lower = Character(ch.lowercased())
@@ -341,14 +390,16 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         return [.quit]
     case .send(let r):
         return send(&state, r)
-    case .resolve(let id, let note):
-        return [.resolve(entryId: id, note: note)]
+    case .resolve(let id, let charged, let note):
+        return [.resolve(entryId: id, charged: charged, note: note)]
     case .goTo(let screen):
         return go(&state, screen)
+    case .sendConfirmingUnknown(let r, let ids):
+        return send(&state, r, confirming: ids)
     }
 }
 
-func send(_ state: inout AppState, _ r: Request) -> [Command] {
+func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) -> [Command] {
     if let p = state.pending {
         setNotice(&state, "Wait: \(p.summary) is in flight (Esc aborts).", error: true)
         return []
@@ -356,6 +407,9 @@ func send(_ state: inout AppState, _ r: Request) -> [Command] {
     let summary = Format.summary(r, currency: state.currency)
     state.pending = Pending(summary: summary, action: r.action, startedAtMs: state.nowMs)
     state.notice = nil
+    state.lastRequest = r
+    if case .sale = r { state.sentAmountText = state.forms[.sale]?["amount"] }
+    if !confirming.isEmpty { return [.performConfirmed(r, summary: summary, confirming: confirming)] }
     return [.perform(r, summary: summary)]
 }
 
@@ -379,7 +433,8 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
     case .erase:
         if let f = state.form.focused, !f.text.isEmpty {
             state.form.fields[state.form.focus].text.removeLast()
-            state.form.errors[f.id] = nil; state.form.message = nil
+            if !state.form.fields[state.form.focus].text.contains(where: { !f.kind.accepts($0) }) { state.form.errors[f.id] = nil }
+            state.form.message = nil
         }
         return []
     case .clear:
@@ -427,6 +482,12 @@ func formAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
 
 /// Reads the form of the current screen into a typed request, or puts errors on its fields.
 func submit(_ state: inout AppState) -> [Command] {
+    // What was shown is what is sent: a field showing an error blocks sending until it is corrected.
+    if let bad = state.form.fields.first(where: { state.form.errors[$0.id] != nil }) {
+        state.form.focus = state.form.index(of: bad.id) ?? state.form.focus
+        setNotice(&state, "Correct \(bad.label) first: \(state.form.errors[bad.id]!)", error: true)
+        return []
+    }
     var form = state.form
     form.errors = [:]
     form.message = nil
@@ -680,8 +741,9 @@ func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
         title: "Resolve \(what)?",
         lines: ["Check the terminal's own history first. Then say",
                 "what really happened; nothing is sent again."],
-        choices: [ConfirmChoice(key: "c", label: "charged (it went through)", action: .resolve(entryId: e.id, note: "cashier: charged on the terminal")),
-                  ConfirmChoice(key: "x", label: "not charged", action: .resolve(entryId: e.id, note: "cashier: not charged"))]))
+        choices: [ConfirmChoice(key: "c", label: "charged (it went through)", action: .resolve(entryId: e.id, charged: true, note: "")),
+                  ConfirmChoice(key: "x", label: "not charged", action: .resolve(entryId: e.id, charged: false, note: ""))],
+        enterPicksFirst: false))
 }
 
 /// How many journal rows fit on the screen (used for paging).

@@ -1,5 +1,5 @@
 import TillProtocol
-import TillCore
+import TillModel
 
 /// The smallest window the layout works in; anything smaller gets a clear message.
 public let minimumSize = Size(width: 64, height: 20)
@@ -293,8 +293,8 @@ func stateRole(_ st: EntryState) -> Role {
     case .approved: return .approved
     case .declined: return .declined
     case .aborted: return .aborted
-    case .unknown, .pending, .sent: return .unknown
-    case .resolved: return .dim
+    case .unknown, .pending, .sent, .review: return .unknown
+    case .resolved, .duplicate: return .dim
     }
 }
 
@@ -487,6 +487,8 @@ public func verdict(_ o: ActionOutcome) -> (String, Role, String) {
         case .approved: return (e.action == .batch ? "DONE" : "APPROVED", .approved, msg.isEmpty ? "Transaction successful." : msg)
         case .aborted: return ("ABORTED", .aborted, msg.isEmpty ? "Aborted: no money was taken." : msg)
         case .declined: return (e.action == .batch ? "FAILED" : "DECLINED", .declined, msg.isEmpty ? "Declined." : msg)
+        case .review: return ("CHECK THE TERMINAL", .unknown, e.note ?? "The answer needs checking before it counts.")
+        case .duplicate: return ("NOT CHARGED AGAIN", .unknown, e.note ?? "The terminal repeated an earlier answer.")
         default: return ("OUTCOME UNKNOWN", .unknown, e.note ?? "Check the terminal.")
         }
     case .unknown(let e):
@@ -498,6 +500,12 @@ public func verdict(_ o: ActionOutcome) -> (String, Role, String) {
         return ("REFUSED", .declined, errs.map(\.message).joined(separator: " "))
     case .busy:
         return ("BUSY", .aborted, "Another request is in flight.")
+    case .otherTillBusy(let m):
+        return ("BUSY", .aborted, m)
+    case .needsConfirmation:
+        return ("NOT SENT", .unknown, "An earlier payment's outcome is unknown: check the terminal first.")
+    case .journalFailed(_, let m):
+        return ("JOURNAL ERROR", .declined, m)
     }
 }
 

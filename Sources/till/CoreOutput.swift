@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TillCore
 import TillProtocol
+import TillSimulator
 
 // Printing of controller outcomes and journal entries for the headless commands (issue #4).
 
@@ -32,6 +33,11 @@ struct GlobalOptions: ParsableArguments {
                                                                valueName: "path"))
     var simState: String?
 
+    @Option(name: .customLong("sim-abort-style"),
+            help: ArgumentHelp("Built-in simulator: how it answers an abort: terminal (real terminals, default), page (abort.txt), sale-only.",
+                               valueName: AbortStyle.names))
+    var simAbortStyle: String?
+
     @Flag(help: "Print JSON instead of text.")
     var json = false
 
@@ -51,8 +57,16 @@ struct GlobalOptions: ParsableArguments {
                 Foundation.exit(2)
             }
         }
+        for w in file.warnings { printToStandardError("till: warning: " + w) }
+        if let journal, journal.trimmingCharacters(in: .whitespaces).isEmpty {
+            printToStandardError("till: --journal is empty: give the journal's file path (or leave the flag out for the default).")
+            Foundation.exit(2)
+        }
         if let timeout {
-            guard timeout > 0, timeout <= 3600 else { printToStandardError("till: --timeout must be from 0 to 3600 seconds."); Foundation.exit(2) }
+            guard timeout >= TillConfig.minimumTimeoutSeconds, timeout <= 3600, timeout.isFinite else {
+                printToStandardError("till: --timeout must be from \(TillConfig.minimumTimeoutSeconds) to 3600 seconds.")
+                Foundation.exit(2)
+            }
             o.timeoutSeconds = timeout
         }
         if let simSpeed {
@@ -62,12 +76,22 @@ struct GlobalOptions: ParsableArguments {
         o.journalPath = journal
         o.simSeed = simSeed
         o.simStatePath = simState
+        if let simAbortStyle {
+            guard let style = AbortStyle(rawValue: simAbortStyle.lowercased()) else {
+                printToStandardError("till: --sim-abort-style must be one of \(AbortStyle.names) (got '\(terminalSafe(simAbortStyle))').")
+                Foundation.exit(2)
+            }
+            o.simAbortStyle = style
+        }
         return file.overridden(by: o)
     }
 
     func journalOnly() -> Journal {
         let s = settings()
-        do { return try Journal(path: s.resolvedJournalPath) } catch {
+        do { return try Journal(path: s.resolvedJournalPath, tipStyle: s.resolvedTip) } catch let error as JournalOpenError {
+            printToStandardError("till: \(error)")
+            Foundation.exit(2)
+        } catch {
             printToStandardError("till: cannot open the journal \(s.resolvedJournalPath): \(error)")
             Foundation.exit(3)
         }
@@ -78,15 +102,23 @@ struct GlobalOptions: ParsableArguments {
         let s = settings()
         Termination.install()
         let c: TillController
-        do { c = try await TillFactory.makeController(config: s, caller: caller) } catch {
+        do { c = try await TillFactory.makeController(config: s, caller: caller) } catch let error as JournalOpenError {
+            printToStandardError("till: \(error)")
+            Foundation.exit(2)
+        } catch {
             printToStandardError("till: cannot start (\(s.resolvedTransport)): \(error)")
             Foundation.exit(3)
         }
         Termination.watch(c)
         if recover {
             let left = await c.recover()
-            if !left.isEmpty {
-                printToStandardError("till: \(left.count) earlier transaction(s) with an unknown outcome; check the terminal, then `till resolve ID --note …`:")
+            let report = await c.lastRecovery
+            // What recovery learned is said, not only what it could not learn.
+            for e in report.settled where !e.state.awaitsTerminal { printToStandardError("till: recovered: " + recoveredText(e)) }
+            if report.skipped {
+                printToStandardError("till: another till on this journal is waiting for the terminal; recovery is left for later.")
+            } else if !left.isEmpty {
+                printToStandardError("till: \(left.count) earlier transaction(s) with an unknown outcome or to review; check the terminal, then `till resolve ID --charged|--not-charged`:")
                 for e in left { printToStandardError("  " + journalEntryLine(e)) }
             }
         }
@@ -98,6 +130,18 @@ extension CallerOptions {
     /// The caller: flags, then $TILL_MERCHANT_KEY, then the config file, then the defaults.
     func caller(config: TillConfig) -> Caller {
         caller(fallback: PartialCaller(callback: config.callback, merchantKey: config.merchantKey, appId: config.appId))
+    }
+}
+
+/// What start-up recovery found about one entry, in a cashier's words: "sale 13.13 (entry 2) WAS CHARGED".
+func recoveredText(_ e: JournalEntry) -> String {
+    let what = ([e.action.rawValue] + [e.amount.map { $0.description }].compactMap { $0 }).joined(separator: " ") + " (entry \(e.id))"
+    switch e.state {
+    case .approved: return what + " WAS CHARGED (the terminal's record)."
+    case .declined, .aborted: return what + " was NOT charged (the terminal's record)."
+    case .resolved: return what + " was never sent" + (e.note.map { ": " + terminalSafe($0) } ?? ".")
+    case .review: return what + " needs review" + (e.note.map { ": " + terminalSafe($0) } ?? ".")
+    default: return what + " is still unknown" + (e.note.map { ": " + terminalSafe($0) } ?? ".")
     }
 }
 
@@ -162,7 +206,28 @@ func printOutcome(_ outcome: ActionOutcome, json: Bool) -> Int32 {
             out("  " + terminalSafe(e.note ?? "No answer: check the terminal."))
             if let c = e.clientTransactionId { out("  Your reference  \(c)") }
             out("")
-            out("Journal entry \(e.id): \(e.state.rawValue). Check the terminal, then: till resolve \(e.id) --note \"…\"")
+            out("Journal entry \(e.id): \(e.state.rawValue). Check the terminal, then: till resolve \(e.id) --charged|--not-charged")
+        }
+    case .otherTillBusy(let message):
+        if json { outJSON(JSONValue.object([("outcome", .string("busy")), ("message", .string(message))])) }
+        else { printToStandardError("BUSY: " + terminalSafe(message)) }
+    case .needsConfirmation(let list):
+        if json {
+            outJSON(JSONValue.object([("outcome", .string("needsConfirmation")), ("unknown", .array(list.map(journalEntryJSON)))]))
+        } else {
+            printToStandardError("NOT SENT: earlier payment(s) with an unknown outcome may have been charged:")
+            for e in list { printToStandardError("  " + journalEntryLine(e)) }
+            let ids = list.map { String($0.id) }
+            printToStandardError("Check the terminal first. Settle each with `till resolve ID --charged|--not-charged`, or charge again anyway with "
+                                 + ids.map { "--confirm-unknown \($0)" }.joined(separator: " ") + ".")
+        }
+    case .journalFailed(let e, let message):
+        if json {
+            outJSON(JSONValue.object([("outcome", .string("journalError")), ("message", .string(message)),
+                                    ("entry", e.map(journalEntryJSON) ?? .null)]))
+        } else {
+            printToStandardError("JOURNAL ERROR: \(terminalSafe(message))")
+            if let e { printToStandardError("Journal entry \(e.id) (\(e.action.rawValue)) as last journaled: \(e.state.rawValue)") }
         }
     case .transportError(let e, let message):
         if json {

@@ -14,7 +14,7 @@ let headlessCommands: [any ParsableCommand.Type] = [
 let headlessExitCodesHelp = "Exit status: 0 approved/success, 1 declined/failed/aborted, 2 invalid input, 3 transport error, timeout or unknown outcome."
 
 /// Journals, sends, waits and prints one request; Ctrl-C once sends an abort, twice stops waiting (outcome unknown).
-func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOptions,
+func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOptions, confirming: Set<Int64> = [],
                     _ build: (Caller) throws(ValidationFailure) -> TerminalRequest) async -> Never {
     let settings = global.settings()
     let caller = callerOptions.caller(config: settings)
@@ -42,7 +42,7 @@ func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOpti
         }
     }
     source.resume()
-    let outcome = await controller.perform(request.request)
+    let outcome = await controller.perform(request.request, confirmingUnknown: confirming)
     source.cancel()
     await Termination.shutdown(controller)
     Termination.exit(printOutcome(outcome, json: global.json))
@@ -76,7 +76,10 @@ struct SaleCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var caller: CallerOptions
     @OptionGroup var sale: SaleOptions
-    func run() async throws { await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try sale.terminalRequest(caller: c) } }
+    @OptionGroup var retry: RetryOptions
+    func run() async throws {
+        await runHeadlessTransaction(global, caller, confirming: retry.ids) { c throws(ValidationFailure) in try sale.terminalRequest(caller: c) }
+    }
 }
 
 struct PreAuthCommand: AsyncParsableCommand {
@@ -86,7 +89,10 @@ struct PreAuthCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var caller: CallerOptions
     @OptionGroup var preAuth: PreAuthOptions
-    func run() async throws { await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try preAuth.terminalRequest(caller: c) } }
+    @OptionGroup var retry: RetryOptions
+    func run() async throws {
+        await runHeadlessTransaction(global, caller, confirming: retry.ids) { c throws(ValidationFailure) in try preAuth.terminalRequest(caller: c) }
+    }
 }
 
 struct RefundCommand: AsyncParsableCommand {
@@ -128,7 +134,7 @@ struct BatchTillCommand: AsyncParsableCommand {
             if !open.isEmpty {
                 printToStandardError("till: not closing: \(open.count) transaction(s) have an unknown outcome, so the Z report cannot be final:")
                 for e in open { printToStandardError("  " + journalEntryLine(e)) }
-                printToStandardError("Check them on the terminal and settle each with `till resolve ID --note …` (or `till recover`), "
+                printToStandardError("Check them on the terminal and settle each with `till resolve ID --charged|--not-charged` (or `till recover`), "
                                      + "then close again; or close anyway with --force.")
                 throw ExitCode(2)
             }
@@ -247,13 +253,25 @@ struct JournalShowCommand: AsyncParsableCommand {
     }
 }
 
+/// `--confirm-unknown ID`: the cashier checked an earlier payment whose outcome is unknown and charges again anyway.
+struct RetryOptions: ParsableArguments {
+    @Option(name: .customLong("confirm-unknown"),
+            help: ArgumentHelp("An earlier payment with an unknown outcome (journal id) that you checked on the terminal; "
+                               + "needed before charging again while one is unknown. Repeat for several.", valueName: "id"))
+    var confirmUnknown: [Int64] = []
+    var ids: Set<Int64> { Set(confirmUnknown) }
+}
+
 struct ResolveCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "resolve", abstract: "Mark an entry whose outcome was unknown as settled, with a note (never re-sends).",
-        discussion: "Example: till resolve 42 --note \"terminal shows it approved, receipt 000123\"")
+        commandName: "resolve", abstract: "Settle an entry whose outcome was unknown (or needs review) as you found it on the terminal (never re-sends).",
+        discussion: "Examples: till resolve 42 --charged --note \"terminal shows it approved, receipt 000123\"; "
+            + "till resolve 43 --not-charged. A payment needs --charged (it counts in the totals) or --not-charged (it never does).")
     @OptionGroup var global: GlobalOptions
     @Argument(help: "The entry's number.") var id: Int64
-    @Option(help: "How it was settled, in your words.") var note: String
+    @Flag(name: .customLong("charged"), help: "The terminal shows it went through: count it.") var charged = false
+    @Flag(name: .customLong("not-charged"), help: "The terminal shows it did not go through: never count it.") var notCharged = false
+    @Option(help: "How it was settled, in your words.") var note: String?
 
     func run() async throws {
         let journal = global.journalOnly()
@@ -262,9 +280,25 @@ struct ResolveCommand: AsyncParsableCommand {
             printToStandardError("till: entry \(id) is \(e.state.rawValue): nothing to resolve.")
             throw ExitCode(1)
         }
-        let text = note.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { printToStandardError("till: say how it was settled (--note …)."); throw ExitCode(2) }
-        try journal.setState(id, .resolved, note: text)
+        if charged && notCharged { printToStandardError("till: say --charged or --not-charged, not both."); throw ExitCode(2) }
+        let text = (note ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let isPayment = [.sale, .preAuth, .capturePreAuth, .cancel].contains(e.action)
+        do {
+            if charged || notCharged {
+                let how = charged ? "Marked charged" : "Marked not charged"
+                try journal.resolve(id, charged: charged, note: text.isEmpty ? how + "." : how + ": " + text)
+            } else if isPayment {
+                printToStandardError("till: entry \(id) is a \(e.action.rawValue): say what the terminal shows, --charged (it counts) or --not-charged (it never does).")
+                throw ExitCode(2)
+            } else {
+                guard !text.isEmpty else { printToStandardError("till: say how it was settled (--note …)."); throw ExitCode(2) }
+                if !(try journal.transition(id, to: .resolved, note: text, from: [.pending, .sent, .unknown, .review])) {
+                    printToStandardError("till: entry \(id) was settled meanwhile; nothing changed."); throw ExitCode(1)
+                }
+            }
+        } catch let error as ResolveError {
+            printToStandardError("till: " + error.message); throw ExitCode(1)
+        }
         if let e = try journal.entry(id: id) { if global.json { outJSON(journalEntryJSON(e)) } else { out(journalEntryLine(e)) } }
     }
 }
@@ -287,7 +321,7 @@ struct RecoverCommand: AsyncParsableCommand {
         } else if left.isEmpty {
             out("Nothing left unresolved.")
         } else {
-            out("\(left.count) outcome(s) unknown: check the terminal, then `till resolve ID --note …`:")
+            out("\(left.count) outcome(s) unknown or to review: check the terminal, then `till resolve ID --charged|--not-charged`:")
             for e in left { out(journalEntryLine(e)) }
         }
         throw ExitCode(left.isEmpty ? 0 : 3)

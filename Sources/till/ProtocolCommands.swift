@@ -22,16 +22,20 @@ struct URLCommand: ParsableCommand {
               till url refund --reference 833121
               till url capture --short-order-code 1091139195 --from 2021-03-29T00:00:00.000+0300
               till url batch close --name morningShift
+              till url sale --amount 12 --payment-method MOTO
+              till url reprint --order-code 1091166300000136
+              till url printing-settings set --customer-receipt false
+              till url activate --activation-code 12345678 --source-id Default --pin-code 1234
             """,
         subcommands: [URLSaleCommand.self, URLPreAuthCommand.self, URLRefundCommand.self, URLCaptureCommand.self,
-                      URLAbortCommand.self, URLBatchCommand.self, URLDetailsCommand.self]
+                      URLAbortCommand.self, URLBatchCommand.self, URLDetailsCommand.self] + urlAdminCommands
     )
 }
 
 /// What every `till url <action>` shares: the caller flags, `--show-secrets`, and printing.
 /// Secrets are never shown in clear unless asked for (piping the URL to a bridge needs them).
 struct URLOutputOptions: ParsableArguments {
-    @Flag(help: "Print secrets (merchantKey, ISV_clientSecret) in clear, e.g. to pipe the URL to a bridge; by default they read \(Secrets.placeholder).")
+    @Flag(help: "Print secrets (merchantKey, ISV_clientSecret, apikey, apiSecret, pinCode) in clear, e.g. to pipe the URL to a bridge; by default they read \(Secrets.placeholder).")
     var showSecrets = false
 
     init() {}

@@ -108,10 +108,34 @@ struct TypedTextReader {
         }
     }
 
+    /// A payment method by its protocol name, in any case.
+    mutating func paymentMethod(_ text: String?) -> PaymentMethod? {
+        guard let text else { return nil }
+        guard let m = PaymentMethod(typed: text) else {
+            errors.append(TillProtocol.ValidationError(field: "paymentMethod",
+                message: "Payment method: '\(text)' is not one of \(PaymentMethod.names)."))
+            unreadable.insert("paymentMethod")
+            return nil
+        }
+        return m
+    }
+
+    /// A search date as typed (capture-preauth.txt:28): a full ISO 8601 date, a date alone or a time
+    /// without offset (the till's zone), sent in full. Text that is none of these is kept for validation.
+    func requestDate(_ text: String?, endOfDay: Bool) -> String? {
+        guard let text else { return nil }
+        return TerminalDate.requestDate(text, endOfDay: endOfDay, offsetMinutes: tillZoneOffsetMinutes) ?? text
+    }
+
     mutating func missing(_ field: String, _ message: String) {
         errors.append(TillProtocol.ValidationError(field: field, message: message))
         unreadable.insert(field)
     }
+}
+
+/// The till's zone offset (minutes) at an instant (seconds since 1970): `TZ`, else the system's.
+@Sendable func tillZoneOffsetMinutes(_ seconds: Int64) -> Int {
+    TimeZone.current.secondsFromGMT(for: Date(timeIntervalSince1970: TimeInterval(seconds))) / 60
 }
 
 /// A value for a `true|false` option (help text).
@@ -174,9 +198,13 @@ struct SaleOptions: RequestOptionGroup {
     @Option(parsing: .unconditional, help: ArgumentHelp("The tip, added on top of the amount; at most the amount.", valueName: "amount"))
     var tip: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Pay in N installments (0 to 36; 0 lets the cardholder choose). Sends withInstallments=true.",
+    @Option(parsing: .unconditional, help: ArgumentHelp("Pay in N installments. 1 is none (withInstallments=false, as the vendor's code); 0, or more than the terminal allows (36), makes the terminal ask the cardholder.",
                                valueName: "N"))
     var installments: String?
+
+    @Option(help: ArgumentHelp("How the customer pays: \(PaymentMethod.names) (default: the terminal's, card present; MOTO for phone orders).",
+                               valueName: "method"))
+    var paymentMethod: String?
 
     @Option(help: ArgumentHelp("Your reference for the transaction (at most 64 characters).", valueName: "id"))
     var clientTransactionId: String?
@@ -206,17 +234,34 @@ struct SaleOptions: RequestOptionGroup {
     var isvCustomerTrns: String?
     @Option(help: ArgumentHelp("ISV partners: the ISV's own transaction reference.", valueName: "id"))
     var isvClientTransactionId: String?
+    @Option(help: ArgumentHelp("ISV partners, switching merchants: the merchant's currency, ISO 4217 (978 or EUR).", valueName: "code"))
+    var isvCurrencyCode: String?
 
     @Flag(help: "Leave out protocol=int_default (the pages say to always send it).")
     var noProtocol = false
 
     init() {}
 
-    func draft() -> RequestDraft {
+    func draft() -> RequestDraft { draft(tipStyle: .onTop) }
+
+    /// The sale with its caller, for a terminal that reads the tip as `tipStyle` says (config `tip`):
+    /// the amount sent and the rules follow it. Throws every problem at once.
+    func terminalRequest(caller: Caller, tipStyle: TipStyle) throws(ValidationFailure) -> TerminalRequest {
+        let d = draft(tipStyle: tipStyle)
+        let request = TerminalRequest(caller: caller, request: d.request)
+        let all = d.errors + request.validationErrors(tipStyle: tipStyle).filter { !d.unreadable.contains($0.field) }
+        if !all.isEmpty { throw ValidationFailure(errors: all) }
+        return request
+    }
+
+    /// The sale; `tipStyle` (config `tip`) says whether the amount sent includes the tip.
+    func draft(tipStyle: TipStyle) -> RequestDraft {
         var r = TypedTextReader()
-        let amount = r.money(amount, field: "amount", label: "Amount")
+        var amount = r.money(amount, field: "amount", label: "Amount")
         if self.amount == nil { r.missing("amount", "The amount is missing: give --amount, like --amount 12.50.") }
         let tip = r.money(tip, field: "tipAmount", label: "Tip")
+        if let goods = amount { amount = tipStyle.requestAmount(goods: goods, tip: tip) }
+        let method = r.paymentMethod(paymentMethod)
         let installments = r.int(installments, field: "preferredInstallments", label: "Installments")
         let showReceipt = r.bool(showReceipt, field: "show_receipt", label: "Show receipt")
         let showRating = r.bool(showRating, field: "show_rating", label: "Show rating")
@@ -224,15 +269,19 @@ struct SaleOptions: RequestOptionGroup {
         let isvAmount = r.money(isvAmount, field: "ISV_amount", label: "ISV amount")
         var isv = ISVFields(amount: isvAmount, clientId: isvClientId, clientSecret: isvClientSecret,
                             sourceCode: isvSourceCode, merchantId: isvMerchantId, merchantSourceCode: isvMerchantSourceCode,
-                            customerTrns: isvCustomerTrns, clientTransactionId: isvClientTransactionId)
+                            customerTrns: isvCustomerTrns, clientTransactionId: isvClientTransactionId,
+                            currencyCode: isvCurrencyCode)
         // An ISV amount typed but unreadable still counts as given (no "needs the ISV amount" on top).
         if r.unreadable.contains("ISV_amount") { isv.amount = Money(cents: 1) }
         let hasISV = isv != ISVFields()
         // With no readable amount, stand in the largest one: no rule comparing against it (tip ≤ amount,
         // ISV fee ≤ amount) can fire, and the amount's own rules are left out as unreadable.
-        // The vendor's sample always sends withInstallments (false when there are none), as the pages' example does.
+        // The vendor's sample always sends withInstallments (false when there are none), as the pages' example
+        // does; true only for more than one (sale.txt:77), or 0 (the cardholder is asked, sale.txt:28).
+        let plan = SaleRequest.installmentFields(installments)
         let sale = SaleRequest(amount: amount ?? Money.maximum, tipAmount: tip, clientTransactionId: clientTransactionId,
-                               withInstallments: self.installments != nil, preferredInstallments: installments,
+                               withInstallments: plan.withInstallments, preferredInstallments: plan.preferredInstallments,
+                               paymentMethod: method,
                                showReceipt: showReceipt, showRating: showRating, showTransactionResult: showResult,
                                isv: hasISV ? isv : nil, protocolName: noProtocol ? nil : "int_default")
         return RequestDraft(request: .sale(sale), errors: r.errors, unreadable: r.unreadable)
@@ -248,6 +297,10 @@ struct PreAuthOptions: RequestOptionGroup {
 
     @Option(help: ArgumentHelp("Your reference for the transaction (at most 64 characters).", valueName: "id"))
     var clientTransactionId: String?
+
+    @Option(help: ArgumentHelp("How the customer pays: \(PaymentMethod.names) (default: the terminal's, card present).",
+                               valueName: "method"))
+    var paymentMethod: String?
 
     @Option(help: ArgumentHelp("Show the receipt screen before returning.", valueName: boolValueName))
     var showReceipt: String?
@@ -267,7 +320,8 @@ struct PreAuthOptions: RequestOptionGroup {
         var r = TypedTextReader()
         let amount = r.money(amount, field: "amount", label: "Amount")
         if self.amount == nil { r.missing("amount", "The amount is missing: give --amount, like --amount 12.50.") }
-        let p = PreAuthRequest(amount: amount ?? Money.maximum, clientTransactionId: clientTransactionId,
+        let method = r.paymentMethod(paymentMethod)
+        let p = PreAuthRequest(amount: amount ?? Money.maximum, clientTransactionId: clientTransactionId, paymentMethod: method,
                                showReceipt: r.bool(showReceipt, field: "show_receipt", label: "Show receipt"),
                                showRating: r.bool(showRating, field: "show_rating", label: "Show rating"),
                                showTransactionResult: r.bool(showTransactionResult, field: "show_transaction_result",
@@ -295,10 +349,10 @@ struct FinderOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The short order code (ten digits; same terminal only).", valueName: "code"))
     var shortOrderCode: String?
 
-    @Option(help: ArgumentHelp("Search from this date (ISO 8601, e.g. 2021-03-29T00:00:00.000+03:00).", valueName: "date"))
+    @Option(help: ArgumentHelp("Search from this date: ISO 8601 (2021-03-29T00:00:00.000+03:00), a day (2021-03-29: from its start) or a time without offset (the till's zone).", valueName: "date"))
     var from: String?
 
-    @Option(help: ArgumentHelp("Search until this date (needs --from; absent: until now).", valueName: "date"))
+    @Option(help: ArgumentHelp("Search until this date (needs --from; absent: until now); a day alone means until its end.", valueName: "date"))
     var to: String?
 
     @Option(help: ArgumentHelp("Show the receipt screen before returning.", valueName: boolValueName))
@@ -307,6 +361,9 @@ struct FinderOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Show the transaction result screen before returning.", valueName: boolValueName))
     var showTransactionResult: String?
 
+    @Flag(help: "Capture only: leave out protocol=int_default (capture-preauth.txt lists it; a refund never sends it).")
+    var noProtocol = false
+
     init() {}
 
     /// The finder and the other fields, read from typed text.
@@ -314,7 +371,7 @@ struct FinderOptions: ParsableArguments {
         var r = TypedTextReader()
         let amount = r.money(amount, field: "amount", label: "Amount")
         let finder = TransactionFinder(referenceNumber: reference, orderCode: orderCode, shortOrderCode: shortOrderCode,
-                                       txnDateFrom: from, txnDateTo: to)
+                                       txnDateFrom: r.requestDate(from, endOfDay: false), txnDateTo: r.requestDate(to, endOfDay: true))
         let receipt = r.bool(showReceipt, field: "show_receipt", label: "Show receipt")
         let result = r.bool(showTransactionResult, field: "show_transaction_result", label: "Show transaction result")
         return (amount, finder, receipt, result, r)
@@ -346,7 +403,9 @@ struct CaptureOptionsView: RequestDraftSource {
     var options: FinderOptions
     func draft() -> RequestDraft {
         let x = options.read()
-        let c = CaptureRequest(amount: x.amount, finder: x.finder, showReceipt: x.showReceipt, showTransactionResult: x.showResult)
+        // capture-preauth.txt:36 lists `protocol` (int_default), as for a sale.
+        let c = CaptureRequest(amount: x.amount, finder: x.finder, showReceipt: x.showReceipt, showTransactionResult: x.showResult,
+                               protocolName: options.noProtocol ? nil : "int_default")
         return RequestDraft(request: .capturePreAuth(c), errors: x.reader.errors, unreadable: x.reader.unreadable)
     }
 }
@@ -384,6 +443,9 @@ struct DetailsOptions: RequestOptionGroup {
     @Option(help: ArgumentHelp("The client transaction id of the transaction to look up.", valueName: "id"))
     var clientTransactionId: String?
 
+    @Option(help: ArgumentHelp("The terminal the transaction was made on (sourceTerminalId).", valueName: "id"))
+    var sourceTerminalId: String?
+
     init() {}
 
     func draft() -> RequestDraft {
@@ -391,7 +453,8 @@ struct DetailsOptions: RequestOptionGroup {
         if clientTransactionId == nil {
             r.missing("clientTransactionId", "The client transaction id is missing: give --client-transaction-id.")
         }
-        return RequestDraft(request: .transactionDetails(DetailsRequest(clientTransactionId: clientTransactionId ?? "?")),
+        return RequestDraft(request: .transactionDetails(DetailsRequest(clientTransactionId: clientTransactionId ?? "?",
+                                                                        sourceTerminalId: sourceTerminalId)),
                             errors: r.errors, unreadable: r.unreadable)
     }
 }

@@ -27,6 +27,9 @@ func responseVerdict(_ r: CallbackResponse) -> String {
     case (.batch?, _): return "BATCH FAILED"
     case (.transactionDetails?, .success): return "DETAILS FETCHED"
     case (.transactionDetails?, _): return "DETAILS NOT FETCHED"
+    // The terminal's own set-up moves no money: never "APPROVED".
+    case (let a?, .success) where a.isAdministrative: return "DONE"
+    case (let a?, _) where a.isAdministrative: return "FAILED"
     case (_, .success): return "APPROVED"
     case (_, .fail): return r.messageName?.uppercased() == "USER_CANCEL" ? "CANCELLED BY THE USER" : "DECLINED"
     case (_, .other(let s)): return "NOT APPROVED (status '\(terminalSafe(s))')"
@@ -43,6 +46,12 @@ func responseActionLabel(_ r: CallbackResponse) -> String {
     case .batch?: return "batch"
     case .capturePreAuth?: return "capture of a pre-authorisation"
     case .transactionDetails?: return "transaction details"
+    case .reprintTransaction?: return "reprint of a receipt"
+    case .getPrintingSettings?: return "printing settings"
+    case .setPrintingSettings?: return "printing settings change"
+    case .sendLogs?: return "logs sent to support"
+    case .getActivationCode?: return "activation code"
+    case .activatePos?: return "activation of the terminal"
     case nil: return r.rawAction.map { "unknown action '\(terminalSafe($0))'" } ?? "no action given"
     }
 }

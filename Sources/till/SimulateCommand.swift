@@ -16,8 +16,9 @@ struct SimulateCommand: ParsableCommand {
         --stdio: one request URL a line on stdin, one callback URL a line on stdout. At end of input the \
         simulator still delivers the callbacks already scheduled (a sale waiting for its card or the host), \
         then exits; a transaction that never answers (amount 9.09) is not waited for.
-        --dir DIR: requests arrive as DIR/requests/<id>.url (written atomically); each is deleted once taken \
-        and answered with DIR/responses/<id>.url. Runs until killed.
+        --dir DIR: requests arrive as DIR/requests/<id>.url (written atomically); each is claimed by renaming it \
+        into DIR/claimed/ before it is read (a request the till withdrew first is never run), run, deleted, and \
+        answered with DIR/responses/<id>.url. The folders must be this user's alone (chmod 700). Runs until killed.
         Scenarios by amount: 6.66 declined, 5.51 insufficient funds, 4.04 cardholder cancels, 7.77 slow host, \
         8.08 card never presented, 9.09 no answer ever, 13.13 crash after approval; anything else is approved.
         """
@@ -53,6 +54,16 @@ struct SimulateCommand: ParsableCommand {
     @Option(name: .long, help: "Keep the terminal's state in this file (JSON), so a restarted simulator continues.")
     var state: String?
 
+    @Option(name: .customLong("abort-style"),
+            help: ArgumentHelp("How an abort is answered: terminal (real terminals: action=ABORT, status=fail, (-57) ABORTED; the default), page (abort.txt: action=abort, status=success, aborted, then the sale's own answer), sale-only (no abort answer, only the sale's, aborted).",
+                               valueName: AbortStyle.names))
+    var abortStyle: AbortStyle = .terminal
+
+    @Option(name: .customLong("decline-style"),
+            help: ArgumentHelp("How a decline by the host (amount 6.66) reads: terminal ((-12) TRANSACTION_DECLINED_BY_SERVER; the default) or page (status=failed, Transaction declined by host.).",
+                               valueName: DeclineStyle.names))
+    var declineStyle: DeclineStyle = .terminal
+
     func validate() throws {
         if stdio == (dir != nil) { throw ValidationError("Give exactly one of --stdio or --dir DIR.") }
         if !(speed >= 0) || !speed.isFinite { throw ValidationError("--speed must be 0 or more.") }
@@ -61,7 +72,8 @@ struct SimulateCommand: ParsableCommand {
 
     var simulatorConfig: SimulatorConfig {
         SimulatorConfig(seed: seed, speed: speed, cardWaitMs: cardWaitMs, hostRoundTripMs: hostMs,
-                        giveUpAfterMs: giveUpMs, tid: tid, utcOffsetMinutes: utcOffsetMinutes)
+                        giveUpAfterMs: giveUpMs, tid: tid, utcOffsetMinutes: utcOffsetMinutes,
+                        abortStyle: abortStyle, declineStyle: declineStyle)
     }
 
     func run() throws {
@@ -97,12 +109,19 @@ struct SimulateCommand: ParsableCommand {
     func serveFolder(_ dir: String, runner: SimulatorRunner) throws {
         let requests = dir + "/requests"
         let responses = dir + "/responses"
+        let claimed = dir + "/claimed"
         do {
-            try Path.makeDirectories(requests)
-            try Path.makeDirectories(responses)
+            for d in [requests, responses, claimed] { try Path.makeDirectories(d) }
         } catch {
             SimLog.line("\(error)")
             throw ExitCode(1)
+        }
+        // Whoever else can write here could plant a request (a charge): the folder must be this user's alone.
+        for d in [dir, requests, responses, claimed] {
+            if let problem = PrivateFolder.problem(d, allowLink: d == dir) {
+                SimLog.line(problem)
+                throw ExitCode(1)
+            }
         }
         let watcher: DirectoryWatcher
         do { watcher = try DirectoryWatcher(directory: requests) } catch {
@@ -116,17 +135,33 @@ struct SimulateCommand: ParsableCommand {
                 SimLog.line("cannot write the answer to \(id): \(error)")
             }
         })
-        SimLog.line("serving \(dir) (requests/ in, responses/ out)")
+        let left = Path.list(claimed).filter { !$0.hasPrefix(".") }
+        if !left.isEmpty {
+            SimLog.line("claimed/ holds \(left.count) request(s) an earlier run claimed and never ran; left as they are")
+        }
+        SimLog.line("serving \(dir) (requests/ in, claimed/ taken, responses/ out)")
+        /// The claim contract: rename `requests/<id>.url` into `claimed/` BEFORE reading it. If till withdrew it first,
+        /// the rename fails and the request is never run; once the rename succeeded, till can no longer withdraw it.
         func take(_ name: String) {
             guard name.hasSuffix(".url"), !name.hasPrefix("."), name.count > 4 else { return }
-            let path = requests + "/" + name
-            guard let text = AtomicFile.read(path) else { return }   // already taken
-            unlink(path)
+            let mine = claimed + "/" + name
+            guard rename(requests + "/" + name, mine) == 0 else { return }   // withdrawn by till, or gone
             AtomicFile.syncDirectory(requests)
+            AtomicFile.syncDirectory(claimed)
             let id = String(name.dropLast(4))
-            let line = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first.map(String.init) ?? ""
-            SimLog.request(line, tag: id)
-            runner.submit(line, tag: id)
+            defer { unlink(mine) }
+            switch AtomicFile.readRegular(mine, limit: 64 * 1024) {
+            case .text(let text):
+                let line = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first.map(String.init) ?? ""
+                SimLog.request(line, tag: id)
+                runner.submit(line, tag: id)
+            case .notRegular(let what):
+                SimLog.line("<- \(id) not run: the request is \(what), not a regular file")
+            case .tooLarge(let size):
+                SimLog.line("<- \(id) not run: the request is \(size) bytes")
+            case .gone, .unreadable:
+                SimLog.line("<- \(id) not run: the claimed request cannot be read")
+            }
         }
         for name in Path.list(requests) { take(name) }
         while true {
@@ -180,3 +215,6 @@ enum SimLog {
         line("-> \(a.tag ?? "-") \(r.rawAction ?? "") \(r.status) \(r.message ?? "")")
     }
 }
+
+extension AbortStyle: ExpressibleByArgument {}
+extension DeclineStyle: ExpressibleByArgument {}

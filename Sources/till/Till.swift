@@ -40,4 +40,4 @@ struct Till: AsyncParsableCommand {
 
 /// Every subcommand; each area of the program adds its commands in its own file.
 let tillSubcommands: [any ParsableCommand.Type] =
-    [UICommand.self] + protocolCommands + simulatorCommands + headlessCommands
+    [UICommand.self] + protocolCommands + simulatorCommands + headlessCommands + adminCommands

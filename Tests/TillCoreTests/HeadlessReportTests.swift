@@ -30,7 +30,7 @@ import TillProtocol
         #expect(refused.err.contains("unknown outcome"))
         let unknownId = try #require(refused.err.range(of: #"#[0-9]+"#, options: .regularExpression)
             .map { String(refused.err[$0].dropFirst()) })
-        #expect(try till(["resolve", unknownId, "--note", "not on the terminal's list"]).status == 0)
+        #expect(try till(["resolve", unknownId, "--not-charged", "--note", "not on the terminal's list"]).status == 0)
         #expect(try till(["batch", "close"]).status == 0)
 
         // The Z report: 20.00 + 12.50 + 40.00 sales, 8.00 tips, 15.00 refunded; net 65.50.

@@ -37,8 +37,8 @@ import TillSimulator
         #expect(r.status == 3 && r.output.contains("OUTCOME UNKNOWN"))
         let left = try await runTill(["journal", "--unresolved", "--journal", dir.path + "/journal.sqlite"])
         #expect(left.output.contains("#1") && left.output.contains("unknown"))
-        #expect(try await runTill(["resolve", "1", "--note", "terminal shows it declined", "--journal", dir.path + "/journal.sqlite"]).status == 0)
-        #expect(try await runTill(["resolve", "1", "--note", "again", "--journal", dir.path + "/journal.sqlite"]).status == 1)
+        #expect(try await runTill(["resolve", "1", "--not-charged", "--note", "terminal shows it declined", "--journal", dir.path + "/journal.sqlite"]).status == 0)
+        #expect(try await runTill(["resolve", "1", "--not-charged", "--note", "again", "--journal", dir.path + "/journal.sqlite"]).status == 1)
         let after = try await runTill(["journal", "show", "1", "--journal", dir.path + "/journal.sqlite"])
         #expect(after.output.contains("resolved") && after.output.contains("terminal shows it declined"))
     }

@@ -117,7 +117,8 @@ import TillSimulator
         guard case .unknown(let e) = first else { Issue.record("expected unknown, got \(first)"); await c.shutdown(); return }
         #expect(e.note?.contains("exited with status 1") == true)
         #expect(await eventuallyAsync { log.problems.contains { $0.contains("exited with status 1") } })
-        let second = await c.perform(sale(2000))
+        // A new sale after an unknown one needs the cashier's confirmation naming it (guarantee 6).
+        let second = await c.perform(sale(2000), confirmingUnknown: [e.id])
         #expect(second.journalEntry?.state == .approved)
         #expect(transport.bridgeStarts == 2)
         await c.shutdown()
@@ -129,7 +130,7 @@ import TillSimulator
         let c = TillController(transport: transport, journal: try Journal(path: dir.path + "/j.sqlite"), caller: testCaller, timeoutMs: 30_000)
         try await c.start()
         for amount in [100, 200] {
-            let r = await c.perform(sale(amount))
+            let r = await c.perform(sale(amount), confirmingUnknown: Set(await c.unresolved().map(\.id)))
             #expect(r.journalEntry?.state == .unknown && r.exitCode == 3)
         }
         #expect(transport.bridgeStarts >= 2)
@@ -147,7 +148,7 @@ import TillSimulator
         guard case .unknown(let e) = r else { Issue.record("expected unknown, got \(r)"); await c.shutdown(); return }
         #expect(e.note?.contains("No answer within 0.3 s") == true)
         #expect(await eventuallyAsync { log.problems.contains { $0.contains("did not answer in time") } })
-        let again = await c.perform(sale(2000))
+        let again = await c.perform(sale(2000), confirmingUnknown: [e.id])
         #expect(again.journalEntry?.state == .unknown)
         #expect(transport.bridgeStarts == 2)
         await c.shutdown()

@@ -107,7 +107,10 @@ struct ValidationTests {
         #expect(fields(sale(1000, with: true, n: 3)).isEmpty)
         #expect(fields(sale(1000, with: true, n: 0)).isEmpty)
         #expect(fields(sale(1000, with: true, n: 36)).isEmpty)
-        #expect(fields(sale(1000, with: true, n: 37)) == ["preferredInstallments"])
+        // sale.txt:28: "0 or > max allowed number of installments then the user will be prompt": sent, not refused.
+        #expect(fields(sale(1000, with: true, n: 37)).isEmpty)
+        #expect(fields(sale(1000, with: true, n: 99)).isEmpty)
+        #expect(fields(sale(1000, with: true, n: 1000)) == ["preferredInstallments"])
         #expect(fields(sale(1000, with: true, n: -1)) == ["preferredInstallments"])
         #expect(fields(sale(1000, with: false, n: 3)) == ["preferredInstallments"])
         #expect(fields(sale(1000, n: 3)) == ["preferredInstallments"])
@@ -196,10 +199,11 @@ struct ValidationTests {
         let r = TerminalRequest(caller: Caller(callback: "", merchantKey: "k", appId: "a"),
                                 request: sale(0, tip: 5, with: false, n: 99, isv: ISVFields(clientId: "c")))
         let f = r.validationErrors().map(\.field)
-        #expect(f == ["callback", "amount", "tipAmount", "preferredInstallments", "preferredInstallments", "ISV_amount", "ISV_clientSecret"])
+        // 99 instalments are no longer refused (sale.txt:28); without withInstallments=true they still are.
+        #expect(f == ["callback", "amount", "tipAmount", "preferredInstallments", "ISV_amount", "ISV_clientSecret"])
         #expect(throws: ValidationFailure.self) { try r.validated() }
         do { _ = try r.validated() } catch {
-            #expect(error.errors.count == 7)
+            #expect(error.errors.count == 6)
             #expect(error.fields == ["callback", "amount", "tipAmount", "preferredInstallments", "ISV_amount", "ISV_clientSecret"])
         }
     }

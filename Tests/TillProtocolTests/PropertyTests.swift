@@ -207,11 +207,13 @@ struct PropertyTests {
             guard r.validationErrors().isEmpty else { continue }
             valid += 1
             actions.insert(r.request.action)
-            let back = try TerminalRequest.parse(r.url)
+            var back = try TerminalRequest.parse(r.url)
+            // Activation requests carry no merchantKey (the iOS sample's activationBaseUrlString).
+            if !r.request.sendsMerchantKey { #expect(back.caller.merchantKey == ""); back.caller.merchantKey = r.caller.merchantKey }
             #expect(back == r, "\(r.url)")
             // The URL itself carries every value in one parameter: no value adds a parameter.
             let names = r.url.split(separator: "?", maxSplits: 1)[1].split(separator: "&").map { $0.split(separator: "=")[0] }
-            #expect(names.count == 4 + r.request.fields.count)
+            #expect(names.count == (r.request.sendsMerchantKey ? 4 : 3) + r.request.fields.count)
         }
         #expect(valid > 1_500)
         #expect(actions == Set(Action.allCases))
@@ -285,29 +287,35 @@ enum RequestGen {
     }
 
     static func any(_ rng: inout SeededRNG, wild: Bool) -> TerminalRequest {
-        let caller = Caller(callback: rng.chance(0.5) ? "interapp-callback" : text(&rng, wild: wild),
+        // A valid callback is one a terminal can answer to (CallbackAddress): wild ones are any text.
+        let caller = Caller(callback: rng.chance(0.5) ? "interapp-callback"
+                                : wild ? text(&rng, wild: true) : rng.pick(["mycallbackscheme://result", "till+a.b-c", "cb://host/a_b"]),
                             merchantKey: text(&rng, wild: wild), appId: text(&rng, wild: wild))
         let request: Request
-        switch rng.int(0...6) {
+        switch rng.int(0...12) {
         case 0:
             let amount = money(&rng, wild: wild)
-            let n: Int? = rng.chance(0.4) ? (wild ? rng.int(-5...50) : rng.int(0...36)) : nil
+            // Above 36 the terminal asks the cardholder (sale.txt:28): sent, not refused.
+            let n: Int? = rng.chance(0.4) ? (wild ? rng.int(-5...1200) : rng.int(0...120)) : nil
             var isv: ISVFields? = nil
             if rng.chance(0.3) {
                 isv = ISVFields(amount: wild ? money(&rng, wild: true) : Money(cents: rng.int(0...min(amount.cents, 1000))), clientId: text(&rng, wild: wild),
                                 clientSecret: text(&rng, wild: wild), sourceCode: opt(&rng) { text(&$0, wild: wild) },
                                 merchantId: opt(&rng) { text(&$0, wild: wild) }, merchantSourceCode: opt(&rng) { text(&$0, wild: wild) },
                                 customerTrns: opt(&rng) { text(&$0, wild: wild) }, clientTransactionId: opt(&rng) { text(&$0, wild: wild) })
+                if isv?.merchantId != nil && rng.chance(0.5) { isv?.currencyCode = wild ? text(&rng, wild: true) : rng.pick(["978", "EUR", "826"]) }
             }
             request = .sale(SaleRequest(
                 amount: amount, tipAmount: rng.chance(0.5) ? (wild ? money(&rng, wild: true) : Money(cents: rng.int(0...min(amount.cents, Money.maximumCents - amount.cents)))) : nil,
                 clientTransactionId: opt(&rng) { text(&$0, wild: wild) },
                 withInstallments: n != nil ? true : (rng.chance(0.5) ? false : nil), preferredInstallments: n,
+                paymentMethod: opt(&rng) { $0.pick(PaymentMethod.allCases) },
                 showReceipt: opt(&rng) { $0.chance(0.5) }, showRating: opt(&rng) { $0.chance(0.5) },
                 showTransactionResult: opt(&rng) { $0.chance(0.5) }, isv: isv,
                 protocolName: rng.chance(0.5) ? "int_default" : nil))
         case 1:
             request = .preAuth(PreAuthRequest(amount: money(&rng, wild: wild), clientTransactionId: opt(&rng) { text(&$0, wild: wild) },
+                                              paymentMethod: opt(&rng) { $0.pick(PaymentMethod.allCases) },
                                               showReceipt: opt(&rng) { $0.chance(0.5) }, showRating: opt(&rng) { $0.chance(0.5) },
                                               showTransactionResult: opt(&rng) { $0.chance(0.5) },
                                               protocolName: rng.chance(0.5) ? "int_default" : nil))
@@ -327,8 +335,31 @@ enum RequestGen {
             let command: BatchCommand = rng.chance(0.5) ? .open : .close
             request = .batch(BatchRequest(command: command, batchName: opt(&rng) { text(&$0, wild: wild) },
                                           batchId: (command == .close || wild) && rng.chance(0.5) ? (wild && rng.chance(0.3) ? text(&rng, wild: true) : uuid(&rng)) : nil))
+        case 6:
+            request = .transactionDetails(DetailsRequest(clientTransactionId: text(&rng, wild: wild),
+                                                         sourceTerminalId: opt(&rng) { text(&$0, wild: wild) }))
+        case 7:
+            request = .reprint(ReprintRequest(orderCode: opt(&rng) { wild ? text(&$0, wild: true) : digits(&$0, 16) }))
+        case 8:
+            request = .getPrintingSettings
+        case 9:
+            var p = PrintingSettings()
+            for (_, path) in PrintingSettings.switches where rng.chance(0.4) { p[keyPath: path] = rng.chance(0.5) }
+            if rng.chance(0.3) { p.businessDescriptionType = rng.pick(BusinessDescriptionType.allCases) }
+            if !wild && p.isEmpty { p.logo = true }
+            request = .setPrintingSettings(p)
+        case 10:
+            request = .sendLogs
+        case 11:
+            request = .getActivationCode
         default:
-            request = .transactionDetails(DetailsRequest(clientTransactionId: text(&rng, wild: wild)))
+            var flags: [String: Bool] = [:]
+            for n in ActivationRequest.flagNames where rng.chance(0.3) { flags[n] = rng.chance(0.5) }
+            let byCode = rng.chance(0.5)
+            request = .activatePos(ActivationRequest(
+                apiKey: byCode ? nil : text(&rng, wild: wild), apiSecret: byCode ? nil : text(&rng, wild: wild),
+                activationCode: byCode ? text(&rng, wild: wild) : nil, sourceId: opt(&rng) { text(&$0, wild: wild) },
+                pinCode: opt(&rng) { wild ? text(&$0, wild: true) : digits(&$0, 4) }, flags: flags))
         }
         return TerminalRequest(caller: caller, request: request)
     }

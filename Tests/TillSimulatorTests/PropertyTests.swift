@@ -15,10 +15,11 @@ import TillProtocol
         }
     }
 
-    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
-    func randomScriptsKeepTheBooksStraight(seed: UInt64) throws {
+    @Test(arguments: zip([1, 2, 3, 4, 5, 6] as [UInt64], [AbortStyle.terminal, .page, .saleOnly, .terminal, .page, .saleOnly]))
+    func randomScriptsKeepTheBooksStraight(seed: UInt64, abortStyle: AbortStyle) throws {
         var g = Gen(state: seed)
-        let h = Harness(SimulatorConfig(seed: seed, speed: 1, cardWaitMs: 2000, hostRoundTripMs: 500, giveUpAfterMs: 20_000))
+        let h = Harness(SimulatorConfig(seed: seed, speed: 1, cardWaitMs: 2000, hostRoundTripMs: 500, giveUpAfterMs: 20_000,
+                                        abortStyle: abortStyle, declineStyle: seed % 2 == 0 ? .page : .terminal))
         let amounts = [100, 1200, 666, 551, 404, 777, 808, 909, 1313, 5000]
         var sent = 0
         for step in 0..<1500 {
@@ -28,7 +29,7 @@ import TillProtocol
             let anyStan = stans.isEmpty ? "000001" : stans[g.next(stans.count)]
             let cid = "c\(g.next(300))"
             let request: String
-            switch g.next(10) {
+            switch g.next(13) {
             case 0, 1, 2: request = "sale&amount=\(amounts[g.next(amounts.count)])&tipAmount=\(g.next(3) * 50)&clientTransactionId=\(cid)"
             case 3: request = "pre_auth&amount=\(amounts[g.next(amounts.count)])&clientTransactionId=\(cid)"
             case 4: request = "abort"
@@ -36,7 +37,12 @@ import TillProtocol
             case 6: request = g.next(2) == 0 ? "capture_pre_auth&referenceNumber=\(anyStan)" : "capture_pre_auth&amount=\(1 + g.next(6000))&referenceNumber=\(anyStan)"
             case 7: request = "batch&command=\(g.next(2) == 0 ? "open" : "close")"
             case 8: request = "transactionDetails&clientTransactionId=\(cid)"
-            default: request = "sale&amount=\(g.next(3))&tipAmount=\(g.next(3))"   // often invalid
+            case 9: request = "sale&amount=\(g.next(3))&tipAmount=\(g.next(3))"   // often invalid
+            case 10: request = "cancel"                                                // the cardholder picks
+            case 11: request = ["sendLogs", "getPrintingSettings", "set_printing_settings&isBarcodeEnabled=true", "reprintTransaction",
+                                "getActivationCode"][g.next(5)]
+            default: request = "sale&amount=\(amounts[g.next(amounts.count)])&withInstallments=true&preferredInstallments=\(g.next(60))"
+                + "&paymentMethod=\(["CardPresent", "MOTO", "QrDefault"][g.next(3)])&clientTransactionId=\(cid)"
             }
             _ = h.send(request)
             sent += 1
@@ -83,5 +89,11 @@ import TillProtocol
         #expect(s.activeBatch.map { h.now - $0.openedMs < TerminalSimulator.batchLifetimeMs } ?? true)
         #expect(s.closedBatches.allSatisfy { $0.closedMs! - $0.openedMs <= TerminalSimulator.batchLifetimeMs })
         #expect(h.transcript.count >= sent / 2)
+        // Whatever the abort style, an aborted sale is never approved, and an abort answer carries no money
+        // unless it is the real terminals' combined one.
+        #expect(s.transactions.allSatisfy { !($0.approved && $0.message == SimMessage.aborted) })
+        for url in h.transcript where url.contains("action=abort&") || url.hasSuffix("action=abort") {
+            #expect(abortStyle == .page && !url.contains("amount="), "\(url)")
+        }
     }
 }

@@ -1,4 +1,4 @@
-import TillCore
+import TillModel
 import TillProtocol
 @testable import TillUI
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import TillCore
+import TillModel
 import TillProtocol
 @testable import TillUI
 

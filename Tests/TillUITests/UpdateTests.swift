@@ -1,5 +1,5 @@
 import Testing
-import TillCore
+import TillModel
 import TillProtocol
 @testable import TillUI
 
@@ -91,8 +91,19 @@ import TillProtocol
     @Test func lettersAreRefusedInAmountField() {
         var s = readyState()
         type(&s, "1x")
-        #expect(s.form["amount"] == "1")
+        // Refused, never dropped: the character stays in sight with the reason, and Enter sends nothing.
+        #expect(s.form["amount"] == "1x")
         #expect(s.form.errors["amount"] != nil)
+        #expect(press(&s, .enter).isEmpty)
+    }
+
+    @Test func minusThreeNeverChargesThree() {
+        var s = readyState()
+        type(&s, "-3")
+        #expect(s.form["amount"] == "-3" && s.form.errors["amount"] != nil)
+        #expect(press(&s, .enter).isEmpty, "'-3' must never charge 3.00")
+        press(&s, .ctrl("u")); type(&s, "3")
+        #expect(press(&s, .enter) == [.perform(.sale(SaleRequest(amount: Money(cents: 300))), summary: "Sale € 3.00")])
     }
 
     @Test func secondSendWhileInFlightIsRefused() {
@@ -144,11 +155,12 @@ import TillProtocol
         #expect(buf.contains("CONTACTLESS"))
     }
 
-    @Test func declinedKeepsFormForRetry() {
+    @Test func declinedClearsTheSaleForTheNextCustomer() {
         var s = readyState()
         type(&s, "6.66"); press(&s, .enter)
         _ = update(&s, .performed(.answered(entry(2, cents: 666, state: .declined, response: declinedSaleResponse)), summary: "Sale € 6.66"))
-        #expect(s.form["amount"] == "6.66")
+        #expect(s.form["amount"] == "")
+        #expect(s.form.focused?.id == "amount")
         #expect(view(s, size: s.size).contains("D E C L I N E D"))
     }
 
@@ -298,7 +310,7 @@ import TillProtocol
         press(&s, .enter)
         guard case .confirm? = s.overlay else { Issue.record("no confirmation"); return }
         let cmds = press(&s, .char("x"))
-        #expect(cmds == [.resolve(entryId: 4, note: "cashier: not charged")])
+        #expect(cmds == [.resolve(entryId: 4, charged: false, note: "")])
         let after = update(&s, .resolved(entryId: 4, error: nil))
         #expect(after == [.loadUnresolved])
     }

@@ -1,4 +1,3 @@
-import Foundation
 import TillProtocol
 
 extension Report {
@@ -43,6 +42,8 @@ extension Report {
         out.append(row("  Declined", declined, declined.cents))
         out.append(row("  Aborted", aborted, aborted.cents))
         out.append(row("  Outcome unknown", unknown, unknown.cents) + (unknown.count > 0 ? "  check the terminal" : ""))
+        if review.count > 0 { out.append(row("  Needs review", review, review.cents) + "  check the terminal and resolve") }
+        if duplicates.count > 0 { out.append(row("  Repeated answers", duplicates, duplicates.cents) + "  not charged again") }
         return out
     }
 
@@ -69,6 +70,8 @@ extension Report {
         add("not in totals", "declined", declined, declined.cents)
         add("not in totals", "aborted", aborted, aborted.cents)
         add("not in totals", "outcome unknown", unknown, unknown.cents)
+        add("not in totals", "needs review", review, review.cents)
+        add("not in totals", "repeated answers", duplicates, duplicates.cents)
         return CSV.text(rows)
     }
 
@@ -83,6 +86,7 @@ extension Report {
             ("sales", tally(sales)), ("tips", tally(tips)), ("preAuths", tally(preAuths)), ("captures", tally(captures)),
             ("preAuthsAwaitingCapture", .int(preAuthsAwaitingCapture)), ("refunds", tally(refunds)), ("netCents", .int(netCents)),
             ("declined", tally(declined)), ("aborted", tally(aborted)), ("unknown", tally(unknown)),
+            ("review", tally(review)), ("duplicates", tally(duplicates)),
             ("byCardType", .object(byCardType.sorted { $0.key < $1.key }.map { ($0.key, tally($0.value)) })),
             ("byVerificationMethod", .object(byVerificationMethod.sorted { $0.key < $1.key }.map { ($0.key, tally($0.value)) })),
         ])
@@ -126,14 +130,13 @@ public enum CSV {
     public static func field(_ raw: String) -> String {
         var s = SafeText.terminal(raw)
         if let first = raw.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first), !isPlainNumber(raw) {
-            s = "'" + s
-            return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            return quoted("'" + s)
         }
-        if s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
-            return "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-        }
+        if s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) { return quoted(s) }
         return s
     }
+
+    static func quoted(_ s: String) -> String { "\"" + String(s.flatMap { $0 == "\"" ? ["\"", "\""] : [$0] }) + "\"" }
 
     /// `-12.50`, `3`, `0.5`: digits with an optional leading minus and one decimal point.
     static func isPlainNumber(_ s: String) -> Bool {

@@ -18,11 +18,19 @@ public enum EntryState: String, Sendable, Hashable, Codable, CaseIterable {
     /// No answer in time, the transport failed after sending, or till stopped while waiting:
     /// the terminal may or may not have done it. Never shown as failed.
     case unknown
-    /// An unknown outcome that a cashier or recovery has since settled (see `resolution`).
+    /// An unknown outcome that a cashier or recovery has since settled as not charged (the note says how).
     case resolved
+    /// The terminal answered, but the answer needs a person before it counts: approved for another amount than
+    /// was asked, or an answer that matched nothing till sent. Never in the clean totals until resolved.
+    case review
+    /// An answer that repeats a transaction the journal already holds (same transaction id / STAN): nothing new was
+    /// charged. Never counted.
+    case duplicate
 
-    /// Still needs the cashier's attention at start.
-    public var needsAttention: Bool { self == .pending || self == .sent || self == .unknown }
+    /// Still needs the cashier's attention: shown in Unresolved, blocks a clean close.
+    public var needsAttention: Bool { self == .pending || self == .sent || self == .unknown || self == .review }
+    /// Still waiting for the terminal's word (start-up recovery may ask the terminal about it).
+    public var awaitsTerminal: Bool { self == .pending || self == .sent || self == .unknown }
     public var isFinal: Bool { !needsAttention }
 }
 
@@ -85,12 +93,20 @@ public enum ActionOutcome: Sendable, Hashable {
     case unknown(JournalEntry)
     /// The transport could not take the request at all; `entry` is set when it was journaled.
     case transportError(JournalEntry?, String)
+    /// Not sent: another till process on this journal is waiting for the terminal (one terminal, one sender).
+    case otherTillBusy(String)
+    /// Not sent: earlier sales have an unknown outcome; the cashier must confirm, naming them, before charging again
+    /// (`perform(_:confirmingUnknown:)` with their ids).
+    case needsConfirmation([JournalEntry])
+    /// The journal could not record a step: loud, never silent. `entry` is the journal's last word on it, if any; the
+    /// message says what is known (e.g. the terminal approved but the answer could not be recorded).
+    case journalFailed(JournalEntry?, String)
 
     public var exitCode: Int32 {
         switch self {
-        case .answered(let e): return e.state == .approved ? 0 : 1
+        case .answered(let e): return e.state == .approved ? 0 : (e.state == .declined || e.state == .aborted ? 1 : 3)
         case .invalid: return 2
-        case .busy, .unknown, .transportError: return 3
+        case .busy, .unknown, .transportError, .otherTillBusy, .needsConfirmation, .journalFailed: return 3
         }
     }
 }
@@ -137,6 +153,11 @@ public enum ControllerEvent: Sendable, Hashable {
     case inFlight(InFlight)
     /// The request in flight ended.
     case settled(ActionOutcome)
+    /// Start-up recovery learned (or could not learn) the outcome of an entry an earlier run left open;
+    /// `entry` is as the journal now has it (approved, declined, resolved as never sent, or still unknown).
+    case recovered(JournalEntry)
+    /// The journal could not record something: loud, in the cashier's words.
+    case journalProblem(String)
     /// An answer arrived that matches nothing in flight: journaled and reported, not dropped.
     case unmatchedAnswer(CallbackResponse, note: String)
     /// The transport had a problem (bridge died and restarts, folder unwritable …), in the cashier's words.
@@ -167,6 +188,11 @@ public protocol TillService: Sendable {
     func recover() async -> [JournalEntry]
     /// Marks an unknown entry as settled by the cashier (`resolved` with a note); never re-sends.
     func resolve(entryId: Int64, note: String) async throws
+    /// Settles an entry that needs attention as the cashier found it on the terminal: `charged` makes it an approved
+    /// entry (it counts, with the terminal's amount when one is known), not charged makes it `resolved` (never counts).
+    func resolve(entryId: Int64, charged: Bool, note: String) async throws
+    /// As `perform`, after the cashier confirmed that these earlier unknown outcomes (by journal id) were checked.
+    func perform(_ request: Request, confirmingUnknown: Set<Int64>) async -> ActionOutcome
     func entries(_ filter: JournalFilter) async -> [JournalEntry]
     func entry(id: Int64) async -> JournalEntry?
     func batch() async -> BatchInfo

@@ -88,6 +88,13 @@ public struct Report: Sendable, Hashable, Codable {
     public var declined = Tally()
     public var aborted = Tally()
     public var unknown = Tally()
+    /// Answers that need a person before they count (approved for another amount than asked, answers that matched
+    /// nothing till sent). Optional in storage so Z reports stored before it existed still read.
+    public var review: Tally { get { reviewStored ?? Tally() } set { reviewStored = newValue } }
+    private var reviewStored: Tally?
+    /// Answers that repeated a transaction already journaled: nothing new was charged.
+    public var duplicates: Tally { get { duplicatesStored ?? Tally() } set { duplicatesStored = newValue } }
+    private var duplicatesStored: Tally?
     /// Approved sales by card type, then by verification method (count and amount + tip).
     public var byCardType: [String: Tally] = [:]
     public var byVerificationMethod: [String: Tally] = [:]
@@ -99,8 +106,14 @@ public struct Report: Sendable, Hashable, Codable {
     public var preAuthsAwaitingCapture: Int { max(0, preAuths.count - captures.count) }
     public var netCents: Int { sales.cents + tips.cents + captures.cents - refunds.cents }
 
+    /// How the terminal's `amount` relates to its `tipAmount` (config `tip`): on top (the card paid amount + tip) or
+    /// included (the card paid amount, of which tip). Stored, optional, so Z reports made before it still read.
+    public var tipStyle: TipStyle { tipStyleStored ?? .onTop }
+    private var tipStyleStored: TipStyle?
+
     public init(kind: Kind, batch: BatchInfo?, closedAtMs: Int64? = nil, closedHow: String? = nil,
-                generatedAtMs: Int64, buckets: [ReportBucket]) {
+                generatedAtMs: Int64, buckets: [ReportBucket], tipStyle: TipStyle = .onTop) {
+        tipStyleStored = tipStyle == .onTop ? nil : tipStyle
         self.kind = kind
         batchId = batch?.id; batchName = batch?.name; openedAtMs = batch?.openedAtMs
         self.closedAtMs = closedAtMs; self.closedHow = closedHow; self.generatedAtMs = generatedAtMs
@@ -111,10 +124,13 @@ public struct Report: Sendable, Hashable, Codable {
             case .approved:
                 switch b.action {
                 case .sale:
-                    sales.add(b.count, b.amountCents); tips.add(b.tippedCount, b.tipCents)
-                    byCardType[b.cardType.isEmpty ? "(unknown)" : b.cardType, default: Tally()].add(b.count, b.amountCents + b.tipCents)
+                    // The terminal's figures are the truth; the tip style says whether its amount holds the tip.
+                    // `sales` is always the goods and `tips` the tips, so the net total is the money the cards paid.
+                    let goods = tipStyle == .included ? b.amountCents - b.tipCents : b.amountCents
+                    sales.add(b.count, goods); tips.add(b.tippedCount, b.tipCents)
+                    byCardType[b.cardType.isEmpty ? "(unknown)" : b.cardType, default: Tally()].add(b.count, goods + b.tipCents)
                     byVerificationMethod[b.verificationMethod.isEmpty ? "(unknown)" : b.verificationMethod, default: Tally()]
-                        .add(b.count, b.amountCents + b.tipCents)
+                        .add(b.count, goods + b.tipCents)
                 case .preAuth: preAuths.add(b.count, b.amountCents)
                 case .capturePreAuth: captures.add(b.count, b.amountCents)
                 case .cancel: refunds.add(b.count, b.amountCents)
@@ -123,6 +139,8 @@ public struct Report: Sendable, Hashable, Codable {
             case .declined: declined.add(b.count, b.amountCents + b.tipCents)
             case .aborted: aborted.add(b.count, b.amountCents + b.tipCents)
             case .pending, .sent, .unknown: unknown.add(b.count, b.amountCents + b.tipCents)
+            case .review: review.add(b.count, b.amountCents + b.tipCents)
+            case .duplicate: duplicates.add(b.count, b.amountCents + b.tipCents)
             case .resolved: break
             }
         }

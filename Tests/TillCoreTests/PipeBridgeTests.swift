@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+@testable import TillCore
+import TillIO
+import TillProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// True once `pid` is gone (or only a zombie waiting for a parent that is not us).
+func processGone(_ pid: pid_t) -> Bool {
+    if kill(pid, 0) != 0 && errno == ESRCH { return true }
+    guard let stat = AtomicFile.read("/proc/\(pid)/stat"), let close = stat.lastIndex(of: ")") else { return true }
+    return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
+}
+
+/// The pipe bridge's limits: line length, a bridge that cannot start, its environment, its process group.
+@Suite(.serialized) struct PipeBridgeTests {
+    // Defect: a bridge that writes without a newline grew till's memory without limit (and rescanned it all each read).
+    @Test func fiftyMegabytesWithoutANewlineStayBoundedAndTheNextLineArrives() async throws {
+        let good = approvedAnswer(ctid: "after-flood", amount: 100)
+        let command = "head -c 52428800 /dev/zero | tr '\\0' a; printf '\\n%s\\n' '\(good)'; exec cat > /dev/null"
+        let transport = PipeTransport(command: command)
+        let log = TransportEventLog()
+        let t0 = Date()
+        _ = try await transport.start(sink: log.sink)
+        let arrived = await eventuallyAsync(60) { log.answers.contains { $0.text == good } }
+        let seconds = Date().timeIntervalSince(t0)
+        #expect(arrived, "the good line after the flood never arrived")
+        #expect(transport.lineBufferHighWater <= 64 * 1024 + 64 * 1024, "the line buffer grew to \(transport.lineBufferHighWater) bytes")
+        let told = log.all.filter {
+            switch $0 {
+            case .rejected(_, let r), .problem(let r): return r.contains("64 KiB")
+            default: return false
+            }
+        }
+        #expect(told.count == 1, "\(log.all.prefix(5))")
+        #expect(log.answers.count == 1)   // nothing of the flood is taken as an answer
+        print("pipe flood: 50 MB without a newline read in \(String(format: "%.2f", seconds)) s, line buffer high water \(transport.lineBufferHighWater) bytes")
+        await transport.stop()
+    }
+
+    @Test func anOverlongLineWithANewlineIsDroppedOnceAndTheNextLineArrives() async throws {
+        let good = approvedAnswer(ctid: "after-long", amount: 100)
+        let command = "head -c 100000 /dev/zero | tr '\\0' b; printf '\\n%s\\n' '\(good)'; exec cat > /dev/null"
+        let transport = PipeTransport(command: command)
+        let log = TransportEventLog()
+        _ = try await transport.start(sink: log.sink)
+        #expect(await eventuallyAsync(20) { log.answers.contains { $0.text == good } })
+        #expect(log.answers.count == 1)
+        #expect(log.all.filter { if case .rejected(_, let r) = $0 { return r.contains("64 KiB") }; return false }.count == 1)
+        await transport.stop()
+    }
+
+    // Defect: a bridge that cannot start (exit 127 before reading) left the sale `unknown`.
+    @Test func aBridgeThatIsNotFoundIsNeverSentNotUnknown() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let journal = try Journal(path: dir.path + "/j.sqlite")
+        let command = "till-no-such-bridge-42"
+        let c = TillController(transport: PipeTransport(command: command), journal: journal, caller: testCaller, timeoutMs: 20_000)
+        try await c.start()
+        let r = await c.perform(sale(1000))
+        guard case .transportError(let e?, let message) = r else { Issue.record("expected never sent, got \(r)"); await c.shutdown(); return }
+        #expect(message == "The bridge '\(command)' was not found (exit 127): check the command in --transport / the config.")
+        #expect(e.state == .resolved && r.exitCode == 3)
+        #expect(await c.unresolved().isEmpty)
+        // And again: still never sent, never unknown.
+        #expect(await c.perform(sale(2000)).journalEntry?.state == .resolved)
+        await c.shutdown()
+
+        // Not executable: exit 126.
+        let script = dir.path + "/bridge.sh"
+        try AtomicFile.write("#!/bin/sh\nexec cat\n", to: script, mode: 0o644)
+        let c2 = TillController(transport: PipeTransport(command: "'\(script)'"), journal: journal, caller: testCaller, timeoutMs: 20_000)
+        try await c2.start()
+        let r2 = await c2.perform(sale(1000))
+        guard case .transportError(let e2?, let m2) = r2 else { Issue.record("expected never sent, got \(r2)"); await c2.shutdown(); return }
+        #expect(e2.state == .resolved && m2.contains("exit 126") && m2.contains("not executable"), "\(m2)")
+        await c2.shutdown()
+    }
+
+    // The other side of the same line: a bridge that read the request and then died may have acted on it.
+    @Test func aBridgeThatReadTheRequestAndThenExited127IsStillUnknown() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let c = TillController(transport: PipeTransport(command: "read line; till-no-such-command-after-reading"),
+                               journal: try Journal(path: dir.path + "/j.sqlite"), caller: testCaller, timeoutMs: 20_000)
+        try await c.start()
+        let r = await c.perform(sale(1000))
+        #expect(r.journalEntry?.state == .unknown, "\(r)")
+        await c.shutdown()
+    }
+
+    // A bridge that starts slowly still gets the request (send waits for it to be read, within a grace);
+    // one that ends without reading it never got it.
+    @Test func aSlowStartingBridgeGetsTheRequestAndOneThatExitsUnreadNeverDid() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let journal = try Journal(path: dir.path + "/j.sqlite")
+        let slow = TillController(transport: PipeTransport(command: "sleep 0.4; exec '\(tillBinary)' simulate --stdio --speed 0"),
+                                  journal: journal, caller: testCaller, timeoutMs: 20_000)
+        try await slow.start()
+        #expect(await slow.perform(sale(1000)).journalEntry?.state == .approved)
+        await slow.shutdown()
+
+        let quitter = TillController(transport: PipeTransport(command: "sleep 0.1; exit 3"), journal: journal, caller: testCaller,
+                                     timeoutMs: 20_000)
+        try await quitter.start()
+        let r = await quitter.perform(sale(1000))
+        guard case .transportError(let e?, let m) = r else { Issue.record("expected never sent, got \(r)"); await quitter.shutdown(); return }
+        #expect(e.state == .resolved && m.contains("exited with status 3") && m.contains("never read"), "\(m)")
+        await quitter.shutdown()
+    }
+
+    // Defect: the bridge inherited TILL_MERCHANT_KEY.
+    @Test func theBridgeDoesNotInheritTheMerchantKey() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let envFile = dir.path + "/bridge-env"
+        let secret = "MK-from-the-environment-9931"
+        let bridge = "pipe:env > '\(envFile)'; exec '\(tillBinary)' simulate --stdio --speed 0"
+        let r = try await runTillCapturing(["sale", "--amount", "12", "--transport", bridge, "--journal", dir.path + "/j.sqlite"],
+                                           environment: ["TILL_MERCHANT_KEY": secret, "TILL_ISV_SECRET": "isv-77",
+                                                         "TILL_TEST_VISIBLE": "plain"])
+        #expect(r.status == 0, "\(r.output) \(r.errors)")
+        let env = AtomicFile.read(envFile) ?? ""
+        #expect(env.contains("TILL_TEST_VISIBLE=plain") && env.contains("PATH="), "\(env.prefix(200))")
+        #expect(!env.contains("TILL_MERCHANT_KEY") && !env.contains(secret))
+        #expect(!env.contains("TILL_ISV_SECRET") && !env.contains("isv-77"))
+    }
+
+    // Defect: stop() killed the bridge without a SIGTERM; a bridge that forks must lose its child too.
+    @Test func stopEndsTheBridgesWholeProcessGroupTermFirstThenKill() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let marker = dir.path + "/got-term", pidFile = dir.path + "/pid", childFile = dir.path + "/child"
+        // The bridge cleans up on SIGTERM; its child ignores SIGTERM (only SIGKILL ends it).
+        let command = "trap 'echo term > \"\(marker)\"; exit 0' TERM; (trap '' TERM; exec sleep 1000) & echo $! > '\(childFile)'; "
+            + "echo $$ > '\(pidFile)'; while :; do sleep 0.05; done"
+        let transport = PipeTransport(command: command)
+        _ = try await transport.start(sink: { _ in })
+        #expect(await eventuallyAsync(10) { (AtomicFile.read(childFile) ?? "").hasSuffix("\n") && (AtomicFile.read(pidFile) ?? "").hasSuffix("\n") })
+        guard let pid = pid_t((AtomicFile.read(pidFile) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)),
+              let child = pid_t((AtomicFile.read(childFile) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            Issue.record("the bridge did not start"); await transport.stop(); return
+        }
+        #expect(!processGone(pid) && !processGone(child))
+        let t0 = Date()
+        await transport.stop()
+        let took = Date().timeIntervalSince(t0)
+        #expect(await eventuallyAsync(5) { processGone(pid) && processGone(child) }, "left running: \(processGone(pid) ? "" : "bridge ")\(processGone(child) ? "" : "child")")
+        if !processGone(child) { kill(child, SIGKILL) }
+        #expect(AtomicFile.read(marker)?.contains("term") == true, "the bridge never got a SIGTERM")
+        #expect(took < 5, "stop() took \(took) s")
+    }
+}
+
+/// The pure parts of the pipe transport: line splitting and the bridge's environment.
+struct PipeTransportUnitTests {
+    private func feed(_ s: inout PipeTransport.LineSplitter, _ text: String) -> [PipeTransport.LineSplitter.Piece] {
+        Array(text.utf8).withUnsafeBytes { s.feed($0) }
+    }
+
+    @Test func linesSplitAcrossReadsAndTheLimitIsExact() {
+        var s = PipeTransport.LineSplitter(limit: 8)
+        #expect(feed(&s, "abc") == [])
+        #expect(feed(&s, "de\nfg") == [.line(Array("abcde".utf8))])
+        #expect(feed(&s, "\n\n") == [.line(Array("fg".utf8)), .line([])])
+        #expect(feed(&s, "12345678\n") == [.line(Array("12345678".utf8))])          // exactly the limit: kept
+        #expect(feed(&s, "1234") == [])
+        #expect(feed(&s, "56789") == [.overlong])                                      // one over: dropped, told once
+        #expect(feed(&s, "more and more") == [])
+        #expect(feed(&s, "end\nok\n") == [.line(Array("ok".utf8))])                   // resumes after the newline
+        #expect(s.line.isEmpty)
+    }
+
+    @Test func theBridgeEnvironmentLeavesOutTillsSecretsOnly() {
+        let env = ["PATH=/usr/bin", "TILL_MERCHANT_KEY=MK-1", "TILL_ISV_SECRET=s", "TILL_API_TOKEN=t", "TILL_DB_PASSWORD=p",
+                   "TILL_JOURNAL=/x", "HOME=/root", "AWS_SECRET_ACCESS_KEY=bridge-needs-it", "EMPTY=", "TILL_MERCHANT_KEY"]
+        #expect(PipeTransport.bridgeEnvironment(env) == ["PATH=/usr/bin", "TILL_JOURNAL=/x", "HOME=/root",
+                                                        "AWS_SECRET_ACCESS_KEY=bridge-needs-it", "EMPTY="])
+    }
+}

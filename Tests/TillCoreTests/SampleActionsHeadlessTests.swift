@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+@testable import TillCore
+import TillIO
+import TillProtocol
+import TillSimulator
+
+/// Issue 12: the sample apps' administrative actions as headless commands, on the built-in simulator,
+/// and the config keys `tip` and `sim_abort_style`.
+@Suite(.serialized) struct SampleActionsHeadlessTests {
+    @Test func everyAdministrativeCommandRunsAndMovesNoMoney() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let journal = dir.path + "/journal.sqlite"
+        let common = ["--journal", journal, "--sim-speed", "0", "--config", "/dev/null"]
+        #expect(try await runTill(["batch", "open", "--name", "admin-day"] + common).status == 0)
+        let logs = try await runTill(["send-logs"] + common)
+        #expect(logs.status == 0 && logs.output.contains("DONE") && !logs.output.contains("APPROVED"))
+        let get = try await runTill(["printing-settings", "get", "--json"] + common)
+        #expect(get.status == 0 && get.output.contains("\"isCustomerReceiptEnabled\": \"true\""))
+        let set = try await runTill(["printing-settings", "set", "--customer-receipt", "false", "--json"] + common)
+        #expect(set.status == 0 && set.output.contains("\"isCustomerReceiptEnabled\": \"false\""))
+        // The terminal (its state beside the journal) keeps the setting across runs.
+        #expect(try await runTill(["printing-settings", "get", "--json"] + common).output.contains("\"isCustomerReceiptEnabled\": \"false\""))
+        #expect(try await runTill(["reprint", "--latest"] + common).status == 1)   // nothing printed yet
+        let sale = try await runTill(["sale", "--amount", "12", "--payment-method", "MOTO", "--json"] + common)
+        #expect(sale.status == 0 && sale.output.contains("MANUAL ENTRY"))
+        #expect(try await runTill(["reprint", "--latest"] + common).status == 0)
+        let code = try await runTill(["activation-code", "--json"] + common)
+        #expect(code.status == 0)
+        let activationCode = try #require(code.output.firstMatch(of: /"activationCode": "([0-9]{8})"/)?.output.1)
+        let act = try await runTill(["activate", "--activation-code", String(activationCode), "--source-id", "Default",
+                                     "--pin-code", "4321", "--lock-refund", "true"] + common)
+        #expect(act.status == 0 && act.output.contains("POS activated"))
+        let byKey = try await runTill(["activate", "--api-key", "SUPER-KEY-1", "--api-secret", "SUPER-SECRET-2"] + common)
+        #expect(byKey.status == 0 && !byKey.output.contains("SUPER-"))
+        // Secrets never reach the journal (any of its files) or the simulator's state.
+        for file in try FileManager.default.contentsOfDirectory(atPath: dir.path) {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: dir.path + "/" + file))
+            for secret in ["SUPER-KEY-1", "SUPER-SECRET-2", "pinCode=4321"] {
+                #expect(bytes.range(of: Data(secret.utf8)) == nil, "\(secret) in \(file)")
+            }
+        }
+        // Only the sale is money: the X report counts one sale of 12.00.
+        let report = try await runTill(["report", "--json"] + common)
+        #expect(report.status == 0)
+        let sales = try #require(report.output.firstMatch(of: /"sales": \{\s*"count": (\d+),\s*"cents": (\d+)/))
+        #expect(sales.output.1 == "1" && sales.output.2 == "1200", "\(report.output)")
+        #expect(report.output.contains("\"batchName\": \"admin-day\""))
+    }
+
+    @Test func invalidAdministrativeInputExits2() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let common = ["--journal", dir.path + "/journal.sqlite", "--sim-speed", "0", "--config", "/dev/null"]
+        let r = try await runTillCapturing(["activate", "--pin-code", "12"] + common)
+        #expect(r.status == 2 && r.errors.contains("The PIN must be 4 to 8 digits.") && r.errors.contains("Say how to activate"))
+        // Nothing was sent: no journal entry.
+        if Path.exists(dir.path + "/journal.sqlite") {
+            let list = try await runTill(["journal"] + common)
+            #expect(list.output.contains("No entries"))
+        }
+    }
+
+    @Test func simAbortStyleFlagAndConfig() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let common = ["--journal", dir.path + "/journal.sqlite", "--sim-speed", "0", "--config", "/dev/null"]
+        // abort.txt:69-71, the page's form: nothing to abort, status=success; still "nothing to abort", exit 1.
+        let page = try await runTill(["abort", "--sim-abort-style", "page", "--json"] + common)
+        #expect(page.status == 1 && page.output.contains("nothingToAbort") && page.output.contains("nothing to abort"))
+        let terminal = try await runTill(["abort", "--json"] + common)
+        #expect(terminal.status == 1 && terminal.output.contains("(-55) NOTHING_TO_ABORT"))
+        let bad = try await runTillCapturing(["abort", "--sim-abort-style", "polite"] + common)
+        #expect(bad.status == 2 && bad.errors.contains("terminal|page|sale-only"))
+        let cfg = dir.path + "/config.toml"
+        try AtomicFile.write("sim_abort_style = \"page\"\nsim_speed = 0\njournal = \"\(dir.path)/j2.sqlite\"\n", to: cfg)
+        let fromConfig = try await runTill(["abort", "--config", cfg, "--json"])
+        #expect(fromConfig.status == 1 && fromConfig.output.contains("nothing to abort"))
+    }
+
+    @Test func configKeys() throws {
+        let c = try TillConfig.parse("tip = \"included\"\nsim_abort_style = \"sale-only\"")
+        #expect(c.tip == .included && c.resolvedTip == .included && c.simAbortStyle == .saleOnly)
+        #expect(TillConfig().resolvedTip == .onTop)
+        #expect(throws: ConfigError.self) { try TillConfig.parse("tip = \"sometimes\"") }
+        do { _ = try TillConfig.parse("\n\ntip = \"sometimes\"") } catch {
+            #expect(error.message.contains(":3:") && error.message.contains("on-top"))
+        }
+        #expect(throws: ConfigError.self) { try TillConfig.parse("sim_abort_style = \"polite\"") }
+        var flags = TillConfig(); flags.simAbortStyle = .page
+        #expect(c.overridden(by: flags).simAbortStyle == .page && c.overridden(by: flags).tip == .included)
+    }
+}

@@ -1,0 +1,104 @@
+import Foundation
+import TillCore
+import TillIO
+import TillProtocol
+import TillSimulator
+
+/// What the simulated link between till and the terminal does to the next answer (FoundationDB-style fault
+/// injection: the terminal itself stays the real simulator; only the link misbehaves).
+enum AnswerFault: String, Sendable, Hashable, CaseIterable {
+    /// Delivered as sent.
+    case none
+    /// Lost on the way (the terminal charged, till never hears).
+    case drop
+    /// Delivered twice.
+    case duplicate
+    /// The amount is changed on the way (an approval for another amount than asked).
+    case wrongAmount
+    /// Held back; delivered at a later step (late, possibly after till gave up).
+    case hold
+}
+
+/// A transport around the built-in simulator whose link can drop, repeat, alter or delay answers, and inject
+/// answers the terminal never sent (stray files, another till's answers).
+final class FaultyTransport: Transport, @unchecked Sendable {
+    let inner: SimulatorTransport
+    var description: String { "simulator" }
+    private let lock = NSLock()
+    private var sink: (@Sendable (TransportEvent) -> Void)?
+    private var nextFault: AnswerFault = .none
+    private var held: [IncomingAnswer] = []
+
+    init(_ inner: SimulatorTransport) { self.inner = inner }
+
+    func setNextFault(_ f: AnswerFault) { lock.withLock { nextFault = f } }
+
+    func start(sink: @escaping @Sendable (TransportEvent) -> Void) async throws -> [IncomingAnswer] {
+        lock.withLock { self.sink = sink }
+        return try await inner.start(sink: { [weak self] e in self?.intercept(e) })
+    }
+
+    private func intercept(_ e: TransportEvent) {
+        lock.lock()
+        let s = sink
+        var out: [TransportEvent] = []
+        if case .answer(var a) = e, nextFault != .none {
+            let f = nextFault
+            nextFault = .none
+            switch f {
+            case .none: out = [e]
+            case .drop: out = []
+            case .duplicate: out = [e, e]
+            case .wrongAmount:
+                a.text = FaultyTransport.replacing(a.text, "amount") { v in String((Int(v) ?? 0) / 2 + 1) }
+                out = [.answer(a)]
+            case .hold: held.append(a)
+            }
+        } else {
+            out = [e]
+        }
+        lock.unlock()
+        for x in out { s?(x) }
+    }
+
+    /// Delivers what was held back, in order.
+    func releaseHeld() {
+        let (list, s) = lock.withLock { () -> ([IncomingAnswer], (@Sendable (TransportEvent) -> Void)?) in
+            let l = held; held = []; return (l, sink)
+        }
+        for a in list { s?(.answer(a)) }
+    }
+
+    /// An answer the terminal never sent to this till.
+    func inject(_ text: String) {
+        let s = lock.withLock { sink }
+        s?(.answer(IncomingAnswer(text: text)))
+    }
+
+    func send(id: String, url: String) async throws(TransportError) { try await inner.send(id: id, url: url) }
+    func acknowledge(_ answer: IncomingAnswer) async { await inner.acknowledge(answer) }
+    func reject(_ answer: IncomingAnswer, reason: String) async { await inner.reject(answer, reason: reason) }
+    func gaveUp(on id: String) async -> Bool { await inner.gaveUp(on: id) }
+    func stop() async {
+        lock.withLock { sink = nil; held = [] }
+        await inner.stop()
+    }
+
+    static func replacing(_ url: String, _ name: String, _ change: (String) -> String) -> String {
+        guard let q = url.firstIndex(of: "?") else { return url }
+        let fields = url[url.index(after: q)...].split(separator: "&", omittingEmptySubsequences: false).map { f -> String in
+            guard f.hasPrefix(name + "=") else { return String(f) }
+            return name + "=" + change(String(f.dropFirst(name.count + 1)))
+        }
+        return String(url[...q]) + fields.joined(separator: "&")
+    }
+
+    /// Answers no request of this till asked for: another till's sale, a stray batch answer, one with no action.
+    static let strays = [
+        "interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&clientTransactionId=another-till-1&amount=4200&tipAmount=0&referenceNumber=900001&transactionId=00000000-0000-0000-0000-00000000a001",
+        "interapp-callback://result?status=success&message=Batch%20opened&action=batch&command=open&batchName=Phantom&batchId=00000000-0000-0000-0000-0000000000b1",
+        "interapp-callback://result?status=success&message=Transaction%20successful.&amount=999&tipAmount=0",
+        "interapp-callback://result?status=success&message=Batch%20closed&action=batch&command=close",
+        "interapp-callback://result?status=fail&message=(-57)%20ABORTED&action=ABORT&amount=10&tipAmount=0",
+    ]
+}
