@@ -41,10 +41,13 @@ func median(_ xs: [Double]) -> Double? {
 final class TmuxPane {
     let socket: String
     let out: String
+    private var serverPid: Int32 = 0
     init(_ label: String, command: String, dir: String) {
         socket = "till-bench-\(label)-\(getpid())"
         out = dir + "/screen-\(label)"
         spawnWait(["/usr/bin/tmux", "-L", socket, "new-session", "-d", "-s", "b", "-x", "80", "-y", "24", command])
+        spawnWait(["/usr/bin/tmux", "-L", socket, "display-message", "-p", "#{pid}"], stdout: out)
+        serverPid = Int32(((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
     func screen() -> String {
         spawnWait(["/usr/bin/tmux", "-L", socket, "capture-pane", "-p", "-t", "b"], stdout: out)
@@ -63,7 +66,12 @@ final class TmuxPane {
         }
         return nil
     }
-    func stop() { spawnWait(["/usr/bin/tmux", "-L", socket, "kill-server"]) }
+    /// Ends the server (kill-server, then its pid: kill-server alone sometimes leaves it running).
+    func stop() {
+        spawnWait(["/usr/bin/tmux", "-L", socket, "kill-server"])
+        if serverPid > 0 { kill(serverPid, SIGKILL); waitGone(serverPid) }
+        unlink("/tmp/tmux-\(getuid())/\(socket)")
+    }
 }
 
 /// `Collected : N` from callgrind's summary of `argv` (stdin from `input`), or nil.
