@@ -35,7 +35,7 @@ let package = Package(
             .product(name: "TOMLKit", package: "TOMLKit")]),
         .target(name: "TillTerminal", dependencies: ["TillUI", "TillCore", "TillProtocol", "TillIO", "CNcurses"]),
         .executableTarget(name: "till", dependencies: [
-            "TillProtocol", "TillIO", "TillSimulator", "TillCore", "TillUI", "TillTerminal",
+            "TillProtocol", "TillModel", "TillIO", "TillSimulator", "TillCore", "TillUI", "TillTerminal",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "TillBench", dependencies: [

@@ -40,6 +40,20 @@ static inline int till_put_wch(int y, int x, wchar_t ch, unsigned int attrs, sho
     return mvwadd_wch(stdscr, y, x, &cc);
 }
 
+/// Puts one grapheme cluster (a base character and its combining marks, NUL-terminated, at most
+/// CCHARW_MAX wide characters) at (y, x).
+static inline int till_put_cluster(int y, int x, const wchar_t *wstr, unsigned int attrs, short pair) {
+    cchar_t cc;
+    if (setcchar(&cc, wstr, (attr_t)attrs, pair, NULL) != OK) {
+        wchar_t first[2] = { wstr[0], L'\0' };
+        setcchar(&cc, first, (attr_t)attrs, pair, NULL);
+    }
+    return mvwadd_wch(stdscr, y, x, &cc);
+}
+
+/// Rings the terminal's bell (a verdict arrived).
+static inline void till_beep(void) { beep(); }
+
 /// Reads one key as a wide character or a function-key code.
 /// Returns OK (char in *out), KEY_CODE_YES (key code in *out) or ERR (timeout).
 static inline int till_get_wch(wint_t *out) { return wget_wch(stdscr, out); }

@@ -177,6 +177,11 @@ public protocol TillService: Sendable {
     func perform(_ request: Request) async -> ActionOutcome
     /// Sends an abort for what is in flight and reports its outcome.
     func abort() async -> AbortResult
+    /// The cashier stops waiting for the request in flight (the terminal said it has nothing to
+    /// abort, or the cashier gives up): the entry becomes `unknown` and goes to Unresolved; its
+    /// `perform` returns `.unknown`. Nothing is sent. Returns that outcome, or nil when nothing was in
+    /// flight; `.journalFailed` when the journal could not record it.
+    func stopWaiting() async -> ActionOutcome?
     /// Live events; each call returns a new stream.
     func events() -> AsyncStream<ControllerEvent>
     /// The request in flight, if any.

@@ -89,21 +89,24 @@ public final class NcursesBackend {
         let w = buf.size.width
         let full = previous?.size != buf.size
         if full { till_clear() }
-        buf.cells.withUnsafeBufferPointer { cells in
-            let prev = full ? nil : previous
-            for i in 0..<cells.count {
-                let c = cells[i]
-                if let prev, prev.cells[i] == c { continue }
-                let r = Int(c.role.rawValue)
-                let attrs = roleAttrs[r] | Self.curses(c.attrs)
-                _ = till_put_wch(Int32(i / w), Int32(i % w), wchar_t(c.ch.value), attrs, rolePairs[r])
-                written += 1
-            }
+        // The cells that changed (`ScreenBuffer.diff`, tested on its own); a wide cluster is painted once.
+        for i in buf.diff(from: full ? nil : previous) {
+            let c = buf.cells[i]
+            let r = Int(c.role.rawValue)
+            let attrs = roleAttrs[r] | Self.curses(c.attrs)
+            // A grapheme cluster as ncurses takes it: its scalars (at most 5), NUL-terminated.
+            var wstr = c.ch.unicodeScalars.prefix(5).map { wchar_t(bitPattern: $0.value) }
+            wstr.append(0)
+            _ = wstr.withUnsafeBufferPointer { till_put_cluster(Int32(i / w), Int32(i % w), $0.baseAddress, attrs, rolePairs[r]) }
+            written += 1
         }
         previous = buf
         till_refresh()
         return written
     }
+
+    /// Rings the terminal's bell.
+    public func bell() { till_beep() }
 
     /// Forgets the last frame so the next paint redraws everything.
     public func invalidate() { previous = nil }

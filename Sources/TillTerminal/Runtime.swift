@@ -51,6 +51,10 @@ public struct RuntimeOptions: Sendable {
     public var warnings: [String]
     public var currency: String
     public var decimalSeparator: String
+    /// The cashier's name (config `cashier`): the default name of a shift opened from the Sale screen.
+    public var cashier: String? = nil
+    /// Ring the terminal's bell on each verdict.
+    public var bell: Bool = true
     public init(theme: Theme = .standard, keymap: Keymap = .standard, monochrome: Bool = false, warnings: [String] = [], currency: String = "€",
                 decimalSeparator: String = ".") {
         self.theme = theme; self.keymap = keymap; self.monochrome = monochrome; self.warnings = warnings; self.currency = currency
@@ -114,6 +118,7 @@ public final class Runtime: Sendable {
                              tzOffsetMinutes: Self.localOffsetMinutes(), transport: service.transportDescription)
         state.currency = options.currency
         state.decimalSeparator = options.decimalSeparator
+        state.cashier = options.cashier
         state.startupWarnings = options.warnings
         var commands = initialCommands(&state)
         if let preload {
@@ -153,6 +158,7 @@ public final class Runtime: Sendable {
                    pollfd(fd: inbox.wakeFd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: SignalPipe.readFd, events: Int16(POLLIN), revents: 0)]
         var msgs: [Msg] = []
+        var rungFor = state.verdicts
         while !state.quit {
             for i in fds.indices { fds[i].revents = 0 }
             let r = poll(&fds, nfds_t(fds.count), Self.msUntilNextTick(state, now: Self.nowMs()))
@@ -189,6 +195,8 @@ public final class Runtime: Sendable {
             if buf.size != state.size { buf = ScreenBuffer(size: state.size) }
             render(state, into: &buf)
             backend.paint(buf)
+            // A bell on each verdict, so the cashier hears it without looking.
+            if state.verdicts != rungFor { if options.bell { backend.bell() }; rungFor = state.verdicts }
         }
         return .quit
     }
@@ -216,6 +224,11 @@ public final class Runtime: Sendable {
             Task.detached { inbox.post(.performed(await service.perform(r), summary: summary)) }
         case .abort:
             Task.detached { inbox.post(.aborted(await service.abort())) }
+        case .stopWaiting:
+            Task.detached {
+                if case .journalFailed(_, let m)? = await service.stopWaiting() { inbox.post(.stoppedWaiting(error: m)) }
+                else { inbox.post(.stoppedWaiting(error: nil)) }
+            }
         case .loadJournal(let f):
             Task.detached { inbox.post(.journalLoaded(await service.entries(f))) }
         case .loadBatch:

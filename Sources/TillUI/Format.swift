@@ -152,4 +152,32 @@ public enum Format {
         if let r = f.referenceNumber { return ", STAN " + r }
         return ""
     }
+
+    /// Whether an action moves money (what the cashier must never lose track of).
+    public static func movesMoney(_ a: Action) -> Bool { a == .sale || a == .preAuth || a == .cancel || a == .capturePreAuth }
+
+    /// `10:31` of a moment in the till's local time.
+    public static func hoursMinutesOfDay(_ ms: Int64, offsetMinutes: Int) -> String { String(clock(ms, offsetMinutes: offsetMinutes).prefix(5)) }
+
+    /// A journaled request in a cashier's words: `Sale € 13.13`, `Refund € 5.00`.
+    public static func entrySummary(_ e: JournalEntry, currency: String = "€") -> String {
+        let what: String
+        switch e.action {
+        case .sale: what = "Sale"
+        case .preAuth: what = "Pre-auth"
+        case .cancel: what = "Refund"
+        case .capturePreAuth: what = "Capture"
+        case .batch: what = "Batch"
+        case .abort: what = "Abort"
+        case .transactionDetails: what = "Check of an earlier payment"
+        case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: what = actionName(e.action).prefix(1).uppercased() + actionName(e.action).dropFirst()
+        }
+        guard let a = e.response?.amount ?? e.amount else { return what }
+        return what + " " + money(a, currency)
+    }
+
+    /// What is in flight when this screen did not send it (start-up recovery's look-ups, another till).
+    public static func inFlightSummary(_ e: JournalEntry, currency: String = "€") -> String {
+        e.action == .transactionDetails ? "Asking the terminal about an earlier payment" : entrySummary(e, currency: currency)
+    }
 }

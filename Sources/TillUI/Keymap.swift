@@ -70,6 +70,7 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
     case erase, clear, tip5 = "tip-5", tip10 = "tip-10", tip15 = "tip-15", tipNone = "tip-none"
     case scope, resolve, closeBatch = "close-batch"
     case report, export
+    case stopWaiting = "stop-waiting"
 
     public init?(name: String) {
         let n = name.lowercased().replacingUnderscores()
@@ -112,6 +113,7 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
         case .closeBatch: return "Close active batch"
         case .report: return "Shift report (X/Z)"
         case .export: return "Export the report"
+        case .stopWaiting: return "Stop waiting"
         }
     }
 
@@ -164,7 +166,7 @@ public struct Keymap: Sendable, Hashable {
             .previous: ["shift-tab", "up"], .up: ["up"], .down: ["down"], .pageUp: ["pgup"], .pageDown: ["pgdn"],
             .erase: ["backspace"], .clear: ["ctrl-u", "delete"], .tip5: ["alt-1"], .tip10: ["alt-2"], .tip15: ["alt-3"],
             .tipNone: ["alt-0"], .scope: ["ctrl-a"], .resolve: ["ctrl-r"], .closeBatch: ["ctrl-k"],
-            .report: ["F9", "alt-x"], .export: ["ctrl-e"],
+            .report: ["F9", "alt-x"], .export: ["ctrl-e"], .stopWaiting: ["ctrl-w", "alt-w"],
         ]
         return Keymap(name: "default", bindings: b.mapValues { $0.compactMap(Key.init(name:)) })
     }()

@@ -417,6 +417,7 @@ public enum ShippedResources {
         close-batch = "ctrl-k"
         report = ["F9", "alt-x"]
         export = "ctrl-e"
+        stop-waiting = ["ctrl-w", "alt-w"]
 
         """##,
         "keypad": ##"""

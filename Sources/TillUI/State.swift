@@ -66,6 +66,13 @@ public struct Form: Sendable, Hashable {
     public var errors: [String: String] = [:]
     /// A problem not tied to one field.
     public var message: String?
+    /// Fields whose error came from a refused keystroke (a `-`, a letter, one character too many):
+    /// the text on screen is not what the cashier typed, so the error stays, and blocks Enter,
+    /// until the cashier corrects the field (Backspace or clear). Typing on does not lift it.
+    public var refused: Set<String> = []
+    /// The next character typed replaces the focused field's text (the field was just entered
+    /// from another screen or after a result, so a new amount never appends to an old one).
+    public var replaceOnType = false
     public init(_ fields: [Field]) { self.fields = fields }
 
     public subscript(id: String) -> String {
@@ -120,6 +127,10 @@ public enum ConfirmAction: Sendable, Hashable {
     case goTo(Screen)
     /// Send after the cashier confirmed these earlier unknown payments (journal ids) were checked.
     case sendConfirmingUnknown(Request, Set<Int64>)
+    /// Stop waiting for the terminal: the entry becomes unknown and goes to Unresolved.
+    case stopWaiting
+    /// Ask the terminal again about the unresolved entries.
+    case askAgain
 }
 
 public struct ConfirmChoice: Sendable, Hashable {
@@ -132,8 +143,10 @@ public struct ConfirmChoice: Sendable, Hashable {
 public struct Confirmation: Sendable, Hashable {
     public var title: String
     public var lines: [String]
-    /// Enter picks the first (unless `enterPicksFirst` is false: then only a choice's own key); Esc picks none.
+    /// Esc picks none.
     public var choices: [ConfirmChoice]
+    /// Whether Enter picks the first choice. Off where every choice matters (charged / not charged,
+    /// charging again after an unknown outcome): only the choice's own key does it.
     public var enterPicksFirst: Bool
     public init(title: String, lines: [String], choices: [ConfirmChoice], enterPicksFirst: Bool = true) {
         self.title = title; self.lines = lines; self.choices = choices; self.enterPicksFirst = enterPicksFirst
@@ -166,8 +179,29 @@ public struct Pending: Sendable, Hashable {
     public var startedAtMs: Int64
     public var deadlineMs: Int64?
     public var abortRequested: Bool
-    public init(summary: String, action: Action, startedAtMs: Int64, deadlineMs: Int64? = nil, abortRequested: Bool = false) {
+    /// The journal entry, once the controller reported it in flight.
+    public var entryId: Int64?
+    /// Sent from this screen (a `.performed` follows), as opposed to seen in flight (recovery's look-ups).
+    public var own: Bool
+    public init(summary: String, action: Action, startedAtMs: Int64, deadlineMs: Int64? = nil, abortRequested: Bool = false,
+                entryId: Int64? = nil, own: Bool = true) {
         self.summary = summary; self.action = action; self.startedAtMs = startedAtMs; self.deadlineMs = deadlineMs; self.abortRequested = abortRequested
+        self.entryId = entryId; self.own = own
+    }
+}
+
+extension Pending {
+    /// The screen the request was sent from: Esc aborts it there, and only there.
+    public var screen: Screen {
+        switch action {
+        case .sale: return .sale
+        case .preAuth: return .preAuth
+        case .cancel: return .refund
+        case .capturePreAuth: return .capture
+        case .batch: return .batch
+        case .abort, .transactionDetails: return .unresolved
+        case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: return .batch
+        }
     }
 }
 
@@ -176,7 +210,11 @@ public struct ResultInfo: Sendable, Hashable {
     public var summary: String
     public var outcome: ActionOutcome
     public var atMs: Int64
-    public init(summary: String, outcome: ActionOutcome, atMs: Int64) { self.summary = summary; self.outcome = outcome; self.atMs = atMs }
+    /// Settled by start-up recovery (or another process), not by a request sent from this screen.
+    public var recovered: Bool
+    public init(summary: String, outcome: ActionOutcome, atMs: Int64, recovered: Bool = false) {
+        self.summary = summary; self.outcome = outcome; self.atMs = atMs; self.recovered = recovered
+    }
 }
 
 public enum Connection: Sendable, Hashable {
@@ -242,6 +280,35 @@ public struct AppState: Sendable, Hashable {
         self.forms = forms
     }
 
+    /// The journal row a refund or capture was started from (F5 / F4 on the journal), by screen: its
+    /// confirmation names the original payment (amount, card, time).
+    public var finderOrigin: [Screen: JournalEntry] = [:]
+
+    /// How many verdicts have been shown: the runtime rings the bell when it grows (if the bell is on).
+    public var verdicts = 0
+
+    /// The cashier's name (config `cashier`): the default name of a shift opened from the Sale screen.
+    public var cashier: String?
+
+    /// The name a shift opened with one key gets: the cashier's name and the date, `Ana 2026-11-23`.
+    public var defaultShiftName: String {
+        let day = Format.day(nowMs, offsetMinutes: tzOffsetMinutes)
+        guard let c = cashier?.trimmingWhitespace(), !c.isEmpty else { return "Shift " + day }
+        return String(c.prefix(40)) + " " + day
+    }
+
+    /// The built-in simulator moves no money: the screen says TRAINING so nobody mistakes a demo for a sale.
+    public var isTraining: Bool { transport == "simulator" }
+
+    /// Whether the result shown belongs to the previous customer: the next amount is being typed.
+    public var resultIsStale: Bool {
+        guard result != nil, pending == nil, screen == .sale || screen == .preAuth else { return false }
+        return !(forms[screen]?["amount"] ?? "").isEmpty
+    }
+
+    /// Whether Esc aborts here: a payment this screen sent is in flight.
+    public var escAborts: Bool { pending.map { $0.own && $0.screen == screen } ?? false }
+
     public var form: Form {
         get { forms[screen] ?? Form.blank(screen) }
         set { forms[screen] = newValue }
@@ -255,7 +322,9 @@ public struct AppState: Sendable, Hashable {
 
     public var visibleJournal: [JournalEntry] {
         let f = (forms[.journal]?["filter"] ?? "").trimmingWhitespace().lowercased()
-        if f.isEmpty { return journal.entries }
+        // Read like a till roll: look-ups and abort requests are hidden unless the filter asks for them
+        // (type `details` or `abort`).
+        if f.isEmpty { return journal.entries.filter { $0.action != .transactionDetails && $0.action != .abort } }
         var out: [JournalEntry] = []
         for (i, t) in journal.searchTexts.enumerated() where t.contains(f) { out.append(journal.entries[i]) }
         return out
@@ -277,6 +346,8 @@ public enum Msg: Sendable, Hashable {
     /// A report arrived; `show` puts it full screen.
     case reportLoaded(Report?, show: Bool)
     case exported(paths: [String], error: String?)
+    /// The controller stopped waiting (the outcome follows as `.performed(.unknown)`), or could not.
+    case stoppedWaiting(error: String?)
 }
 
 /// What the UI asks the outside world to do. Data only: the runtime performs them and answers with a `Msg`.
@@ -294,5 +365,7 @@ public enum Command: Sendable, Hashable {
     case loadReport(batch: String, show: Bool)
     /// Writes the batch's report and transactions as CSV, in the screen's money and time format.
     case exportReport(batch: String, format: ReportFormat)
+    /// Stop waiting for the terminal: the request in flight becomes unknown (`TillService.stopWaiting`).
+    case stopWaiting
     case quit
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TillModel
 import TillProtocol
 
 // Option groups for the vendor's sample apps' administrative actions (issue 12): reprint, printing

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TillModel
 import TillProtocol
 
 // Reusable option groups for every command that builds a request: `till url …` (issue #2) and the
@@ -34,12 +35,8 @@ protocol RequestDraftSource {
 /// An option group that builds one typed request.
 protocol RequestOptionGroup: ParsableArguments, RequestDraftSource {}
 
-/// A request read from typed text, with what could not be read.
-struct RequestDraft {
-    var request: Request
-    var errors: [TillProtocol.ValidationError] = []
-    var unreadable: Set<String> = []
-}
+// `RequestDraft` (a request read from typed text, with what could not be read) is TillModel's:
+// the cashier's screen reads its fields through the same functions (`RequestDraft.sale`, `.preAuth`).
 
 extension RequestDraftSource {
     /// The typed request. Throws every problem with the typed text (not the request's rules:
@@ -248,24 +245,23 @@ struct SaleOptions: RequestOptionGroup {
     /// the amount sent and the rules follow it. Throws every problem at once.
     func terminalRequest(caller: Caller, tipStyle: TipStyle) throws(ValidationFailure) -> TerminalRequest {
         let d = draft(tipStyle: tipStyle)
-        let request = TerminalRequest(caller: caller, request: d.request)
-        let all = d.errors + request.validationErrors(tipStyle: tipStyle).filter { !d.unreadable.contains($0.field) }
+        let all = d.problems(caller: caller, tipStyle: tipStyle)
         if !all.isEmpty { throw ValidationFailure(errors: all) }
-        return request
+        return TerminalRequest(caller: caller, request: d.request)
     }
 
     /// The sale; `tipStyle` (config `tip`) says whether the amount sent includes the tip.
     func draft(tipStyle: TipStyle) -> RequestDraft {
+        // Amount, tip (an amount or 10%), installments and reference: the one reading the cashier's screen uses too.
+        var d = RequestDraft.sale(amount: amount, tip: tip, installments: installments, reference: clientTransactionId,
+                                  tipStyle: tipStyle, protocolName: noProtocol ? nil : RequestDraft.defaultProtocol,
+                                  missingAmount: "The amount is missing: give --amount, like --amount 12.50.")
+        guard case .sale(var sale) = d.request else { return d }
         var r = TypedTextReader()
-        var amount = r.money(amount, field: "amount", label: "Amount")
-        if self.amount == nil { r.missing("amount", "The amount is missing: give --amount, like --amount 12.50.") }
-        let tip = r.money(tip, field: "tipAmount", label: "Tip")
-        if let goods = amount { amount = tipStyle.requestAmount(goods: goods, tip: tip) }
-        let method = r.paymentMethod(paymentMethod)
-        let installments = r.int(installments, field: "preferredInstallments", label: "Installments")
-        let showReceipt = r.bool(showReceipt, field: "show_receipt", label: "Show receipt")
-        let showRating = r.bool(showRating, field: "show_rating", label: "Show rating")
-        let showResult = r.bool(showTransactionResult, field: "show_transaction_result", label: "Show transaction result")
+        sale.paymentMethod = r.paymentMethod(paymentMethod)
+        sale.showReceipt = r.bool(showReceipt, field: "show_receipt", label: "Show receipt")
+        sale.showRating = r.bool(showRating, field: "show_rating", label: "Show rating")
+        sale.showTransactionResult = r.bool(showTransactionResult, field: "show_transaction_result", label: "Show transaction result")
         let isvAmount = r.money(isvAmount, field: "ISV_amount", label: "ISV amount")
         var isv = ISVFields(amount: isvAmount, clientId: isvClientId, clientSecret: isvClientSecret,
                             sourceCode: isvSourceCode, merchantId: isvMerchantId, merchantSourceCode: isvMerchantSourceCode,
@@ -273,18 +269,11 @@ struct SaleOptions: RequestOptionGroup {
                             currencyCode: isvCurrencyCode)
         // An ISV amount typed but unreadable still counts as given (no "needs the ISV amount" on top).
         if r.unreadable.contains("ISV_amount") { isv.amount = Money(cents: 1) }
-        let hasISV = isv != ISVFields()
-        // With no readable amount, stand in the largest one: no rule comparing against it (tip ≤ amount,
-        // ISV fee ≤ amount) can fire, and the amount's own rules are left out as unreadable.
-        // The vendor's sample always sends withInstallments (false when there are none), as the pages' example
-        // does; true only for more than one (sale.txt:77), or 0 (the cardholder is asked, sale.txt:28).
-        let plan = SaleRequest.installmentFields(installments)
-        let sale = SaleRequest(amount: amount ?? Money.maximum, tipAmount: tip, clientTransactionId: clientTransactionId,
-                               withInstallments: plan.withInstallments, preferredInstallments: plan.preferredInstallments,
-                               paymentMethod: method,
-                               showReceipt: showReceipt, showRating: showRating, showTransactionResult: showResult,
-                               isv: hasISV ? isv : nil, protocolName: noProtocol ? nil : "int_default")
-        return RequestDraft(request: .sale(sale), errors: r.errors, unreadable: r.unreadable)
+        sale.isv = isv != ISVFields() ? isv : nil
+        d.request = .sale(sale)
+        d.errors += r.errors
+        d.unreadable.formUnion(r.unreadable)
+        return d
     }
 }
 
@@ -317,17 +306,19 @@ struct PreAuthOptions: RequestOptionGroup {
     init() {}
 
     func draft() -> RequestDraft {
+        var d = RequestDraft.preAuth(amount: amount, reference: clientTransactionId,
+                                     protocolName: noProtocol ? nil : RequestDraft.defaultProtocol,
+                                     missingAmount: "The amount is missing: give --amount, like --amount 12.50.")
+        guard case .preAuth(var p) = d.request else { return d }
         var r = TypedTextReader()
-        let amount = r.money(amount, field: "amount", label: "Amount")
-        if self.amount == nil { r.missing("amount", "The amount is missing: give --amount, like --amount 12.50.") }
-        let method = r.paymentMethod(paymentMethod)
-        let p = PreAuthRequest(amount: amount ?? Money.maximum, clientTransactionId: clientTransactionId, paymentMethod: method,
-                               showReceipt: r.bool(showReceipt, field: "show_receipt", label: "Show receipt"),
-                               showRating: r.bool(showRating, field: "show_rating", label: "Show rating"),
-                               showTransactionResult: r.bool(showTransactionResult, field: "show_transaction_result",
-                                                             label: "Show transaction result"),
-                               protocolName: noProtocol ? nil : "int_default")
-        return RequestDraft(request: .preAuth(p), errors: r.errors, unreadable: r.unreadable)
+        p.paymentMethod = r.paymentMethod(paymentMethod)
+        p.showReceipt = r.bool(showReceipt, field: "show_receipt", label: "Show receipt")
+        p.showRating = r.bool(showRating, field: "show_rating", label: "Show rating")
+        p.showTransactionResult = r.bool(showTransactionResult, field: "show_transaction_result", label: "Show transaction result")
+        d.request = .preAuth(p)
+        d.errors += r.errors
+        d.unreadable.formUnion(r.unreadable)
+        return d
     }
 }
 

@@ -45,8 +45,9 @@ struct UICommand: AsyncParsableCommand {
             throw ExitCode(3)
         }
         let mono = noColor || !(env["NO_COLOR"] ?? "").isEmpty
-        let options = RuntimeOptions(theme: theme, keymap: keymap, monochrome: mono, warnings: warnings,
+        var options = RuntimeOptions(theme: theme, keymap: keymap, monochrome: mono, warnings: warnings,
                                      currency: settings.currency ?? "€", decimalSeparator: settings.decimalSeparator ?? ".")
+        options.cashier = settings.cashier
         let end = await Runtime(service: controller, options: options).run()
         await controller.shutdown()
         switch end {

@@ -173,6 +173,9 @@ final class SystemRun: @unchecked Sendable {
                 case .performConfirmed(let r, let summary, let ids):
                     inbox.post(g, .performed(await service.perform(r, confirmingUnknown: ids), summary: summary))
                 case .abort: inbox.post(g, .aborted(await service.abort()))
+                case .stopWaiting:
+                    if case .journalFailed(_, let m)? = await service.stopWaiting() { inbox.post(g, .stoppedWaiting(error: m)) }
+                    else { inbox.post(g, .stoppedWaiting(error: nil)) }
                 case .loadJournal(let f): inbox.post(g, .journalLoaded(await service.entries(f)))
                 case .loadBatch: inbox.post(g, .batchLoaded(await service.batch()))
                 case .recover: inbox.post(g, .unresolvedLoaded(await service.recover(), recovered: true))

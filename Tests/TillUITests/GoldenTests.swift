@@ -48,6 +48,12 @@ enum Golden {
         let text = render(buf, theme: theme)
         let file = dir.appendingPathComponent(name + ".txt")
         if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
+            // Regenerating writes the files and compares nothing; never in CI, where it would hide every difference.
+            guard ProcessInfo.processInfo.environment["CI"] == nil else {
+                Issue.record("UPDATE_GOLDEN=1 refused under CI: regenerate golden files on a workstation and review the diff",
+                             sourceLocation: sourceLocation)
+                return
+            }
             try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             try! text.write(to: file, atomically: true, encoding: .utf8)
             return

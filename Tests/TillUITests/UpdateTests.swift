@@ -28,7 +28,7 @@ import TillProtocol
         type(&s, "12,5")
         #expect(s.form["amount"] == "12,5")
         let cmds = press(&s, .enter)
-        let req = Request.sale(SaleRequest(amount: Money(cents: 1250)))
+        let req = Request.sale(SaleRequest(amount: Money(cents: 1250), withInstallments: false, protocolName: "int_default"))
         #expect(cmds == [.perform(req, summary: "Sale € 12.50")])
         #expect(s.pending?.summary == "Sale € 12.50")
         #expect(s.pending?.startedAtMs == fixedNow)
@@ -53,7 +53,7 @@ import TillProtocol
         press(&s, .tab); type(&s, "order-42")
         let cmds = press(&s, .enter)
         let want = SaleRequest(amount: Money(cents: 10000), tipAmount: Money(cents: 550), clientTransactionId: "order-42",
-                               withInstallments: true, preferredInstallments: 3)
+                               withInstallments: true, preferredInstallments: 3, protocolName: "int_default")
         #expect(cmds == [.perform(.sale(want), summary: "Sale € 100.00 + tip 5.50")])
     }
 
@@ -103,7 +103,8 @@ import TillProtocol
         #expect(s.form["amount"] == "-3" && s.form.errors["amount"] != nil)
         #expect(press(&s, .enter).isEmpty, "'-3' must never charge 3.00")
         press(&s, .ctrl("u")); type(&s, "3")
-        #expect(press(&s, .enter) == [.perform(.sale(SaleRequest(amount: Money(cents: 300))), summary: "Sale € 3.00")])
+        #expect(press(&s, .enter) == [.perform(.sale(SaleRequest(amount: Money(cents: 300), withInstallments: false, protocolName: "int_default")),
+                                               summary: "Sale € 3.00")])
     }
 
     @Test func secondSendWhileInFlightIsRefused() {
@@ -150,7 +151,7 @@ import TillProtocol
         #expect(s.pending == nil)
         #expect(s.form["amount"] == "")
         let buf = view(s, size: s.size)
-        #expect(buf.contains("A P P R O V E D"))
+        #expect(buf.contains("✓ SALE APPROVED € 13.75"))
         #expect(buf.contains("654321"))
         #expect(buf.contains("CONTACTLESS"))
     }
@@ -161,7 +162,7 @@ import TillProtocol
         _ = update(&s, .performed(.answered(entry(2, cents: 666, state: .declined, response: declinedSaleResponse)), summary: "Sale € 6.66"))
         #expect(s.form["amount"] == "")
         #expect(s.form.focused?.id == "amount")
-        #expect(view(s, size: s.size).contains("D E C L I N E D"))
+        #expect(view(s, size: s.size).contains("✗ NOT CHARGED"))
     }
 
     @Test func unknownOutcomeReloadsUnresolved() {
@@ -169,7 +170,7 @@ import TillProtocol
         type(&s, "9.09"); press(&s, .enter)
         let cmds = update(&s, .performed(.unknown(entry(3, cents: 909, state: .unknown, note: "no answer in 3 s")), summary: "Sale € 9.09"))
         #expect(cmds == [.loadReport(batch: "current", show: false), .loadUnresolved])
-        #expect(view(s, size: s.size).contains("OUTCOME UNKNOWN"))
+        #expect(view(s, size: s.size).contains("? CHECK THE TERMINAL"))
     }
 
     @Test func serviceValidationErrorsLandOnFields() {
@@ -222,6 +223,7 @@ import TillProtocol
         #expect(s.form["referenceNumber"] == "")
         press(&s, .tab, .tab); type(&s, "1234567890")
         press(&s, .tab); type(&s, "2026-11-20")
+        #expect(press(&s, .enter).isEmpty)   // a capture is confirmed first
         let cmds = press(&s, .enter)
         let want = CaptureRequest(finder: TransactionFinder(shortOrderCode: "1234567890", txnDateFrom: "2026-11-20T00:00:00.000+01:00"))
         #expect(cmds == [.perform(.capturePreAuth(want), summary: "Capture in full, short code 1234567890")])

@@ -1,0 +1,121 @@
+import TillProtocol
+
+/// A request read from typed text (the cashier's screen or the command line), with what could
+/// not be read. One function per request kind turns the same text into the same request for the
+/// UI and the CLI, so both send the identical URL for the same sale.
+public struct RequestDraft: Sendable, Hashable {
+    public var request: Request
+    /// Problems with the typed text itself (unreadable amounts, numbers, a missing amount).
+    public var errors: [ValidationError]
+    /// The protocol fields whose text could not be read: the draft carries a stand-in for them,
+    /// so the request's rule errors about those fields are left out.
+    public var unreadable: Set<String>
+
+    public init(request: Request, errors: [ValidationError] = [], unreadable: Set<String> = []) {
+        self.request = request; self.errors = errors; self.unreadable = unreadable
+    }
+
+    /// Every problem: unreadable text first, then each rule the request breaks (not those about unreadable fields).
+    public func problems(caller: Caller, tipStyle: TipStyle = .onTop) -> [ValidationError] {
+        errors + TerminalRequest(caller: caller, request: request).validationErrors(tipStyle: tipStyle).filter { !unreadable.contains($0.field) }
+    }
+
+    /// The `protocol` value the vendor's pages say to always send.
+    public static let defaultProtocol = "int_default"
+
+    /// A sale from typed text. `amount`: `12`, `12.5`, `12,50` (nil: not given, `missingAmount` says so); `tip`: an amount or a percentage of
+    /// the amount (`10%`, rounded half up to the cent; a zero tip is no tip); `installments`: a whole
+    /// number (`SaleRequest.installmentFields`: `withInstallments=false` when none or 1);
+    /// `reference`: the client transaction id. Blank text is absent. `protocolName`: nil leaves it out.
+    public static func sale(amount: String?, tip: String? = nil, installments: String? = nil, reference: String? = nil,
+                            tipStyle: TipStyle = .onTop, protocolName: String? = defaultProtocol,
+                            missingAmount: String = MoneyError.empty.description) -> RequestDraft {
+        var r = TypedText()
+        let amountValue = r.amount(amount, missing: missingAmount)
+        var tipValue: Money?
+        if let t = blankIsNil(tip) {
+            if t.hasSuffix("%") {
+                if let a = amountValue { tipValue = r.percentage(t, of: a) }
+            } else {
+                tipValue = r.money(t, field: "tipAmount", label: "Tip")
+            }
+            if tipValue?.cents == 0 { tipValue = nil }
+        }
+        let n = r.wholeNumber(installments, field: "preferredInstallments", label: "Installments")
+        // The vendor's sample always sends withInstallments (false when there are none); true only for more
+        // than one, or 0 (the cardholder is asked).
+        let plan = SaleRequest.installmentFields(n)
+        // With no readable amount, stand in the largest one: no rule comparing against it (tip ≤ amount)
+        // can fire, and the amount's own rules are left out as unreadable. With the tip included
+        // (config `tip = "included"`) the amount sent is goods + tip.
+        let sent = amountValue.map { tipStyle.requestAmount(goods: $0, tip: tipValue) } ?? Money.maximum
+        let sale = SaleRequest(amount: sent, tipAmount: tipValue, clientTransactionId: blankIsNil(reference),
+                               withInstallments: plan.withInstallments, preferredInstallments: plan.preferredInstallments,
+                               protocolName: protocolName)
+        return RequestDraft(request: .sale(sale), errors: r.errors, unreadable: r.unreadable)
+    }
+
+    /// A pre-authorisation from typed text (see `sale`).
+    public static func preAuth(amount: String?, reference: String? = nil, protocolName: String? = defaultProtocol,
+                               missingAmount: String = MoneyError.empty.description) -> RequestDraft {
+        var r = TypedText()
+        let a = r.amount(amount, missing: missingAmount)
+        let p = PreAuthRequest(amount: a ?? Money.maximum, clientTransactionId: blankIsNil(reference), protocolName: protocolName)
+        return RequestDraft(request: .preAuth(p), errors: r.errors, unreadable: r.unreadable)
+    }
+}
+
+/// Text with only whitespace counts as not given.
+func blankIsNil(_ s: String?) -> String? {
+    guard let t = s?.trimmingWhitespace(), !t.isEmpty else { return nil }
+    return t
+}
+
+/// Reads typed text into typed values, collecting problems instead of stopping at the first.
+struct TypedText {
+    var errors: [ValidationError] = []
+    var unreadable: Set<String> = []
+
+    mutating func fail(_ field: String, _ message: String) {
+        errors.append(ValidationError(field: field, message: message))
+        unreadable.insert(field)
+    }
+
+    mutating func amount(_ text: String?, missing: String) -> Money? {
+        // Not given at all (no flag): `missing`; given but blank (an empty field): the amount rules say it.
+        guard let text else { fail("amount", missing); return nil }
+        return money(text.trimmingWhitespace(), field: "amount", label: "Amount")
+    }
+
+    mutating func money(_ t: String, field: String, label: String) -> Money? {
+        do { return try Money.parse(t) } catch { fail(field, "\(label): \(error)"); return nil }
+    }
+
+    mutating func percentage(_ t: String, of amount: Money) -> Money? {
+        let num = String(t.dropLast()).trimmingWhitespace()
+        // Read the percentage with the amount rules (two decimals at most).
+        guard let p = try? Money.parse(num) else {
+            fail("tipAmount", "Tip: '\(t)' is not a percentage like 10%."); return nil
+        }
+        if p.cents > 100_00 { fail("tipAmount", "Tip: \(t) is more than the amount."); return nil }
+        return Money(cents: (amount.cents * p.cents + 5_000) / 10_000)
+    }
+
+    mutating func wholeNumber(_ text: String?, field: String, label: String) -> Int? {
+        guard let t = blankIsNil(text) else { return nil }
+        guard t.utf8.count <= 9, t.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(t) else {
+            fail(field, "\(label): '\(t)' is not a whole number, like 3."); return nil
+        }
+        return n
+    }
+}
+
+extension String {
+    /// The text without leading and trailing whitespace (no Foundation here).
+    func trimmingWhitespace() -> String {
+        var s = Substring(self)
+        while let f = s.first, f.isWhitespace { s = s.dropFirst() }
+        while let l = s.last, l.isWhitespace { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,203 @@
+import TillProtocol
+import TillModel
+
+func refusal(_ f: Field, _ ch: Character) -> String {
+    let shown = ch.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) ? "'\(ch)'" : "That character"
+    let fix = " Backspace to correct."
+    switch f.kind {
+    case .money where ch == "-": return "\(shown) refused: an amount has no minus sign (a refund is \(f.label == "Amount" ? "F5" : "its own screen"))." + fix
+    case .money: return "\(shown) refused: digits only, with one . or , for cents." + fix
+    case .tip: return "\(shown) refused: digits (with . or ,) or a percentage like 10%." + fix
+    case .integer, .digits: return "\(shown) refused: digits only." + fix
+    case .date: return "\(shown) refused: a date like 2026-11-22." + fix
+    case .text: return "\(shown) is not allowed here." + fix
+    }
+}
+
+/// A keystroke the field cannot take: the field is marked (blocks Enter) and the cashier is told.
+func refuse(_ state: inout AppState, _ field: Field, _ message: String) {
+    state.form.errors[field.id] = message
+    state.form.refused.insert(field.id)
+    state.form.replaceOnType = false
+    setNotice(&state, field.label + ": " + message, error: true)
+}
+
+func type(_ state: inout AppState, _ ch: Character) {
+    var f = state.form
+    guard let field = f.focused else { return }
+    if f.replaceOnType {
+        f.replaceOnType = false
+        if !field.text.isEmpty && f.errors[field.id] == nil {
+            f.fields[f.focus].text = ""
+        }
+    }
+    if f.fields[f.focus].text.count >= field.maxLength {
+        state.form = f
+        refuse(&state, field, "At most \(field.maxLength) characters: '\(ch)' refused. Backspace to correct.")
+        return
+    }
+    f.fields[f.focus].text.append(ch)
+    // A refused character still in the field keeps its error; any other error goes once the field is edited.
+    if !f.fields[f.focus].text.contains(where: { !field.kind.accepts($0) }) { f.errors[field.id] = nil; f.refused.remove(field.id) }
+    f.message = nil
+    state.form = f
+    if state.form.refused.isEmpty, state.noticeIsError { state.notice = nil }
+    if state.screen == .journal { state.journal.selected = 0; state.journal.top = 0 }
+}
+
+/// The cashier corrected a field (Backspace, clear): its error goes once no refused character is left in it.
+func corrected(_ state: inout AppState, _ id: String) {
+    guard let i = state.form.index(of: id) else { return }
+    let f = state.form.fields[i]
+    state.form.message = nil
+    state.form.replaceOnType = false
+    guard !f.text.contains(where: { !f.kind.accepts($0) }) else { return }
+    state.form.errors[id] = nil
+    state.form.refused.remove(id)
+    if state.form.refused.isEmpty, state.noticeIsError { state.notice = nil }
+}
+
+func formAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
+    let n = state.form.fields.count
+    switch action {
+    case .next, .down:
+        if n > 0 { state.form.focus = (state.form.focus + 1) % n }
+        return []
+    case .previous, .up:
+        if n > 0 { state.form.focus = (state.form.focus + n - 1) % n }
+        return []
+    case .submit:
+        return state.screen.component.submit(&state)
+    default:
+        return []
+    }
+}
+
+func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
+    let form = s.form
+    var y = r.y + 1
+    let labelW = 14
+    let fieldX = r.x + 2 + labelW
+    let fieldW = max(8, min(26, r.width - labelW - 12))
+    let textW = r.width - 4
+    if s.screen == .capture || s.screen == .refund {
+        let what = s.screen == .capture ? "pre-authorisation" : "payment"
+        for l in wrap("Find the \(what) by STAN, order code or short order code (dates optional).", width: textW) {
+            buf.put(l, x: r.x + 2, y: y, role: .hint, maxWidth: textW); y += 1
+        }
+        y += 1
+    }
+    for (i, f) in form.fields.enumerated() {
+        if y >= r.maxY - 2 { break }
+        drawField(f, focused: i == form.focus, error: form.errors[f.id], x: r.x + 2, labelW: labelW, fieldX: fieldX, fieldW: fieldW,
+                  y: y, currency: s.currency, &buf)
+        // What a field adds, to the right of it.
+        if f.id == "tipAmount", s.screen == .sale, let extra = tipNote(form, s.currency) {
+            buf.put(extra, x: fieldX + fieldW + 1, y: y, role: .amount, maxWidth: r.maxX - fieldX - fieldW - 1)
+        }
+        y += 1
+        if let e = form.errors[f.id] {
+            for line in wrap("✗ " + e, width: r.maxX - fieldX - 1) where y < r.maxY - 2 {
+                buf.put(line, x: fieldX, y: y, role: .error, maxWidth: r.maxX - fieldX); y += 1
+            }
+        }
+        if f.id == "tipAmount", s.screen == .sale, y < r.maxY - 2 {
+            let presets = [KeyAction.tip5, .tip10, .tip15, .tipNone].map { s.keymap.hint($0) + " " + ($0 == .tipNone ? "none" : $0.label.replacingOccurrences(" %", "%").replacingOccurrences("Tip ", "")) }
+            let text = presets.joined(separator: "  ")
+            let px = text.count <= r.maxX - fieldX - 1 ? fieldX : r.x + 2
+            buf.put(text.count <= r.maxX - px - 1 ? text : presets.joined(separator: " "), x: px, y: y, role: .hint, maxWidth: r.maxX - px - 1)
+            y += 1
+        }
+        y += (r.height >= 24 ? 1 : 0)
+    }
+    if let m = form.message, y < r.maxY - 1 {
+        y += 1
+        for line in wrap("✗ " + m, width: textW) where y < r.maxY - 1 { buf.put(line, x: r.x + 2, y: y, role: .error); y += 1 }
+    }
+    if s.screen == .sale, let total = saleTotal(form), y < r.maxY - 2 {
+        y += 1
+        buf.put("Total charged", x: r.x + 2, y: y, role: .label)
+        buf.put(Format.money(total, s.currency), x: fieldX + 1, y: y, role: .amount, attrs: .bold)
+        y += 1
+    }
+    let hint: String
+    switch s.screen {
+    case .refund: hint = "\(s.keymap.hint(.submit)) refund (asks first)   \(s.keymap.hint(.next)) next field"
+    default: hint = "\(s.keymap.hint(.submit)) send   \(s.keymap.hint(.next)) next field   \(s.keymap.hint(.cancel)) " + escWord(s)
+    }
+    buf.put(hint, x: r.x + 2, y: r.maxY - 1, role: .hint, maxWidth: textW)
+}
+
+func drawField(_ f: Field, focused: Bool, error: String?, x: Int, labelW: Int, fieldX: Int, fieldW: Int, y: Int, currency: String,
+               _ buf: inout ScreenBuffer) {
+    buf.put(f.label, x: x, y: y, role: error != nil ? .error : .label, attrs: focused ? .bold : [], maxWidth: labelW - 1)
+    let role: Role = error != nil ? .fieldError : (focused ? .fieldFocused : .field)
+    buf.fill(Rect(x: fieldX, y: y, width: fieldW, height: 1), role: role)
+    var text = f.text
+    var textRole = role
+    if text.isEmpty && !focused { text = f.placeholder; textRole = role == .field ? .dim : role }
+    let prefix = (f.kind == .money && !(f.text.isEmpty && !focused)) ? currency + " " : ""
+    var shown = prefix + text
+    let room = fieldW - 2
+    if shown.count > room { shown = "…" + String(shown.suffix(room - 1)) }
+    let used = buf.put(shown, x: fieldX + 1, y: y, role: textRole, maxWidth: room)
+    if focused { buf.put("_", x: fieldX + 1 + used, y: y, role: role, attrs: .bold) }
+    if error != nil { buf.put("!", x: fieldX + fieldW - 1, y: y, role: role, attrs: .bold) }
+}
+
+/// Reads a screen's form when Enter is pressed: nothing while a keystroke is refused (what is on
+/// screen is not what the cashier typed), old errors cleared, new ones put on their fields.
+struct FormReader {
+    var form: Form
+
+    init?(_ state: inout AppState) {
+        // What was shown is what is sent: a field showing an error (a refused key, a rule it broke) blocks
+        // sending until the cashier corrects it.
+        if let i = state.form.fields.firstIndex(where: { state.form.errors[$0.id] != nil || state.form.refused.contains($0.id) }) {
+            let f = state.form.fields[i]
+            state.form.focus = i
+            setNotice(&state, "Not sent: correct \(f.label) first (\(state.form.errors[f.id] ?? "a key was refused")).", error: true)
+            return nil
+        }
+        form = state.form
+        form.errors = [:]
+        form.message = nil
+    }
+
+    /// The field's text, nil when blank.
+    func opt(_ id: String) -> String? {
+        let t = form[id].trimmingWhitespace()
+        return t.isEmpty ? nil : t
+    }
+
+    /// An amount field: `.none` when it has an error (now on the field), `.some(nil)` when blank and optional.
+    mutating func money(_ id: String, required: Bool) -> Money?? {
+        guard let t = opt(id) else {
+            if required { form.errors[id] = MoneyError.empty.description; return .none }
+            return .some(nil)
+        }
+        do { return .some(try Money.parse(t)) } catch { form.errors[id] = error.description; return .none }
+    }
+
+    /// The request's rule errors on their fields (or the form's message); true when there are none.
+    mutating func validate(_ r: Request) -> Bool {
+        let errs = TerminalRequest(caller: validationCaller, request: r).validationErrors()
+        for e in errs {
+            if form.index(of: e.field) != nil { if form.errors[e.field] == nil { form.errors[e.field] = e.message } }
+            else if form.message == nil { form.message = e.message }
+        }
+        focusFirstError()
+        return errs.isEmpty
+    }
+
+    mutating func focusFirstError() {
+        if let first = form.fields.firstIndex(where: { form.errors[$0.id] != nil }) { form.focus = first }
+    }
+}
+
+/// What Esc does on this screen right now, for its footer.
+func escWord(_ s: AppState) -> String {
+    if s.escAborts { return "abort" }
+    if let f = s.form.focused, !f.text.isEmpty, s.screen != .journal { return "clear" }
+    return s.screen == .sale ? "clear" : "back"
+}

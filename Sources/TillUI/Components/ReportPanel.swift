@@ -1,0 +1,87 @@
+import TillProtocol
+import TillModel
+
+/// Keys on a full-screen report: scroll, export, close.
+func handleReportKey(_ state: inout AppState, _ panel: ReportPanel, _ key: Key) -> [Command] {
+    var p = panel
+    let lines = p.report.lines(state.reportFormat).count
+    let page = Layout(state.size).reportPage
+    let maxScroll = max(0, lines - page)
+    let action = state.keymap.action(for: key)
+    switch action {
+    case .down?, .next?: p.scroll = min(maxScroll, p.scroll + 1)
+    case .up?, .previous?: p.scroll = max(0, p.scroll - 1)
+    case .pageDown?: p.scroll = min(maxScroll, p.scroll + page)
+    case .pageUp?: p.scroll = max(0, p.scroll - page)
+    case .export?:
+        state.overlay = .report(p)
+        setNotice(&state, "Exporting…")
+        return [.exportReport(batch: p.batchKey, format: state.reportFormat)]
+    case .cancel?, .submit?, .report?:
+        state.overlay = nil
+        return []
+    default:
+        if case .char(let c) = key, c == "e" || c == "E" {
+            state.overlay = .report(p)
+            setNotice(&state, "Exporting…")
+            return [.exportReport(batch: p.batchKey, format: state.reportFormat)]
+        }
+        if let a = action, a.isGlobal {
+            state.overlay = nil
+            return globalAction(&state, a)
+        }
+    }
+    state.overlay = .report(p)
+    return []
+}
+
+/// The live X report on the Batch screen: the lines that matter most, as many as fit.
+func runningReport(_ report: Report, _ s: AppState, x: Int, y: inout Int, maxY: Int, width: Int, _ buf: inout ScreenBuffer) {
+    let f = s.reportFormat
+    let title = report.kind == .running ? "Running (X) report" : "Last shift's (Z) report"
+    buf.put(title, x: x, y: y, role: .title, attrs: .bold, maxWidth: width); y += 1
+    var rows: [(String, String, Role)] = [
+        ("Sales", "\(report.sales.count) × " + f.money(report.sales.cents) + " + tips " + f.money(report.tips.cents), .amount),
+        ("Refunds", "\(report.refunds.count) × " + (report.refunds.cents > 0 ? "-" : "") + f.money(report.refunds.cents), .amount),
+        ("NET TOTAL", f.money(report.netCents), .approved),
+    ]
+    if report.captures.count > 0 || report.preAuths.count > 0 {
+        rows.insert(("Captured", "\(report.captures.count) × " + f.money(report.captures.cents), .amount), at: 1)
+    }
+    let notIn = "\(report.declined.count) declined, \(report.aborted.count) aborted"
+    rows.append(("Not counted", notIn, .normal))
+    if report.unknown.count > 0 { rows.append(("UNKNOWN", "\(report.unknown.count): check the terminal", .unknown)) }
+    for (label, value, role) in rows where y < maxY {
+        buf.put(label, x: x + 2, y: y, role: .label, maxWidth: 12)
+        buf.put(value, x: x + 14, y: y, role: role, attrs: label == "NET TOTAL" ? .bold : [], maxWidth: width - 14)
+        y += 1
+    }
+}
+
+/// A report full screen, scrollable, with the keys to export and close it.
+func reportOverlay(_ p: ReportPanel, _ s: AppState, _ buf: inout ScreenBuffer) {
+    let layout = Layout(buf.size)
+    let r = layout.overlay
+    buf.fill(r, role: .normal)
+    buf.box(r, title: p.report.title)
+    let lines = p.report.lines(s.reportFormat)
+    let page = layout.reportPage
+    var y = r.y + 1
+    for (i, l) in lines.enumerated().dropFirst(p.scroll).prefix(page) {
+        let role: Role
+        if i == 0 || l.hasPrefix("Approved sales by") || l == "Not in the totals" { role = .title }
+        else if l.hasPrefix("NET TOTAL") { role = .approved }
+        else if l.contains("check the terminal") { role = .unknown }
+        else { role = .normal }
+        buf.put(l, x: r.x + 2, y: y, role: role, attrs: role == .normal ? [] : .bold, maxWidth: r.width - 4)
+        y += 1
+    }
+    let more = lines.count > page ? "  lines \(p.scroll + 1)–\(min(lines.count, p.scroll + page)) of \(lines.count), ↑↓ PgUp PgDn scroll" : ""
+    let keys = "\(s.keymap.hint(.export)) export CSV  Esc close" + more
+    buf.put(keys, x: r.x + 2, y: r.maxY - 2, role: .hint, maxWidth: r.width - 4)
+    if let first = p.exported.first, let slash = first.lastIndex(of: "/") {
+        let dir = String(first[..<slash])
+        buf.put("Saved \(p.exported.count) CSV file\(p.exported.count == 1 ? "" : "s") in \(dir)/", x: r.x + 2, y: r.maxY - 3,
+                role: .approved, maxWidth: r.width - 4)
+    }
+}

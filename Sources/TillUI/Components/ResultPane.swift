@@ -1,0 +1,122 @@
+import TillProtocol
+import TillModel
+
+let spinnerFrames: [String] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
+
+func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
+    buf.box(r, title: s.pending != nil ? "In flight" : "Result")
+    let inner = r.inset(1)
+    let x = inner.x + 1
+    let w = inner.width - 2
+    var y = inner.y + 1
+    if let p = s.pending {
+        buf.put(p.summary, x: x, y: y, role: .amount, attrs: .bold, maxWidth: w); y += 2
+        let elapsed = s.nowMs - p.startedAtMs
+        let frame = spinnerFrames[Int((max(0, elapsed) / 100) % Int64(spinnerFrames.count))]
+        buf.put(frame + (p.deadlineMs == nil ? " Sending…" : " Waiting for the terminal"), x: x, y: y, role: .inFlight, attrs: .bold, maxWidth: w); y += 1
+        buf.put("elapsed      " + Format.duration(elapsed), x: x + 2, y: y, role: .normal, maxWidth: w - 2); y += 1
+        if let d = p.deadlineMs {
+            buf.put("times out in " + Format.duration(d - s.nowMs), x: x + 2, y: y, role: .normal, maxWidth: w - 2); y += 1
+        }
+        y += 1
+        if p.abortRequested {
+            buf.put("Abort requested…", x: x, y: y, role: .warning, attrs: .bold, maxWidth: w)
+        } else if s.escAborts {
+            buf.put("Press \(s.keymap.hint(.cancel)) to abort", x: x, y: y, role: .helpKey, attrs: .bold, maxWidth: w)
+        } else if p.own {
+            buf.put("\(s.keymap.hint(.cancel)) aborts on \(p.screen.title) (\(s.keymap.hint(p.screen.action)))", x: x, y: y, role: .hint, maxWidth: w)
+        }
+        if p.own, y + 1 < inner.maxY - 1 {
+            buf.put("\(s.keymap.hint(.stopWaiting)) stop waiting", x: x, y: y + 1, role: .hint, maxWidth: w)
+        }
+        return
+    }
+    guard let res = s.result else {
+        buf.put("Ready for the next customer.", x: x, y: y, role: .hint, maxWidth: w)
+        return
+    }
+    var v = CashierWording.verdict(for: res.outcome, currency: s.currency, tzOffsetMinutes: s.tzOffsetMinutes)
+    if res.recovered {
+        // Settled by start-up recovery: say plainly what happened to that earlier payment.
+        let when = res.summary + " at " + Format.hoursMinutesOfDay(res.atMs, offsetMinutes: s.tzOffsetMinutes)
+        switch res.outcome.entry?.state {
+        case .approved?: v.word = "CHARGED"; v.headline = "WAS CHARGED"; v.amount = nil; v.sentence = when + " WAS CHARGED (found at start)."
+        case .declined?, .aborted?, .resolved?:
+            v.word = "NOT PAID"; v.headline = "NOT CHARGED"; v.amount = nil; v.sentence = when + " was NOT charged (found at start)."
+        default: v.sentence = when + ": " + v.sentence
+        }
+    }
+    // The previous customer's verdict dims as soon as the next amount is typed.
+    let dimmed = s.resultIsStale
+    // The verdict in block letters (6 rows where the pane is tall, 3 at 80×24), its ✓ ✗ ? mark and the
+    // headline with the amount; colour is never the only reading.
+    let maxBig = inner.height >= 30 ? BigText.height(.large) : BigText.height(.small)
+    for l in v.block(width: inner.width, maxBigHeight: maxBig, currency: s.currency) where y < inner.maxY {
+        buf.put(l.text, x: inner.x, y: y, role: dimmed ? .dim : l.role, attrs: dimmed ? [] : (l.bold ? .bold : []), maxWidth: inner.width)
+        y += 1
+    }
+    y += 1
+    for l in wrap(v.sentence, width: w).prefix(3) where y < inner.maxY {
+        buf.put(l, x: x, y: y, role: dimmed ? .dim : (v.role == .approved ? .normal : .error), maxWidth: w); y += 1
+    }
+    y += 1
+    let vx = x + 9
+    func row(_ k: String, _ v: String?, role: Role = .normal) {
+        guard let v, !v.isEmpty, y < inner.maxY - 1 else { return }
+        buf.put(k, x: x, y: y, role: .label, maxWidth: 9)
+        buf.put(v, x: vx, y: y, role: role, maxWidth: inner.maxX - vx - 1)
+        y += 1
+    }
+    let e = res.outcome.entry
+    let resp = e?.response
+    if e?.action != .sale && e?.action != .preAuth { row("What", res.summary) }
+    let amount = resp?.amount ?? e?.amount
+    let tip = resp?.tipAmount ?? e?.tipAmount
+    if e?.action != .batch {
+        row("Amount", amount.map { Format.money($0, s.currency) }, role: .amount)
+        if let tip, tip.cents > 0 {
+            row("Tip", Format.money(tip, s.currency), role: .amount)
+            if let amount { row("Total", Format.money(amount + tip, s.currency), role: .amount) }
+        }
+    }
+    row("Card", resp?.cardType)
+    row("Number", resp?.accountNumber)
+    row("Method", resp?.verificationMethod)
+    row("STAN", resp?.referenceNumber)
+    row("Order", resp?.orderCode)
+    row("Auth", resp?.authorisationCode)
+    if e?.action == .batch { row("Batch", resp?.batchName ?? resp?.batchId) }
+    if case .unknown(let u) = res.outcome { row("Note", u.note, role: .warning) }
+    buf.put("at " + Format.clock(res.atMs, offsetMinutes: s.tzOffsetMinutes), x: x, y: inner.maxY - 1, role: .dim, maxWidth: w)
+}
+
+/// The big word, its role, and the message under it.
+public func verdict(_ o: ActionOutcome) -> (String, Role, String) {
+    switch o {
+    case .answered(let e):
+        let msg = e.response?.message ?? ""
+        switch e.state {
+        case .approved: return (e.action == .batch ? "DONE" : "APPROVED", .approved, msg.isEmpty ? "Transaction successful." : msg)
+        case .aborted: return ("ABORTED", .aborted, msg.isEmpty ? "Aborted: no money was taken." : msg)
+        case .declined: return (e.action == .batch ? "FAILED" : "DECLINED", .declined, msg.isEmpty ? "Declined." : msg)
+        case .review: return ("CHECK THE TERMINAL", .unknown, e.note ?? "The answer needs checking before it counts.")
+        case .duplicate: return ("NOT CHARGED AGAIN", .unknown, e.note ?? "The terminal repeated an earlier answer.")
+        default: return ("OUTCOME UNKNOWN", .unknown, e.note ?? "Check the terminal.")
+        }
+    case .unknown(let e):
+        _ = e
+        return ("OUTCOME UNKNOWN", .unknown, "No answer. The money may or may not have been taken: check the terminal, then resolve it.")
+    case .transportError(_, let m):
+        return ("NOT SENT", .declined, m)
+    case .invalid(let errs):
+        return ("REFUSED", .declined, errs.map(\.message).joined(separator: " "))
+    case .busy:
+        return ("BUSY", .aborted, "Another request is in flight.")
+    case .otherTillBusy(let m):
+        return ("BUSY", .aborted, m)
+    case .needsConfirmation:
+        return ("NOT SENT", .unknown, "An earlier payment's outcome is unknown: check the terminal first.")
+    case .journalFailed(_, let m):
+        return ("JOURNAL ERROR", .declined, m)
+    }
+}

@@ -1,0 +1,42 @@
+import TillProtocol
+import TillModel
+
+func noticeLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
+    let w = buf.size.width
+    if let n = s.notice {
+        buf.put((s.noticeIsError ? "! " : "") + n, x: 1, y: y, role: s.noticeIsError ? .error : .hint, maxWidth: w - 2)
+    } else if let warn = s.startupWarnings.first {
+        buf.put("! " + warn, x: 1, y: y, role: .warning, maxWidth: w - 2)
+    } else {
+        let keys = "\(s.keymap.hint(.help)) help  \(s.keymap.hint(.quit)) quit"
+        buf.put(keys, x: 1, y: y, role: .hint, maxWidth: w - 2)
+    }
+}
+
+func statusLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
+    let w = buf.size.width
+    buf.fill(Rect(x: 0, y: y, width: w, height: 1), role: .statusLine)
+    let clock = " " + Format.clock(s.nowMs, offsetMinutes: s.tzOffsetMinutes) + " "
+    let end = w - clock.count
+    // The simulator is marked TRAINING (it moves no money). What must never be cut comes first: the
+    // transport, the connection, the unresolved count; the batch last (its name may be long).
+    var x = 0
+    if s.isTraining { x += buf.put(" TRAINING", x: 0, y: y, role: .statusAlert, attrs: [.bold, .reverse], maxWidth: end) }
+    x += buf.put(" " + s.transport + " ", x: x, y: y, role: .statusLine, attrs: .bold, maxWidth: max(0, end - x))
+    func put(_ t: String, _ role: Role = .statusLine) { x += buf.put(t, x: x, y: y, role: role, maxWidth: max(0, end - x)) }
+    put("│ ")
+    switch s.connection {
+    case .ready: put(s.pending != nil ? "● busy " : "● ready ")
+    case .problem(let m): put("✗ " + m + " ", .statusAlert)
+    }
+    if !s.unresolved.isEmpty && !s.recovering { put("│ "); put("\(s.unresolved.count) unresolved ", .statusAlert) }
+    put("│ ")
+    if let b = s.batch {
+        if b.isOpen {
+            var t = "batch " + (b.name ?? b.id.map { String($0.prefix(8)) } ?? "open")
+            if let a = b.autoCloseAtMs { t += " (\(Format.hoursMinutes(a - s.nowMs)) left)" }
+            put(t + " ")
+        } else { put("no batch open ", .statusAlert) }
+    } else { put("batch ? ") }
+    if end > x { buf.put(clock, x: end, y: y, role: .statusLine) }
+}

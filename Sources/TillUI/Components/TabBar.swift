@@ -1,0 +1,39 @@
+import TillProtocol
+import TillModel
+
+func screenTitle(_ s: AppState) -> String {
+    switch s.screen {
+    case .sale: return "Sale"
+    case .preAuth: return "Pre-authorisation"
+    case .capture: return "Capture a pre-authorisation"
+    case .refund: return "Refund / cancel a payment"
+    case .batch: return "Batch (shift)"
+    case .journal:
+        if let d = s.journal.detail { return "Journal #\(d.id)" }
+        return "Journal: " + (s.journal.allBatches ? "all batches" : "current batch")
+    case .unresolved: return "Unresolved transactions"
+    }
+}
+
+func tabBar(_ s: AppState, _ buf: inout ScreenBuffer) {
+    let w = buf.size.width
+    buf.fill(Rect(x: 0, y: 0, width: w, height: 1), role: .tab)
+    let wide = w >= 100
+    var x = 0
+    if wide { x += buf.put(" till ", x: x, y: 0, role: .title, attrs: .bold) }
+    for screen in Screen.allCases {
+        let label = (wide ? " " : "") + s.keymap.hint(screen.action) + " " + screen.title + (wide ? " " : "")
+        let role: Role = screen == s.screen ? .tabActive : .tab
+        if x + label.count > w { break }
+        x += buf.put(label, x: x, y: 0, role: role, attrs: screen == s.screen ? .bold : [])
+        x += 1
+    }
+    let help = s.keymap.hint(.help) + " Help "
+    if s.isTraining {
+        // Whatever the width: a demo never passes for money.
+        let t = " TRAINING: no money moves "
+        let short = " TRAINING "
+        let label = x + t.count <= w ? t : short
+        if x + label.count <= w { buf.put(label, x: w - label.count, y: 0, role: .statusAlert, attrs: [.bold, .reverse]) }
+    } else if wide, x + help.count <= w { buf.put(help, x: w - help.count, y: 0, role: .tab) }
+}

@@ -1,0 +1,137 @@
+import TillProtocol
+import TillModel
+
+/// The batch (shift): open one by name, close the active one (or one by name or id), the running report.
+enum BatchScreen: ScreenComponent {
+    static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] {
+        if action == .closeBatch { return confirmClose(&state, target: "") }
+        return formAction(&state, action)
+    }
+
+    static func submit(_ state: inout AppState) -> [Command] {
+        guard var reader = FormReader(&state) else { return [] }
+        var form: Form { get { reader.form } set { reader.form = newValue } }
+        func opt(_ id: String) -> String? { reader.opt(id) }
+        func validate(_ r: Request) -> Bool { reader.validate(r) }
+        defer { state.form = reader.form }
+        if form.fields[form.focus].id == "batchName" {
+            guard let name = opt("batchName") else {
+                form.errors["batchName"] = "Type a name for the new batch (e.g. the shift)."
+                return []
+            }
+            let r = Request.batch(BatchRequest(command: .open, batchName: name))
+            guard validate(r) else { return [] }
+            state.form = form
+            var lines = ["Open a new batch named '\(name)'."]
+            if let b = state.batch, b.isOpen {
+                lines.append("The active batch \(b.name.map { "'\($0)'" } ?? b.id ?? "") will be closed first.")
+            }
+            state.overlay = .confirm(Confirmation(title: "Open batch?", lines: lines,
+                                                  choices: [ConfirmChoice(key: "y", label: "open", action: .send(r))]))
+            return []
+        }
+        state.form = form
+        return confirmClose(&state, target: opt("batchId") ?? "")
+    }
+
+    static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { batchScreen(state, r, &buf) }
+}
+
+func confirmClose(_ state: inout AppState, target: String) -> [Command] {
+    let r: BatchRequest
+    var lines: [String]
+    if target.isEmpty {
+        guard let b = state.batch, b.isOpen else {
+            state.form.errors["batchId"] = "No batch is open; type the name or id of the batch to close."
+            return []
+        }
+        r = BatchRequest(command: .close)
+        lines = ["Close the active batch \(b.name.map { "'\($0)'" } ?? "")", b.id.map { "(id \($0))." } ?? ""]
+    } else if UUIDText.isValid(target) {
+        r = BatchRequest(command: .close, batchId: target)
+        lines = ["Close the batch with id", target + "."]
+    } else {
+        r = BatchRequest(command: .close, batchName: target)
+        lines = ["Close the batch named '\(target)'."]
+    }
+    let errs = TerminalRequest(caller: validationCaller, request: .batch(r)).validationErrors()
+    if let e = errs.first { state.form.errors["batchId"] = e.message; return [] }
+    lines.append("Its payments are settled; new payments go to")
+    lines.append("the next batch you open.")
+    if let p = state.pending {
+        state.overlay = nil
+        setNotice(&state, "Wait: \(p.summary) is in flight; close the batch once it is settled.", error: true)
+        return []
+    }
+    if !state.unresolved.isEmpty {
+        let n = state.unresolved.count
+        lines.insert("⚠ \(n) transaction\(n == 1 ? " has" : "s have") an UNKNOWN outcome.", at: 0)
+        lines.insert("  The Z report cannot say if that money moved.", at: 1)
+        lines.insert("  Check the terminal first (F8 Unresolved).", at: 2)
+        lines.insert("", at: 3)
+        state.overlay = .confirm(Confirmation(title: "Close batch with unknown outcomes?", lines: lines,
+                                              choices: [ConfirmChoice(key: "u", label: "go to Unresolved", action: .goTo(.unresolved)),
+                                                        ConfirmChoice(key: "y", label: "close anyway", action: .send(.batch(r)))]))
+        return []
+    }
+    state.overlay = .confirm(Confirmation(title: "Close batch?", lines: lines.filter { !$0.isEmpty },
+                                          choices: [ConfirmChoice(key: "y", label: "close it", action: .send(.batch(r)))]))
+    return []
+}
+
+func batchScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
+    var y = r.y + 1
+    let x = r.x + 2
+    let vx = x + 14
+    let w = r.width - 4
+    func row(_ label: String, _ value: String, role: Role = .normal) {
+        guard y < r.maxY - 1 else { return }
+        buf.put(label, x: x, y: y, role: .label)
+        buf.put(value, x: vx, y: y, role: role, maxWidth: r.maxX - vx - 1)
+        y += 1
+    }
+    if let b = s.batch, b.isOpen {
+        buf.put("Active batch", x: x, y: y, role: .title, attrs: .bold); y += 1
+        row("Name", b.name ?? "(no name)", role: .amount)
+        if let id = b.id, id.count > r.maxX - vx - 1 {
+            row("Id", "")
+            if y < r.maxY - 1 { buf.put(id, x: x + 2, y: y, role: .normal, maxWidth: w - 2); y += 1 }
+        } else { row("Id", b.id ?? "—") }
+        if let o = b.openedAtMs {
+            row("Opened", Format.dateTime(o, offsetMinutes: s.tzOffsetMinutes))
+            if let a = b.autoCloseAtMs {
+                let left = a - s.nowMs
+                row("Auto-close", left > 0 ? "in \(Format.hoursMinutes(left)) (48 h rule)" : "due now (48 h passed)",
+                    role: left < 3_600_000 ? .warning : .normal)
+            }
+        }
+    } else if s.batch == nil {
+        buf.put("Asking for the batch…", x: x, y: y, role: .hint); y += 1
+    } else {
+        buf.put("No batch is open.", x: x, y: y, role: .warning, attrs: .bold); y += 1
+        buf.put("Open one to start the shift.", x: x, y: y, role: .hint); y += 1
+    }
+    y += 1
+    if let report = s.report, y < r.maxY - 3 {
+        runningReport(report, s, x: x, y: &y, maxY: r.maxY - 1, width: w, &buf)
+        y += 1
+    }
+    let roomy = r.height >= 26
+    let form = s.form
+    let fieldX = x + 14
+    let fieldW = max(8, min(30, r.maxX - fieldX - 2))
+    for (i, f) in form.fields.enumerated() where y < r.maxY - 2 {
+        drawField(f, focused: i == form.focus, error: form.errors[f.id], x: x, labelW: 14, fieldX: fieldX, fieldW: fieldW, y: y,
+                  currency: s.currency, &buf)
+        y += 1
+        if let e = form.errors[f.id] {
+            for line in wrap("✗ " + e, width: r.maxX - fieldX - 1) where y < r.maxY - 2 { buf.put(line, x: fieldX, y: y, role: .error); y += 1 }
+        }
+        if roomy {
+            let hint = f.id == "batchName" ? "Enter opens it; the active one closes" : "Enter closes it, after asking"
+            if y < r.maxY - 2 { buf.put(hint, x: x + 2, y: y, role: .hint, maxWidth: w - 2); y += 1 }
+            y += 1
+        }
+    }
+    buf.put("\(s.keymap.hint(.closeBatch)) close  \(s.keymap.hint(.report)) report  \(s.keymap.hint(.cancel)) " + escWord(s), x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
+}

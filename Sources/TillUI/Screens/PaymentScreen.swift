@@ -1,0 +1,103 @@
+import TillProtocol
+import TillModel
+
+/// Sale and pre-auth: an amount (a tip, installments and a reference on Sale), read by the same
+/// function as `till sale` / `till pre-auth`, so both send the identical request.
+enum PaymentScreen: ScreenComponent {
+    static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] {
+        switch action {
+        case .tip5, .tip10, .tip15, .tipNone:
+            guard state.screen == .sale else { return [] }
+            let pct = action == .tip5 ? "5%" : action == .tip10 ? "10%" : action == .tip15 ? "15%" : ""
+            state.form["tipAmount"] = pct
+            state.form.errors["tipAmount"] = nil
+            return []
+        default:
+            return formAction(&state, action)
+        }
+    }
+
+    static func submit(_ state: inout AppState) -> [Command] {
+        if let b = state.batch, !b.isOpen, state.pending == nil {
+            // A shift must be open to sell: offer to open one, with one key. The sale stays typed; Enter then charges it.
+            let name = state.defaultShiftName
+            state.overlay = .confirm(Confirmation(
+                title: "No shift open",
+                lines: ["Payments go into a shift (batch); none is open.",
+                        "Open the shift '\(name)' now?",
+                        "Then press \(state.keymap.hint(.submit)) again to charge."],
+                choices: [ConfirmChoice(key: "o", label: "open shift '\(name)'", action: .send(.batch(BatchRequest(command: .open, batchName: name))))]))
+            return []
+        }
+        guard var reader = FormReader(&state) else { return [] }
+        var form: Form { get { reader.form } set { reader.form = newValue } }
+        func focusFirstError() { reader.focusFirstError() }
+        defer { state.form = reader.form }
+        // The same reading of typed text as `till sale` / `till pre-auth`: the identical request.
+        let draft = state.screen == .sale
+            ? RequestDraft.sale(amount: form["amount"], tip: form["tipAmount"], installments: form["preferredInstallments"],
+                                reference: form["clientTransactionId"])
+            : RequestDraft.preAuth(amount: form["amount"], reference: form["clientTransactionId"])
+        let problems = draft.problems(caller: validationCaller)
+        for e in problems {
+            if let i = form.index(of: e.field) {
+                // Shown beside its field: the "Amount: " the CLI puts first is said by the field's label.
+                let label = form.fields[i].label + ": "
+                let m = e.message.hasPrefix(label) ? String(e.message.dropFirst(label.count)) : e.message
+                if form.errors[e.field] == nil { form.errors[e.field] = m }
+            } else if form.message == nil { form.message = e.message }
+        }
+        guard problems.isEmpty else { focusFirstError(); return [] }
+        state.form = form
+        let unknown = state.unresolved.filter { ($0.action == .sale || $0.action == .preAuth) && $0.state.awaitsTerminal }
+        if let u = unknown.last {
+            // Never silently charged twice: the cashier checks the terminal first, then says so.
+            let what = "\(Format.money(u.response?.amount ?? u.amount, state.currency)) at \(Format.hoursMinutesOfDay(u.createdAtMs, offsetMinutes: state.tzOffsetMinutes))"
+            let n = unknown.count
+            var lines = ["\(what) may have been charged: check the terminal before charging again."]
+            if n > 1 { lines.append("(\(n) payments have an unknown outcome: see \(state.keymap.hint(.unresolved)) Unresolved.)") }
+            lines.append("Charge \(Format.summary(draft.request, currency: state.currency)) now?")
+            state.overlay = .confirm(Confirmation(
+                title: "Earlier payment UNKNOWN",
+                lines: lines,
+                choices: [ConfirmChoice(key: "y", label: "charge anyway", action: .sendConfirmingUnknown(draft.request, Set(unknown.map(\.id)))),
+                          ConfirmChoice(key: "u", label: "go to Unresolved", action: .goTo(.unresolved))],
+                enterPicksFirst: false))
+            return []
+        }
+        return send(&state, draft.request)
+    }
+
+    static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { formScreen(state, r, &buf) }
+}
+
+public struct FieldMessage: Error, Sendable { public var message: String }
+
+/// A tip as typed: an amount (`2.50`) or a percentage of the amount (`10%`), rounded half up to the cent.
+public func tipValue(_ text: String, amount: Money) -> Result<Money, FieldMessage> {
+    let t = text.trimmingWhitespace()
+    if t.hasSuffix("%") {
+        let num = String(t.dropLast()).trimmingWhitespace()
+        // Parse the percentage as money (two decimals) to reuse the cashier's number rules.
+        guard let p = try? Money.parse(num) else { return .failure(FieldMessage(message: "'\(t)' is not a percentage like 10%.")) }
+        if p.cents > 100_00 { return .failure(FieldMessage(message: "A tip of more than 100% is more than the amount.")) }
+        let cents = (amount.cents * p.cents + 5_000) / 10_000
+        return .success(Money(cents: cents))
+    }
+    do { return .success(try Money.parse(t)) } catch { return .failure(FieldMessage(message: error.description)) }
+}
+
+func tipNote(_ form: Form, _ currency: String) -> String? {
+    let t = form["tipAmount"].trimmingWhitespace()
+    guard t.hasSuffix("%"), let amount = try? Money.parse(form["amount"]) else { return nil }
+    guard case .success(let tip) = tipValue(t, amount: amount) else { return nil }
+    return "= " + tip.formatted()
+}
+
+func saleTotal(_ form: Form) -> Money? {
+    guard let amount = try? Money.parse(form["amount"]), amount.cents > 0 else { return nil }
+    let t = form["tipAmount"].trimmingWhitespace()
+    if t.isEmpty { return amount }
+    guard case .success(let tip) = tipValue(t, amount: amount) else { return nil }
+    return amount + tip
+}

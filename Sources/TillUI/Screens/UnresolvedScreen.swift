@@ -1,0 +1,86 @@
+import TillProtocol
+import TillModel
+
+/// Payments whose outcome is unknown (or needs review): ask the terminal again, or say what the
+/// terminal shows (charged / not charged, no default).
+enum UnresolvedScreen: ScreenComponent {
+    static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] { unresolvedAction(&state, action) }
+    static func submit(_ state: inout AppState) -> [Command] { unresolvedAction(&state, .submit) }
+    static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { unresolvedScreen(state, r, &buf) }
+}
+
+/// Letters on the Unresolved screen: `a` asks the terminal again, `c` / `x` settle the selected one.
+func unresolvedChar(_ state: inout AppState, _ ch: Character) -> [Command]? {
+    switch Character(ch.lowercased()) {
+    case "a":
+        setNotice(&state, "Asking the terminal again…")
+        state.recovering = true
+        return [.recover]
+    case "c", "x":
+        guard state.unresolved.indices.contains(state.unresolvedSelected) else { return [] }
+        confirmResolve(&state, state.unresolved[state.unresolvedSelected])
+        return []
+    default:
+        return nil
+    }
+}
+
+func unresolvedAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
+    let n = state.unresolved.count
+    switch action {
+    case .next, .down: state.unresolvedSelected = min(n - 1, state.unresolvedSelected + 1)
+    case .previous, .up: state.unresolvedSelected = max(0, state.unresolvedSelected - 1)
+    case .submit, .resolve:
+        if state.unresolved.indices.contains(state.unresolvedSelected) { confirmResolve(&state, state.unresolved[state.unresolvedSelected]) }
+    default: break
+    }
+    state.unresolvedSelected = max(0, state.unresolvedSelected)
+    return []
+}
+
+func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
+    guard e.state.needsAttention else {
+        setNotice(&state, "#\(e.id) is \(Format.stateName(e.state).lowercased()); only unknown ones need resolving.", error: true)
+        return
+    }
+    let what = "#\(e.id) \(Format.actionName(e.action)) \(Format.money(e.amount, state.currency))"
+    state.overlay = .confirm(Confirmation(
+        title: "Resolve \(what)?",
+        lines: ["Check the terminal's own history first. Then say",
+                "what really happened; nothing is sent again.",
+                "Or ask the terminal again (a)."],
+        choices: [ConfirmChoice(key: "c", label: "charged (it went through)", action: .resolve(entryId: e.id, charged: true, note: "")),
+                  ConfirmChoice(key: "x", label: "not charged", action: .resolve(entryId: e.id, charged: false, note: "")),
+                  ConfirmChoice(key: "a", label: "ask the terminal again", action: .askAgain)],
+        enterPicksFirst: false))
+}
+
+func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
+    var y = r.y + 1
+    let x = r.x + 2
+    let w = r.width - 4
+    if s.recovering {
+        buf.put("Checking the journal for unfinished", x: x, y: y, role: .inFlight, maxWidth: w); y += 1
+        buf.put("transactions and asking the terminal…", x: x, y: y, role: .inFlight, maxWidth: w)
+        return
+    }
+    if s.unresolved.isEmpty {
+        buf.put("Nothing to check: every transaction", x: x, y: y, role: .normal, maxWidth: w); y += 1
+        buf.put("in the journal has a known outcome.", x: x, y: y, role: .normal, maxWidth: w)
+        buf.put("\(s.keymap.hint(.sale)) sale", x: x, y: r.maxY - 1, role: .hint)
+        return
+    }
+    for l in wrap("These may or may not have taken money. Check the terminal, then mark each one resolved.", width: w) {
+        buf.put(l, x: x, y: y, role: .warning, maxWidth: w); y += 1
+    }
+    y += 1
+    for (i, e) in s.unresolved.enumerated() where y < r.maxY - 2 {
+        let selected = i == s.unresolvedSelected
+        let line = "#\(e.id) \(Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).suffix(11)) \(Format.actionName(e.action)) \(e.amount.map { $0.formatted() } ?? "") \(Format.stateName(e.state))"
+        buf.put(line, x: x, y: y, role: selected ? .selection : .normal, maxWidth: w)
+        if selected { buf.restyle(Rect(x: x, y: y, width: w, height: 1), role: .selection, attrs: .bold) }
+        y += 1
+        if let n = e.note, y < r.maxY - 2 { buf.put("  " + n, x: x, y: y, role: .hint, maxWidth: w); y += 1 }
+    }
+    buf.put("\(s.keymap.hint(.submit)) resolve  a ask again  \(s.keymap.hint(.cancel)) " + escWord(s), x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
+}

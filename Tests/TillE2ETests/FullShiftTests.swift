@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+/// A whole shift by keys at 80×24 on the built-in simulator, as a cashier does it: open, five sales
+/// (tip, installments, decline, abort, no answer), a full and a partial refund from journal rows,
+/// a pre-auth and its capture, the journal, the X report, the close with its Z report, the export.
+/// Every key is counted per task; the README's key-count table is this test's output.
+@Suite(.serialized) struct FullShiftTests {
+    final class Keys {
+        let t: TillSession
+        var task = ""
+        var counts: [(String, Int)] = []
+        init(_ t: TillSession) { self.t = t }
+        func begin(_ name: String) { task = name; counts.append((name, 0)) }
+        func bump(_ n: Int) { counts[counts.count - 1].1 += n }
+        func keys(_ k: String...) throws { bump(k.count); for key in k { try t.keys(key) } }
+        func type(_ s: String) throws { bump(s.count); try t.type(s) }
+    }
+
+    @Test func aWholeShiftByKeys() throws {
+        let t = try TillSession(width: 80, height: 24, args: ["--sim-speed", "0.2", "--timeout", "3"])
+        let k = Keys(t)
+        t.waitFor("Amount", "no batch open")
+
+        k.begin("open the shift (at the first sale) and sell 20.00 + 10 % tip")
+        try k.type("20"); try k.keys("M-2", "Enter")
+        t.waitFor("No shift open"); try k.keys("o")
+        t.waitFor("BATCH OPENED"); try k.keys("Enter")
+        t.waitFor("SALE APPROVED € 22.00")
+        let firstStan = try #require(t.value(after: "STAN"))
+
+        k.begin("sale of 40.00 in 6 installments")
+        try k.type("40"); try k.keys("Tab", "Tab"); try k.type("6"); try k.keys("Enter")
+        t.waitFor("SALE APPROVED € 40.00")
+        let secondStan = try #require(t.value(after: "STAN"))
+        #expect(firstStan != secondStan)
+
+        k.begin("sale declined (6.66)")
+        try k.type("6.66"); try k.keys("Enter")
+        t.waitFor("NOT CHARGED")
+
+        k.begin("sale aborted while waiting for the card (8.08)")
+        try k.type("8.08"); try k.keys("Enter")
+        t.waitFor("Press Esc to abort"); try k.keys("Escape")
+        t.waitFor("ABORTED")
+
+        k.begin("full refund of the 22.00 sale from its journal row")
+        try k.keys("F7"); try k.type(firstStan)
+        t.waitFor("1 of "); try k.keys("F5")
+        t.waitFor(firstStan); try k.keys("Enter")
+        t.waitFor("Refund?", "Refund the FULL amount", "sale of € 22.00"); try k.keys("Enter")
+        t.waitFor("REFUNDED")
+
+        k.begin("partial refund (15.00) of the 40.00 sale from its journal row")
+        try k.keys("F7", "C-u"); try k.type(secondStan)
+        t.waitFor("1 of "); try k.keys("F5")
+        t.waitFor(secondStan); try k.type("15"); try k.keys("Enter")
+        t.waitFor("Refund?", "Refund € 15.00", "sale of € 40.00"); try k.keys("Enter")
+        t.waitFor("REFUNDED € 15.00")
+
+        k.begin("pre-auth of 50.00")
+        try k.keys("F3"); try k.type("50"); try k.keys("Enter")
+        t.waitFor("PRE-AUTHORISED € 50.00")
+        let preStan = try #require(t.value(after: "STAN"))
+
+        k.begin("capture 42.00 of it from its journal row")
+        try k.keys("F7", "C-u"); try k.type(preStan)
+        t.waitFor("1 of "); try k.keys("F4")
+        t.waitFor(preStan); try k.type("42"); try k.keys("Enter")
+        t.waitFor("Capture?", "Capture € 42.00", "pre-auth of € 50.00"); try k.keys("Enter")
+        t.waitFor("CAPTURED € 42.00")
+
+        k.begin("sale the terminal never answers (9.09)")
+        try k.keys("F2"); try k.type("9.09"); try k.keys("Enter")
+        t.waitFor("CHECK THE TERMINAL", "1 unresolved", timeout: 20)
+
+        k.begin("the journal")
+        try k.keys("F7", "C-u")
+        t.waitFor("refund", "capture", "pre-auth")
+
+        k.begin("X report, full screen, and back")
+        try k.keys("F9")
+        t.waitFor("X report (running)"); try k.keys("Escape")
+        // (The backend reads a key pressed right after Esc as part of it: wait for the report to close.)
+        t.waitFor("Enter detail")
+
+        k.begin("close the shift (warned about the unknown sale) and see its Z report")
+        try k.keys("F6", "C-k")
+        t.waitFor("unknown outcome", "close anyway"); try k.keys("y")
+        t.waitFor("Z report (closing)")
+
+        k.begin("export the Z report as CSV")
+        try k.keys("C-e")
+        t.waitFor("Saved 2 CSV files")
+
+        // Nothing on the 80×24 screen was cut mid-word at the right border of the frames.
+        var report = "KEY COUNTS (80x24 full shift)\n"
+        for (task, n) in k.counts { report += "| \(task) | \(n) |\n" }
+        report += "| total | \(k.counts.reduce(0) { $0 + $1.1 }) |\n"
+        print(report)
+        try? report.write(toFile: NSTemporaryDirectory() + "till-full-shift-keys.txt", atomically: true, encoding: .utf8)
+    }
+}
