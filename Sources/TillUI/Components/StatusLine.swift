@@ -22,7 +22,9 @@ func statusLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
     // transport, the connection, the unresolved count; the batch last (its name may be long).
     var x = 0
     if s.isTraining { x += buf.put(" TRAINING", x: 0, y: y, role: .statusAlert, attrs: [.bold, .reverse], maxWidth: end) }
-    x += buf.put(" " + s.transport + " ", x: x, y: y, role: .statusLine, attrs: .bold, maxWidth: max(0, end - x))
+    // A pipe's whole command would push the shift off the line: at most 24 columns of it.
+    let transport = s.transport.count > 24 ? String(s.transport.prefix(23)) + "…" : s.transport
+    x += buf.put(" " + transport + " ", x: x, y: y, role: .statusLine, attrs: .bold, maxWidth: max(0, end - x))
     func put(_ t: String, _ role: Role = .statusLine) { x += buf.put(t, x: x, y: y, role: role, maxWidth: max(0, end - x)) }
     put("│ ")
     switch s.connection {
