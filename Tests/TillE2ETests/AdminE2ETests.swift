@@ -37,7 +37,6 @@ import Testing
         try t.keys("p")
         t.waitFor("receipt again.")
         // A row with no receipt (the batch opening) is refused in words.
-        try t.keys("End")
         for _ in 0..<5 { try t.keys("Down") }
         try t.keys("C-p")
         t.waitFor("Cannot reprint")
@@ -56,6 +55,10 @@ import Testing
         t.waitFor("Above 36: the terminal will ask")
         try t.keys("Enter")
         t.waitFor("SALE APPROVED")
+        try t.keys("F10")
+        t.waitFor("TILL-EXITED")
+        // Sent as typed (sale.txt:28: the terminal asks the cardholder), never refused or capped.
+        #expect(allWrittenBytes(t.dir).range(of: Data("withInstallments=true&preferredInstallments=48".utf8)) != nil)
     }
 
     @Test func adminScreenPrintingLogsAndActivationWithSecretsNeverShown() throws {
