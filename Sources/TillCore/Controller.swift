@@ -140,6 +140,20 @@ public actor TillController: TillService {
 
     public nonisolated func events() -> AsyncStream<ControllerEvent> { hub.stream() }
 
+    /// What the last `recover()` did: the entries it settled (as `.recovered` events say), and whether it was left
+    /// for later because another till on the journal was sending.
+    public struct RecoveryReport: Sendable {
+        public var settled: [JournalEntry] = []
+        public var skipped = false
+    }
+    public private(set) var lastRecovery = RecoveryReport()
+
+    /// Says what recovery (or a late answer) learned: the event for screens, the list for the command line.
+    func reportRecovered(_ e: JournalEntry) {
+        lastRecovery.settled.append(e)
+        hub.emit(.recovered(e))
+    }
+
     /// Test-only: the process dies here, as with SIGKILL. Nothing more is journaled, answers are no longer taken, the
     /// transport stops, the sender lock goes (as the kernel drops a dead process's locks), and a waiter is woken with
     /// "killed" so the test's task does not hang; what the journal says is what a real kill would leave.
@@ -721,8 +735,10 @@ public actor TillController: TillService {
     /// lock while it works, so it never touches an entry another live process is waiting on (if another till is
     /// sending, recovery is left for later). Every entry it settles is reported as a `.recovered` event.
     public func recover() async -> [JournalEntry] {
-        guard current == nil else { return await unresolved() }
+        lastRecovery = RecoveryReport()
+        guard current == nil else { lastRecovery.skipped = true; return await unresolved() }
         do { try senderLock.acquire() } catch {
+            lastRecovery.skipped = true
             hub.emit(.transportProblem("Recovery left for later: \(error.description)"))
             return await unresolved()
         }
@@ -734,7 +750,7 @@ public actor TillController: TillService {
                 do {
                     if try journal.transition(e.id, to: .resolved, note: "Never sent: till withdrew the request the terminal app never claimed.",
                                               from: [.pending, .sent, .unknown]),
-                       let now = try journal.entry(id: e.id) { hub.emit(.recovered(now)) }
+                       let now = try journal.entry(id: e.id) { reportRecovered(now) }
                 } catch { _ = journalProblem("that request \(id) was withdrawn", error) }
             } else {
                 hub.emit(.transportProblem("Withdrew a request file left in requests/ (\(id)) that the terminal app never claimed."))
@@ -744,7 +760,7 @@ public actor TillController: TillService {
         let awaiting: Set<EntryState> = [.pending, .sent, .unknown]
         func settle(_ id: Int64, _ state: EntryState, _ note: String) {
             do {
-                if try journal.transition(id, to: state, note: note, from: awaiting), let e = try journal.entry(id: id) { hub.emit(.recovered(e)) }
+                if try journal.transition(id, to: state, note: note, from: awaiting), let e = try journal.entry(id: id) { reportRecovered(e) }
             } catch { _ = journalProblem("what recovery found for entry \(id)", error) }
         }
         let candidates: [JournalEntry]
@@ -775,7 +791,7 @@ public actor TillController: TillService {
                 let latest = read("entry \(fresh.id)", nil) { try journal.entry(id: fresh.id) }
                 guard let now = latest, now.state.awaitsTerminal else {
                     // Settled meanwhile (its own late answer arrived during the query): say so.
-                    if let latest { hub.emit(.recovered(latest)) }
+                    if let latest { reportRecovered(latest) }
                     continue
                 }
                 if case .answered(let d) = outcome, let r = d.response {
@@ -793,7 +809,7 @@ public actor TillController: TillService {
                             note = (note.map { $0 + " " } ?? "") + "Settled at start-up from the terminal's record (transactionDetails)."
                             if try journal.recordAnswer(now.id, response: r, state: state, note: note, onlyIf: awaiting),
                                let e = try journal.entry(id: now.id) {
-                                hub.emit(.recovered(e))
+                                reportRecovered(e)
                             }
                         } catch { _ = journalProblem("what recovery found for entry \(now.id)", error) }
                         continue

@@ -90,7 +90,11 @@ public final class Journal: Sendable {
                 throw JournalOpenError(path: path, reason: "it is a symbolic link; give the journal's real path")
             }
             if (st.st_mode & S_IFMT) != S_IFREG { throw JournalOpenError(path: path, reason: "it is not a regular file") }
-            if st.st_size > 0, !Journal.hasSQLiteHeader(path) {
+            // Never open and close the file while an SQLite connection of this process has it open: closing any
+            // descriptor of a file drops all of the process's POSIX locks on it, and another process could then
+            // checkpoint and delete the WAL under our feet (our next commits lost). A journal already open here was
+            // checked when it was opened.
+            if st.st_size > 0, !Journal.isOpenInProcess(st), !Journal.hasSQLiteHeader(path) {
                 throw JournalOpenError(path: path, reason: "it is not a till journal (not an SQLite file); till leaves it alone")
             }
         } else {
@@ -113,17 +117,40 @@ public final class Journal: Sendable {
             }
             if foreign { throw JournalOpenError(path: path, reason: "it is an SQLite database, but not a till journal; till leaves it alone") }
         }
-        // Only now, with the file known to be a till journal (or new), make it private; no-follow, owner only.
-        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        if fd >= 0 {
-            if fstat(fd, &st) == 0, st.st_uid == geteuid(), (st.st_mode & 0o077) != 0 { fchmod(fd, 0o600) }
-            close(fd)
+        // Only now, with the file known to be a till journal (or new), make it private: owner only, never through a
+        // symbolic link (checked again right before), and by path, never by opening it (see above).
+        if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid(), (st.st_mode & 0o077) != 0 {
+            chmod(path, 0o600)
         }
+        fileID = lstat(path, &st) == 0 ? Journal.register(st) : nil
         for suffix in ["-wal", "-shm"] where Path.exists(path + suffix) {
             var s2 = stat()
             if lstat(path + suffix, &s2) == 0, (s2.st_mode & S_IFMT) == S_IFREG, s2.st_uid == geteuid() { chmod(path + suffix, 0o600) }
         }
         try Journal.migrator.migrate(pool)
+    }
+
+    /// The journal files this process has open (device and inode → how many `Journal`s).
+    private static let openFiles = Locked<[FileID: Int]>([:])
+    struct FileID: Hashable { var dev: UInt64; var ino: UInt64 }
+    private let fileID: FileID?
+
+    static func isOpenInProcess(_ st: stat) -> Bool {
+        openFiles.withLock { $0[FileID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))] != nil }
+    }
+
+    static func register(_ st: stat) -> FileID {
+        let id = FileID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
+        openFiles.withLock { $0[id, default: 0] += 1 }
+        return id
+    }
+
+    deinit {
+        guard let id = fileID else { return }
+        Journal.openFiles.withLock { files in
+            files[id, default: 1] -= 1
+            if files[id] == 0 { files.removeValue(forKey: id) }
+        }
     }
 
     static func hasSQLiteHeader(_ path: String) -> Bool {
@@ -435,6 +462,8 @@ public final class Journal: Sendable {
 
     static func entry(from row: Row) -> JournalEntry {
         let responseText: String? = row["response"]
+        // The answer as journaled (JSON this code wrote); the money columns, state and summary never depend on it, so a
+        // row whose JSON could not be read still counts right and shows its columns.
         let response = responseText.flatMap { try? JSONDecoder().decode(CallbackResponse.self, from: Data($0.utf8)) }
         let amount: Int? = row["amountCents"]
         let tip: Int? = row["tipCents"]
@@ -501,6 +530,7 @@ public final class Journal: Sendable {
             var alternatives = ["stan LIKE ?", "orderCode LIKE ?", "shortOrderCode LIKE ?", "clientTransactionId LIKE ?",
                                 "cardType LIKE ?", "message LIKE ?"]
             args.append(contentsOf: Array(repeating: like, count: alternatives.count))
+            // Search text that reads as an amount also matches amounts; any other text is only searched as text.
             if let m = try? Money.parse(t) { alternatives.append("amountCents = ?"); args.append(m.cents) }
             conditions.append("(" + alternatives.joined(separator: " OR ") + ")")
         }

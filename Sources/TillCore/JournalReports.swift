@@ -173,6 +173,7 @@ extension Journal {
         if let batch, !batch.isOpen {
             func stored(_ db: Database) throws -> Report? {
                 try String.fetchOne(db, sql: "SELECT report FROM z_report WHERE batchKey = ?", arguments: [key])
+                    // A stored Z report this build cannot read is made again from the summary (the same rows).
                     .flatMap { try? JSONDecoder().decode(Report.self, from: Data($0.utf8)) }
             }
             // Reading a stored Z report is a read; only the first request for a batch the terminal

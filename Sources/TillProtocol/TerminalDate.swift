@@ -26,20 +26,30 @@ public struct TerminalDate: Sendable, Hashable, Codable, Comparable {
         return d
     }
 
+    /// `n` ASCII digits at `i` as a number (and `i` past them), or nil.
+    @inline(__always) static func digits(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ n: Int) -> Int? {
+        guard i + n <= b.count else { return nil }
+        var v = 0
+        for k in 0..<n {
+            let c = b[i + k]
+            guard c >= 48 && c <= 57 else { return nil }
+            v = v * 10 + Int(c - 48)
+        }
+        i += n
+        return v
+    }
+
+    /// Whether the byte at `i` is `c` (and `i` past it).
+    @inline(__always) static func expect(_ b: UnsafeBufferPointer<UInt8>, _ i: inout Int, _ c: UInt8) -> Bool {
+        guard i < b.count, b[i] == c else { return false }
+        i += 1
+        return true
+    }
+
     static func parse(bytes b: UnsafeBufferPointer<UInt8>, input: String, spaceWasPlus: inout Bool) -> TerminalDate? {
         var i = 0
-        @inline(__always) func digits(_ n: Int) -> Int? {
-            guard i + n <= b.count else { return nil }
-            var v = 0
-            for k in 0..<n {
-                let c = b[i + k]
-                guard c >= 48 && c <= 57 else { return nil }
-                v = v * 10 + Int(c - 48)
-            }
-            i += n
-            return v
-        }
-        @inline(__always) func expect(_ c: UInt8) -> Bool { guard i < b.count, b[i] == c else { return false }; i += 1; return true }
+        @inline(__always) func digits(_ n: Int) -> Int? { TerminalDate.digits(b, &i, n) }
+        @inline(__always) func expect(_ c: UInt8) -> Bool { TerminalDate.expect(b, &i, c) }
         guard let year = digits(4), expect(0x2D), let month = digits(2), expect(0x2D), let day = digits(2) else { return nil }
         guard i < b.count, b[i] == 0x54 || b[i] == 0x74 else { return nil }
         i += 1
@@ -152,20 +162,13 @@ extension TerminalDate {
     public static func requestDate(_ text: String, endOfDay: Bool, offsetMinutes: (Int64) -> Int) -> String? {
         var spaceWasPlus = false
         if let d = parse(text, spaceWasPlus: &spaceWasPlus), !spaceWasPlus { return d.text }
-        let b = Array(text.utf8)
+        return Array(text.utf8).withUnsafeBufferPointer { requestDate(bytes: $0, endOfDay: endOfDay, offsetMinutes: offsetMinutes) }
+    }
+
+    static func requestDate(bytes b: UnsafeBufferPointer<UInt8>, endOfDay: Bool, offsetMinutes: (Int64) -> Int) -> String? {
         var i = 0
-        func digits(_ n: Int) -> Int? {
-            guard i + n <= b.count else { return nil }
-            var v = 0
-            for k in 0..<n {
-                let c = b[i + k]
-                guard c >= 48 && c <= 57 else { return nil }
-                v = v * 10 + Int(c - 48)
-            }
-            i += n
-            return v
-        }
-        func expect(_ c: UInt8) -> Bool { guard i < b.count, b[i] == c else { return false }; i += 1; return true }
+        func digits(_ n: Int) -> Int? { TerminalDate.digits(b, &i, n) }
+        func expect(_ c: UInt8) -> Bool { TerminalDate.expect(b, &i, c) }
         guard let y = digits(4), expect(0x2D), let mo = digits(2), expect(0x2D), let d = digits(2),
               (1...12).contains(mo), (1...daysIn(month: mo, year: y)).contains(d) else { return nil }
         var h = 0, mi = 0, s = 0, ms = 0

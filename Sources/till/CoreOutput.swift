@@ -110,8 +110,13 @@ struct GlobalOptions: ParsableArguments {
         }
         if recover {
             let left = await c.recover()
-            if !left.isEmpty {
-                printToStandardError("till: \(left.count) earlier transaction(s) with an unknown outcome; check the terminal, then `till resolve ID --note …`:")
+            let report = await c.lastRecovery
+            // What recovery learned is said, not only what it could not learn.
+            for e in report.settled where !e.state.awaitsTerminal { printToStandardError("till: recovered: " + recoveredText(e)) }
+            if report.skipped {
+                printToStandardError("till: another till on this journal is waiting for the terminal; recovery is left for later.")
+            } else if !left.isEmpty {
+                printToStandardError("till: \(left.count) earlier transaction(s) with an unknown outcome or to review; check the terminal, then `till resolve ID --charged|--not-charged`:")
                 for e in left { printToStandardError("  " + journalEntryLine(e)) }
             }
         }
@@ -123,6 +128,18 @@ extension CallerOptions {
     /// The caller: flags, then $TILL_MERCHANT_KEY, then the config file, then the defaults.
     func caller(config: TillConfig) -> Caller {
         caller(fallback: PartialCaller(callback: config.callback, merchantKey: config.merchantKey, appId: config.appId))
+    }
+}
+
+/// What start-up recovery found about one entry, in a cashier's words: "sale 13.13 (entry 2) WAS CHARGED".
+func recoveredText(_ e: JournalEntry) -> String {
+    let what = ([e.action.rawValue] + [e.amount.map { $0.description }].compactMap { $0 }).joined(separator: " ") + " (entry \(e.id))"
+    switch e.state {
+    case .approved: return what + " WAS CHARGED (the terminal's record)."
+    case .declined, .aborted: return what + " was NOT charged (the terminal's record)."
+    case .resolved: return what + " was never sent" + (e.note.map { ": " + terminalSafe($0) } ?? ".")
+    case .review: return what + " needs review" + (e.note.map { ": " + terminalSafe($0) } ?? ".")
+    default: return what + " is still unknown" + (e.note.map { ": " + terminalSafe($0) } ?? ".")
     }
 }
 

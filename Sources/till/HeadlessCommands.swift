@@ -132,7 +132,7 @@ struct BatchTillCommand: AsyncParsableCommand {
             if !open.isEmpty {
                 printToStandardError("till: not closing: \(open.count) transaction(s) have an unknown outcome, so the Z report cannot be final:")
                 for e in open { printToStandardError("  " + journalEntryLine(e)) }
-                printToStandardError("Check them on the terminal and settle each with `till resolve ID --note …` (or `till recover`), "
+                printToStandardError("Check them on the terminal and settle each with `till resolve ID --charged|--not-charged` (or `till recover`), "
                                      + "then close again; or close anyway with --force.")
                 throw ExitCode(2)
             }
@@ -319,7 +319,7 @@ struct RecoverCommand: AsyncParsableCommand {
         } else if left.isEmpty {
             print("Nothing left unresolved.")
         } else {
-            print("\(left.count) outcome(s) unknown: check the terminal, then `till resolve ID --note …`:")
+            print("\(left.count) outcome(s) unknown or to review: check the terminal, then `till resolve ID --charged|--not-charged`:")
             for e in left { print(journalEntryLine(e)) }
         }
         throw ExitCode(left.isEmpty ? 0 : 3)

@@ -310,3 +310,42 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         #expect(mode(real) == 0o600)
     }
 }
+
+/// Guarantee 5 with real processes: two `till` processes on one journal.
+@Suite(.serialized) struct TwoTillProcessesTests {
+    // Also the regression test of a defect this work brought in and this test found: opening and closing the journal
+    // file by hand (to check its header and chmod it) dropped the process's SQLite locks, so a reader process that
+    // ended deleted the WAL under the writer, and the writer's "unknown" was lost (the entry stayed "sent").
+    @Test func aSecondTillIsRefusedWhileTheFirstWaitsAndNeitherCorruptsTheJournal() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let common = ["--journal", dir.path + "/journal.sqlite"]
+        // The first waits for a card that never comes (9.09 at real speed), for 3 s.
+        let first = Task { try await runTillCapturing(["sale", "--amount", "9.09", "--timeout", "3"] + common) }
+        let lock = SenderLock(path: dir.path + "/journal.sqlite.lock")
+        #expect(await eventuallyAsync(10) { lock.isHeldElsewhere() })
+        let second = try await runTillCapturing(["sale", "--amount", "4", "--sim-speed", "0"] + common)
+        #expect(second.status == 3 && second.errors.contains("BUSY") && second.errors.contains("another till on this journal"))
+        // Read-only commands never wait for the sender.
+        let started = Date()
+        let listed = try await runTillCapturing(["journal"] + common)
+        #expect(listed.status == 0 && Date().timeIntervalSince(started) < 2.5)
+        let r1 = try await first.value
+        #expect(r1.status == 3)   // no answer within 3 s: unknown
+        let journal = try Journal(path: dir.path + "/journal.sqlite")
+        let sales = try journal.entries(JournalFilter()).filter { $0.action == .sale }
+        #expect(sales.count == 1 && sales[0].state == .unknown, "only the first till's sale was journaled, as unknown")
+        #expect(!lock.isHeldElsewhere())
+    }
+
+    @Test func twoTillsInTurnMeetOneTerminalWithDistinctSTANs() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let common = ["--journal", dir.path + "/journal.sqlite", "--sim-speed", "0"]
+        var stans: [String] = []
+        for amount in ["1", "2", "3"] {
+            #expect(try await runTillCapturing(["sale", "--amount", amount] + common).status == 0)
+        }
+        let journal = try Journal(path: dir.path + "/journal.sqlite")
+        stans = try journal.entries(JournalFilter()).compactMap { $0.response?.referenceNumber }
+        #expect(stans.count == 3 && Set(stans).count == 3, "STANs \(stans)")
+    }
+}
