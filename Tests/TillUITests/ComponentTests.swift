@@ -37,6 +37,18 @@ import TillProtocol
         #expect(buf.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) == [""] + box + [""])
     }
 
+    // Found by hand at 80×24: "… check the terminal before char" — a warning cut at the box's edge.
+    @Test func aLongConfirmationLineWrapsInsteadOfBeingCut() {
+        var buf = ScreenBuffer(size: Size(width: 60, height: 14))
+        let c = Confirmation(title: "Earlier payment UNKNOWN",
+                             lines: ["€ 13.13 at 13:13 may have been charged: check the terminal before charging again."],
+                             choices: [ConfirmChoice(key: "y", label: "charge anyway", action: .quit)], enterPicksFirst: false)
+        confirmOverlay(c, readyState(), &buf)
+        let text = buf.text.split(separator: "\n").map { $0.replacingOccurrences(of: "│", with: "").trimmingCharacters(in: .whitespaces) }
+            .joined(separator: " ")
+        #expect(text.contains("may have been charged: check the terminal before") && text.contains("charging again."), "\(buf.text)")
+    }
+
     @Test func theLayoutPagesTheJournalByWhatItShows() {
         for height in [24, 30, 40] {
             var s = readyState(size: Size(width: 80, height: height))

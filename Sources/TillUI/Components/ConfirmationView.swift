@@ -48,12 +48,14 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
 func confirmOverlay(_ c: Confirmation, _ s: AppState, _ buf: inout ScreenBuffer) {
     let longest = ([c.title] + c.lines).map(\.displayWidth).max() ?? 20
     let width = min(buf.size.width - 4, max(44, longest + 6))
-    let height = min(buf.size.height - 2, c.lines.count + c.choices.count + 6)
+    // Lines longer than the box wraps, never cut: a cashier must read all of a warning.
+    let lines = c.lines.flatMap { $0.displayWidth <= width - 6 ? [$0] : wrap($0, width: max(10, width - 6)) }
+    let height = min(buf.size.height - 2, lines.count + c.choices.count + 6)
     let r = Rect(x: (buf.size.width - width) / 2, y: (buf.size.height - height) / 2, width: width, height: height)
     buf.fill(r, role: .normal)
     buf.box(r, title: c.title, role: .warning, titleRole: .warning)
     var y = r.y + 2
-    for l in c.lines where y < r.maxY - 1 { buf.put(l, x: r.x + 3, y: y, role: .normal, maxWidth: r.width - 6); y += 1 }
+    for l in lines where y < r.maxY - 1 { buf.put(l, x: r.x + 3, y: y, role: .normal, maxWidth: r.width - 6); y += 1 }
     y += 1
     for (i, ch) in c.choices.enumerated() where y < r.maxY - 1 {
         // Enter is offered only where it picks the first choice (never for charged / not charged, charging again).

@@ -56,7 +56,8 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         y += 1
     }
     y += 1
-    for l in wrap(v.sentence, width: w).prefix(3) where y < inner.maxY {
+    // The whole sentence: what to do is its end ("… then mark it on the Unresolved screen").
+    for l in wrap(v.sentence, width: w).prefix(6) where y < inner.maxY {
         buf.put(l, x: x, y: y, role: dimmed ? .dim : (v.role == .approved ? .normal : .error), maxWidth: w); y += 1
     }
     y += 1

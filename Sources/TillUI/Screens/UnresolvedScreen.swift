@@ -80,7 +80,12 @@ func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         buf.put(line, x: x, y: y, role: selected ? .selection : .normal, maxWidth: w)
         if selected { buf.restyle(Rect(x: x, y: y, width: w, height: 1), role: .selection, attrs: .bold) }
         y += 1
-        if let n = e.note, y < r.maxY - 2 { buf.put("  " + n, x: x, y: y, role: .hint, maxWidth: w); y += 1 }
+        // The note says why it is unknown and what to do: wrapped (two lines at most), never cut mid-word.
+        if let n = e.note {
+            for l in wrap(n, width: max(10, w - 2)).prefix(2) where y < r.maxY - 2 {
+                buf.put("  " + l, x: x, y: y, role: .hint, maxWidth: w); y += 1
+            }
+        }
     }
     buf.put("\(s.keymap.hint(.submit)) resolve  a ask again  \(s.keymap.hint(.cancel)) " + escWord(s), x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
 }
