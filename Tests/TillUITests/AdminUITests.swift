@@ -271,6 +271,17 @@ import TillProtocol
         #expect(!(s.notice ?? "").contains("12"))
     }
 
+    /// A refused keystroke in the PIN (a ninth digit, a letter) is refused without echoing it.
+    @Test func aRefusedPinKeystrokeIsNeverEchoed() {
+        var s = admin()
+        row(&s, .field("pinCode")); type(&s, "24681357"); type(&s, "9")
+        #expect(s.forms[.admin]?["pinCode"] == "24681357")
+        #expect(s.notice?.contains("9") == false && s.notice?.contains("refused") == true)
+        press(&s, .backspace, .backspace); type(&s, "x")
+        #expect(s.notice?.contains("x") == false && s.notice?.contains("refused") == true)
+        #expect(!view(s, size: s.size).text.contains("2468"))
+    }
+
     @Test func theVerdictIsInCashierWords() {
         var s = admin()
         row(&s, .activate)

@@ -2,7 +2,8 @@ import TillProtocol
 import TillModel
 
 func refusal(_ f: Field, _ ch: Character) -> String {
-    let shown = ch.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) ? "'\(ch)'" : "That character"
+    // A secret's keystroke is never echoed, not even a refused one.
+    let shown = !f.secret && ch.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) ? "'\(ch)'" : "That character"
     let fix = " Backspace to correct."
     switch f.kind {
     case .money where ch == "-": return "\(shown) refused: an amount has no minus sign (a refund is \(f.label == "Amount" ? "F5" : "its own screen"))." + fix
@@ -33,7 +34,7 @@ func type(_ state: inout AppState, _ ch: Character) {
     }
     if f.fields[f.focus].text.count >= field.maxLength {
         state.form = f
-        refuse(&state, field, "At most \(field.maxLength) characters: '\(ch)' refused. Backspace to correct.")
+        refuse(&state, field, "At most \(field.maxLength) characters: " + (field.secret ? "that one" : "'\(ch)'") + " refused. Backspace to correct.")
         return
     }
     f.fields[f.focus].text.append(ch)
