@@ -167,7 +167,7 @@ private func pythonParseQsl(corpusFile: URL, rounds: Int) throws -> (seconds: Do
 /// Varied callback URLs, deterministic under a seed: approved and declined sales, refunds, captures,
 /// aborts, batches, details; and sloppy ones (stray spaces, unescaped spaces, `+`/space in dates,
 /// upper-case actions, unmasked cards, alphabetical order, missing fields).
-fileprivate enum CallbackCorpus {
+enum CallbackCorpus {
     /// The simulator's SplitMix64, with the corpus's helpers.
     struct RNG {
         var mix: SplitMix64

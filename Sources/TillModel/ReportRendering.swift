@@ -9,10 +9,12 @@ extension Report {
             return pad(label, 30) + lpad(count, 7) + lpad(amount, 18)
         }
         var out: [String] = [title]
-        out.append("Batch      " + (batchName ?? "(no name)") + (batchId.map { "  " + $0 } ?? ""))
+        // Batch names, card types and methods come from the terminal: escaped, never printed raw.
+        let safe = SafeText.terminal
+        out.append("Batch      " + (batchName.map(safe) ?? "(no name)") + (batchId.map { "  " + safe($0) } ?? ""))
         out.append("Opened     " + f.time(openedAtMs))
         if kind == .closing || closedAtMs != nil {
-            out.append("Closed     " + f.time(closedAtMs) + (closedHow.map { "  (\($0))" } ?? ""))
+            out.append("Closed     " + f.time(closedAtMs) + (closedHow.map { "  (\(safe($0)))" } ?? ""))
         }
         out.append("First/last " + f.time(firstAtMs) + "  /  " + f.time(lastAtMs))
         out.append("Made at    " + f.time(generatedAtMs))
@@ -29,11 +31,11 @@ extension Report {
         if !byCardType.isEmpty {
             out.append("")
             out.append("Approved sales by card type (amount + tip)")
-            for (k, t) in byCardType.sorted(by: { $0.key < $1.key }) { out.append(row("  " + k, t, t.cents)) }
+            for (k, t) in byCardType.sorted(by: { $0.key < $1.key }) { out.append(row("  " + safe(k), t, t.cents)) }
         }
         if !byVerificationMethod.isEmpty {
             out.append("Approved sales by verification method")
-            for (k, t) in byVerificationMethod.sorted(by: { $0.key < $1.key }) { out.append(row("  " + k, t, t.cents)) }
+            for (k, t) in byVerificationMethod.sorted(by: { $0.key < $1.key }) { out.append(row("  " + safe(k), t, t.cents)) }
         }
         out.append("")
         out.append("Not in the totals")
@@ -120,14 +122,36 @@ public enum TransactionExport {
     }
 }
 
-/// RFC 4180 CSV.
+/// RFC 4180 CSV, safe to open in a spreadsheet: control and bidi characters escaped as in every
+/// text output (`SafeText`), and a cell that a spreadsheet would run as a formula (OWASP's CSV
+/// injection: starting with `=`, `+`, `-`, `@`, tab or CR) written with a leading `'` and quoted.
+/// A plain number (`-12.50`) is a number, not a formula, and stays as it is.
 public enum CSV {
-    public static func field(_ s: String) -> String {
-        if s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) {
-            return "\"" + String(s.flatMap { $0 == "\"" ? ["\"", "\""] : [$0] }) + "\""
+    public static func field(_ raw: String) -> String {
+        var s = SafeText.terminal(raw)
+        if let first = raw.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first), !isPlainNumber(raw) {
+            return quoted("'" + s)
         }
+        if s.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) { return quoted(s) }
         return s
     }
+
+    static func quoted(_ s: String) -> String { "\"" + String(s.flatMap { $0 == "\"" ? ["\"", "\""] : [$0] }) + "\"" }
+
+    /// `-12.50`, `3`, `0.5`: digits with an optional leading minus and one decimal point.
+    static func isPlainNumber(_ s: String) -> Bool {
+        var digits = 0, points = 0
+        for (i, u) in s.utf8.enumerated() {
+            switch u {
+            case UInt8(ascii: "-") where i == 0: continue
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digits += 1
+            case UInt8(ascii: "."): points += 1
+            default: return false
+            }
+        }
+        return digits > 0 && points <= 1 && s.last != "."
+    }
+
     public static func text(_ rows: [[String]]) -> String {
         rows.map { $0.map(field).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
     }

@@ -5,6 +5,8 @@ import TillUI
 public enum InputEvent: Sendable, Hashable {
     case key(Key)
     case resize(Size)
+    /// A key till has no use for (read and dropped).
+    case ignored
 }
 
 /// The thin ncurses backend: paints a `ScreenBuffer`, touching only the cells that changed since the last frame,
@@ -17,11 +19,13 @@ public final class NcursesBackend {
     private var rolePairs: [Int16] = []
     private let theme: Theme
     private var started = false
+    private let readTimeoutMs: Int32
 
     /// Starts curses. `monochrome` forces attributes only (NO_COLOR); terminals without colour get it anyway.
-    public init(theme: Theme, monochrome forceMono: Bool, readTimeoutMs: Int32 = 40) {
+    public init(theme: Theme, monochrome forceMono: Bool, readTimeoutMs: Int32 = 0) {
         till_set_locale()
         till_start(readTimeoutMs)
+        self.readTimeoutMs = readTimeoutMs
         started = true
         self.theme = theme
         let hasColor = till_has_colors() != 0
@@ -107,7 +111,8 @@ public final class NcursesBackend {
     /// Forgets the last frame so the next paint redraws everything.
     public func invalidate() { previous = nil }
 
-    /// Waits up to the read timeout for a key; nil when none came.
+    /// The next key ncurses has, without waiting (the read timeout is 0: the UI loop waits in `poll`);
+    /// nil when it has none.
     public func read() -> InputEvent? {
         var ch: wint_t = 0
         let r = till_get_wch(&ch)
@@ -115,20 +120,20 @@ public final class NcursesBackend {
         if r == till_key_code_yes() {
             let code = Int32(ch)
             if code == till_key_resize() { return .resize(size()) }
-            return Self.keyFromCode(code).map { .key($0) }
+            return Self.keyFromCode(code).map { .key($0) } ?? .ignored
         }
         if ch == 27 {
             // Alt-x arrives as Esc followed by x; a lone Esc has nothing behind it.
             till_timeout(0)
             var next: wint_t = 0
             let r2 = till_get_wch(&next)
-            till_timeout(40)
+            till_timeout(readTimeoutMs)
             if r2 != till_err() && r2 != till_key_code_yes(), let s = Unicode.Scalar(UInt32(next)), next >= 32 {
                 return .key(.alt(Character(s)))
             }
             return .key(.esc)
         }
-        return Self.keyFromChar(UInt32(ch)).map { .key($0) }
+        return Self.keyFromChar(UInt32(ch)).map { .key($0) } ?? .ignored
     }
 
     static func keyFromChar(_ v: UInt32) -> Key? {

@@ -6,10 +6,41 @@ import TillProtocol
 import TillUI
 
 /// Messages posted by async work (service answers, controller events) for the UI loop to pick up.
+/// Posting to an empty inbox also signals its wake-up descriptor (an eventfd), so the loop, asleep in
+/// `poll`, runs the moment an answer arrives rather than at its next timeout.
 final class Inbox: Sendable {
     private let queue = Mutex<[Msg]>([])
-    func post(_ m: Msg) { queue.withLock { $0.append(m) } }
-    func drain() -> [Msg] { queue.withLock { q in defer { q.removeAll(keepingCapacity: true) }; return q } }
+    private let pipeFds = makeWakePipe() ?? (-1, -1)
+    /// Readable whenever something was posted since the last `drain`.
+    var wakeFd: Int32 { pipeFds.read }
+
+    func post(_ m: Msg) {
+        let wasEmpty = queue.withLock { q -> Bool in
+            let e = q.isEmpty
+            q.append(m)
+            return e
+        }
+        if wasEmpty { var one: UInt8 = 1; _ = write(pipeFds.write, &one, 1) }
+    }
+
+    /// Everything posted so far; clears the wake-up first, so a post racing with the drain wakes the loop again.
+    func drain() -> [Msg] {
+        var bytes = (UInt64(0), UInt64(0))
+        while read(pipeFds.read, &bytes, 16) > 0 {}
+        return queue.withLock { q in defer { q.removeAll(keepingCapacity: true) }; return q }
+    }
+
+    deinit { close(pipeFds.read); close(pipeFds.write) }
+}
+
+/// Why the UI loop ended.
+public enum RuntimeEnd: Sendable, Equatable {
+    /// The cashier quit.
+    case quit
+    /// The terminal is gone (its server killed, the SSH link dropped): reading it gave an end or an error.
+    case hangup
+    /// SIGTERM or SIGHUP.
+    case signal(Int32)
 }
 
 /// Options for one run of the full-screen UI.
@@ -54,51 +85,101 @@ public final class Runtime: Sendable {
         return Int(parts.tm_gmtoff) / 60
     }
 
-    /// Runs until the cashier quits.
-    public func run() async {
+    /// Runs until the cashier quits, the terminal hangs up or SIGTERM/SIGHUP arrives (routed to
+    /// `SignalPipe` by the caller), and says which. The caller then shuts the service down: the
+    /// entry in flight becomes unknown and the bridge is stopped.
+    public func run() async -> RuntimeEnd {
+        // The first frame is fully informed: the shift and anything unresolved are read from the
+        // journal (a few rows) before it is drawn, not after the first answer arrives.
+        let preload = Preload(batch: await service.batch(), unresolved: await service.unresolved())
         let events = service.events()
         let eventTask = Task { [inbox] in
             for await e in events { inbox.post(.event(e)) }
         }
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        let end = await withCheckedContinuation { (done: CheckedContinuation<RuntimeEnd, Never>) in
             let t = Thread { [self] in
-                self.loop()
-                done.resume()
+                done.resume(returning: self.loop(preload))
             }
             t.stackSize = 4 << 20
             t.start()
         }
         eventTask.cancel()
+        return end
     }
 
-    func loop() {
-        let backend = NcursesBackend(theme: options.theme, monochrome: options.monochrome)
-        defer { backend.end() }
-        var state = AppState(keymap: options.keymap, size: backend.size(), nowMs: Self.nowMs(),
+    struct Preload {
+        var batch: BatchInfo
+        var unresolved: [JournalEntry]
+    }
+
+    /// The state before the first frame, and the commands still to run.
+    func initialState(size: Size, now: Int64, _ preload: Preload?) -> (AppState, [Command]) {
+        var state = AppState(keymap: options.keymap, size: size, nowMs: now,
                              tzOffsetMinutes: Self.localOffsetMinutes(), transport: service.transportDescription)
         state.currency = options.currency
         state.decimalSeparator = options.decimalSeparator
         state.cashier = options.cashier
         state.startupWarnings = options.warnings
-        perform(initialCommands(&state))
+        var commands = initialCommands(&state)
+        if let preload {
+            if let i = commands.firstIndex(of: .loadBatch) {
+                commands.remove(at: i)
+                commands += update(&state, .batchLoaded(preload.batch))
+            }
+            // Recovery still runs (it may ask the terminal); when the journal has nothing to recover
+            // the first frame already says so.
+            if preload.unresolved.isEmpty { commands += update(&state, .unresolvedLoaded([], recovered: true)) }
+            else { state.unresolved = preload.unresolved }
+        }
+        return (state, commands)
+    }
+
+    /// Milliseconds until the next frame the clock needs: the next tenth of a second while something is
+    /// in flight (spinner, elapsed time), else the next whole second (the status line's clock).
+    static func msUntilNextTick(_ state: AppState, now: Int64) -> Int32 {
+        let period: Int64 = state.pending != nil ? 100 : 1000
+        return Int32(period - now % period) + 1
+    }
+
+    func loop(_ preload: Preload?) -> RuntimeEnd {
+        let backend = NcursesBackend(theme: options.theme, monochrome: options.monochrome)
+        defer { backend.end() }
+        // After ncurses started: its SIGWINCH handler is kept and called; the pipe wakes the loop.
+        SignalPipe.install([SIGWINCH])
+        var (state, first) = initialState(size: backend.size(), now: Self.nowMs(), preload)
+        perform(first)
+        first = []
         var buf = ScreenBuffer(size: state.size)
         render(state, into: &buf)
         backend.paint(buf)
         var lastSecond = state.nowMs / 1000
         var lastTenth = state.nowMs / 100
+        var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: inbox.wakeFd, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: SignalPipe.readFd, events: Int16(POLLIN), revents: 0)]
+        var msgs: [Msg] = []
         var rungFor = state.verdicts
         while !state.quit {
-            var msgs: [Msg] = []
-            if let ev = backend.read() {
-                switch ev {
-                case .key(let k): msgs.append(.key(k))
-                case .resize(let s): msgs.append(.resize(s))
-                }
+            for i in fds.indices { fds[i].revents = 0 }
+            let r = poll(&fds, nfds_t(fds.count), Self.msUntilNextTick(state, now: Self.nowMs()))
+            if r < 0 && errno != EINTR { return .hangup }
+            msgs.removeAll(keepingCapacity: true)
+            if fds[2].revents != 0 {
+                for sig in SignalPipe.take() where sig == SIGTERM || sig == SIGHUP { return .signal(sig) }
+                // SIGWINCH: ncurses' handler noted it; the next read gives KEY_RESIZE.
+                readKeys(backend, into: &msgs)
             }
-            msgs += inbox.drain()
+            let tty = fds[0].revents
+            if tty & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 { return .hangup }
+            if tty & Int16(POLLIN) != 0 {
+                // Readable with nothing to read is the end of the terminal, never "no key".
+                var available: Int32 = 0
+                if ioctl(STDIN_FILENO, UInt(FIONREAD), &available) != 0 || available <= 0 { return .hangup }
+                readKeys(backend, into: &msgs)
+            }
+            if fds[1].revents != 0 { msgs += inbox.drain() }
             let now = Self.nowMs()
             let tenth = now / 100, second = now / 1000
-            // The spinner and elapsed time move every tenth of a second while in flight; the clock every second.
             if (state.pending != nil && tenth != lastTenth) || second != lastSecond {
                 msgs.append(.tick(nowMs: now))
             } else {
@@ -116,6 +197,18 @@ public final class Runtime: Sendable {
             backend.paint(buf)
             // A bell on each verdict, so the cashier hears it without looking.
             if state.verdicts != rungFor { if options.bell { backend.bell() }; rungFor = state.verdicts }
+        }
+        return .quit
+    }
+
+    /// Every key ncurses has (read until it has none: its own buffer included, so nothing waits for the next poll).
+    private func readKeys(_ backend: NcursesBackend, into msgs: inout [Msg]) {
+        while let ev = backend.read() {
+            switch ev {
+            case .key(let k): msgs.append(.key(k))
+            case .resize(let s): msgs.append(.resize(s))
+            case .ignored: continue
+            }
         }
     }
 

@@ -359,11 +359,19 @@ func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
         f.focus = 0
         state.forms[screen] = f
     }
+    let from = state.screen
     state.screen = screen
     switch screen {
     case .sale:
-        // F2 is a sale for the next customer: the cursor is on the amount.
+        // F2 is a sale for the next customer: the cursor is on the amount. Coming from another screen, an amount
+        // left there (a sale not sent) is replaced by what is typed next, and the screen says so: typing "5" must
+        // never make "55" (found by hand: an amount kept from a sale the cashier did not send).
         state.form.focus = state.form.index(of: "amount") ?? 0
+        let kept = state.form["amount"]
+        if from != .sale, !kept.isEmpty, state.form.errors["amount"] == nil {
+            state.form.replaceOnType = true
+            setNotice(&state, "Amount \(state.currency) \(kept) kept from before: type to replace it, or Enter to charge it.")
+        }
         return []
     case .journal:
         state.journal.detail = nil

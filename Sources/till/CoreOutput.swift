@@ -100,6 +100,7 @@ struct GlobalOptions: ParsableArguments {
     /// A started controller; recovery has run (unresolved entries are listed on standard error).
     func controller(caller: Caller, recover: Bool = true) async -> TillController {
         let s = settings()
+        Termination.install()
         let c: TillController
         do { c = try await TillFactory.makeController(config: s, caller: caller) } catch let error as JournalOpenError {
             printToStandardError("till: \(error)")
@@ -108,6 +109,7 @@ struct GlobalOptions: ParsableArguments {
             printToStandardError("till: cannot start (\(s.resolvedTransport)): \(error)")
             Foundation.exit(3)
         }
+        Termination.watch(c)
         if recover {
             let left = await c.recover()
             let report = await c.lastRecovery
@@ -186,32 +188,32 @@ func printOutcome(_ outcome: ActionOutcome, json: Bool) -> Int32 {
         printToStandardError(validationErrorText(ValidationFailure(errors: errors)))
     case .busy(let f):
         let text = "BUSY: journal entry \(f.entry.id) (\(f.entry.action.rawValue)) is still waiting for the terminal; nothing was sent."
-        if json { print(JSONValue.object([("outcome", .string("busy")), ("inFlight", journalEntryJSON(f.entry))]).text()) }
+        if json { outJSON(JSONValue.object([("outcome", .string("busy")), ("inFlight", journalEntryJSON(f.entry))])) }
         else { printToStandardError(text) }
     case .answered(let e):
         if json {
-            print(JSONValue.object([("outcome", .string(e.state.rawValue)), ("entry", journalEntryJSON(e))]).text())
+            outJSON(JSONValue.object([("outcome", .string(e.state.rawValue)), ("entry", journalEntryJSON(e))]))
         } else {
-            if let r = e.response { print(responseText(r)) }
-            print("")
-            print("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(terminalSafe($0))" } ?? ""))
+            if let r = e.response { out(responseText(r)) }
+            out("")
+            out("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(terminalSafe($0))" } ?? ""))
         }
     case .unknown(let e):
         if json {
-            print(JSONValue.object([("outcome", .string("unknown")), ("entry", journalEntryJSON(e))]).text())
+            outJSON(JSONValue.object([("outcome", .string("unknown")), ("entry", journalEntryJSON(e))]))
         } else {
-            print("OUTCOME UNKNOWN · \(e.action.rawValue)")
-            print("  " + terminalSafe(e.note ?? "No answer: check the terminal."))
-            if let c = e.clientTransactionId { print("  Your reference  \(c)") }
-            print("")
-            print("Journal entry \(e.id): \(e.state.rawValue). Check the terminal, then: till resolve \(e.id) --charged|--not-charged")
+            out("OUTCOME UNKNOWN · \(e.action.rawValue)")
+            out("  " + terminalSafe(e.note ?? "No answer: check the terminal."))
+            if let c = e.clientTransactionId { out("  Your reference  \(c)") }
+            out("")
+            out("Journal entry \(e.id): \(e.state.rawValue). Check the terminal, then: till resolve \(e.id) --charged|--not-charged")
         }
     case .otherTillBusy(let message):
-        if json { print(JSONValue.object([("outcome", .string("busy")), ("message", .string(message))]).text()) }
+        if json { outJSON(JSONValue.object([("outcome", .string("busy")), ("message", .string(message))])) }
         else { printToStandardError("BUSY: " + terminalSafe(message)) }
     case .needsConfirmation(let list):
         if json {
-            print(JSONValue.object([("outcome", .string("needsConfirmation")), ("unknown", .array(list.map(journalEntryJSON)))]).text())
+            outJSON(JSONValue.object([("outcome", .string("needsConfirmation")), ("unknown", .array(list.map(journalEntryJSON)))]))
         } else {
             printToStandardError("NOT SENT: earlier payment(s) with an unknown outcome may have been charged:")
             for e in list { printToStandardError("  " + journalEntryLine(e)) }
@@ -221,16 +223,16 @@ func printOutcome(_ outcome: ActionOutcome, json: Bool) -> Int32 {
         }
     case .journalFailed(let e, let message):
         if json {
-            print(JSONValue.object([("outcome", .string("journalError")), ("message", .string(message)),
-                                    ("entry", e.map(journalEntryJSON) ?? .null)]).text())
+            outJSON(JSONValue.object([("outcome", .string("journalError")), ("message", .string(message)),
+                                    ("entry", e.map(journalEntryJSON) ?? .null)]))
         } else {
             printToStandardError("JOURNAL ERROR: \(terminalSafe(message))")
             if let e { printToStandardError("Journal entry \(e.id) (\(e.action.rawValue)) as last journaled: \(e.state.rawValue)") }
         }
     case .transportError(let e, let message):
         if json {
-            print(JSONValue.object([("outcome", .string("transportError")), ("message", .string(message)),
-                                    ("entry", e.map(journalEntryJSON) ?? .null)]).text())
+            outJSON(JSONValue.object([("outcome", .string("transportError")), ("message", .string(message)),
+                                    ("entry", e.map(journalEntryJSON) ?? .null)]))
         } else {
             printToStandardError("TRANSPORT ERROR: \(terminalSafe(message))")
             if let e { printToStandardError("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(terminalSafe($0))" } ?? "")) }

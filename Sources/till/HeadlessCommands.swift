@@ -32,8 +32,10 @@ func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOpti
                 printToStandardError("till: abort: \(abortResultText(r))")
             }
         } else {
+            Termination.begin()
             Task {
-                await controller.shutdown()
+                await Termination.shutdown(controller)
+                Termination.waitForShutdowns()
                 printToStandardError("till: stopped waiting; the outcome is unknown (see `till journal`).")
                 exit(3)
             }
@@ -42,8 +44,8 @@ func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOpti
     source.resume()
     let outcome = await controller.perform(request.request, confirmingUnknown: confirming)
     source.cancel()
-    await controller.shutdown()
-    exit(printOutcome(outcome, json: global.json))
+    await Termination.shutdown(controller)
+    Termination.exit(printOutcome(outcome, json: global.json))
 }
 
 final class CoreLocked<Value>: @unchecked Sendable {
@@ -174,11 +176,11 @@ struct AbortCommand: AsyncParsableCommand {
             case .nothingInFlight: o = [("outcome", .string("nothingInFlight"))]
             case .transportError(let m): o = [("outcome", .string("transportError")), ("message", .string(m))]
             }
-            print(JSONValue.object(o).text())
+            outJSON(JSONValue.object(o))
         } else if case .answered(_, let resp) = r {
-            print(responseText(resp))
+            out(responseText(resp))
         } else {
-            print("Abort: " + abortResultText(r))
+            out("Abort: " + abortResultText(r))
         }
         switch r {
         case .answered(.aborted, _): throw ExitCode(0)
@@ -217,11 +219,11 @@ struct JournalListCommand: AsyncParsableCommand {
                                                                              currentBatchId: current.id)
         if unresolved { list = Array(list.suffix(limit)).reversed() }
         if global.json {
-            print(JSONValue.array(list.map(journalEntryJSON)).text())
+            outJSON(JSONValue.array(list.map(journalEntryJSON)))
         } else {
-            if current.isOpen { print("Current batch: \(current.name ?? "?") (\(current.id ?? "?"))") }
-            if list.isEmpty { print("No entries.") }
-            for e in list { print(journalEntryLine(e)) }
+            if current.isOpen { out("Current batch: \(current.name ?? "?") (\(current.id ?? "?"))") }
+            if list.isEmpty { out("No entries.") }
+            for e in list { out(journalEntryLine(e)) }
         }
     }
 }
@@ -237,16 +239,16 @@ struct JournalShowCommand: AsyncParsableCommand {
             printToStandardError("till: no journal entry \(id).")
             throw ExitCode(2)
         }
-        if global.json { print(journalEntryJSON(e).text()); return }
-        print(journalEntryLine(e))
-        print("  request id   \(e.requestId)")
-        print("  request      \(terminalSafe(e.requestURL))")
-        if let b = e.batchName ?? e.batchId { print("  batch        \(terminalSafe(b))") }
-        print("  created      \(journalTimeText(e.createdAtMs)) UTC, updated \(journalTimeText(e.updatedAtMs)) UTC")
-        if let n = e.note { print("  note         \(terminalSafe(n))") }
+        if global.json { outJSON(journalEntryJSON(e)); return }
+        out(journalEntryLine(e))
+        out("  request id   \(e.requestId)")
+        out("  request      \(terminalSafe(e.requestURL))")
+        if let b = e.batchName ?? e.batchId { out("  batch        \(terminalSafe(b))") }
+        out("  created      \(journalTimeText(e.createdAtMs)) UTC, updated \(journalTimeText(e.updatedAtMs)) UTC")
+        if let n = e.note { out("  note         \(terminalSafe(n))") }
         if let r = e.response {
-            print("")
-            print(responseText(r))
+            out("")
+            out(responseText(r))
         }
     }
 }
@@ -297,7 +299,7 @@ struct ResolveCommand: AsyncParsableCommand {
         } catch let error as ResolveError {
             printToStandardError("till: " + error.message); throw ExitCode(1)
         }
-        if let e = try journal.entry(id: id) { print(global.json ? journalEntryJSON(e).text() : journalEntryLine(e)) }
+        if let e = try journal.entry(id: id) { if global.json { outJSON(journalEntryJSON(e)) } else { out(journalEntryLine(e)) } }
     }
 }
 
@@ -315,12 +317,12 @@ struct RecoverCommand: AsyncParsableCommand {
         let left = await controller.recover()
         await controller.shutdown()
         if global.json {
-            print(JSONValue.array(left.map(journalEntryJSON)).text())
+            outJSON(JSONValue.array(left.map(journalEntryJSON)))
         } else if left.isEmpty {
-            print("Nothing left unresolved.")
+            out("Nothing left unresolved.")
         } else {
-            print("\(left.count) outcome(s) unknown or to review: check the terminal, then `till resolve ID --charged|--not-charged`:")
-            for e in left { print(journalEntryLine(e)) }
+            out("\(left.count) outcome(s) unknown or to review: check the terminal, then `till resolve ID --charged|--not-charged`:")
+            for e in left { out(journalEntryLine(e)) }
         }
         throw ExitCode(left.isEmpty ? 0 : 3)
     }

@@ -152,7 +152,8 @@ struct DecodeCommand: ParsableCommand {
         var lineNumber = 0
         var seen = 0
         var failed = 0
-        while let line = readLine(strippingNewline: true) {
+        var stdin = LineReader(fd: STDIN_FILENO)
+        while let line = stdin.next() {
             lineNumber += 1
             if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
             seen += 1
@@ -164,6 +165,7 @@ struct DecodeCommand: ParsableCommand {
             throw ExitCode(2)
         }
         if failed > 0 {
+            Output.shared.flush()
             printToStandardError("till decode: \(failed) of \(seen) lines could not be decoded.")
             throw ExitCode(2)
         }
@@ -173,13 +175,69 @@ struct DecodeCommand: ParsableCommand {
     private func decodeOne(_ text: String, label: String?, compact: Bool, separated: Bool = false) -> Bool {
         do {
             let r = try CallbackResponse.decode(text)
-            if separated { print("") }
-            print(json ? responseJSON(r, indent: compact ? nil : 2) : responseText(r))
+            if json {
+                Output.shared.response(r, indent: compact ? nil : 2)
+            } else {
+                if separated { out("") }
+                out(responseText(r))
+            }
             return true
         } catch {
+            // Standard output first, so a reader sees the answers and the complaints in order.
+            Output.shared.flush()
             let prefix = label.map { "till decode: \($0): " } ?? "till decode: "
             printToStandardError(prefix + error.description)
             return false
+        }
+    }
+}
+
+/// Lines of a file descriptor, read in 64 KiB blocks (not a byte or a line at a time), without their
+/// `\n` (or `\r\n`, as `readLine` strips it). A line is decoded as UTF-8 (invalid bytes replaced); a
+/// final line without `\n` counts.
+struct LineReader {
+    let fd: Int32
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    private var start = 0, end = 0
+    private var carry: [UInt8] = []
+    private var eof = false
+
+    init(fd: Int32) { self.fd = fd }
+
+    mutating func next() -> String? {
+        while true {
+            if start < end {
+                let found: Int? = buffer.withUnsafeBufferPointer { p in
+                    guard let base = p.baseAddress else { return nil }
+                    return memchr(base + start, 0x0A, end - start).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) }
+                }
+                if let nl = found {
+                    let line: String
+                    if carry.isEmpty {
+                        let stop = nl > start && buffer[nl - 1] == 0x0D ? nl - 1 : nl
+                        line = buffer.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[start..<stop]), as: UTF8.self) }
+                    } else {
+                        carry.append(contentsOf: buffer[start..<nl])
+                        if carry.last == 0x0D { carry.removeLast() }
+                        line = String(decoding: carry, as: UTF8.self)
+                        carry.removeAll(keepingCapacity: true)
+                    }
+                    start = nl + 1
+                    return line
+                }
+                carry.append(contentsOf: buffer[start..<end])
+                start = end
+            }
+            if eof {
+                guard !carry.isEmpty else { return nil }
+                defer { carry.removeAll() }
+                return String(decoding: carry, as: UTF8.self)
+            }
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { eof = true; start = 0; end = 0; continue }
+            start = 0
+            end = n
         }
     }
 }

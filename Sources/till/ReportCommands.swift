@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TillCore
+import TillIO
 import TillProtocol
 
 // `till report` and `till export` (issue #6): a batch's X or Z report and its transactions,
@@ -21,7 +22,7 @@ struct BatchSelection: ParsableArguments {
             printToStandardError("till: cannot read the journal: \(error)")
             Foundation.exit(3)
         }
-        printToStandardError("till: no batch '\(batch)' in the journal (see `till batch list`).")
+        printToStandardError("till: no batch '\(batch)' in the journal (see `till batches`).")
         Foundation.exit(2)
     }
 }
@@ -53,9 +54,9 @@ struct ReportCommand: AsyncParsableCommand {
         }
         let f = settings.reportFormat
         switch global.json ? .json : format {
-        case .text: print(report.text(f), terminator: "")
-        case .csv: print(report.csv(f), terminator: "")
-        case .json: print(report.json.text())
+        case .text: outText(report.text(f))
+        case .csv: Output.shared.verbatim(report.csv(f))
+        case .json: outJSON(report.json)
         }
     }
 }
@@ -80,18 +81,19 @@ struct ExportCommand: AsyncParsableCommand {
             let entries = try journal.entries(batchId: batch?.id)
             switch global.json ? .json : format {
             case .csv, .text: text = TransactionExport.csv(entries, f)
-            case .json: text = TransactionExport.json(entries, report: try journal.report(for: batch), f).text() + "\n"
+            case .json: text = Output.jsonText(TransactionExport.json(entries, report: try journal.report(for: batch), f))
             }
         } catch {
             printToStandardError("till: cannot read the journal: \(error)"); throw ExitCode(3)
         }
         if let output {
-            do { try text.write(toFile: output, atomically: true, encoding: .utf8) } catch {
-                printToStandardError("till: cannot write \(output): \(error.localizedDescription)"); throw ExitCode(3)
+            // Owner-only (0600), like every file till writes: an export holds the shift's takings.
+            do { try AtomicFile.write(text, to: output) } catch {
+                printToStandardError("till: cannot write \(output): \(error)"); throw ExitCode(3)
             }
             printToStandardError("till: wrote \(output)")
         } else {
-            print(text, terminator: "")
+            Output.shared.verbatim(text)
         }
     }
 }
@@ -105,17 +107,17 @@ struct BatchListCommand: AsyncParsableCommand {
         let f = settings.reportFormat
         let all = (try? journal.batches()) ?? []
         if global.json {
-            print(JSONValue.array(all.map { b in
+            outJSON(JSONValue.array(all.map { b in
                 .object([("id", b.id.map { .string($0) } ?? .null), ("name", b.name.map { .string($0) } ?? .null),
                          ("openedAtMs", .int(Int(b.openedAtMs))), ("closedAtMs", b.closedAtMs.map { .int(Int($0)) } ?? .null),
                          ("closedHow", b.closedHow.map { .string($0) } ?? .null)])
-            }).text())
+            }))
             return
         }
-        if all.isEmpty { print("No batches yet: open one with `till batch open --name NAME`."); return }
+        if all.isEmpty { out("No batches yet: open one with `till batch open --name NAME`."); return }
         for b in all {
             let state = b.isOpen ? "OPEN" : "closed \(f.time(b.closedAtMs)) (\(b.closedHow ?? ""))"
-            print("\(b.name ?? "(no name)")  \(b.id ?? "-")  opened \(f.time(b.openedAtMs))  \(state)")
+            out("\(b.name ?? "(no name)")  \(b.id ?? "-")  opened \(f.time(b.openedAtMs))  \(state)")
         }
     }
 }

@@ -1,3 +1,4 @@
+import TillCore
 import TillProtocol
 
 // The terminal's answer in words: `till decode` prints it, and so do the headless payment commands.
@@ -55,6 +56,17 @@ func responseActionLabel(_ r: CallbackResponse) -> String {
     }
 }
 
+/// What an answer did with the money it names: only an approved answer charged (or, for a
+/// pre-authorisation, reserved) it.
+func chargedWord(_ r: CallbackResponse) -> String {
+    guard r.isApproved else { return "not charged" }
+    switch r.action {
+    case .preAuth?: return "authorised"
+    case .cancel?: return "refunded"
+    default: return "charged"
+    }
+}
+
 /// `APPROVED · sale`
 func responseHeadline(_ r: CallbackResponse) -> String {
     responseVerdict(r) + " · " + responseActionLabel(r)
@@ -77,8 +89,9 @@ func responseText(_ r: CallbackResponse) -> String {
     }
     if let a = r.amount {
         if let t = r.tipAmount, t.cents > 0 {
-            // The tip is added on top of the amount (sale.txt): the card is charged both.
-            row("Amount", "\(a) + tip \(t) = \(a + t) charged")
+            // The tip is added on top of the amount (sale.txt): an approved sale charges both; a
+            // declined or failed answer charged nothing.
+            row("Amount", "\(a) + tip \(t) = \(a + t) " + chargedWord(r))
         } else {
             row("Amount", a.description)
         }
@@ -146,24 +159,9 @@ func redactedForDisplay(_ r: CallbackResponse) -> CallbackResponse {
     return copy
 }
 
-/// Text safe to print on a terminal: control characters (a `%1B` escape sequence smuggled into a
-/// value, a line break) are shown as `\u{1B}` instead of acting.
-func terminalSafe(_ s: String) -> String {
-    var needs = false
-    for u in s.unicodeScalars where isControl(u) { needs = true; break }
-    if !needs { return s }
-    var out = ""
-    for u in s.unicodeScalars {
-        if isControl(u) { out += "\\u{" + String(u.value, radix: 16, uppercase: true) + "}" }
-        else { out.unicodeScalars.append(u) }
-    }
-    return out
-}
-
-private func isControl(_ u: Unicode.Scalar) -> Bool {
-    u.value < 0x20 || (0x7F...0x9F).contains(u.value) || u.value == 0x2028 || u.value == 0x2029
-        || (0x202A...0x202E).contains(u.value) || (0x2066...0x2069).contains(u.value)
-}
+/// Text safe to print on a terminal: control and bidi characters (a `%1B` escape sequence smuggled
+/// into a value, a line break, U+202E) are shown as `\u{1B}` instead of acting (`SafeText`).
+func terminalSafe(_ s: String) -> String { SafeText.terminal(s) }
 
 private extension Substring {
     func replacingT() -> String { String(map { $0 == "T" ? " " : $0 }) }

@@ -30,6 +30,9 @@ struct UICommand: AsyncParsableCommand {
             printToStandardError("till: the cashier UI needs a terminal; see `till --help` for the headless commands.")
             throw ExitCode(2)
         }
+        // SIGTERM and SIGHUP end the UI like a hang-up: the loop notices them in its poll, then the
+        // entry in flight is journaled unknown and the bridge stopped before the process ends.
+        SignalPipe.install([SIGTERM, SIGHUP])
         let settings = global.settings()
         let env = ProcessInfo.processInfo.environment
         let resources = Resources(environment: env)
@@ -45,9 +48,18 @@ struct UICommand: AsyncParsableCommand {
         var options = RuntimeOptions(theme: theme, keymap: keymap, monochrome: mono, warnings: warnings,
                                      currency: settings.currency ?? "€", decimalSeparator: settings.decimalSeparator ?? ".")
         options.cashier = settings.cashier
-        await Runtime(service: controller, options: options).run()
+        let end = await Runtime(service: controller, options: options).run()
         await controller.shutdown()
-        for w in warnings { printToStandardError("till: " + w) }
+        switch end {
+        case .quit:
+            for w in warnings { printToStandardError("till: " + w) }
+        case .hangup:
+            printToStandardError("till: the terminal is gone; stopped (anything in flight is journaled as unknown).")
+            SignalPipe.terminate(as: SIGHUP)
+        case .signal(let sig):
+            printToStandardError("till: stopped by signal \(sig) (anything in flight is journaled as unknown).")
+            SignalPipe.terminate(as: sig)
+        }
     }
 }
 

@@ -116,8 +116,7 @@ import Testing
         try t.keys("F10")
         t.waitFor("TILL-EXITED 0")
         // Start again on the same journal: the unknown sale comes first.
-        try t.tmux(["respawn-pane", "-k", "-t", t.name,
-                    "env XDG_CONFIG_HOME=\(t.dir)/config XDG_DATA_HOME=\(t.dir)/data \(TillSession.quote(TillSession.binary)) --journal \(t.dir)/journal.sqlite --sim-speed 0.2 --timeout 2; sleep 600"])
+        try t.restart(args: fast + ["--timeout", "2"])
         t.waitFor("Unresolved transactions", "sale 9.09", timeout: 30)
         try t.keys("Enter")
         t.waitFor("charged (it went through)", "not charged")
@@ -143,8 +142,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: t.dir + "/config/till/themes", withIntermediateDirectories: true)
         // Written after start would be too late: restart with the file in place.
         try "name = \"broken\"\n[roles.approved]\nfg = \"green\"\nbg = = \"red\"\n".write(toFile: t.dir + "/config/till/themes/broken.toml", atomically: true, encoding: .utf8)
-        try t.tmux(["respawn-pane", "-k", "-t", t.name,
-                    "env XDG_CONFIG_HOME=\(t.dir)/config XDG_DATA_HOME=\(t.dir)/data \(TillSession.quote(TillSession.binary)) --journal \(t.dir)/journal.sqlite --theme broken; sleep 600"])
+        try t.restart(args: ["--theme", "broken"])
         t.waitFor("broken.toml:4:")
         t.waitFor("Amount")
     }

@@ -37,11 +37,12 @@ import Testing
         try t.keys("F2"); try t.type("10"); try t.keys("Tab", "Tab", "F7")
         t.waitFor("Journal")
         try t.keys("F2")
+        t.waitFor("type to replace it")
         try t.type("12.34")
-        // The keys went where the cursor is: the amount shows (and is sent as) 1012.34, in no installments.
-        t.waitFor("€ 1012.34_", "Installments   none")
+        // The keys went where the cursor is, and replaced the amount left there: 12.34, in no installments.
+        t.waitFor("€ 12.34_", "Installments   none")
         try t.keys("Enter")
-        t.waitFor("SALE APPROVED", "Amount   € 1012.34")
+        t.waitFor("SALE APPROVED", "Amount   € 12.34")
     }
 
     @Test func stopWaitingThenANewSaleAsksAndNamesTheUnknownOne() throws {

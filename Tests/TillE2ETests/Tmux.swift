@@ -17,7 +17,10 @@ final class TillSession {
     let name: String
     let dir: String
 
-    init(width: Int = 80, height: Int = 24, args: [String] = [], env: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// `ignoreHangup`: start till with SIGHUP ignored (as `nohup` would), so only the terminal's own end
+    /// (end of file or an error reading it) can tell it the terminal is gone.
+    init(width: Int = 80, height: Int = 24, args: [String] = [], env: [String: String] = [:], ignoreHangup: Bool = false,
+         sourceLocation: SourceLocation = #_sourceLocation) throws {
         let id = UUID().uuidString.prefix(8).lowercased()
         socket = "till-e2e-\(getpid())-\(id)"
         name = "till-\(id)"
@@ -29,12 +32,78 @@ final class TillSession {
         }
         var vars = ["XDG_CONFIG_HOME": dir + "/config", "XDG_DATA_HOME": dir + "/data", "TERM": "xterm-256color", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"]
         for (k, v) in env { vars[k] = v }
-        let envText = vars.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.quote($0.value))" }.joined(separator: " ")
-        let argText = (["--journal", dir + "/journal.sqlite"] + args).map(Self.quote).joined(separator: " ")
-        let command = "env \(envText) \(Self.quote(Self.binary)) \(argText) 2>\(Self.quote(dir + "/stderr")); echo TILL-EXITED $?; sleep 600"
-        try tmux(["new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)", command])
+        envText = vars.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.quote($0.value))" }.joined(separator: " ")
+        self.ignoreHangup = ignoreHangup
+        self.sourceLocation = sourceLocation
+        try tmux(["new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)", paneCommand(args)])
         _ = try? tmux(["set-option", "-t", name, "window-size", "manual"])
         serverPid = Int32((try? tmux(["display-message", "-p", "#{pid}"]))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") ?? 0
+        tillPid = waitForPid()
+    }
+
+    private let envText: String
+    private let ignoreHangup: Bool
+    private var pidFile: String { dir + "/till.pid" }
+
+    /// The pane's command: an inner shell writes its pid, then becomes env, then till (the pid is till's);
+    /// the outer shell shows the exit status and keeps the pane open.
+    private func paneCommand(_ args: [String]) -> String {
+        let argText = (["--journal", dir + "/journal.sqlite"] + args).map(Self.quote).joined(separator: " ")
+        let start = "echo $$ > \(Self.quote(pidFile)); exec env \(envText) \(Self.quote(Self.binary)) \(argText)"
+        return (ignoreHangup ? "trap '' HUP; " : "")
+            + "/bin/sh -c \(Self.quote(start)) 2>\(Self.quote(dir + "/stderr")); echo TILL-EXITED $?; sleep 600"
+    }
+
+    private func waitForPid() -> Int32 {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if let pid = Int32((try? String(contentsOfFile: pidFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") {
+                return pid
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        return 0
+    }
+
+    /// Starts till again in the same pane, on the same journal and config, with these arguments. The
+    /// till before must be gone (tmux ends it with a hang-up), else that is recorded as an issue.
+    func restart(args: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let old = tillPid
+        unlink(pidFile)
+        try tmux(["respawn-pane", "-k", "-t", name, paneCommand(args)])
+        tillPid = waitForPid()
+        if !Self.waitGone(old) {
+            Issue.record("the till before (pid \(old)) still runs after its pane was respawned", sourceLocation: sourceLocation)
+            kill(old, SIGKILL)
+        }
+    }
+
+    /// The till process under test (0 if it never started).
+    private(set) var tillPid: Int32 = 0
+    private let sourceLocation: SourceLocation
+
+    /// Whether the till under test still runs (a zombie waiting to be reaped does not).
+    var tillRunning: Bool { Self.running(tillPid) }
+
+    static func running(_ pid: Int32) -> Bool {
+        guard pid > 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return false }
+        let state = stat[stat.index(close, offsetBy: 2)...].prefix(1)
+        return state != "Z" && state != "X"
+    }
+
+    /// Waits (with a deadline) until a process has ended.
+    @discardableResult
+    static func waitGone(_ pid: Int32, timeout: Double = 15) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while running(pid) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        return !running(pid)
+    }
+
+    /// Ends the terminal under till: the tmux server goes, and with it the pty.
+    func killTerminal() {
+        _ = try? tmux(["kill-server"])
+        if serverPid > 0 { kill(serverPid, SIGKILL) }
     }
 
     /// The private tmux server's pid: killed at the end even when `kill-server` leaves it running.
@@ -44,9 +113,15 @@ final class TillSession {
         ((try? tmux(["list-panes", "-a", "-F", "#{pane_pid}"])) ?? "").split(separator: "\n").compactMap { Int32($0) }
     }
 
+    /// Ends the terminal, then checks that the till it started is gone too: a till left running on a
+    /// deleted terminal is a defect (it once spun at 100 % CPU), recorded as an issue of the test.
     deinit {
         let panes = panePids()
-        _ = try? tmux(["kill-server"])
+        killTerminal()
+        if !Self.waitGone(tillPid) {
+            Issue.record("till (pid \(tillPid)) still runs after its terminal was gone", sourceLocation: sourceLocation)
+            kill(tillPid, SIGKILL)
+        }
         for p in panes { kill(p, SIGKILL) }
         if serverPid > 0 { kill(serverPid, SIGKILL) }
         try? FileManager.default.removeItem(atPath: dir)

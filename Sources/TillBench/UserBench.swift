@@ -1,0 +1,316 @@
+import Foundation
+import TillCore
+import TillProtocol
+import TillUI
+
+// What a user meets (issue 11), whole process, each side by side with its peer in one run:
+//  1. Enter -> verdict on screen (built-in simulator, speed 0) in tmux, against a key echoed by `cat`;
+//  2. start -> the first frame showing the open shift's name on the status line, against `dialog --msgbox`;
+//  3. `till decode --json -` on 200,000 callback URLs, against Python's parse_qsl + json.dumps;
+//  4. idle wake-ups per second of the UI (context switches of every thread over 10 s);
+//  5. instruction counts (callgrind) of one decode and of one frame's render + diff.
+
+struct UserFigures {
+    var enterToVerdictMs: Double?
+    var keyEchoMs: Double?
+    var startupMs: Double?
+    var dialogMs: Double?
+    var decodeSeconds: Double?
+    var pythonSeconds: Double?
+    var decodeURLs = 0
+    var idleWakeups: Double?
+    var idleWakeupsLoopThread: Double?
+    var idleThreads: [(String, Double)] = []
+    var decodeInstructions: Double?
+    var frameInstructions: Double?
+}
+
+/// The till binary beside this one (or $TILL_BIN).
+func tillBinaryPath() -> String {
+    let exe = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+    return ProcessInfo.processInfo.environment["TILL_BIN"] ?? ((exe as NSString).deletingLastPathComponent + "/till")
+}
+
+func median(_ xs: [Double]) -> Double? {
+    guard !xs.isEmpty else { return nil }
+    let s = xs.sorted()
+    return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+}
+
+/// A private tmux server with one 80x24 session running `command`; killed by `stop()`.
+final class TmuxPane {
+    let socket: String
+    let out: String
+    private var serverPid: Int32 = 0
+    init(_ label: String, command: String, dir: String) {
+        socket = "till-bench-\(label)-\(getpid())"
+        out = dir + "/screen-\(label)"
+        spawnWait(["/usr/bin/tmux", "-L", socket, "new-session", "-d", "-s", "b", "-x", "80", "-y", "24", command])
+        spawnWait(["/usr/bin/tmux", "-L", socket, "display-message", "-p", "#{pid}"], stdout: out)
+        serverPid = Int32(((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+    func screen() -> String {
+        spawnWait(["/usr/bin/tmux", "-L", socket, "capture-pane", "-p", "-t", "b"], stdout: out)
+        return (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
+    }
+    func keys(_ k: [String]) { spawnWait(["/usr/bin/tmux", "-L", socket, "send-keys", "-t", "b"] + k) }
+    func type(_ text: String) { keys(["-l", text]) }
+    var panePid: Int32 {
+        spawnWait(["/usr/bin/tmux", "-L", socket, "list-panes", "-t", "b", "-F", "#{pane_pid}"], stdout: out)
+        return Int32(((try? String(contentsOfFile: out, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+    /// Waits (deadline 10 s) until `ok(screen)`; the milliseconds from `t0`, or nil.
+    func waitUntil(from t0: UInt64, _ ok: (String) -> Bool) -> Double? {
+        while nowNs() - t0 < 10_000_000_000 {
+            if ok(screen()) { return Double(nowNs() - t0) / 1_000_000 }
+        }
+        return nil
+    }
+    /// Ends the server (kill-server, then its pid: kill-server alone sometimes leaves it running).
+    func stop() {
+        spawnWait(["/usr/bin/tmux", "-L", socket, "kill-server"])
+        if serverPid > 0 { kill(serverPid, SIGKILL); waitGone(serverPid) }
+        unlink("/tmp/tmux-\(getuid())/\(socket)")
+    }
+}
+
+/// `Collected : N` from callgrind's summary of `argv` (stdin from `input`), or nil.
+func callgrindInstructions(_ argv: [String], input: String) -> Double? {
+    let log = input + ".cg.log"
+    defer { unlink(log) }
+    // valgrind cannot read the Swift toolchain's debug info: run a stripped copy (same instructions).
+    var argv = argv
+    let stripped = NSTemporaryDirectory() + "till-cg-\(getpid())-" + (argv[0] as NSString).lastPathComponent
+    defer { unlink(stripped) }
+    if spawnWait(["/usr/bin/strip", "-o", stripped, argv[0]]) == 0 { argv[0] = stripped }
+    var fa = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&fa)
+    defer { posix_spawn_file_actions_destroy(&fa) }
+    posix_spawn_file_actions_addopen(&fa, 0, input, O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    let full = ["/usr/bin/valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv
+    let cargs: [UnsafeMutablePointer<CChar>?] = full.map { strdup($0) } + [nil]
+    defer { cargs.forEach { free($0) } }
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, full[0], &fa, nil, cargs, environ) == 0 else { return nil }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    guard let text = try? String(contentsOfFile: log, encoding: .utf8) else { return nil }
+    for line in text.split(separator: "\n") where line.contains("Collected :") {
+        return Double(line.split(separator: ":").last!.trimmingCharacters(in: .whitespaces))
+    }
+    return nil
+}
+
+/// Runs `argv` with standard input from a file and output to /dev/null; wall seconds.
+func timedRun(_ argv: [String], input: String) -> Double {
+    var fa = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&fa)
+    defer { posix_spawn_file_actions_destroy(&fa) }
+    posix_spawn_file_actions_addopen(&fa, 0, input, O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)
+    let cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+    defer { cargs.forEach { free($0) } }
+    let t0 = nowNs()
+    var pid: pid_t = 0
+    guard posix_spawn(&pid, argv[0], &fa, nil, cargs, environ) == 0 else { return .nan }
+    var status: Int32 = 0
+    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    return Double(nowNs() - t0) / 1e9
+}
+
+func userBench() async throws -> UserFigures {
+    var f = UserFigures()
+    let till = tillBinaryPath()
+    guard FileManager.default.isExecutableFile(atPath: till), FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else {
+        print("  skipped: needs tmux and \(till) (swift build -c release --product till)")
+        return f
+    }
+    let dir = NSTemporaryDirectory() + "till-userbench-\(getpid())"
+    try FileManager.default.createDirectory(atPath: dir + "/data", withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let env = "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 XDG_CONFIG_HOME=\(dir)/cfg XDG_DATA_HOME=\(dir)/data"
+    let journal = dir + "/journal.sqlite"
+    // An open shift, so the status line has a name to show.
+    spawnWait(["/usr/bin/env", "XDG_CONFIG_HOME=\(dir)/cfg", till, "batch", "open", "--name", "Morning", "--journal", journal, "--sim-speed", "0"])
+
+    // 1. Enter -> verdict, against a key echoed by cat, interleaved round by round.
+    do {
+        let cat = TmuxPane("cat", command: "exec cat", dir: dir)
+        let ui = TmuxPane("ui", command: "exec \(env) \(till) --journal \(journal) --sim-speed 0", dir: dir)
+        defer { cat.stop(); ui.stop() }
+        _ = ui.waitUntil(from: nowNs()) { $0.contains("batch Morning") && $0.contains("Ready") }
+        var tillMs: [Double] = [], catMs: [Double] = []
+        var echoed = ""
+        for i in 1...30 {
+            let letter = String(UnicodeScalar(UInt8(97 + i % 26)))
+            echoed += letter
+            let t0 = nowNs()
+            cat.type(letter)
+            let want = echoed
+            if let ms = cat.waitUntil(from: t0, { $0.contains(want) }) { catMs.append(ms) }
+            if i % 20 == 0 { cat.keys(["Enter"]); echoed = "" }
+
+            let amount = String(format: "1.%02d", i)
+            ui.type(amount)
+            _ = ui.waitUntil(from: nowNs()) { $0.contains("€ \(amount)_") }
+            let stan = String(format: "%06d", i)
+            let t1 = nowNs()
+            ui.keys(["Enter"])
+            if let ms = ui.waitUntil(from: t1, { s in s.contains("A P P R O V E D") && s.contains(stan) }) { tillMs.append(ms) }
+        }
+        f.enterToVerdictMs = median(tillMs)
+        f.keyEchoMs = median(catMs)
+        print(String(format: "  Enter -> verdict (tmux, simulator speed 0, median of %d): till %.2f ms; key echo by cat %.2f ms (median of %d): %.1fx",
+                     tillMs.count, f.enterToVerdictMs ?? .nan, catMs.count, f.keyEchoMs ?? .nan, (f.enterToVerdictMs ?? .nan) / (f.keyEchoMs ?? .nan)))
+    }
+
+    // 2. Start -> first frame with the shift's name, against dialog --msgbox, interleaved.
+    do {
+        let hasDialog = FileManager.default.isExecutableFile(atPath: "/usr/bin/dialog")
+        var tillMs: [Double] = [], dialogMs: [Double] = []
+        for i in 0..<15 {
+            let t0 = nowNs()
+            let ui = TmuxPane("start\(i)", command: "exec \(env) \(till) --journal \(journal) --sim-speed 0", dir: dir)
+            if let ms = ui.waitUntil(from: t0, { $0.contains("batch Morning") }) { tillMs.append(ms) }
+            let pid = ui.panePid
+            ui.stop()
+            waitGone(pid)
+            if hasDialog {
+                let t1 = nowNs()
+                let d = TmuxPane("dialog\(i)", command: "exec \(env) dialog --msgbox 'Ready for the next customer.' 8 40", dir: dir)
+                if let ms = d.waitUntil(from: t1, { $0.contains("Ready for the next customer.") }) { dialogMs.append(ms) }
+                d.stop()
+            }
+        }
+        f.startupMs = median(tillMs)
+        f.dialogMs = median(dialogMs)
+        print(String(format: "  start -> first frame with the shift's name (tmux 80x24, median of %d): till %.1f ms; dialog --msgbox %.1f ms: %.2fx",
+                     tillMs.count, f.startupMs ?? .nan, f.dialogMs ?? .nan, (f.startupMs ?? .nan) / (f.dialogMs ?? .nan)))
+    }
+
+    // 3. Idle wake-ups: every thread's context switches over 10 s, nothing in flight.
+    do {
+        let ui = TmuxPane("idle", command: "exec \(env) \(till) --journal \(journal) --sim-speed 0", dir: dir)
+        defer { ui.stop() }
+        _ = ui.waitUntil(from: nowNs()) { $0.contains("batch Morning") && $0.contains("Ready") }
+        let pid = ui.panePid
+        usleep(1_000_000)
+        let a = threadSwitches(pid)
+        usleep(10_000_000)
+        let b = threadSwitches(pid)
+        var total = 0.0
+        var threads: [(String, Double)] = []
+        for (tid, v) in b {
+            let (name, n1, _) = v
+            let n0 = a[tid]?.1 ?? 0
+            let perSecond = Double(n1 - n0) / 10
+            total += perSecond
+            if perSecond > 0 { threads.append(("\(name) (\(tid))", perSecond)) }
+        }
+        f.idleWakeups = total
+        f.idleThreads = threads.sorted { $0.1 > $1.1 }
+        // The UI loop is the thread asleep in poll.
+        f.idleWakeupsLoopThread = b.filter { $0.value.2 }.map { tid, v in Double(v.1 - (a[tid]?.1 ?? 0)) / 10 }.first
+        print(String(format: "  idle wake-ups (context switches/s over 10 s, nothing in flight): %.1f/s in all; the UI loop thread %.1f/s",
+                     total, f.idleWakeupsLoopThread ?? .nan))
+        for (n, v) in f.idleThreads { print("    \(n): " + String(format: "%.1f/s", v)) }
+    }
+
+    // 4. decode --json - on 200,000 URLs, against Python, interleaved, whole process.
+    do {
+        let count = Int(ProcessInfo.processInfo.environment["TILL_BENCH_DECODE"] ?? "") ?? 200_000
+        let corpus = CallbackCorpus.make(count: count, seed: 0x5EED).map(\.url).joined(separator: "\n") + "\n"
+        let file = dir + "/corpus.txt"
+        try corpus.write(toFile: file, atomically: false, encoding: .utf8)
+        let py = dir + "/qsl.py"
+        try """
+        import sys, json
+        from urllib.parse import parse_qsl
+        w = sys.stdout.write
+        for line in sys.stdin:
+            line = line.rstrip("\\r\\n")
+            if not line.strip():
+                continue
+            w(json.dumps(dict(parse_qsl(line.partition("?")[2], keep_blank_values=True))) + "\\n")
+        """.write(toFile: py, atomically: false, encoding: .utf8)
+        var tillS: [Double] = [], pyS: [Double] = []
+        for _ in 0..<3 {
+            tillS.append(timedRun([till, "decode", "--json", "-"], input: file))
+            pyS.append(timedRun(["/usr/bin/env", "python3", py], input: file))
+        }
+        f.decodeURLs = count
+        f.decodeSeconds = median(tillS)
+        f.pythonSeconds = median(pyS)
+        print(String(format: "  till decode --json - on %d URLs (whole process, median of 3): %.3f s; python3 parse_qsl + json.dumps %.3f s: till %.1fx faster",
+                     count, f.decodeSeconds ?? .nan, f.pythonSeconds ?? .nan, (f.pythonSeconds ?? .nan) / (f.decodeSeconds ?? .nan)))
+
+        // 5. Instruction counts: the difference between 2,000 and 1,000 URLs, per URL.
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/valgrind") {
+            let lines = corpus.split(separator: "\n")
+            let small = dir + "/c1000.txt", large = dir + "/c2000.txt"
+            try (lines.prefix(1000).joined(separator: "\n") + "\n").write(toFile: small, atomically: false, encoding: .utf8)
+            try (lines.prefix(2000).joined(separator: "\n") + "\n").write(toFile: large, atomically: false, encoding: .utf8)
+            if let a = callgrindInstructions([till, "decode", "--json", "-"], input: small),
+               let b = callgrindInstructions([till, "decode", "--json", "-"], input: large) {
+                f.decodeInstructions = (b - a) / 1000
+            }
+            let me = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+            if let a = callgrindInstructions([me, "frames", "100"], input: "/dev/null"),
+               let b = callgrindInstructions([me, "frames", "200"], input: "/dev/null") {
+                f.frameInstructions = (b - a) / 100
+            }
+            print(String(format: "  callgrind: decode --json %.0f instructions per URL; one frame's render + diff (200x60) %.0f instructions",
+                         f.decodeInstructions ?? .nan, f.frameInstructions ?? .nan))
+        }
+    }
+    return f
+}
+
+/// Waits (deadline 5 s) until a process is gone.
+func waitGone(_ pid: Int32) {
+    guard pid > 0 else { return }
+    let t0 = nowNs()
+    while kill(pid, 0) == 0 && nowNs() - t0 < 5_000_000_000 { usleep(2_000) }
+}
+
+/// tid -> (name, voluntary + involuntary context switches, asleep in poll).
+func threadSwitches(_ pid: Int32) -> [Int: (String, Int, Bool)] {
+    var out: [Int: (String, Int, Bool)] = [:]
+    let base = "/proc/\(pid)/task"
+    for t in (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? [] {
+        guard let tid = Int(t), let status = try? String(contentsOfFile: "\(base)/\(t)/status", encoding: .utf8) else { continue }
+        var n = 0
+        var name = ""
+        for line in status.split(separator: "\n") {
+            if line.hasPrefix("Name:") { name = line.dropFirst(5).trimmingCharacters(in: .whitespaces) }
+            if line.contains("ctxt_switches:") { n += Int(line.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) ?? 0 }
+        }
+        let wchan = (try? String(contentsOfFile: "\(base)/\(t)/wchan", encoding: .utf8)) ?? ""
+        out[tid] = (name, n, wchan.contains("poll"))
+    }
+    return out
+}
+
+/// `TillBench frames N`: N key-to-frame steps (update + render + diff) at 200x60, for callgrind.
+func framesOnly(_ n: Int) {
+    let size = Size(width: 200, height: 60)
+    var state = AppState(size: size, nowMs: 1_795_341_600_000, tzOffsetMinutes: 60)
+    _ = initialCommands(&state)
+    _ = update(&state, .unresolvedLoaded([], recovered: true))
+    _ = update(&state, .batchLoaded(BatchInfo(id: "B", name: "Morning", openedAtMs: 1_795_341_000_000, isOpen: true)))
+    let keys: [Key] = [.char("1"), .char("2"), .char(","), .char("5"), .backspace, .char("0"), .alt("2"), .tab, .tab, .backTab]
+    var buf = ScreenBuffer(size: size)
+    render(state, into: &buf)
+    var previous = buf
+    var changed = 0
+    for i in 0..<n {
+        _ = update(&state, .key(keys[i % keys.count]))
+        render(state, into: &buf)
+        changed &+= changedCells(previous, buf)
+        swap(&previous, &buf)
+    }
+    if changed < 0 { print(changed) }
+}

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Signals as bytes on a pipe (the self-pipe trick): the handler only writes the signal's number,
+/// which is async-signal-safe; whoever waits (the UI's `poll`, a headless command's watcher thread)
+/// reads the byte and does the real work (journal the entry in flight as unknown, stop the bridge) in
+/// ordinary code. One pipe for the whole process; `install` may be called more than once.
+///
+///     SignalPipe.install([SIGTERM, SIGHUP])
+///     poll on SignalPipe.readFd; SignalPipe.take() -> [SIGTERM]
+public enum SignalPipe {
+    nonisolated(unsafe) private static var fds: (read: Int32, write: Int32) = (-1, -1)
+    /// The SIGWINCH handler installed before (ncurses' own, which sets its resize flag): still called.
+    nonisolated(unsafe) private static var previousWinch: sighandler_t? = nil
+
+    /// The end to poll; -1 before the first `install`.
+    public static var readFd: Int32 { fds.read }
+
+    /// Routes these signals to the pipe. A SIGHUP that the parent set to ignored (`nohup`) stays
+    /// ignored: the terminal's end is still noticed as a hang-up of the terminal itself.
+    /// Not thread-safe: call it from one thread before the signals matter (start-up).
+    public static func install(_ signals: [Int32]) {
+        if fds.read < 0 {
+            guard let p = makeWakePipe() else { return }
+            fds = p
+        }
+        for sig in signals where sig > 0 && sig < 65 {
+            var old = sigaction()
+            sigaction(sig, nil, &old)
+            if sig == SIGHUP, address(old.__sigaction_handler.sa_handler) == address(SIG_IGN) { continue }
+            var act = sigaction()
+            act.__sigaction_handler.sa_handler = signalPipeHandler
+            sigemptyset(&act.sa_mask)
+            act.sa_flags = SA_RESTART
+            var prev = sigaction()
+            sigaction(sig, &act, &prev)
+            if sig == SIGWINCH, prev.sa_flags & SA_SIGINFO == 0, let h = prev.__sigaction_handler.sa_handler,
+               address(h) != address(SIG_IGN), address(h) != address(signalPipeHandler) {
+                previousWinch = h
+            }
+        }
+    }
+
+    /// The signals that arrived since the last call, oldest first (never blocks).
+    public static func take() -> [Int32] {
+        guard fds.read >= 0 else { return [] }
+        var out: [Int32] = []
+        var buf = [UInt8](repeating: 0, count: 64)
+        while true {
+            let n = buf.withUnsafeMutableBytes { read(fds.read, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { break }
+            out += buf[0..<n].map { Int32($0) }
+        }
+        return out
+    }
+
+    /// Blocks until a signal arrives; returns it.
+    public static func wait() -> Int32 {
+        while true {
+            var p = pollfd(fd: fds.read, events: Int16(POLLIN), revents: 0)
+            _ = poll(&p, 1, -1)
+            if let s = take().first { return s }
+        }
+    }
+
+    /// Ends the process as the signal would have: its default action, after the work is done.
+    public static func terminate(as sig: Int32) -> Never {
+        signal(sig, SIG_DFL)
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, sig)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+        raise(sig)
+        exit(128 + sig)
+    }
+
+    fileprivate static func handle(_ sig: Int32) {
+        let saved = errno
+        var b = UInt8(truncatingIfNeeded: sig)
+        _ = write(fds.write, &b, 1)
+        if sig == SIGWINCH, let h = previousWinch { h(sig) }
+        errno = saved
+    }
+}
+
+/// A pipe whose both ends are non-blocking and closed on exec (a bridge never inherits them).
+func makeWakePipe() -> (read: Int32, write: Int32)? {
+    var p: [Int32] = [0, 0]
+    guard pipe(&p) == 0 else { return nil }
+    for fd in p {
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+    return (p[0], p[1])
+}
+
+private func address(_ h: sighandler_t?) -> Int { h.map { unsafeBitCast($0, to: Int.self) } ?? 0 }
+private func signalPipeHandlerBody(_ sig: Int32) { SignalPipe.handle(sig) }
+private let signalPipeHandler: @convention(c) (Int32) -> Void = { sig in signalPipeHandlerBody(sig) }
