@@ -128,8 +128,9 @@ public enum Format {
         case .sale(let s):
             var t = "Sale " + money(s.amount, currency)
             if let tip = s.tipAmount, tip.cents > 0 { t += " + tip " + tip.formatted() }
+            if let m = s.paymentMethod, m != .cardPresent { t += " by " + m.rawValue }
             return t
-        case .preAuth(let p): return "Pre-auth " + money(p.amount, currency)
+        case .preAuth(let p): return "Pre-auth " + money(p.amount, currency) + (p.paymentMethod.map { $0 == .cardPresent ? "" : " by " + $0.rawValue } ?? "")
         case .cancel(let c): return "Refund " + (c.amount.map { money($0, currency) } ?? "in full") + finderText(c.finder)
         case .capturePreAuth(let c): return "Capture " + (c.amount.map { money($0, currency) } ?? "in full") + finderText(c.finder)
         case .batch(let b):

@@ -71,13 +71,15 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
     case scope, resolve, closeBatch = "close-batch"
     case report, export
     case stopWaiting = "stop-waiting"
+    case paymentMethod = "payment-method", reprint, admin
 
     public init?(name: String) {
         let n = name.lowercased().replacingUnderscores()
         if let a = KeyAction(rawValue: n) { self = a; return }
         let aliases: [String: KeyAction] = ["preauth": .preAuth, "pre_auth": .preAuth, "abort": .cancel, "back": .cancel,
                                            "back-space": .erase, "backspace": .erase, "pageup": .pageUp, "pagedown": .pageDown,
-                                           "pending": .unresolved, "closebatch": .closeBatch, "tipnone": .tipNone]
+                                           "pending": .unresolved, "closebatch": .closeBatch, "tipnone": .tipNone,
+                                           "paymentmethod": .paymentMethod, "settings": .admin]
         if let a = aliases[n] { self = a; return }
         return nil
     }
@@ -114,13 +116,16 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
         case .report: return "Shift report (X/Z)"
         case .export: return "Export the report"
         case .stopWaiting: return "Stop waiting"
+        case .paymentMethod: return "Card/MOTO/other"
+        case .reprint: return "Reprint a receipt"
+        case .admin: return "Terminal settings"
         }
     }
 
     /// Actions that take you to a screen.
     public var isGlobal: Bool {
         switch self {
-        case .help, .sale, .preAuth, .capture, .refund, .batch, .journal, .unresolved, .quit, .report: return true
+        case .help, .sale, .preAuth, .capture, .refund, .batch, .journal, .unresolved, .quit, .report, .admin: return true
         default: return false
         }
     }
@@ -167,6 +172,7 @@ public struct Keymap: Sendable, Hashable {
             .erase: ["backspace"], .clear: ["ctrl-u", "delete"], .tip5: ["alt-1"], .tip10: ["alt-2"], .tip15: ["alt-3"],
             .tipNone: ["alt-0"], .scope: ["ctrl-a"], .resolve: ["ctrl-r"], .closeBatch: ["ctrl-k"],
             .report: ["F9", "alt-x"], .export: ["ctrl-e"], .stopWaiting: ["ctrl-w", "alt-w"],
+            .paymentMethod: ["alt-m", "F12"], .reprint: ["ctrl-p"], .admin: ["F11", "alt-a"],
         ]
         return Keymap(name: "default", bindings: b.mapValues { $0.compactMap(Key.init(name:)) })
     }()

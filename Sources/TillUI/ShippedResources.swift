@@ -418,6 +418,9 @@ public enum ShippedResources {
         report = ["F9", "alt-x"]
         export = "ctrl-e"
         stop-waiting = ["ctrl-w", "alt-w"]
+        payment-method = ["alt-m", "F12"]
+        reprint = "ctrl-p"
+        admin = ["F11", "alt-a"]
 
         """##,
         "keypad": ##"""
@@ -454,6 +457,9 @@ public enum ShippedResources {
         close-batch = "ctrl-k"
         report = ["F9", "alt-x"]
         export = "ctrl-e"
+        payment-method = ["alt-m", "F12"]
+        reprint = "ctrl-p"
+        admin = ["F11", "alt-a"]
 
         """##,
     ]

@@ -4,6 +4,8 @@ import TillModel
 /// The screens, each one key away from anywhere.
 public enum Screen: String, CaseIterable, Sendable, Hashable {
     case sale, preAuth, capture, refund, batch, journal, unresolved
+    /// The terminal's settings (printing, logs, activation): for the shop owner, behind a confirmation, no tab.
+    case admin
 
     public var title: String {
         switch self {
@@ -14,6 +16,7 @@ public enum Screen: String, CaseIterable, Sendable, Hashable {
         case .batch: return "Batch"
         case .journal: return "Journal"
         case .unresolved: return "Unresolved"
+        case .admin: return "Terminal settings"
         }
     }
 
@@ -26,6 +29,7 @@ public enum Screen: String, CaseIterable, Sendable, Hashable {
         case .batch: return .batch
         case .journal: return .journal
         case .unresolved: return .unresolved
+        case .admin: return .admin
         }
     }
 }
@@ -53,8 +57,12 @@ public struct Field: Sendable, Hashable {
     public var text: String
     public var placeholder: String
     public var maxLength: Int
-    public init(_ id: String, _ label: String, _ kind: FieldKind, placeholder: String = "", maxLength: Int = 20, text: String = "") {
+    /// A secret (PIN, API key, API secret): never drawn in clear, one • per character typed.
+    public var secret: Bool
+    public init(_ id: String, _ label: String, _ kind: FieldKind, placeholder: String = "", maxLength: Int = 20, text: String = "",
+                secret: Bool = false) {
         self.id = id; self.label = label; self.kind = kind; self.placeholder = placeholder; self.maxLength = maxLength; self.text = text
+        self.secret = secret
     }
 }
 
@@ -114,6 +122,8 @@ public struct Form: Sendable, Hashable {
             return Form([Field("filter", "Filter", .text, placeholder: "STAN, amount, card, text", maxLength: 40)])
         case .unresolved:
             return Form([])
+        case .admin:
+            return AdminScreen.blankForm()
         }
     }
 }
@@ -200,7 +210,8 @@ extension Pending {
         case .capturePreAuth: return .capture
         case .batch: return .batch
         case .abort, .transactionDetails: return .unresolved
-        case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: return .batch
+        case .reprintTransaction: return .journal
+        case .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: return .admin
         }
     }
 }
@@ -286,6 +297,14 @@ public struct AppState: Sendable, Hashable {
 
     /// How many verdicts have been shown: the runtime rings the bell when it grows (if the bell is on).
     public var verdicts = 0
+
+    /// How the customer pays, on Sale and Pre-auth (card present until the cashier picks another with
+    /// one key): what the screen shows is what the request carries.
+    public var paymentMethods: [Screen: PaymentMethod] = [:]
+    public func paymentMethod(_ screen: Screen) -> PaymentMethod { paymentMethods[screen] ?? .cardPresent }
+
+    /// The admin screen: what the terminal last said about its settings, and what is being changed.
+    public var admin = AdminState()
 
     /// The cashier's name (config `cashier`): the default name of a shift opened from the Sale screen.
     public var cashier: String?

@@ -209,6 +209,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     }
     state.result = ResultInfo(summary: summary, outcome: outcome, atMs: state.nowMs)
     state.verdicts += 1
+    if case .answered(let e) = outcome { AdminScreen.answered(&state, e) }
     var cmds: [Command] = []
     if action == .sale || outcome.entryAction == .sale {
         // A fresh sale for the next customer after every result: tip, installments and reference cleared; the amount
@@ -217,12 +218,15 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         var fresh = Form.blank(.sale)
         if let old = state.forms[.sale], old["amount"] != state.sentAmountText { fresh["amount"] = old["amount"] }
         state.forms[.sale] = fresh
+        // The next customer pays by card unless the cashier picks otherwise again (a phone order's MOTO never sticks).
+        state.paymentMethods[.sale] = nil
     }
     if action == .preAuth || outcome.entryAction == .preAuth {
         // The same for a pre-auth: a fresh form, keeping only an amount typed while the terminal worked.
         var fresh = Form.blank(.preAuth)
         if let old = state.forms[.preAuth], old["amount"] != state.sentAmountText { fresh["amount"] = old["amount"] }
         state.forms[.preAuth] = fresh
+        state.paymentMethods[.preAuth] = nil
     }
     if case .unknown(let e) = outcome, !state.unresolved.contains(where: { $0.id == e.id }) {
         // Known at once, before the reload: a new sale asks first.
@@ -298,6 +302,7 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
         return []
     }
     if state.screen == .unresolved, case .char(let ch) = key, let cmds = unresolvedChar(&state, ch) { return cmds }
+    if state.screen == .admin, state.form.focused == nil, case .char(let ch) = key, let cmds = AdminScreen.char(&state, ch) { return cmds }
     guard let action = state.keymap.action(for: key) else {
         if case .char(let ch) = key, let field = state.form.focused {
             // Refused, never dropped: the character stays in sight with the reason (where the field has room), and
@@ -320,6 +325,15 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
         return []
     case .report:
         return [.loadReport(batch: "current", show: true)]
+    case .admin:
+        guard state.screen != .admin else { return [] }
+        state.overlay = .confirm(Confirmation(
+            title: "Terminal settings",
+            lines: ["For the shop owner: printing settings, logs to",
+                    "the vendor's support, activation of the terminal.",
+                    "No payment is taken there."],
+            choices: [ConfirmChoice(key: "o", label: "open the terminal settings", action: .goTo(.admin))]))
+        return []
     case .quit:
         if let p = state.pending {
             state.overlay = .confirm(Confirmation(
@@ -365,6 +379,9 @@ func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
         return [.loadJournal(journalFilter(state))]
     case .batch: return [.loadBatch]
     case .unresolved: return [.loadUnresolved]
+    case .admin:
+        AdminScreen.syncFocus(&state)
+        return []
     default: return []
     }
 }

@@ -154,6 +154,26 @@ enum Scenes {
         add("recovering") { s in _ = initialCommands(&s) }
         add("help") { s in press(&s, .f(1)) }
         add("quit-confirm") { s in type(&s, "8.08"); press(&s, .enter); press(&s, .f(10)) }
+        add("sale-moto-installments-48") { s in
+            type(&s, "240"); press(&s, .tab, .tab); type(&s, "48"); press(&s, .alt("m"))
+        }
+        add("journal-reprint-confirm") { s in
+            press(&s, .f(7))
+            _ = update(&s, .journalLoaded([entry(1, cents: 1250, tip: 125, response: approvedSaleResponse, at: fixedNow - 3_600_000)]))
+            press(&s, .ctrl("p"))
+        }
+        add("admin-confirm") { s in press(&s, .f(11)) }
+        add("admin-printing") { s in
+            press(&s, .f(11), .char("o"), .enter)
+            _ = update(&s, .performed(.answered(entry(20, .getPrintingSettings, cents: nil, response: response("status=success&message=Printing settings&action=getPrintingSettings&isCustomerReceiptEnabled=true&isMerchantReceiptEnabled=true&isPrintingReceiptEnabled=true&printLogoOnMerchantReceipt=false&printVATOnMerchantReceipt=false&isBarcodeEnabled=false&printAddressOnReceipt=false&businessDescriptionEnabled=false&businessDescriptionType=businessName"))), summary: "Printing settings"))
+            press(&s, .down, .enter)
+        }
+        add("admin-activation") { s in
+            press(&s, .f(11), .char("o"))
+            while AdminScreen.rows[s.admin.row] != .field("activationCode") { press(&s, .down) }
+            type(&s, "48151623"); press(&s, .down); type(&s, "shop-7"); press(&s, .down); type(&s, "2468")
+            press(&s, .down); type(&s, "KEY-abc")
+        }
         add("transport-problem") { s in _ = update(&s, .event(.transportProblem("bridge exited; restarting"))) }
         return out
     }

@@ -2,7 +2,8 @@ import TillProtocol
 import TillModel
 
 func refusal(_ f: Field, _ ch: Character) -> String {
-    let shown = ch.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) ? "'\(ch)'" : "That character"
+    // A secret's keystroke is never echoed, not even a refused one.
+    let shown = !f.secret && ch.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value != 0x7F }) ? "'\(ch)'" : "That character"
     let fix = " Backspace to correct."
     switch f.kind {
     case .money where ch == "-": return "\(shown) refused: an amount has no minus sign (a refund is \(f.label == "Amount" ? "F5" : "its own screen"))." + fix
@@ -33,7 +34,7 @@ func type(_ state: inout AppState, _ ch: Character) {
     }
     if f.fields[f.focus].text.count >= field.maxLength {
         state.form = f
-        refuse(&state, field, "At most \(field.maxLength) characters: '\(ch)' refused. Backspace to correct.")
+        refuse(&state, field, "At most \(field.maxLength) characters: " + (field.secret ? "that one" : "'\(ch)'") + " refused. Backspace to correct.")
         return
     }
     f.fields[f.focus].text.append(ch)
@@ -101,6 +102,11 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
                 buf.put(line, x: fieldX, y: y, role: .error, maxWidth: r.maxX - fieldX); y += 1
             }
         }
+        if f.id == "preferredInstallments", s.screen == .sale, let note = installmentsNotice(form), y < r.maxY - 2 {
+            for line in wrap("ⓘ " + note, width: r.maxX - r.x - 3) where y < r.maxY - 2 {
+                buf.put(line, x: r.x + 2, y: y, role: .warning, maxWidth: r.maxX - r.x - 3); y += 1
+            }
+        }
         if f.id == "tipAmount", s.screen == .sale, y < r.maxY - 2 {
             let presets = [KeyAction.tip5, .tip10, .tip15, .tipNone].map { s.keymap.hint($0) + " " + ($0 == .tipNone ? "none" : $0.label.replacingOccurrences(" %", "%").replacingOccurrences("Tip ", "")) }
             let text = presets.joined(separator: "  ")
@@ -113,6 +119,17 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     if let m = form.message, y < r.maxY - 1 {
         y += 1
         for line in wrap("✗ " + m, width: textW) where y < r.maxY - 1 { buf.put(line, x: r.x + 2, y: y, role: .error); y += 1 }
+    }
+    if s.screen == .sale || s.screen == .preAuth, y < r.maxY - 2 {
+        // How the customer pays: shown as it is sent (one key changes it).
+        y += 1
+        let m = s.paymentMethod(s.screen)
+        buf.put("Paid by", x: r.x + 2, y: y, role: .label)
+        let used = buf.put(paymentMethodName(m), x: fieldX + 1, y: y, role: m == .cardPresent ? .normal : .warning, attrs: .bold,
+                           maxWidth: r.maxX - fieldX - 2)
+        let hint = "  " + s.keymap.hint(.paymentMethod) + " change"
+        if fieldX + 1 + used + hint.count < r.maxX { buf.put(hint, x: fieldX + 1 + used, y: y, role: .hint) }
+        y += 1
     }
     if s.screen == .sale, let total = saleTotal(form), y < r.maxY - 2 {
         y += 1
@@ -133,7 +150,7 @@ func drawField(_ f: Field, focused: Bool, error: String?, x: Int, labelW: Int, f
     buf.put(f.label, x: x, y: y, role: error != nil ? .error : .label, attrs: focused ? .bold : [], maxWidth: labelW - 1)
     let role: Role = error != nil ? .fieldError : (focused ? .fieldFocused : .field)
     buf.fill(Rect(x: fieldX, y: y, width: fieldW, height: 1), role: role)
-    var text = f.text
+    var text = f.secret ? String(repeating: "•", count: f.text.count) : f.text
     var textRole = role
     if text.isEmpty && !focused { text = f.placeholder; textRole = role == .field ? .dim : role }
     let prefix = (f.kind == .money && !(f.text.isEmpty && !focused)) ? currency + " " : ""

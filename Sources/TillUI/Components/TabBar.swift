@@ -12,6 +12,7 @@ func screenTitle(_ s: AppState) -> String {
         if let d = s.journal.detail { return "Journal #\(d.id)" }
         return "Journal: " + (s.journal.allBatches ? "all batches" : "current batch")
     case .unresolved: return "Unresolved transactions"
+    case .admin: return "Terminal settings (shop owner)"
     }
 }
 
@@ -21,7 +22,8 @@ func tabBar(_ s: AppState, _ buf: inout ScreenBuffer) {
     let wide = w >= 100
     var x = 0
     if wide { x += buf.put(" till ", x: x, y: 0, role: .title, attrs: .bold) }
-    for screen in Screen.allCases {
+    // The admin screen has no tab: it is opened behind a confirmation (its key is in the help).
+    for screen in Screen.allCases where screen != .admin {
         let label = (wide ? " " : "") + s.keymap.hint(screen.action) + " " + screen.title + (wide ? " " : "")
         let role: Role = screen == s.screen ? .tabActive : .tab
         if x + label.count > w { break }

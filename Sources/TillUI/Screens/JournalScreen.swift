@@ -51,6 +51,10 @@ func journalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
         let e = state.journal.detail ?? (list.indices.contains(state.journal.selected) ? list[state.journal.selected] : nil)
         if let e { confirmResolve(&state, e) }
         return []
+    case .reprint:
+        let e = state.journal.detail ?? (list.indices.contains(state.journal.selected) ? list[state.journal.selected] : nil)
+        if let e { confirmReprint(&state, e) } else { setNotice(&state, "No journal row selected to reprint.", error: true) }
+        return []
     default: return []
     }
     clampJournal(&state)
@@ -58,6 +62,37 @@ func journalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
         state.journal.detail = list[state.journal.selected]; state.journal.detailScroll = 0
     }
     return []
+}
+
+/// The order code whose receipt a journal row can reprint: an approved sale, pre-auth, refund or
+/// capture with the order code the terminal answered; nil for every other row.
+func reprintableOrderCode(_ e: JournalEntry) -> String? {
+    guard Format.movesMoney(e.action), e.state == .approved, let o = e.response?.orderCode, !o.isEmpty else { return nil }
+    return o
+}
+
+/// Reprint from a journal row: asks first, naming the payment; refused with a reason on other rows.
+func confirmReprint(_ state: inout AppState, _ e: JournalEntry) {
+    guard let order = reprintableOrderCode(e) else {
+        let why = !Format.movesMoney(e.action) ? "only a sale, pre-auth, refund or capture has a receipt"
+            : e.state != .approved ? "only an approved payment has a receipt (this one is \(Format.stateName(e.state)))"
+            : "the terminal gave no order code for it"
+        setNotice(&state, "Cannot reprint #\(e.id): " + why + ".", error: true)
+        return
+    }
+    let amount = (e.response?.amount ?? e.amount).map { a in (e.response?.tipAmount ?? e.tipAmount).map { a + $0 } ?? a }
+    var what = Format.actionName(e.action).capitalizedFirst
+    if let amount { what += " " + Format.money(amount, state.currency) }
+    what += " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
+    var lines = [what + (Format.card(e.response).map { ", " + $0 } ?? ""), "order code " + order]
+    lines.append("The terminal prints its receipt again; no money moves.")
+    state.overlay = .confirm(Confirmation(
+        title: "Reprint the receipt?", lines: lines,
+        choices: [ConfirmChoice(key: "p", label: "print it again", action: .send(.reprint(ReprintRequest(orderCode: order))))]))
+}
+
+extension String {
+    var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }
 
 /// How many journal rows fit on the screen (used for paging).
@@ -111,7 +146,14 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         }
         y += 1; i += 1
     }
-    let hint = "\(s.keymap.hint(.submit)) detail  \(s.keymap.hint(.scope)) " + (s.journal.allBatches ? "this batch" : "all") + "  \(s.keymap.hint(.cancel)) " + escWord(s)
+    var parts = ["\(s.keymap.hint(.submit)) detail", "\(s.keymap.hint(.scope)) " + (s.journal.allBatches ? "this batch" : "all")]
+    if list.indices.contains(s.journal.selected), reprintableOrderCode(list[s.journal.selected]) != nil {
+        parts.append("\(s.keymap.hint(.reprint)) reprint")
+    }
+    parts.append("\(s.keymap.hint(.cancel)) " + escWord(s))
+    // Where it does not fit, the batch/all key goes (it is in the help).
+    if parts.joined(separator: "  ").displayWidth > r.width - 2, parts.count > 3 { parts.remove(at: 1) }
+    let hint = parts.joined(separator: "  ")
     buf.put(hint, x: x, y: r.maxY - 1, role: .hint, maxWidth: r.width - 2)
 }
 
@@ -140,5 +182,6 @@ func journalDetail(_ e: JournalEntry, _ s: AppState, _ r: Rect, _ buf: inout Scr
         y += 1
     }
     let more = rows.count > room ? "  \(s.keymap.hint(.up))/\(s.keymap.hint(.down)) scroll" : ""
-    buf.put("\(s.keymap.hint(.cancel)) back to the list" + more, x: x, y: r.maxY - 1, role: .hint, maxWidth: r.width - 2)
+    let reprint = reprintableOrderCode(e) != nil ? "  \(s.keymap.hint(.reprint)) reprint" : ""
+    buf.put("\(s.keymap.hint(.cancel)) back to the list" + reprint + more, x: x, y: r.maxY - 1, role: .hint, maxWidth: r.width - 2)
 }

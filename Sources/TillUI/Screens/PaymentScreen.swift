@@ -12,6 +12,14 @@ enum PaymentScreen: ScreenComponent {
             state.form["tipAmount"] = pct
             state.form.errors["tipAmount"] = nil
             return []
+        case .paymentMethod:
+            // One key: card present → MOTO (phone orders) → the other methods → card present.
+            let all = PaymentMethod.allCases
+            let now = state.paymentMethod(state.screen)
+            let next = all[((all.firstIndex(of: now) ?? 0) + 1) % all.count]
+            state.paymentMethods[state.screen] = next
+            setNotice(&state, "Paid by: " + paymentMethodName(next) + ".")
+            return []
         default:
             return formAction(&state, action)
         }
@@ -49,6 +57,8 @@ enum PaymentScreen: ScreenComponent {
         }
         guard problems.isEmpty else { focusFirstError(); return [] }
         state.form = form
+        // What the screen shows ("Paid by") is what the request carries.
+        let request = withPaymentMethod(draft.request, state.paymentMethod(state.screen))
         let unknown = state.unresolved.filter { ($0.action == .sale || $0.action == .preAuth) && $0.state.awaitsTerminal }
         if let u = unknown.last {
             // Never silently charged twice: the cashier checks the terminal first, then says so.
@@ -56,19 +66,55 @@ enum PaymentScreen: ScreenComponent {
             let n = unknown.count
             var lines = ["\(what) may have been charged: check the terminal before charging again."]
             if n > 1 { lines.append("(\(n) payments have an unknown outcome: see \(state.keymap.hint(.unresolved)) Unresolved.)") }
-            lines.append("Charge \(Format.summary(draft.request, currency: state.currency)) now?")
+            lines.append("Charge \(Format.summary(request, currency: state.currency)) now?")
             state.overlay = .confirm(Confirmation(
                 title: "Earlier payment UNKNOWN",
                 lines: lines,
-                choices: [ConfirmChoice(key: "y", label: "charge anyway", action: .sendConfirmingUnknown(draft.request, Set(unknown.map(\.id)))),
+                choices: [ConfirmChoice(key: "y", label: "charge anyway", action: .sendConfirmingUnknown(request, Set(unknown.map(\.id)))),
                           ConfirmChoice(key: "u", label: "go to Unresolved", action: .goTo(.unresolved))],
                 enterPicksFirst: false))
             return []
         }
-        return send(&state, draft.request)
+        return send(&state, request)
     }
 
     static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { formScreen(state, r, &buf) }
+}
+
+/// How a payment method reads on the screen.
+public func paymentMethodName(_ m: PaymentMethod) -> String {
+    switch m {
+    case .cardPresent: return "Card present"
+    case .moto: return "MOTO (phone/mail order)"
+    case .qrDefault: return "QR code"
+    case .payconiq: return "Payconiq"
+    case .aliPay: return "AliPay"
+    case .paypal: return "PayPal"
+    case .klarna: return "Klarna"
+    }
+}
+
+/// The request with the method the screen shows. Card present is sent as no `paymentMethod`: the
+/// protocol's meaning of an absent one (Requests.swift), and the URL `till sale` sends without
+/// `--payment-method`; every other method is sent by name.
+func withPaymentMethod(_ r: Request, _ m: PaymentMethod) -> Request {
+    let sent: PaymentMethod? = m == .cardPresent ? nil : m
+    switch r {
+    case .sale(var s): s.paymentMethod = sent; return .sale(s)
+    case .preAuth(var p): p.paymentMethod = sent; return .preAuth(p)
+    default: return r
+    }
+}
+
+/// The notice under Installments when the terminal will ask the cardholder for the number (0, or
+/// above the maximum: sale.txt:28 "0 or above the maximum allowed: the user will be prompted").
+/// Read by the same function that builds the request, so the notice and the request agree.
+func installmentsNotice(_ form: Form) -> String? {
+    guard !form["preferredInstallments"].trimmingWhitespace().isEmpty,
+          case .sale(let s) = RequestDraft.sale(amount: form["amount"], installments: form["preferredInstallments"]).request,
+          s.terminalWillAskForInstallments else { return nil }
+    return s.preferredInstallments == 0 ? "0: the terminal will ask the cardholder how many."
+        : "Above \(Limits.installmentsWithoutPrompt): the terminal will ask the cardholder how many."
 }
 
 public struct FieldMessage: Error, Sendable { public var message: String }

@@ -27,6 +27,7 @@ extension Screen {
         case .batch: return BatchScreen.self
         case .journal: return JournalScreen.self
         case .unresolved: return UnresolvedScreen.self
+        case .admin: return AdminScreen.self
         }
     }
 }
