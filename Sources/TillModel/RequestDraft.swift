@@ -110,12 +110,3 @@ struct TypedText {
     }
 }
 
-extension String {
-    /// The text without leading and trailing whitespace (no Foundation here).
-    func trimmingWhitespace() -> String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace { s = s.dropFirst() }
-        while let l = s.last, l.isWhitespace { s = s.dropLast() }
-        return String(s)
-    }
-}

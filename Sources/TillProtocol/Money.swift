@@ -115,7 +115,8 @@ public enum MoneyError: Error, Equatable, Sendable, CustomStringConvertible {
 }
 
 extension String {
-    func trimmingWhitespace() -> String {
+    /// The text without leading and trailing whitespace (no Foundation): the one copy every module uses.
+    public func trimmingWhitespace() -> String {
         var s = Substring(self)
         while let f = s.first, f.isWhitespace { s = s.dropFirst() }
         while let l = s.last, l.isWhitespace { s = s.dropLast() }

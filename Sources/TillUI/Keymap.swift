@@ -1,3 +1,4 @@
+import TillProtocol
 import TOMLKit
 
 /// A key as the backend reports it, independent of ncurses.
@@ -231,11 +232,3 @@ extension Substring {
     }
 }
 
-extension String {
-    func trimmingWhitespace() -> String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace { s = s.dropFirst() }
-        while let l = s.last, l.isWhitespace { s = s.dropLast() }
-        return String(s)
-    }
-}
