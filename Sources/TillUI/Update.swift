@@ -307,7 +307,12 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
         if case .char(let ch) = key, let field = state.form.focused {
             // Refused, never dropped: the character stays in sight with the reason (where the field has room), and
             // Enter is blocked until the cashier corrects it (`-3` must never charge 3.00).
-            if field.kind != .text, field.text.count < field.maxLength, !state.form.replaceOnType {
+            // A kept amount the screen said typing replaces is replaced by a refused key too (never "-3" → 3.33).
+            if state.form.replaceOnType {
+                state.form.replaceOnType = false
+                state.form.fields[state.form.focus].text = ""
+            }
+            if field.kind != .text, state.form.fields[state.form.focus].text.count < field.maxLength {
                 state.form.fields[state.form.focus].text.append(ch)
             }
             refuse(&state, field, refusal(field, ch))

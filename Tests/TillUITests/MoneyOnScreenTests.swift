@@ -71,6 +71,15 @@ private func sentRequest(_ cmds: [Command]) -> Request? {
 
     // MARK: what was shown is what was sent
 
+    // Found by the whole-system test on a fresh clone: a kept amount 3.3, F8, F2, "-3", Enter charged 3.33.
+    @Test func aRefusedKeyAlsoReplacesAKeptAmount() {
+        var s = readyState()
+        type(&s, "3.3"); press(&s, .f(8), .f(2))
+        type(&s, "-3")
+        #expect(s.form["amount"] == "-3" && s.form.errors["amount"] != nil)
+        #expect(sentRequest(press(&s, .enter)) == nil)
+    }
+
     @Test func keysAfterComingBackToSaleLandInTheAmount() {
         // F2 10 Tab Tab F7 F2 13.13 Enter charged 10.00 in 13 installments. Now the keys go where the cursor
         // is shown, on the amount, and coming back from another screen the amount left there is replaced by what is
