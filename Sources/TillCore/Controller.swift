@@ -209,21 +209,10 @@ public actor TillController: TillService {
 
     /// Refusals before anything is journaled or sent: a reference already used, unknown payments not confirmed.
     func refusal(for request: Request, confirmingUnknown: Set<Int64>) throws -> ActionOutcome? {
-        let isPayment: Bool
-        switch request {
-        case .sale(let s):
-            isPayment = true
-            if let ctid = s.clientTransactionId, let used = try journal.entries(clientTransactionId: ctid).first {
-                return .invalid([TillController.reusedReference(ctid, used)])
-            }
-        case .preAuth(let p):
-            isPayment = true
-            if let ctid = p.clientTransactionId, let used = try journal.entries(clientTransactionId: ctid).first {
-                return .invalid([TillController.reusedReference(ctid, used)])
-            }
-        default: isPayment = false
+        guard request.action == .sale || request.action == .preAuth else { return nil }
+        if let ctid = request.clientTransactionId, let used = try journal.entries(clientTransactionId: ctid).first {
+            return .invalid([TillController.reusedReference(ctid, used)])
         }
-        guard isPayment else { return nil }
         let open = try journal.unconfirmedUnknownPayments()
         let unconfirmed = open.filter { !confirmingUnknown.contains($0.id) }
         if !unconfirmed.isEmpty { return .needsConfirmation(unconfirmed) }

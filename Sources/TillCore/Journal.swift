@@ -288,12 +288,18 @@ public final class Journal: Sendable {
     @discardableResult
     public func transition(_ id: Int64, to state: EntryState, note: String?, from: Set<EntryState>,
                            nowMs: Int64 = WallClock.nowMs()) throws -> Bool {
-        let states = from.map(\.rawValue).sorted()
+        let only = Journal.stateCondition(from)
         return try write { db in
-            try db.execute(sql: "UPDATE entry SET state = ?, note = ?, updatedAtMs = ? WHERE id = ? AND state IN (\(states.map { _ in "?" }.joined(separator: ",")))",
-                           arguments: StatementArguments([state.rawValue, note, nowMs, id] as [(any DatabaseValueConvertible)?]) + StatementArguments(states))
+            try db.execute(sql: "UPDATE entry SET state = ?, note = ?, updatedAtMs = ? WHERE id = ?" + only.sql,
+                           arguments: StatementArguments([state.rawValue, note, nowMs, id] as [(any DatabaseValueConvertible)?]) + only.arguments)
             return db.changesCount > 0
         }
+    }
+
+    /// ` AND state IN (?, …)` and its values: the compare part of every compare-and-set.
+    static func stateCondition(_ states: Set<EntryState>) -> (sql: String, arguments: StatementArguments) {
+        let values = states.map(\.rawValue).sorted()
+        return (" AND state IN (" + values.map { _ in "?" }.joined(separator: ",") + ")", StatementArguments(values))
     }
 
     /// The answer as it is stored: secrets that a peer echoed back are redacted too.
@@ -324,17 +330,18 @@ public final class Journal: Sendable {
                   clientTransactionId = COALESCE(clientTransactionId, ?)
                 WHERE id = ?
                 """
-            var args: [(any DatabaseValueConvertible)?] = [
+            let values: [(any DatabaseValueConvertible)?] = [
                 state.rawValue, note, nowMs, nowMs, response.status.description, response.message,
                 response.referenceNumber, response.orderCode, response.shortOrderCode, response.transactionId,
                 response.cardType, response.verificationMethod, Journal.encode(response), response.amount?.cents,
                 response.tipAmount?.cents, response.clientTransactionId, id]
+            var args = StatementArguments(values)
             if let onlyIf {
-                let states = onlyIf.map(\.rawValue).sorted()
-                sql += " AND state IN (" + states.map { _ in "?" }.joined(separator: ",") + ")"
-                args += states.map { $0 as (any DatabaseValueConvertible)? }
+                let only = Journal.stateCondition(onlyIf)
+                sql += only.sql
+                args += only.arguments
             }
-            try db.execute(sql: sql, arguments: StatementArguments(args))
+            try db.execute(sql: sql, arguments: args)
             guard db.changesCount > 0 else { return false }
             let origin = try String.fetchOne(db, sql: "SELECT origin FROM entry WHERE id = ?", arguments: [id])
             if response.action == .batch, response.isApproved, state == .approved, origin == EntryOrigin.request.rawValue {

@@ -214,19 +214,18 @@ extension Journal {
     /// compared while other writes go on: the check that reports equal the journal.
     public func entriesAndBuckets(batchId: String?) throws -> (entries: [JournalEntry], buckets: [ReportBucket]) {
         try pool.read { db in
-            let key = batchId == nil ? "batchId IS NULL" : "batchId = ?"
-            let rows = try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE \(key) ORDER BY id",
-                                        arguments: batchId.map { [$0] } ?? []).map(Journal.entry(from:))
-            return (rows, try Journal.reportBuckets(db, batchKey: batchId ?? ""))
+            (try Journal.entries(db, batchId: batchId), try Journal.reportBuckets(db, batchKey: batchId ?? ""))
         }
     }
 
     /// The entries of a batch, oldest first (for exports).
     public func entries(batchId: String?) throws -> [JournalEntry] {
-        try pool.read { db in
-            let key = batchId == nil ? "batchId IS NULL" : "batchId = ?"
-            return try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE \(key) ORDER BY id",
-                                    arguments: batchId.map { [$0] } ?? []).map(Journal.entry(from:))
-        }
+        try pool.read { db in try Journal.entries(db, batchId: batchId) }
+    }
+
+    static func entries(_ db: Database, batchId: String?) throws -> [JournalEntry] {
+        let key = batchId == nil ? "batchId IS NULL" : "batchId = ?"
+        return try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE \(key) ORDER BY id",
+                                arguments: batchId.map { [$0] } ?? []).map(Journal.entry(from:))
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import TillIO
 #if canImport(Glibc)
 import Glibc
@@ -15,7 +16,7 @@ public struct SenderLockError: Error, Sendable, CustomStringConvertible {
 /// dies, so a killed till never leaves it held.
 public final class SenderLock: @unchecked Sendable {
     public let path: String
-    private let mutex = NSLockLike()
+    private let mutex = NSLock()
     private var fd: Int32 = -1
     private var depth = 0
 
@@ -76,13 +77,4 @@ public final class SenderLock: @unchecked Sendable {
         guard n > 0 else { return nil }
         return Int32(String(decoding: buf[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
     }
-}
-
-/// A pthread mutex without Foundation.
-final class NSLockLike: @unchecked Sendable {
-    private var m = pthread_mutex_t()
-    init() { pthread_mutex_init(&m, nil) }
-    deinit { pthread_mutex_destroy(&m) }
-    func lock() { pthread_mutex_lock(&m) }
-    func unlock() { pthread_mutex_unlock(&m) }
 }
