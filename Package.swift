@@ -22,6 +22,8 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CNcurses", path: "Sources/CNcurses",
                        providers: [.apt(["libncurses-dev"])]),
+        // till's global executor for Swift concurrency: no libdispatch worker-pool monitor, so an idle till sleeps.
+        .target(name: "CTillExecutor"),
         .target(name: "TillProtocol"),
         .target(name: "TillIO"),
         .target(name: "TillSimulator", dependencies: ["TillProtocol", "TillIO"]),
@@ -35,7 +37,7 @@ let package = Package(
             .product(name: "TOMLKit", package: "TOMLKit")]),
         .target(name: "TillTerminal", dependencies: ["TillUI", "TillCore", "TillProtocol", "TillIO", "CNcurses"]),
         .executableTarget(name: "till", dependencies: [
-            "TillProtocol", "TillModel", "TillIO", "TillSimulator", "TillCore", "TillUI", "TillTerminal",
+            "TillProtocol", "TillModel", "TillIO", "TillSimulator", "TillCore", "TillUI", "TillTerminal", "CTillExecutor",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "TillBench", dependencies: [

@@ -58,6 +58,11 @@ static inline void till_beep(void) { beep(); }
 /// Returns OK (char in *out), KEY_CODE_YES (key code in *out) or ERR (timeout).
 static inline int till_get_wch(wint_t *out) { return wget_wch(stdscr, out); }
 
+/// Gives a character back to the input queue: the next read returns it first.
+static inline int till_unget_wch(wint_t ch) { return unget_wch((wchar_t)ch); }
+/// Gives a function-key code (KEY_F(7), KEY_DOWN …) back to the input queue.
+static inline int till_unget_key(int code) { return ungetch(code); }
+
 /// Starts curses the way till wants it: raw keys (Ctrl-C is a key, not a signal), no echo,
 /// keypad decoding, short Esc delay, hidden cursor, reads that wait at most `timeout_ms`.
 static inline void till_start(int timeout_ms) {

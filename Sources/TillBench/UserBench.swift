@@ -21,6 +21,7 @@ struct UserFigures {
     var idleWakeups: Double?
     var idleWakeupsLoopThread: Double?
     var idleThreads: [(String, Double)] = []
+    var idlePreempted: Double?
     var decodeInstructions: Double?
     var frameInstructions: Double?
 }
@@ -191,31 +192,36 @@ func userBench() async throws -> UserFigures {
                      tillMs.count, f.startupMs ?? .nan, f.dialogMs ?? .nan, (f.startupMs ?? .nan) / (f.dialogMs ?? .nan)))
     }
 
-    // 3. Idle wake-ups: every thread's context switches over 10 s, nothing in flight.
+    // 3. Idle wake-ups after a sale (its timer has run, its worker threads have retired): every thread's
+    //    voluntary context switches over 10 s (a thread that slept and was woken); involuntary ones
+    //    (preempted while running, e.g. on a loaded machine) are shown beside them.
     do {
         let ui = TmuxPane("idle", command: "exec \(env) \(till) --journal \(journal) --sim-speed 0", dir: dir)
         defer { ui.stop() }
         _ = ui.waitUntil(from: nowNs()) { $0.contains("batch Morning") && $0.contains("Ready") }
+        ui.type("2.50")
+        ui.keys(["Enter"])
+        _ = ui.waitUntil(from: nowNs()) { $0.contains("APPROVED") }
         let pid = ui.panePid
-        usleep(1_000_000)
+        usleep(7_000_000)   // dispatch's idle worker threads end after 5 s
         let a = threadSwitches(pid)
         usleep(10_000_000)
         let b = threadSwitches(pid)
-        var total = 0.0
+        var total = 0.0, preempted = 0.0
         var threads: [(String, Double)] = []
         for (tid, v) in b {
-            let (name, n1, _) = v
-            let n0 = a[tid]?.1 ?? 0
-            let perSecond = Double(n1 - n0) / 10
+            let perSecond = Double(v.voluntary - (a[tid]?.voluntary ?? 0)) / 10
             total += perSecond
-            if perSecond > 0 { threads.append(("\(name) (\(tid))", perSecond)) }
+            preempted += Double(v.involuntary - (a[tid]?.involuntary ?? 0)) / 10
+            if perSecond > 0 { threads.append(("\(v.name) (\(tid))", perSecond)) }
         }
         f.idleWakeups = total
+        f.idlePreempted = preempted
         f.idleThreads = threads.sorted { $0.1 > $1.1 }
         // The UI loop is the thread asleep in poll.
-        f.idleWakeupsLoopThread = b.filter { $0.value.2 }.map { tid, v in Double(v.1 - (a[tid]?.1 ?? 0)) / 10 }.first
-        print(String(format: "  idle wake-ups (context switches/s over 10 s, nothing in flight): %.1f/s in all; the UI loop thread %.1f/s",
-                     total, f.idleWakeupsLoopThread ?? .nan))
+        f.idleWakeupsLoopThread = b.filter { $0.value.inPoll }.map { tid, v in Double(v.voluntary - (a[tid]?.voluntary ?? 0)) / 10 }.first
+        print(String(format: "  idle wake-ups after a sale (voluntary context switches/s over 10 s): %.1f/s in all; the UI loop thread %.1f/s; preempted %.1f/s",
+                     total, f.idleWakeupsLoopThread ?? .nan, preempted))
         for (n, v) in f.idleThreads { print("    \(n): " + String(format: "%.1f/s", v)) }
     }
 
@@ -276,20 +282,22 @@ func waitGone(_ pid: Int32) {
     while kill(pid, 0) == 0 && nowNs() - t0 < 5_000_000_000 { usleep(2_000) }
 }
 
-/// tid -> (name, voluntary + involuntary context switches, asleep in poll).
-func threadSwitches(_ pid: Int32) -> [Int: (String, Int, Bool)] {
-    var out: [Int: (String, Int, Bool)] = [:]
+/// tid -> its name, voluntary and involuntary context switches, and whether it is asleep in poll.
+func threadSwitches(_ pid: Int32) -> [Int: (name: String, voluntary: Int, involuntary: Int, inPoll: Bool)] {
+    var out: [Int: (name: String, voluntary: Int, involuntary: Int, inPoll: Bool)] = [:]
     let base = "/proc/\(pid)/task"
     for t in (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? [] {
         guard let tid = Int(t), let status = try? String(contentsOfFile: "\(base)/\(t)/status", encoding: .utf8) else { continue }
-        var n = 0
+        var voluntary = 0, involuntary = 0
         var name = ""
         for line in status.split(separator: "\n") {
+            let value = { Int(line.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) ?? 0 }
             if line.hasPrefix("Name:") { name = line.dropFirst(5).trimmingCharacters(in: .whitespaces) }
-            if line.contains("ctxt_switches:") { n += Int(line.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) ?? 0 }
+            if line.hasPrefix("voluntary_ctxt_switches:") { voluntary = value() }
+            if line.hasPrefix("nonvoluntary_ctxt_switches:") { involuntary = value() }
         }
         let wchan = (try? String(contentsOfFile: "\(base)/\(t)/wchan", encoding: .utf8)) ?? ""
-        out[tid] = (name, n, wchan.contains("poll"))
+        out[tid] = (name, voluntary, involuntary, wchan.contains("poll"))
     }
     return out
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-// Benchmarks, release build only: `swift run -c release TillBench [user|protocol|simulator|core|ui|report|all]`.
+// Benchmarks, release build only (TILL_BIN=.build-static/release/till measures the binary ./scripts/run deploys): `swift run -c release TillBench [user|protocol|simulator|core|ui|report|all|corpus N|frames N]`.
 // `all` runs what a user meets (each side by side with its peer), then the inner loops, and rewrites the
 // summary at the top of BENCHMARKS.md. Never run as unit tests.
 let args = CommandLine.arguments.dropFirst()
@@ -13,7 +13,11 @@ let benches: [(String, () async throws -> Void)] = [
     ("report", reportBench),
 ]
 
-if which == "frames" {
+if which == "corpus" {
+    // `TillBench corpus N`: the decode benchmarks' N callback URLs (seed 0x5EED), one a line, for profiling.
+    let n = Int(args.dropFirst().first ?? "") ?? 1000
+    print(CallbackCorpus.make(count: n, seed: 0x5EED).map(\.url).joined(separator: "\n"))
+} else if which == "frames" {
     framesOnly(Int(args.dropFirst().first ?? "") ?? 100)
 } else if which == "user" {
     print("== user")

@@ -32,6 +32,8 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
 /// sim_state = "/var/lib/till/simulator-state.json"
 /// sim_abort_style = "terminal"         # terminal | page | sale-only (the built-in simulator's abort answer)
 /// tip = "on-top"                       # on-top | included: how the terminal reads tipAmount
+/// bell = true                          # the cashier UI rings the terminal's bell on each verdict
+/// confirm_above = 100.00               # a sale or pre-auth above this total asks first (default: never)
 /// ```
 public struct TillConfig: Sendable, Hashable {
     public var merchantKey: String?
@@ -53,6 +55,11 @@ public struct TillConfig: Sendable, Hashable {
     public var simAbortStyle: AbortStyle?
     /// How the terminal reads `tipAmount` (`tip`): on top of the amount (default) or included in it.
     public var tip: TipStyle?
+    /// Whether the cashier UI rings the bell on each verdict (`bell`; default on).
+    public var bell: Bool?
+    /// A sale or pre-auth whose total (amount and tip) is above this asks for a confirmation showing the
+    /// amount before it is sent (`confirm_above`; default: none asks). Refunds and captures always ask.
+    public var confirmAbove: Money?
     /// The file it was read from, if any.
     public var sourcePath: String?
     /// Things the cashier or the shop owner should fix, found while loading (e.g. a merchant key others can read).
@@ -68,7 +75,7 @@ public struct TillConfig: Sendable, Hashable {
     /// The keys a config file may hold.
     public static let keys = ["merchant_key", "app_id", "callback", "currency", "decimal_separator", "transport", "timeout",
                               "cashier", "till_name", "theme", "keymap", "journal", "sim_speed", "sim_seed", "sim_state",
-                              "sim_abort_style", "tip"]
+                              "sim_abort_style", "tip", "bell", "confirm_above"]
 
     /// `$XDG_CONFIG_HOME/till/config.toml`, else `~/.config/till/config.toml`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -111,6 +118,13 @@ public struct TillConfig: Sendable, Hashable {
                 }
             }
             return 0
+        }
+        /// The text after `key =` on its line, up to a comment.
+        func rawValue(of key: String) -> String {
+            let n = line(of: key)
+            guard n > 0, let eq = lines[n - 1].firstIndex(of: "=") else { return "" }
+            let rest = lines[n - 1][lines[n - 1].index(after: eq)...]
+            return String(rest.prefix { $0 != "#" }).trimmingCharacters(in: .whitespaces)
         }
         func fail(_ key: String, _ why: String) -> ConfigError {
             let n = line(of: key)
@@ -190,6 +204,19 @@ public struct TillConfig: Sendable, Hashable {
                     throw fail(key, "must be \"on-top\" (the tip is added to the amount) or \"included\" (the amount holds the tip) (got \"\(s)\").")
                 }
                 c.tip = style
+            case "bell":
+                guard let b = v.bool else { throw fail(key, "must be true or false (no quotes), like bell = false.") }
+                c.bell = b
+            case "confirm_above":
+                // An amount in the currency, read as a cashier types it: from the file's own text for a TOML
+                // number (a float would turn 100.10 into 100.0999…), else the quoted text.
+                let text: String
+                if let q = v.string { text = q }
+                else if v.int != nil || v.double != nil { text = rawValue(of: key) }
+                else { throw fail(key, "must be an amount in the currency, like confirm_above = 100.00.") }
+                do { c.confirmAbove = try Money.parse(text) } catch {
+                    throw fail(key, "must be an amount in the currency, like confirm_above = 100.00: \(error.description)")
+                }
             default: break
             }
         }
@@ -216,6 +243,8 @@ public struct TillConfig: Sendable, Hashable {
         if let v = other.simStatePath { c.simStatePath = v }
         if let v = other.simAbortStyle { c.simAbortStyle = v }
         if let v = other.tip { c.tip = v }
+        if let v = other.bell { c.bell = v }
+        if let v = other.confirmAbove { c.confirmAbove = v }
         return c
     }
 

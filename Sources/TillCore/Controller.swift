@@ -293,7 +293,7 @@ public actor TillController: TillService {
             let deadline = current!.inFlight.deadlineMs
             current?.timer = Task { [weak self] in
                 let ms = max(0, deadline - WallClock.nowMs())
-                try? await Task.sleep(nanoseconds: UInt64(ms) * 1_000_000)
+                await Pause.sleep(nanoseconds: UInt64(ms) * 1_000_000)
                 if Task.isCancelled { return }
                 await self?.timedOut(requestId)
             }
@@ -438,7 +438,7 @@ public actor TillController: TillService {
         return await withCheckedContinuation { c in
             current?.abort?.continuation = c
             current?.abort?.timer = Task { [weak self] in
-                try? await Task.sleep(nanoseconds: UInt64(wait) * 1_000_000)
+                await Pause.sleep(nanoseconds: UInt64(wait) * 1_000_000)
                 if Task.isCancelled { return }
                 await self?.abortWaitEnded(entry.id)
             }
@@ -465,7 +465,7 @@ public actor TillController: TillService {
         do { try journal.markSent(entry.id) } catch { _ = journalProblem("that the abort was sent", error) }
         let deadline = now + abortWaitMs
         current?.timer = Task { [weak self] in
-            try? await Task.sleep(nanoseconds: UInt64(max(0, deadline - WallClock.nowMs())) * 1_000_000)
+            await Pause.sleep(nanoseconds: UInt64(max(0, deadline - WallClock.nowMs())) * 1_000_000)
             if Task.isCancelled { return }
             await self?.standaloneAbortExpired(requestId)
         }
@@ -871,14 +871,14 @@ public actor TillController: TillService {
 
     public func entry(id: Int64) async -> JournalEntry? { read("entry \(id)", nil) { try journal.entry(id: id) } }
 
-    public func report(batch key: String) async -> Report? {
+    public func report(batch key: BatchKey) async -> Report? {
         read("the report", nil) {
             guard let b = try journal.reportBatch(key) else { return nil }
             return try journal.report(for: b)
         }
     }
 
-    public func exportReport(batch key: String, format: ReportFormat) async throws -> [String] {
+    public func exportReport(batch key: BatchKey, format: ReportFormat) async throws -> [String] {
         guard let b = try journal.reportBatch(key) else {
             throw ConfigError(message: "No batch '\(key)' in the journal.")
         }

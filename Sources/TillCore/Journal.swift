@@ -346,7 +346,7 @@ public final class Journal: Sendable {
             let origin = try String.fetchOne(db, sql: "SELECT origin FROM entry WHERE id = ?", arguments: [id])
             if response.action == .batch, response.isApproved, state == .approved, origin == EntryOrigin.request.rawValue {
                 try Journal.insertBatchEvent(db, entryId: id, response: response, nowMs: nowMs)
-                if response.command?.lowercased() == "open" {
+                if response.batchCommand == .open {
                     // The entry that opened a batch belongs to it.
                     try db.execute(sql: "UPDATE entry SET batchId = ?, batchName = ? WHERE id = ?",
                                    arguments: [response.batchId, response.batchName, id])
@@ -358,7 +358,7 @@ public final class Journal: Sendable {
     }
 
     static func insertBatchEvent(_ db: Database, entryId: Int64?, response: CallbackResponse, nowMs: Int64) throws {
-        guard let c = response.command.flatMap({ BatchCommand(rawValue: $0.lowercased()) }) else { return }
+        guard let c = response.batchCommand else { return }
         try db.execute(sql: "INSERT INTO batch_event (entryId, command, batchId, batchName, atMs) VALUES (?, ?, ?, ?, ?)",
                        arguments: [entryId, c.rawValue, response.batchId, response.batchName, nowMs])
     }

@@ -9,11 +9,10 @@ public struct BatchRecord: Sendable, Hashable, Codable {
     public var name: String?
     public var openedAtMs: Int64
     public var closedAtMs: Int64?
-    /// `closed by till`, `closed by the terminal when a new batch was opened`,
-    /// `closed by the terminal (48-hour auto-close)`; nil while open.
-    public var closedHow: String?
+    /// How it ended; nil while open.
+    public var closedHow: BatchCloseReason?
     public var isOpen: Bool { closedAtMs == nil }
-    public init(id: String?, name: String?, openedAtMs: Int64, closedAtMs: Int64? = nil, closedHow: String? = nil) {
+    public init(id: String?, name: String?, openedAtMs: Int64, closedAtMs: Int64? = nil, closedHow: BatchCloseReason? = nil) {
         self.id = id; self.name = name; self.openedAtMs = openedAtMs; self.closedAtMs = closedAtMs; self.closedHow = closedHow
     }
     public var info: BatchInfo { BatchInfo(id: id, name: name, openedAtMs: openedAtMs, isOpen: isOpen) }
@@ -101,7 +100,6 @@ extension Journal {
     /// The name shown for the batch the terminal started by itself after a 48-hour auto-close, until an
     /// answer names it (batch.txt:10: "automatically being closed and a new one being started").
     public static let terminalStartedBatchName = "started by the terminal"
-    static let autoCloseHow = "closed by the terminal (48-hour auto-close)"
     /// The key of a batch the terminal started by itself (`auto-<opened at ms>`).
     public static let terminalStartedBatchKeyPrefix = "auto-"
 
@@ -112,17 +110,17 @@ extension Journal {
         /// closed then, and the terminal started a new one (batch.txt:10), which the journal knows only by
         /// its start: at the last 48-hour mark before `at` (the simulator's rule; a till that was off for days
         /// finds one new batch, not one per 48 hours). It is open at `at` unless `how` closes it too.
-        func closeOpen(at: Int64, how: String) {
+        func closeOpen(at: Int64, how: BatchCloseReason?) {
             guard let last = out.last, last.isOpen else { return }
             let auto = last.openedAtMs + autoCloseMs
             if at >= auto {
                 out[out.count - 1].closedAtMs = auto
-                out[out.count - 1].closedHow = autoCloseHow
+                out[out.count - 1].closedHow = .autoClose
                 let started = auto + (at - auto) / autoCloseMs * autoCloseMs
                 // Its own key (the journal files its entries and reports under it), until and after an answer names it.
                 out.append(BatchRecord(id: terminalStartedBatchKeyPrefix + String(started), name: terminalStartedBatchName, openedAtMs: started))
             }
-            if !how.isEmpty, let last = out.last, last.isOpen {
+            if let how, let last = out.last, last.isOpen {
                 out[out.count - 1].closedAtMs = at
                 out[out.count - 1].closedHow = how
             }
@@ -130,11 +128,11 @@ extension Journal {
         for e in events {
             switch e.command {
             case .open:
-                closeOpen(at: e.atMs, how: "closed by the terminal when a new batch was opened")
+                closeOpen(at: e.atMs, how: .newBatchOpened)
                 out.append(BatchRecord(id: e.batchId, name: e.batchName, openedAtMs: e.atMs))
             case .close:
                 // Bring the batches up to the close first: the one it closes may be one the terminal started.
-                closeOpen(at: e.atMs, how: "")
+                closeOpen(at: e.atMs, how: nil)
                 guard let last = out.last, last.isOpen else { continue }
                 let startedByTerminal = last.id?.hasPrefix(terminalStartedBatchKeyPrefix) == true
                 if startedByTerminal || e.batchId == nil || e.batchId == last.id || e.batchName == last.name {
@@ -143,27 +141,33 @@ extension Journal {
                         // Its entries are filed under the key it had while open; the answer gives it its name.
                         if let n = e.batchName { out[out.count - 1].name = n }
                     }
-                    closeOpen(at: e.atMs, how: "closed by till")
+                    closeOpen(at: e.atMs, how: .byTill)
                 }
             }
         }
-        closeOpen(at: nowMs, how: "")
+        closeOpen(at: nowMs, how: nil)
         return out
     }
 
-    /// Finds a batch by `current`, its id, or its name (the latest with that name).
-    public func findBatch(_ key: String, nowMs: Int64 = WallClock.nowMs()) throws -> BatchRecord? {
+    /// Finds a batch by its key, in the order `BatchKey` documents: `current` is the open batch (nil when none is
+    /// open), `last` the latest one; an id matches ignoring case; typed text is an id first, then the latest batch
+    /// of exactly that name.
+    public func findBatch(_ key: BatchKey, nowMs: Int64 = WallClock.nowMs()) throws -> BatchRecord? {
         let all = try batches(nowMs: nowMs)
-        if key == "current" || key.isEmpty { return all.last.flatMap { $0.isOpen ? $0 : nil } }
-        if key == "last" { return all.last }
-        return all.last(where: { $0.id?.lowercased() == key.lowercased() }) ?? all.last(where: { $0.name == key })
+        func byId(_ id: String) -> BatchRecord? { all.last(where: { $0.id?.lowercased() == id.lowercased() }) }
+        switch key {
+        case .current: return all.last.flatMap { $0.isOpen ? $0 : nil }
+        case .last: return all.last
+        case .id(let id): return byId(id)
+        case .idOrName(let text): return byId(text) ?? all.last(where: { $0.name == text })
+        }
     }
 
     /// The batch a report is asked for: as `findBatch`, except that `current` with no batch open
     /// means the last one (a shift just closed still has its report).
-    public func reportBatch(_ key: String, nowMs: Int64 = WallClock.nowMs()) throws -> BatchRecord? {
+    public func reportBatch(_ key: BatchKey, nowMs: Int64 = WallClock.nowMs()) throws -> BatchRecord? {
         if let b = try findBatch(key, nowMs: nowMs) { return b }
-        return key == "current" ? try findBatch("last", nowMs: nowMs) : nil
+        return key == .current ? try findBatch(.last, nowMs: nowMs) : nil
     }
 
     /// The report of a batch: its stored Z report once it is closed (made and stored on first

@@ -309,7 +309,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
             }
             if let seen { return seen }
             if WallClock.monotonicNs() >= deadline { return .waited }
-            try? await Task.sleep(nanoseconds: pause)   // a cancelled sleep only shortens the pause
+            await Pause.sleep(nanoseconds: pause)   // a cancelled sleep only shortens the pause
             pause = min(pause * 2, 20_000_000)
         }
     }
@@ -319,7 +319,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         let deadline = WallClock.monotonicNs() + UInt64(PipeTransport.handoverGraceMs) * 1_000_000
         while WallClock.monotonicNs() < deadline {
             if let e = state.withLock({ s in s.lastExit?.generation == generation ? s.lastExit : nil }) { return e }
-            try? await Task.sleep(nanoseconds: 2_000_000)
+            await Pause.sleep(nanoseconds: 2_000_000)
         }
         return nil
     }
@@ -408,7 +408,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         let deadline = WallClock.monotonicNs() + UInt64(termGraceMs) * 1_000_000
         while WallClock.monotonicNs() < deadline {
             if !groupAlive(pgid) { return }
-            try? await Task.sleep(nanoseconds: 10_000_000)
+            await Pause.sleep(nanoseconds: 10_000_000)
         }
         kill(-pgid, SIGKILL)
     }

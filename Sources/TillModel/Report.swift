@@ -74,8 +74,9 @@ public struct Report: Sendable, Hashable, Codable {
     public var batchName: String?
     public var openedAtMs: Int64?
     public var closedAtMs: Int64?
-    /// How the batch ended: `closed by till`, `closed by the terminal (48-hour auto-close)` …; nil while open.
-    public var closedHow: String?
+    /// How the batch ended; nil while open. Stored (in the journal's Z reports) as its raw value, the same text as
+    /// before it was typed, so Z reports stored earlier read unchanged.
+    public var closedHow: BatchCloseReason?
     /// When the report was made (till's clock).
     public var generatedAtMs: Int64
 
@@ -111,7 +112,7 @@ public struct Report: Sendable, Hashable, Codable {
     public var tipStyle: TipStyle { tipStyleStored ?? .onTop }
     private var tipStyleStored: TipStyle?
 
-    public init(kind: Kind, batch: BatchInfo?, closedAtMs: Int64? = nil, closedHow: String? = nil,
+    public init(kind: Kind, batch: BatchInfo?, closedAtMs: Int64? = nil, closedHow: BatchCloseReason? = nil,
                 generatedAtMs: Int64, buckets: [ReportBucket], tipStyle: TipStyle = .onTop) {
         tipStyleStored = tipStyle == .onTop ? nil : tipStyle
         self.kind = kind

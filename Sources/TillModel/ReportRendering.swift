@@ -1,51 +1,81 @@
 import TillProtocol
 
+/// One line of a report, with what kind of line it is: the screen styles it by its kind, never by its text (a batch
+/// name or a card type the terminal sent may read like anything).
+public struct ReportLine: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable {
+        /// The report's name: "Z report (closing): Morning".
+        case title
+        /// About the batch: its name and id, when it opened and closed, when the report was made.
+        case detail
+        case blank
+        /// The column heads (count, amount).
+        case columns
+        /// A section's heading: "Approved sales by card type", "Not in the totals".
+        case heading
+        /// A figure.
+        case row
+        /// The net total.
+        case total
+        /// A figure that needs a person before it can be trusted: outcomes unknown, answers that need review.
+        case warning
+    }
+    public var kind: Kind
+    public var text: String
+    public init(_ kind: Kind, _ text: String) { self.kind = kind; self.text = text }
+}
+
 extension Report {
-    /// The report as lines of text for the screen and `till report` (fits 80 columns).
-    public func lines(_ f: ReportFormat) -> [String] {
+    /// The report as typed lines for the screen and `till report` (fits 80 columns).
+    public func reportLines(_ f: ReportFormat) -> [ReportLine] {
         func row(_ label: String, _ t: Tally?, _ cents: Int?, sign: String = "") -> String {
             let count = t.map { String($0.count) } ?? ""
             let amount = cents.map { sign + f.money($0) } ?? ""
             return pad(label, 30) + lpad(count, 7) + lpad(amount, 18)
         }
-        var out: [String] = [title]
+        var out: [ReportLine] = [ReportLine(.title, title)]
+        func add(_ kind: ReportLine.Kind, _ text: String = "") { out.append(ReportLine(kind, text)) }
         // Batch names, card types and methods come from the terminal: escaped, never printed raw.
         let safe = SafeText.terminal
-        out.append("Batch      " + (batchName.map(safe) ?? "(no name)") + (batchId.map { "  " + safe($0) } ?? ""))
-        out.append("Opened     " + f.time(openedAtMs))
+        add(.detail, "Batch      " + (batchName.map(safe) ?? "(no name)") + (batchId.map { "  " + safe($0) } ?? ""))
+        add(.detail, "Opened     " + f.time(openedAtMs))
         if kind == .closing || closedAtMs != nil {
-            out.append("Closed     " + f.time(closedAtMs) + (closedHow.map { "  (\(safe($0)))" } ?? ""))
+            add(.detail, "Closed     " + f.time(closedAtMs) + (closedHow.map { "  (\(safe($0.rawValue)))" } ?? ""))
         }
-        out.append("First/last " + f.time(firstAtMs) + "  /  " + f.time(lastAtMs))
-        out.append("Made at    " + f.time(generatedAtMs))
-        out.append("")
-        out.append(pad("", 30) + lpad("count", 7) + lpad("amount", 18))
-        out.append(row("Sales approved", sales, sales.cents))
-        out.append(row("Tips (on top of sales)", tips, tips.cents))
-        out.append(row("Pre-auths captured", captures, captures.cents))
-        out.append(row("Refunds and cancels", refunds, refunds.cents, sign: refunds.cents > 0 ? "-" : ""))
-        out.append(row("NET TOTAL", nil, netCents))
-        out.append("")
-        out.append(row("Pre-auths approved", preAuths, preAuths.cents))
-        out.append(pad("Pre-auths awaiting capture", 30) + lpad(String(preAuthsAwaitingCapture), 7))
+        add(.detail, "First/last " + f.time(firstAtMs) + "  /  " + f.time(lastAtMs))
+        add(.detail, "Made at    " + f.time(generatedAtMs))
+        add(.blank)
+        add(.columns, pad("", 30) + lpad("count", 7) + lpad("amount", 18))
+        add(.row, row("Sales approved", sales, sales.cents))
+        add(.row, row("Tips (on top of sales)", tips, tips.cents))
+        add(.row, row("Pre-auths captured", captures, captures.cents))
+        add(.row, row("Refunds and cancels", refunds, refunds.cents, sign: refunds.cents > 0 ? "-" : ""))
+        add(.total, row("NET TOTAL", nil, netCents))
+        add(.blank)
+        add(.row, row("Pre-auths approved", preAuths, preAuths.cents))
+        add(.row, pad("Pre-auths awaiting capture", 30) + lpad(String(preAuthsAwaitingCapture), 7))
         if !byCardType.isEmpty {
-            out.append("")
-            out.append("Approved sales by card type (amount + tip)")
-            for (k, t) in byCardType.sorted(by: { $0.key < $1.key }) { out.append(row("  " + safe(k), t, t.cents)) }
+            add(.blank)
+            add(.heading, "Approved sales by card type (amount + tip)")
+            for (k, t) in byCardType.sorted(by: { $0.key < $1.key }) { add(.row, row("  " + safe(k), t, t.cents)) }
         }
         if !byVerificationMethod.isEmpty {
-            out.append("Approved sales by verification method")
-            for (k, t) in byVerificationMethod.sorted(by: { $0.key < $1.key }) { out.append(row("  " + safe(k), t, t.cents)) }
+            add(.heading, "Approved sales by verification method")
+            for (k, t) in byVerificationMethod.sorted(by: { $0.key < $1.key }) { add(.row, row("  " + safe(k), t, t.cents)) }
         }
-        out.append("")
-        out.append("Not in the totals")
-        out.append(row("  Declined", declined, declined.cents))
-        out.append(row("  Aborted", aborted, aborted.cents))
-        out.append(row("  Outcome unknown", unknown, unknown.cents) + (unknown.count > 0 ? "  check the terminal" : ""))
-        if review.count > 0 { out.append(row("  Needs review", review, review.cents) + "  check the terminal and resolve") }
-        if duplicates.count > 0 { out.append(row("  Repeated answers", duplicates, duplicates.cents) + "  not charged again") }
+        add(.blank)
+        add(.heading, "Not in the totals")
+        add(.row, row("  Declined", declined, declined.cents))
+        add(.row, row("  Aborted", aborted, aborted.cents))
+        if unknown.count > 0 { add(.warning, row("  Outcome unknown", unknown, unknown.cents) + "  check the terminal") }
+        else { add(.row, row("  Outcome unknown", unknown, unknown.cents)) }
+        if review.count > 0 { add(.warning, row("  Needs review", review, review.cents) + "  check the terminal and resolve") }
+        if duplicates.count > 0 { add(.row, row("  Repeated answers", duplicates, duplicates.cents) + "  not charged again") }
         return out
     }
+
+    /// The report's lines as text.
+    public func lines(_ f: ReportFormat) -> [String] { reportLines(f).map(\.text) }
 
     public func text(_ f: ReportFormat) -> String { lines(f).joined(separator: "\n") + "\n" }
 
@@ -81,7 +111,7 @@ extension Report {
         func optInt(_ i: Int64?) -> JSONValue { i.map { .int(Int($0)) } ?? .null }
         return .object([
             ("kind", .string(kind.rawValue)), ("batchId", opt(batchId)), ("batchName", opt(batchName)),
-            ("openedAtMs", optInt(openedAtMs)), ("closedAtMs", optInt(closedAtMs)), ("closedHow", opt(closedHow)),
+            ("openedAtMs", optInt(openedAtMs)), ("closedAtMs", optInt(closedAtMs)), ("closedHow", opt(closedHow?.rawValue)),
             ("generatedAtMs", .int(Int(generatedAtMs))), ("firstAtMs", optInt(firstAtMs)), ("lastAtMs", optInt(lastAtMs)),
             ("sales", tally(sales)), ("tips", tally(tips)), ("preAuths", tally(preAuths)), ("captures", tally(captures)),
             ("preAuthsAwaitingCapture", .int(preAuthsAwaitingCapture)), ("refunds", tally(refunds)), ("netCents", .int(netCents)),

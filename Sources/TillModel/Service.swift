@@ -201,10 +201,10 @@ public protocol TillService: Sendable {
     func entries(_ filter: JournalFilter) async -> [JournalEntry]
     func entry(id: Int64) async -> JournalEntry?
     func batch() async -> BatchInfo
-    /// The report of a batch (`current`, `last`, an id or a name): running X while open, the stored Z once closed.
-    /// `current` with no batch open gives the last batch's. Nil when the journal knows no such batch.
-    func report(batch: String) async -> Report?
+    /// The report of a batch: running X while open, the stored Z once closed. `.current` with no batch open gives
+    /// the last batch's. Nil when the journal knows no such batch.
+    func report(batch: BatchKey) async -> Report?
     /// Writes the batch's report and transactions as CSV files beside the journal (`exports/`);
     /// returns the paths written.
-    func exportReport(batch: String, format: ReportFormat) async throws -> [String]
+    func exportReport(batch: BatchKey, format: ReportFormat) async throws -> [String]
 }

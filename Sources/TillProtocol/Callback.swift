@@ -77,7 +77,11 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
     public var orderCode: String? { nonEmpty(.orderCode) }
     public var shortOrderCode: String? { nonEmpty(.shortOrderCode) }
     public var transactionId: String? { nonEmpty(.transactionId) }
+    /// The `command` field as sent (shown in the journal's raw fields); `batchCommand` is what till acts on.
     public var command: String? { nonEmpty(.command) }
+    /// The batch command a batch answer reports (`open` / `close`, in any case); nil when absent or another word.
+    /// The journal's batch events, the Z report at a close and the screen all read it here.
+    public var batchCommand: BatchCommand? { command.flatMap { BatchCommand(rawValue: $0.lowercased()) } }
     public var batchName: String? { nonEmpty(.batchName) }
     public var batchId: String? { nonEmpty(.batchId) }
 

@@ -356,3 +356,12 @@ struct QuerySplit {
         return QuerySplit(target: target, raw: RawFieldList(source: source, base: start, records: records), warnings: warnings)
     }
 }
+
+extension QueryFields {
+    /// The fields of a URL's query, in order, percent-decoded, read as the request parser and the
+    /// callback decoder read them (`QuerySplit`); nil when the text is not a URL with a query.
+    public init?(url: String) {
+        guard let split = try? QuerySplit.split(url) else { return nil }
+        self = split.fields
+    }
+}

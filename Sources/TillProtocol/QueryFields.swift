@@ -131,6 +131,54 @@ public struct QueryFields: RandomAccessCollection, MutableCollection, RangeRepla
         try array.encode(to: encoder)
     }
 
+    /// Calls `body` with each field's name and value as UTF-8 bytes, in order: the same text as
+    /// `self[i].name` and `self[i].value`, but, for a field the decoder kept raw whose bytes are its
+    /// text (no `%`, all ASCII), straight from the received line, with no `String` made. The buffers
+    /// are valid only inside `body`. (For writers that copy bytes out: `till decode --json`.)
+    public func forEachUTF8(_ body: (_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Void) {
+        @inline(__always) func strings(_ name: String, _ value: String) {
+            var n = name, v = value
+            n.withUTF8 { nb in v.withUTF8 { vb in body(nb, vb) } }
+        }
+        switch storage {
+        case .array(let a):
+            for f in a { strings(f.name, f.value) }
+        case .raw(let r):
+            r.withBytes { b in
+                for rec in r.records {
+                    if rec.flags & RawField.overridden != 0 {
+                        let o = r.overrides[Int(rec.valueStart)]
+                        strings(o.name, o.value)
+                        continue
+                    }
+                    let vb = RawFieldList.slice(b, rec.valueStart, rec.valueEnd)
+                    let rawValue = rec.flags & RawField.valuePercent == 0 && Self.isASCII(vb)
+                    if rec.kind != .unknown {
+                        var name = rec.kind.name
+                        name.withUTF8 { nb in
+                            if rawValue { body(nb, vb) } else { var v = RawFieldList.value(rec, b); v.withUTF8 { body(nb, $0) } }
+                        }
+                    } else if rec.flags & RawField.plainASCIIName != 0 && rawValue {
+                        body(RawFieldList.slice(b, rec.nameStart, rec.nameEnd), vb)
+                    } else {
+                        strings(RawFieldList.name(rec, b), RawFieldList.value(rec, b))
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether every byte is ASCII (then the bytes are their own valid UTF-8), eight at a time.
+    @inline(__always) static func isASCII(_ p: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = p.baseAddress else { return true }
+        let n = p.count
+        var i = 0
+        var acc: UInt64 = 0
+        while i + 8 <= n { acc |= UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self); i += 8 }
+        while i < n { acc |= UInt64(base[i]); i += 1 }
+        return acc & 0x8080_8080_8080_8080 == 0
+    }
+
     public var description: String { array.description }
     public var debugDescription: String { array.debugDescription }
 }

@@ -102,6 +102,15 @@ public struct TerminalDate: Sendable, Hashable, Codable, Comparable {
 
     /// Formats an instant as terminals do: 7 fractional digits and a `+hh:mm` offset.
     public static func format(instant: Int64, offsetMinutes: Int) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(33)
+        appendFormatted(instant: instant, offsetMinutes: offsetMinutes, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `format(instant:offsetMinutes:)`'s text, appended as UTF-8 bytes (no `String` made):
+    /// `2026-11-23T10:31:05.1234567+02:00`.
+    public static func appendFormatted(instant: Int64, offsetMinutes: Int, to out: inout [UInt8]) {
         let local = instant + Int64(offsetMinutes) * 60 * ticksPerSecond
         var seconds = local / ticksPerSecond
         var fraction = local % ticksPerSecond
@@ -110,11 +119,24 @@ public struct TerminalDate: Sendable, Hashable, Codable, Comparable {
         var rest = seconds % 86_400
         if rest < 0 { rest += 86_400; days -= 1 }
         let (y, m, d) = civilFromDays(Int(days))
-        func pad(_ v: Int, _ w: Int) -> String { let s = String(v); return String(repeating: "0", count: max(0, w - s.count)) + s }
-        let sign = offsetMinutes < 0 ? "-" : "+"
         let om = abs(offsetMinutes)
-        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))T\(pad(Int(rest / 3600), 2)):\(pad(Int(rest % 3600 / 60), 2)):\(pad(Int(rest % 60), 2))."
-            + pad(Int(fraction), 7) + "\(sign)\(pad(om / 60, 2)):\(pad(om % 60, 2))"
+        pad(y, 4, &out); out.append(0x2D); pad(m, 2, &out); out.append(0x2D); pad(d, 2, &out); out.append(0x54)
+        pad(Int(rest / 3600), 2, &out); out.append(0x3A); pad(Int(rest % 3600 / 60), 2, &out); out.append(0x3A)
+        pad(Int(rest % 60), 2, &out); out.append(0x2E); pad(Int(fraction), 7, &out)
+        out.append(offsetMinutes < 0 ? 0x2D : 0x2B); pad(om / 60, 2, &out); out.append(0x3A); pad(om % 60, 2, &out)
+    }
+
+    /// `String(v)` with `0`s before it to make `width` characters (as the text always had it, sign included).
+    private static func pad(_ v: Int, _ width: Int, _ out: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)   // room for any Int and its sign
+        withUnsafeMutableBytes(of: &digits) { b in
+            var k = 24
+            var m = v.magnitude
+            repeat { k -= 1; b[k] = 0x30 + UInt8(m % 10); m /= 10 } while m > 0
+            if v < 0 { k -= 1; b[k] = 0x2D }
+            for _ in 0..<max(0, width - (24 - k)) { out.append(0x30) }
+            out.append(contentsOf: UnsafeRawBufferPointer(rebasing: b[k..<24]))
+        }
     }
 
     public init(instant: Int64, offsetMinutes: Int) {

@@ -122,18 +122,88 @@ public final class NcursesBackend {
             if code == till_key_resize() { return .resize(size()) }
             return Self.keyFromCode(code).map { .key($0) } ?? .ignored
         }
-        if ch == 27 {
-            // Alt-x arrives as Esc followed by x; a lone Esc has nothing behind it.
-            till_timeout(0)
-            var next: wint_t = 0
-            let r2 = till_get_wch(&next)
-            till_timeout(readTimeoutMs)
-            if r2 != till_err() && r2 != till_key_code_yes(), let s = Unicode.Scalar(UInt32(next)), next >= 32 {
-                return .key(.alt(Character(s)))
-            }
+        if ch == 27 { return afterEsc() }
+        return Self.keyFromChar(UInt32(ch)).map { .key($0) } ?? .ignored
+    }
+
+    /// What an Esc ncurses could not decode starts: a lone Esc, Alt-x (Esc then x), or an escape sequence
+    /// the terminal's description does not list (tmux sends End as `ESC [ 4 ~`, which xterm's description
+    /// spells `ESC O F`), read here as the key it is, never as typed text. A key that follows a lone Esc at
+    /// once (Esc F7 in one read) is given back to ncurses, so the next read returns it: never dropped.
+    private func afterEsc() -> InputEvent {
+        defer { till_timeout(readTimeoutMs) }
+        till_timeout(0)
+        var next: wint_t = 0
+        let r = till_get_wch(&next)
+        if r == till_err() { return .key(.esc) }
+        if r == till_key_code_yes() {
+            _ = till_unget_key(Int32(next))
             return .key(.esc)
         }
-        return Self.keyFromChar(UInt32(ch)).map { .key($0) } ?? .ignored
+        if next == 0x5B || next == 0x4F {   // '[' (CSI) or 'O' (SS3)
+            // The rest of a sequence arrives with its start; wait a moment for a slow link, no longer.
+            till_timeout(Self.sequenceDelayMs)
+            var body: [UInt8] = []
+            while body.count < 16 {
+                var b: wint_t = 0
+                guard till_get_wch(&b) == 0, b < 0x80 else { break }
+                body.append(UInt8(b))
+                if b >= 0x40 && b <= 0x7E { break }   // a final byte ends the sequence
+            }
+            if body.isEmpty { return .key(.alt(next == 0x5B ? "[" : "O")) }
+            return Self.keyFromSequence(introducer: UInt8(next), body).map { .key($0) } ?? .ignored
+        }
+        if next >= 32, let s = Unicode.Scalar(UInt32(next)) { return .key(.alt(Character(s))) }
+        // Esc, then Enter, Tab, Esc …: two keys.
+        _ = till_unget_wch(next)
+        return .key(.esc)
+    }
+
+    /// How long the rest of an escape sequence may take to arrive once its first two bytes did.
+    static let sequenceDelayMs: Int32 = 25
+
+    /// An escape sequence's key: `introducer` is `[` (CSI) or `O` (SS3), `body` what follows up to and with
+    /// its final byte (`4~`, `F`, `1;5A`). Modifiers are dropped (Ctrl-↑ is ↑); nil for a sequence till
+    /// has no key for (it is dropped, never typed).
+    static func keyFromSequence(introducer: UInt8, _ body: [UInt8]) -> Key? {
+        guard let final = body.last else { return nil }
+        let params = body.dropLast().split(separator: 0x3B).map { Int(String(decoding: $0, as: UTF8.self)) }
+        switch final {
+        case 0x41: return .up                          // A
+        case 0x42: return .down                        // B
+        case 0x43: return .right                       // C
+        case 0x44: return .left                        // D
+        case 0x48: return .home                        // H
+        case 0x46: return .end                         // F
+        case 0x5A: return .backTab                     // Z
+        default: break
+        }
+        if introducer == 0x4F {
+            // SS3: F1–F4, and the keypad in application mode.
+            switch final {
+            case 0x50...0x53: return .f(Int(final) - 0x50 + 1)    // P Q R S
+            case 0x4D: return .enter                              // M: keypad Enter
+            case 0x70...0x79: return .char(Character(Unicode.Scalar(final - 0x70 + 0x30)))   // p…y: keypad 0–9
+            case 0x6A: return .char("*")
+            case 0x6B: return .char("+")
+            case 0x6D: return .char("-")
+            case 0x6E: return .char(".")
+            case 0x6F: return .char("/")
+            default: return nil
+            }
+        }
+        guard final == 0x7E, let first = params.first, let n = first else { return nil }   // `n ~`
+        switch n {
+        case 1, 7: return .home
+        case 4, 8: return .end
+        case 3: return .delete
+        case 5: return .pageUp
+        case 6: return .pageDown
+        case 11...15: return .f(n - 10)
+        case 17...21: return .f(n - 11)
+        case 23, 24: return .f(n - 12)
+        default: return nil
+        }
     }
 
     static func keyFromChar(_ v: UInt32) -> Key? {

@@ -53,8 +53,10 @@ public struct RuntimeOptions: Sendable {
     public var decimalSeparator: String
     /// The cashier's name (config `cashier`): the default name of a shift opened from the Sale screen.
     public var cashier: String? = nil
-    /// Ring the terminal's bell on each verdict.
+    /// Ring the terminal's bell on each verdict (config `bell`).
     public var bell: Bool = true
+    /// A sale or pre-auth above this total asks first, showing the amount (config `confirm_above`).
+    public var confirmAbove: Money? = nil
     public init(theme: Theme = .standard, keymap: Keymap = .standard, monochrome: Bool = false, warnings: [String] = [], currency: String = "€",
                 decimalSeparator: String = ".") {
         self.theme = theme; self.keymap = keymap; self.monochrome = monochrome; self.warnings = warnings; self.currency = currency
@@ -119,6 +121,7 @@ public final class Runtime: Sendable {
         state.currency = options.currency
         state.decimalSeparator = options.decimalSeparator
         state.cashier = options.cashier
+        state.confirmAbove = options.confirmAbove
         state.startupWarnings = options.warnings
         var commands = initialCommands(&state)
         if let preload {
@@ -129,7 +132,7 @@ public final class Runtime: Sendable {
             // Recovery still runs (it may ask the terminal); when the journal has nothing to recover
             // the first frame already says so.
             if preload.unresolved.isEmpty { commands += update(&state, .unresolvedLoaded([], recovered: true)) }
-            else { state.unresolved = preload.unresolved }
+            else { state.unresolved.entries = preload.unresolved }
         }
         return (state, commands)
     }

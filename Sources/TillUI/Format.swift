@@ -154,6 +154,11 @@ public enum Format {
         return ""
     }
 
+    /// The money a journal row moved: amount and tip as the terminal answered them (as asked, before an answer).
+    public static func total(_ e: JournalEntry) -> Money? {
+        (e.response?.amount ?? e.amount).map { a in (e.response?.tipAmount ?? e.tipAmount).map { a + $0 } ?? a }
+    }
+
     /// Whether an action moves money (what the cashier must never lose track of).
     public static func movesMoney(_ a: Action) -> Bool { a == .sale || a == .preAuth || a == .cancel || a == .capturePreAuth }
 

@@ -179,7 +179,7 @@ public struct ReportPanel: Sendable, Hashable {
     public var exported: [String] = []
     public init(report: Report) { self.report = report }
     /// The batch the report is about, as the service looks it up.
-    public var batchKey: String { report.batchId ?? "last" }
+    public var batchKey: BatchKey { report.batchId.map(BatchKey.id) ?? .last }
 }
 
 /// The request waiting for the terminal, as the UI shows it.
@@ -233,22 +233,6 @@ public enum Connection: Sendable, Hashable {
     case problem(String)
 }
 
-public struct JournalView: Sendable, Hashable {
-    public var entries: [JournalEntry] = [] {
-        didSet { searchTexts = entries.map(Format.searchText) }
-    }
-    /// What the filter matches, per entry, built once when the entries arrive.
-    public private(set) var searchTexts: [String] = []
-    public var selected: Int = 0
-    public var top: Int = 0
-    public var allBatches: Bool = false
-    public var detail: JournalEntry?
-    /// First row shown of the detail view (it scrolls when it does not fit).
-    public var detailScroll: Int = 0
-    public var loading: Bool = false
-    public init() {}
-}
-
 /// Everything the UI knows. `update` is the only thing that changes it; `view` draws it.
 public struct AppState: Sendable, Hashable {
     public var screen: Screen = .sale
@@ -260,21 +244,13 @@ public struct AppState: Sendable, Hashable {
     public var tzOffsetMinutes: Int
     public var currency: String = "€"
     public var decimalSeparator: String = "."
-    /// The running (X) report of the current batch, refreshed after every settled request.
-    public var report: Report?
     public var transport: String
     public var batch: BatchInfo?
     public var connection: Connection = .ready
     public var pending: Pending?
     /// The request last handed to the service (to send again once the cashier confirmed what it asked about).
     public var lastRequest: Request?
-    /// The amount text of the sale last sent (after its result the amount is cleared unless a new one was typed).
-    public var sentAmountText: String?
     public var result: ResultInfo?
-    public var journal = JournalView()
-    public var unresolved: [JournalEntry] = []
-    public var unresolvedSelected = 0
-    public var recovering = false
     public var overlay: Overlay?
     /// A short message in the status area (what just happened, what was refused).
     public var notice: String?
@@ -291,23 +267,30 @@ public struct AppState: Sendable, Hashable {
         self.forms = forms
     }
 
-    /// The journal row a refund or capture was started from (F5 / F4 on the journal), by screen: its
-    /// confirmation names the original payment (amount, card, time).
-    public var finderOrigin: [Screen: JournalEntry] = [:]
+    // Each screen's own state, declared in the screen's file (a screen = a file + its registration). Its form is in
+    // `forms`, where the field editor finds every screen's.
+    public var sale = PaymentState()
+    public var preAuth = PaymentState()
+    public var capture = FinderState()
+    public var refund = FinderState()
+    public var batchScreen = BatchState()
+    public var journal = JournalState()
+    public var unresolved = UnresolvedState()
+    /// The admin screen: what the terminal last said about its settings, and what is being changed.
+    public var admin = AdminState()
 
     /// How many verdicts have been shown: the runtime rings the bell when it grows (if the bell is on).
     public var verdicts = 0
 
-    /// How the customer pays, on Sale and Pre-auth (card present until the cashier picks another with
-    /// one key): what the screen shows is what the request carries.
-    public var paymentMethods: [Screen: PaymentMethod] = [:]
-    public func paymentMethod(_ screen: Screen) -> PaymentMethod { paymentMethods[screen] ?? .cardPresent }
-
-    /// The admin screen: what the terminal last said about its settings, and what is being changed.
-    public var admin = AdminState()
+    /// How the customer pays on Sale or Pre-auth (`PaymentState.method`): what the screen shows is what the request carries.
+    public func paymentMethod(_ screen: Screen) -> PaymentMethod { PaymentScreen.stateKey(screen).map { self[keyPath: $0].method } ?? .cardPresent }
 
     /// The cashier's name (config `cashier`): the default name of a shift opened from the Sale screen.
     public var cashier: String?
+
+    /// A sale or pre-auth whose total is above this asks first, showing the amount (config `confirm_above`;
+    /// nil: none asks).
+    public var confirmAbove: Money?
 
     /// The name a shift opened with one key gets: the cashier's name and the date, `Ana 2026-11-23`.
     public var defaultShiftName: String {
@@ -333,20 +316,9 @@ public struct AppState: Sendable, Hashable {
         set { forms[screen] = newValue }
     }
 
-    /// Journal entries after the filter typed on the journal screen.
     /// How reports write money and times here.
     public var reportFormat: ReportFormat {
         ReportFormat(currencySymbol: currency, decimalSeparator: decimalSeparator, utcOffsetMinutes: tzOffsetMinutes)
-    }
-
-    public var visibleJournal: [JournalEntry] {
-        let f = (forms[.journal]?["filter"] ?? "").trimmingWhitespace().lowercased()
-        // Read like a till roll: look-ups and abort requests are hidden unless the filter asks for them
-        // (type `details` or `abort`).
-        if f.isEmpty { return journal.entries.filter { $0.action != .transactionDetails && $0.action != .abort } }
-        var out: [JournalEntry] = []
-        for (i, t) in journal.searchTexts.enumerated() where t.contains(f) { out.append(journal.entries[i]) }
-        return out
     }
 }
 
@@ -380,10 +352,9 @@ public enum Command: Sendable, Hashable {
     case resolve(entryId: Int64, charged: Bool, note: String)
     /// As `perform`, after the cashier confirmed the named unknown payments (journal ids).
     case performConfirmed(Request, summary: String, confirming: Set<Int64>)
-    /// `batch`: `current`, `last`, an id or a name.
-    case loadReport(batch: String, show: Bool)
+    case loadReport(batch: BatchKey, show: Bool)
     /// Writes the batch's report and transactions as CSV, in the screen's money and time format.
-    case exportReport(batch: String, format: ReportFormat)
+    case exportReport(batch: BatchKey, format: ReportFormat)
     /// Stop waiting for the terminal: the request in flight becomes unknown (`TillService.stopWaiting`).
     case stopWaiting
     case quit

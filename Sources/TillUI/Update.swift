@@ -6,7 +6,7 @@ let validationCaller = Caller(callback: "till", merchantKey: "till", appId: "til
 
 /// The commands to run at start: recover unfinished transactions, learn the batch.
 public func initialCommands(_ state: inout AppState) -> [Command] {
-    state.recovering = true
+    state.unresolved.recovering = true
     state.screen = .unresolved
     return [.recover, .loadBatch]
 }
@@ -52,9 +52,9 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
         return []
     case .batchLoaded(let b):
         state.batch = b
-        return [.loadReport(batch: "current", show: false)]
+        return [.loadReport(batch: .current, show: false)]
     case .reportLoaded(let r, let show):
-        state.report = r
+        state.batchScreen.runningReport = r
         if show {
             if let r { state.overlay = .report(ReportPanel(report: r)) }
             else { setNotice(&state, "No batch in the journal yet: open one on the Batch screen.", error: true) }
@@ -72,10 +72,10 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
         setNotice(&state, "Exported: " + paths.joined(separator: ", "))
         return []
     case .unresolvedLoaded(let list, let recovered):
-        state.unresolved = list
-        state.unresolvedSelected = min(state.unresolvedSelected, max(0, list.count - 1))
+        state.unresolved.entries = list
+        state.unresolved.selected = min(state.unresolved.selected, max(0, list.count - 1))
         if recovered {
-            state.recovering = false
+            state.unresolved.recovering = false
             if list.isEmpty {
                 if state.screen == .unresolved { state.screen = .sale }
                 if let w = state.startupWarnings.first { setNotice(&state, w, error: true) }
@@ -169,7 +169,7 @@ func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
                                   outcome: e.state.awaitsTerminal ? .unknown(e) : .answered(e), atMs: e.createdAtMs, recovered: true)
         state.verdicts += 1
     }
-    var cmds: [Command] = [.loadUnresolved, .loadReport(batch: "current", show: false)]
+    var cmds: [Command] = [.loadUnresolved, .loadReport(batch: .current, show: false)]
     if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
     return cmds
 }
@@ -216,21 +216,21 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         // too, unless the cashier typed a new one while the terminal worked (that is the next customer's amount).
         // The cursor is on Amount.
         var fresh = Form.blank(.sale)
-        if let old = state.forms[.sale], old["amount"] != state.sentAmountText { fresh["amount"] = old["amount"] }
+        if let old = state.forms[.sale], old["amount"] != state.sale.sentAmountText { fresh["amount"] = old["amount"] }
         state.forms[.sale] = fresh
         // The next customer pays by card unless the cashier picks otherwise again (a phone order's MOTO never sticks).
-        state.paymentMethods[.sale] = nil
+        state.sale.method = .cardPresent
     }
     if action == .preAuth || outcome.entryAction == .preAuth {
         // The same for a pre-auth: a fresh form, keeping only an amount typed while the terminal worked.
         var fresh = Form.blank(.preAuth)
-        if let old = state.forms[.preAuth], old["amount"] != state.sentAmountText { fresh["amount"] = old["amount"] }
+        if let old = state.forms[.preAuth], old["amount"] != state.preAuth.sentAmountText { fresh["amount"] = old["amount"] }
         state.forms[.preAuth] = fresh
-        state.paymentMethods[.preAuth] = nil
+        state.preAuth.method = .cardPresent
     }
-    if case .unknown(let e) = outcome, !state.unresolved.contains(where: { $0.id == e.id }) {
+    if case .unknown(let e) = outcome, !state.unresolved.entries.contains(where: { $0.id == e.id }) {
         // Known at once, before the reload: a new sale asks first.
-        state.unresolved.append(e)
+        state.unresolved.entries.append(e)
     }
     if case .answered(let e) = outcome, e.state == .approved {
         // A sent form is done: clear it for the next customer.
@@ -242,7 +242,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         }
     }
     if action == .batch || outcome.entryAction == .batch {
-        if case .answered(let e) = outcome, e.state == .approved, e.response?.command?.lowercased() != "close" {
+        if case .answered(let e) = outcome, e.state == .approved, e.response?.batchCommand != .close {
             // Open at once, not only after the reload: the Enter that follows "shift opened" sells.
             var b = state.batch ?? BatchInfo()
             b.isOpen = true
@@ -252,12 +252,12 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
             state.batch = b
         }
         cmds.append(.loadBatch)
-        if case .answered(let e) = outcome, e.state == .approved, e.response?.command?.lowercased() == "close" {
+        if case .answered(let e) = outcome, e.state == .approved, e.response?.batchCommand == .close {
             // The shift is over: its Z report, full screen, ready to export.
-            cmds.append(.loadReport(batch: e.response?.batchId ?? "last", show: true))
+            cmds.append(.loadReport(batch: e.response?.batchId.map(BatchKey.id) ?? .last, show: true))
         }
     } else {
-        cmds.append(.loadReport(batch: "current", show: false))
+        cmds.append(.loadReport(batch: .current, show: false))
     }
     if case .unknown = outcome { cmds.append(.loadUnresolved) }
     if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
@@ -302,6 +302,7 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
         return []
     }
     if state.screen == .unresolved, case .char(let ch) = key, let cmds = unresolvedChar(&state, ch) { return cmds }
+    if state.screen == .journal, case .char(let ch) = key, let cmds = JournalScreen.char(&state, ch) { return cmds }
     if state.screen == .admin, state.form.focused == nil, case .char(let ch) = key, let cmds = AdminScreen.char(&state, ch) { return cmds }
     guard let action = state.keymap.action(for: key) else {
         if case .char(let ch) = key, let field = state.form.focused {
@@ -329,7 +330,7 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
         state.overlay = .help
         return []
     case .report:
-        return [.loadReport(batch: "current", show: true)]
+        return [.loadReport(batch: .current, show: true)]
     case .admin:
         guard state.screen != .admin else { return [] }
         state.overlay = .confirm(Confirmation(
@@ -353,7 +354,7 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
         return [.quit]
     default:
         guard let screen = Screen.allCases.first(where: { $0.action == action }) else { return [] }
-        if state.screen == .journal, screen == .refund || screen == .capture { startFromJournalRow(&state, screen) }
+        if state.screen == .journal, screen == .refund || screen == .capture, !startFromJournalRow(&state, screen) { return [] }
         return go(&state, screen)
     }
 }
@@ -400,10 +401,31 @@ func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) ->
     state.pending = Pending(summary: summary, action: r.action, startedAtMs: state.nowMs)
     state.notice = nil
     state.lastRequest = r
-    if case .sale = r { state.sentAmountText = state.forms[.sale]?["amount"] }
-    if case .preAuth = r { state.sentAmountText = state.forms[.preAuth]?["amount"] }
+    if case .sale = r { state.sale.sentAmountText = state.forms[.sale]?["amount"] }
+    if case .preAuth = r { state.preAuth.sentAmountText = state.forms[.preAuth]?["amount"] }
     if !confirming.isEmpty { return [.performConfirmed(r, summary: summary, confirming: confirming)] }
     return [.perform(r, summary: summary)]
+}
+
+/// A sale or pre-auth above the configured amount (`confirm_above`) asks first, showing the amount the card
+/// is charged; only `y` sends it (an Enter pressed by habit does not). Anything else is sent at once.
+func sendAskingAbove(_ state: inout AppState, _ r: Request) -> [Command] {
+    let total: Money
+    switch r {
+    case .sale(let s): total = s.amount + (s.tipAmount ?? .zero)
+    case .preAuth(let p): total = p.amount
+    default: return send(&state, r)
+    }
+    guard let limit = state.confirmAbove, limit < total else { return send(&state, r) }
+    let what = r.action == .preAuth ? "Reserve" : "Charge"
+    state.overlay = .confirm(Confirmation(
+        title: "Check the amount",
+        lines: [Format.summary(r, currency: state.currency),
+                "\(what) \(Format.money(total, state.currency)) on the card?",
+                "(Above \(Format.money(limit, state.currency)) the till asks first.)"],
+        choices: [ConfirmChoice(key: "y", label: "\(what.lowercased()) \(Format.money(total, state.currency))", action: .send(r))],
+        enterPicksFirst: false))
+    return []
 }
 
 func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Command] {

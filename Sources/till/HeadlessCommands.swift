@@ -127,7 +127,7 @@ struct BatchTillCommand: AsyncParsableCommand {
     var force = false
 
     func run() async throws {
-        if batch.command.lowercased() == "close" && !force {
+        if batch.batchCommand == .close && !force {
             // Closing safely: a transaction whose outcome is unknown must be decided first, or the
             // Z report would be made without knowing whether that money moved.
             let open = (try? global.journalOnly().unresolved()) ?? []

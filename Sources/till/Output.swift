@@ -62,8 +62,14 @@ final class Output {
 struct ByteWriter {
     var bytes: [UInt8] = []
 
-    /// `Secrets.fieldNames` as a list: two names compared with `==` cost less than hashing every field's name.
-    static let secretNames = Array(Secrets.fieldNames)
+    /// `Secrets.fieldNames` as bytes: a field's name is compared with them as it is written.
+    static let secretNames: [[UInt8]] = Secrets.fieldNames.map { Array($0.utf8) }
+
+    /// Whether a field's name (UTF-8) is one of `Secrets.fieldNames`.
+    @inline(__always) static func isSecret(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        for s in secretNames where s.count == name.count && s.elementsEqual(name) { return true }
+        return false
+    }
 
     /// `r.abortOutcome`, without its upper-casing and substring search for the common case: for an
     /// all-ASCII message the same test byte by byte (upper-cased, a space read as `_`); anything else
@@ -203,32 +209,52 @@ struct ByteWriter {
     /// for \n, \r, \t), everything else copied in runs.
     private mutating func string(_ s: String) {
         var s = s
+        s.withUTF8 { string(bytes: $0) }
+    }
+
+    /// `string(_:)` of text given as its UTF-8 bytes. Runs with nothing to escape are found eight
+    /// bytes at a time (no `"`, no `\`, no byte below 0x20 or from 0x7F up) and copied at once.
+    private mutating func string(bytes p: UnsafeBufferPointer<UInt8>) {
         bytes.append(0x22)
-        s.withUTF8 { p in
-            var runStart = 0, i = 0
-            let n = p.count
-            while i < n {
-                let b = p[i]
-                var len = 0
-                if b == 0x22 || b == 0x5C { len = 1 } else if b < 0x20 || b >= 0x7F { len = SafeText.unsafeLength(p, i) }
-                if len == 0 { i += 1; continue }
-                if runStart < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: p[runStart..<i])) }
-                bytes.append(0x5C)
-                switch b {
-                case 0x22, 0x5C: bytes.append(b)
-                case 0x0A: bytes.append(0x6E)
-                case 0x0D: bytes.append(0x72)
-                case 0x09: bytes.append(0x74)
-                default:
-                    bytes.append(0x75)
-                    SafeText.appendHex(SafeText.scalar(p, i, len), uppercase: false, minDigits: 4, to: &bytes)
-                }
-                i += len
-                runStart = i
+        var runStart = 0, i = 0
+        let n = p.count
+        while i < n {
+            if let base = p.baseAddress {
+                while i + 8 <= n && Self.plainWord(UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)) { i += 8 }
             }
-            if runStart < n { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: p[runStart..<n])) }
+            if i >= n { break }
+            let b = p[i]
+            var len = 0
+            if b == 0x22 || b == 0x5C { len = 1 } else if b < 0x20 || b >= 0x7F { len = SafeText.unsafeLength(p, i) }
+            if len == 0 { i += 1; continue }
+            if runStart < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: p[runStart..<i])) }
+            bytes.append(0x5C)
+            switch b {
+            case 0x22, 0x5C: bytes.append(b)
+            case 0x0A: bytes.append(0x6E)
+            case 0x0D: bytes.append(0x72)
+            case 0x09: bytes.append(0x74)
+            default:
+                bytes.append(0x75)
+                SafeText.appendHex(SafeText.scalar(p, i, len), uppercase: false, minDigits: 4, to: &bytes)
+            }
+            i += len
+            runStart = i
         }
+        if runStart < n { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: p[runStart..<n])) }
         bytes.append(0x22)
+    }
+
+    /// Whether none of a word's eight bytes needs a look: each is from 0x20 to 0x7E and neither `"` nor `\`.
+    @inline(__always) static func plainWord(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func hasZero(_ x: UInt64) -> UInt64 { (x &- ones) & ~x & highs }
+        let low = (w &- ones &* 0x20) & ~w & highs          // a byte below 0x20 (or from 0x80 up, caught next)
+        let high = w & highs                                 // a byte from 0x80 up
+        let del = hasZero(w ^ (ones &* 0x7F))
+        let quote = hasZero(w ^ (ones &* 0x22))
+        let backslash = hasZero(w ^ (ones &* 0x5C))
+        return (low | high | del | quote | backslash) == 0
     }
 
     // MARK: the terminal's answer
@@ -244,10 +270,12 @@ struct ByteWriter {
     mutating func response(_ r: CallbackResponse, indent: Int?) {
         bytes.append(0x7B)
         var first = true
-        for f in r.fields {
+        r.fields.forEachUTF8 { name, value in
             comma(&first, 1, indent)
-            key(f.name, indent)
-            string(Self.secretNames.contains(f.name) ? Secrets.placeholder : f.value)
+            string(bytes: name)
+            bytes.append(0x3A)
+            if indent != nil { bytes.append(0x20) }
+            if Self.isSecret(name) { string(Secrets.placeholder) } else { string(bytes: value) }
         }
         comma(&first, 1, indent)
         key("till", indent)
@@ -264,7 +292,9 @@ struct ByteWriter {
         if let t = r.tipAmount { field("tipAmountCents"); int(t.cents) }
         if let n = r.installments { field("installments"); int(n) }
         if let d = r.transactionDate {
-            field("transactionDateUTC"); string(TerminalDate.format(instant: d.instant, offsetMinutes: 0))
+            // The date's text is digits and `-:.T+` only: nothing to escape.
+            field("transactionDateUTC")
+            bytes.append(0x22); TerminalDate.appendFormatted(instant: d.instant, offsetMinutes: 0, to: &bytes); bytes.append(0x22)
         }
         if let o = Self.abortOutcome(r) { field("abortOutcome"); string(o.rawValue) }
         field("warnings")

@@ -146,7 +146,7 @@ struct DecodeCommand: ParsableCommand {
 
     func run() throws {
         if url != "-" {
-            if !decodeOne(url, label: nil, compact: false) { throw ExitCode(2) }
+            if !decodeOne(url, line: nil, compact: false) { throw ExitCode(2) }
             return
         }
         var lineNumber = 0
@@ -158,7 +158,7 @@ struct DecodeCommand: ParsableCommand {
             if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
             seen += 1
             // Text answers are separated by a blank line; JSON answers are one object a line.
-            if !decodeOne(line, label: "line \(lineNumber)", compact: true, separated: !json && seen - failed > 1) { failed += 1 }
+            if !decodeOne(line, line: lineNumber, compact: true, separated: !json && seen - failed > 1) { failed += 1 }
         }
         if seen == 0 {
             printToStandardError("till decode: no callback URL on standard input.")
@@ -171,8 +171,9 @@ struct DecodeCommand: ParsableCommand {
         }
     }
 
-    /// Decodes and prints one URL; false (with the reason on standard error) when it cannot.
-    private func decodeOne(_ text: String, label: String?, compact: Bool, separated: Bool = false) -> Bool {
+    /// Decodes and prints one URL (`line`: its line on standard input); false (with the reason on
+    /// standard error) when it cannot.
+    private func decodeOne(_ text: String, line: Int?, compact: Bool, separated: Bool = false) -> Bool {
         do {
             let r = try CallbackResponse.decode(text)
             if json {
@@ -185,7 +186,7 @@ struct DecodeCommand: ParsableCommand {
         } catch {
             // Standard output first, so a reader sees the answers and the complaints in order.
             Output.shared.flush()
-            let prefix = label.map { "till decode: \($0): " } ?? "till decode: "
+            let prefix = line.map { "till decode: line \($0): " } ?? "till decode: "
             printToStandardError(prefix + error.description)
             return false
         }

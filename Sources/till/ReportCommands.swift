@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TillCore
 import TillIO
+import TillModel
 import TillProtocol
 
 // `till report` and `till export` (issue #6): a batch's X or Z report and its transactions,
@@ -9,10 +10,16 @@ import TillProtocol
 
 enum ReportOutput: String, ExpressibleByArgument, CaseIterable { case text, csv, json }
 
+/// `--batch current|last|ID|NAME`, read by the one function that reads a typed batch (`BatchKey(text:)`, which says
+/// the lookup order). Any text is a batch key: whether the journal knows it is found out when it is looked up.
+extension BatchKey: ExpressibleByArgument {
+    public init?(argument: String) { self.init(text: argument) }
+}
+
 struct BatchSelection: ParsableArguments {
     @Option(help: ArgumentHelp("Which batch: current, last, or a batch id or name (default: current, else the last one).",
                                valueName: "batch"))
-    var batch: String = "current"
+    var batch: BatchKey = .current
 
     /// The batch asked for; `current` falls back to the last batch when none is open. Exits 2 when unknown.
     func resolve(_ journal: Journal) -> BatchRecord? {
@@ -110,13 +117,13 @@ struct BatchListCommand: AsyncParsableCommand {
             outJSON(JSONValue.array(all.map { b in
                 .object([("id", b.id.map { .string($0) } ?? .null), ("name", b.name.map { .string($0) } ?? .null),
                          ("openedAtMs", .int(Int(b.openedAtMs))), ("closedAtMs", b.closedAtMs.map { .int(Int($0)) } ?? .null),
-                         ("closedHow", b.closedHow.map { .string($0) } ?? .null)])
+                         ("closedHow", b.closedHow.map { .string($0.rawValue) } ?? .null)])
             }))
             return
         }
         if all.isEmpty { out("No batches yet: open one with `till batch open --name NAME`."); return }
         for b in all {
-            let state = b.isOpen ? "OPEN" : "closed \(f.time(b.closedAtMs)) (\(b.closedHow ?? ""))"
+            let state = b.isOpen ? "OPEN" : "closed \(f.time(b.closedAtMs)) (\(b.closedHow?.rawValue ?? ""))"
             out("\(b.name ?? "(no name)")  \(b.id ?? "-")  opened \(f.time(b.openedAtMs))  \(state)")
         }
     }

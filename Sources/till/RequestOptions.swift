@@ -417,9 +417,13 @@ struct BatchOptions: RequestOptionGroup {
 
     init() {}
 
+    /// The command as typed (spaces around it and its case ignored); nil for any other word. The request and the
+    /// "unknown outcomes first" check before a close both read it here, so they agree on what is a close.
+    var batchCommand: BatchCommand? { BatchCommand(rawValue: command.trimmingCharacters(in: .whitespaces).lowercased()) }
+
     func draft() -> RequestDraft {
         var r = TypedTextReader()
-        let c = BatchCommand(rawValue: command.trimmingCharacters(in: .whitespaces).lowercased())
+        let c = batchCommand
         if c == nil { r.missing("command", "The batch command must be open or close (got '\(command)').") }
         // Unknown command: read as close, so that --id is still checked as a UUID (and not refused as open-only).
         let b = BatchRequest(command: c ?? .close, batchName: name, batchId: id)

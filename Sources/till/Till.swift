@@ -1,4 +1,5 @@
 import ArgumentParser
+import CTillExecutor
 import Foundation
 
 /// `till` with no arguments starts the cashier's full-screen UI; every action also has a headless command.
@@ -15,6 +16,9 @@ struct Till: AsyncParsableCommand {
     /// Like ArgumentParser's own `main`, except that a usage error (unknown flag, bad value, missing
     /// argument) exits 2 like every other invalid input, instead of 64.
     static func main() async {
+        // Before any task starts: Swift concurrency's jobs on dispatch's overcommit queue, so that no
+        // worker-pool monitor wakes an idle till once a second (CTillExecutor explains).
+        _ = till_install_executor()
         // A parent may start till from a thread that blocks signals (libdispatch's worker threads
         // block SIGTERM, SIGINT, …) and the mask is inherited: then `kill` could not stop till.
         var none = sigset_t()

@@ -48,6 +48,8 @@ struct UICommand: AsyncParsableCommand {
         var options = RuntimeOptions(theme: theme, keymap: keymap, monochrome: mono, warnings: warnings,
                                      currency: settings.currency ?? "€", decimalSeparator: settings.decimalSeparator ?? ".")
         options.cashier = settings.cashier
+        options.bell = settings.bell ?? true
+        options.confirmAbove = settings.confirmAbove
         let end = await Runtime(service: controller, options: options).run()
         await controller.shutdown()
         switch end {

@@ -34,7 +34,7 @@ private func reportsAgree(_ journal: Journal, batchId: String?) throws -> (Repor
     let journal = try Journal(path: dir.path + "/journal.sqlite")
     let (summary, entries) = try reportsAgree(journal, batchId: batch.id)
     #expect(summary == entries)
-    let r = try journal.report(for: try journal.findBatch("current"))
+    let r = try journal.report(for: try journal.findBatch(.current))
     #expect(r.kind == .running)
     #expect(r.batchName == "Till 1 morning")
     #expect(r.sales == Tally(count: 3, cents: 7250))
@@ -63,9 +63,9 @@ private func reportsAgree(_ journal: Journal, batchId: String?) throws -> (Repor
     await c.shutdown()
 
     let journal = try Journal(path: dir.path + "/journal.sqlite")
-    let batch = try #require(try journal.findBatch("Evening"))
+    let batch = try #require(try journal.findBatch(.idOrName("Evening")))
     #expect(!batch.isOpen)
-    #expect(batch.closedHow == "closed by till")
+    #expect(batch.closedHow == .byTill)
     let z1 = try journal.report(for: batch)
     #expect(z1.kind == .closing)
     #expect(z1.sales == Tally(count: 1, cents: 1000))
@@ -103,16 +103,16 @@ private func reportsAgree(_ journal: Journal, batchId: String?) throws -> (Repor
     // batch.txt:10: closed "and a new one being started": the third, open, known only by its start.
     #expect(all.count == 3)
     #expect(all[2].isOpen && all[2].name == Journal.terminalStartedBatchName && all[2].openedAtMs == t0 + 3_600_000 + 48 * 3_600_000)
-    #expect(all[0].closedHow == "closed by the terminal when a new batch was opened")
+    #expect(all[0].closedHow == .newBatchOpened)
     #expect(all[0].closedAtMs == t0 + 3_600_000)
     // B was never closed by till: 48 hours after it opened, the terminal closed it.
-    #expect(all[1].closedHow == "closed by the terminal (48-hour auto-close)")
+    #expect(all[1].closedHow == .autoClose)
     #expect(all[1].closedAtMs == t0 + 3_600_000 + 48 * 3_600_000)
     let zA = try journal.report(for: all[0], nowMs: hours49)
     #expect(zA.kind == .closing && zA.sales == Tally(count: 1, cents: 1000))
     let zB = try journal.report(for: all[1], nowMs: hours49)
     #expect(zB.kind == .closing && zB.sales == Tally(count: 1, cents: 2500))
-    #expect(zB.closedHow == "closed by the terminal (48-hour auto-close)")
+    #expect(zB.closedHow == .autoClose)
 }
 
 @Test func summaryFollowsEveryStateChange() throws {

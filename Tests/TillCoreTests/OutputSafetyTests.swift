@@ -88,7 +88,7 @@ import TillProtocol
         }
         // The UI's export (the report screen) writes beside the journal.
         let c = try await simulatorController(dir)
-        let paths = try await c.exportReport(batch: "current", format: ReportFormat())
+        let paths = try await c.exportReport(batch: .current, format: ReportFormat())
         await c.shutdown()
         #expect(paths.count == 2)
         for p in paths { #expect(mode(p) == 0o600, "\(p) is \(String(mode(p), radix: 8))") }

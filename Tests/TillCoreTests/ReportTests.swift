@@ -72,7 +72,7 @@ enum ScriptedDay {
 
 @Test func reportTextUsesCurrencyAndDecimalSeparator() {
     let r = Report(kind: .closing, batch: ScriptedDay.batch, closedAtMs: ScriptedDay.batch.openedAtMs! + 7_200_000,
-                   closedHow: "closed by till", generatedAtMs: ScriptedDay.batch.openedAtMs! + 7_200_000,
+                   closedHow: .byTill, generatedAtMs: ScriptedDay.batch.openedAtMs! + 7_200_000,
                    buckets: ReportBucket.aggregate(ScriptedDay.entries))
     let text = r.text(ReportFormat(currencySymbol: "€", decimalSeparator: ","))
     #expect(text.contains("Z report (closing): Saturday morning"))

@@ -28,17 +28,17 @@ import TillProtocol
         // After: friday closed by the terminal, a new one active.
         let after = try journal.batches(nowMs: t0 + 50 * h)
         #expect(after.count == 2)
-        #expect(after[0].closedHow == "closed by the terminal (48-hour auto-close)" && after[0].closedAtMs == t0 + 48 * h)
+        #expect(after[0].closedHow == .autoClose && after[0].closedAtMs == t0 + 48 * h)
         #expect(after[1].isOpen && after[1].openedAtMs == t0 + 48 * h && after[1].name == Journal.terminalStartedBatchName)
-        #expect(try journal.findBatch("current", nowMs: t0 + 50 * h)?.openedAtMs == t0 + 48 * h)
+        #expect(try journal.findBatch(.current, nowMs: t0 + 50 * h)?.openedAtMs == t0 + 48 * h)
         // A plain close: the terminal closes the batch it started and names it.
         try batchAnswer(journal, .close, "Batch%202", b2, at: t0 + 51 * h)
         let closed = try journal.batches(nowMs: t0 + 52 * h)
         #expect(closed.count == 2)
         // Its entries were filed under the key it had while open (`auto-…`), so its report keeps them; the answer names it.
         #expect(closed[1].id?.hasPrefix(Journal.terminalStartedBatchKeyPrefix) == true && closed[1].name == "Batch 2"
-                && closed[1].closedHow == "closed by till" && closed[1].closedAtMs == t0 + 51 * h)
-        #expect(try journal.findBatch("current", nowMs: t0 + 52 * h) == nil)
+                && closed[1].closedHow == .byTill && closed[1].closedAtMs == t0 + 51 * h)
+        #expect(try journal.findBatch(.current, nowMs: t0 + 52 * h) == nil)
     }
 
     @Test func daysOffShowOneNewBatchNotOnePerFortyEightHours() throws {
@@ -52,6 +52,6 @@ import TillProtocol
         try batchAnswer(journal, .open, "b", "33333333-3333-3333-3333-333333333333", at: t0 + 10 * 24 * h)
         let then = try journal.batches(nowMs: t0 + 10 * 24 * h + 1)
         #expect(then.count == 3)
-        #expect(then[1].closedHow == "closed by the terminal when a new batch was opened" && then[2].name == "b" && then[2].isOpen)
+        #expect(then[1].closedHow == .newBatchOpened && then[2].name == "b" && then[2].isOpen)
     }
 }

@@ -290,8 +290,8 @@ final class SystemRun: @unchecked Sendable {
     func cashier(_ n: Int) {
         guard case .confirm(let c)? = state.overlay else { return }
         if c.title.hasPrefix("Resolve") {
-            guard state.unresolved.indices.contains(state.unresolvedSelected) else { press(.esc); return }
-            let e = state.unresolved[state.unresolvedSelected]
+            guard state.unresolved.entries.indices.contains(state.unresolved.selected) else { press(.esc); return }
+            let e = state.unresolved.entries[state.unresolved.selected]
             let charged = ledger().contains { $0.approved && $0.clientTransactionId != nil && $0.clientTransactionId == e.clientTransactionId
                 && (e.action == .sale || e.action == .preAuth) }
             press(.char(charged ? "c" : "x"))

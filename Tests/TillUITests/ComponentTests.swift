@@ -59,8 +59,53 @@ import TillProtocol
             #expect(s.journal.selected == rows)
             // Exactly `rows` entries are drawn, the selected one on the last row of the page or the first of the next.
             let buf = view(s, size: s.size)
-            let drawn = (0..<buf.size.height).filter { y in (1...200).contains { buf.line(y).hasPrefix("│ \($0) ") } }
+            // At 80 columns a row starts with its time (the entry number is in the detail).
+            let drawn = (0..<buf.size.height).filter { y in
+                let l = Array(buf.line(y))
+                return l.count > 8 && l[0] == "│" && l[2].isNumber && l[3].isNumber && l[4] == ":" && l[5].isNumber && l[6].isNumber
+            }
             #expect(drawn.count == rows, "height \(height)")
         }
+    }
+
+    /// The full-screen report styles each line by its kind (title, heading, total, warning), never by its text.
+    @Test func reportLinesAreStyledByTheirKind() {
+        let s = readyState(size: Size(width: 80, height: 40))
+        var buf = ScreenBuffer(size: s.size)
+        let report = sampleReport(kind: .closing)
+        reportOverlay(ReportPanel(report: report), s, &buf)
+        let r = Layout(buf.size).overlay
+        let shown = report.lines(s.reportFormat).indices.map { i in (buf[r.x + 2, r.y + 1 + i].role, buf[r.x + 2, r.y + 1 + i].attrs) }
+        let T = (Role.title, Attr.bold), N = (Role.normal, Attr()), A = (Role.approved, Attr.bold), U = (Role.unknown, Attr.bold)
+        let expected = [T,                      // Z report (closing): Morning
+                        N, N, N, N, N, N,       // batch, opened, closed, first/last, made at, blank
+                        N, N, N, N, N,          // column heads, sales, tips, captures, refunds
+                        A, N, N, N, N,          // NET TOTAL, blank, pre-auths approved, awaiting capture, blank
+                        T, N, N,                // by card type: Debit Mastercard, VISA
+                        T, N, N,                // by verification method: CHIP, CONTACTLESS
+                        N, T, N, N,             // blank, Not in the totals, declined, aborted
+                        U]                      // outcome unknown: check the terminal
+        #expect(shown.count == expected.count)
+        for (i, (got, want)) in zip(shown, expected).enumerated() {
+            #expect(got.0 == want.0 && got.1 == want.1, "line \(i): \(report.lines(s.reportFormat)[i])")
+        }
+    }
+
+    /// Found in the code: the report was styled by matching its text, so a batch or card named like a report line
+    /// ("check the terminal …") was drawn as a warning.
+    @Test func aBatchOrCardNamedLikeAReportLineIsPlainText() throws {
+        let s = readyState(size: Size(width: 80, height: 40))
+        var report = sampleReport(kind: .closing)
+        report.batchName = "check the terminal"
+        report.byCardType = ["check the terminal": Tally(count: 1, cents: 100)]
+        var buf = ScreenBuffer(size: s.size)
+        reportOverlay(ReportPanel(report: report), s, &buf)
+        let r = Layout(buf.size).overlay
+        let lines = report.lines(s.reportFormat)
+        let batchLine = try #require(lines.firstIndex { $0.hasPrefix("Batch ") })
+        let cardLine = try #require(lines.firstIndex { $0.hasPrefix("  check the terminal") })
+        #expect(buf[r.x + 2, r.y + 1 + batchLine].role == .normal)
+        #expect(buf[r.x + 2, r.y + 1 + cardLine].role == .normal)
+        #expect(report.reportLines(s.reportFormat)[batchLine].kind == .detail)
     }
 }

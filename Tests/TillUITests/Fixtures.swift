@@ -62,5 +62,5 @@ func sampleReport(kind: Report.Kind = .running) -> Report {
                      tipCents: 0, tippedCount: 0, firstAtMs: t0 + 300_000, lastAtMs: t0 + 300_000),
     ]
     return Report(kind: kind, batch: openBatch, closedAtMs: kind == .closing ? fixedNow : nil,
-                  closedHow: kind == .closing ? "closed by till" : nil, generatedAtMs: fixedNow, buckets: buckets)
+                  closedHow: kind == .closing ? .byTill : nil, generatedAtMs: fixedNow, buckets: buckets)
 }

@@ -214,6 +214,6 @@ private func sentRequest(_ cmds: [Command]) -> Request? {
         #expect(press(&s, .char("y")) == [.stopWaiting])
         _ = update(&s, .performed(.unknown(entry(4, cents: 909, state: .unknown, note: "The cashier stopped waiting.")), summary: "Sale € 9.09"))
         #expect(s.pending == nil)
-        #expect(s.unresolved.map(\.id) == [4])
+        #expect(s.unresolved.entries.map(\.id) == [4])
     }
 }

@@ -9,12 +9,12 @@ import TillProtocol
         let cmds = initialCommands(&s)
         #expect(cmds == [.recover, .loadBatch])
         #expect(s.screen == .unresolved)
-        #expect(s.recovering)
+        #expect(s.unresolved.recovering)
         let unknown = entry(3, state: .unknown, note: "no answer in 90 s")
         _ = update(&s, .unresolvedLoaded([unknown], recovered: true))
         #expect(s.screen == .unresolved)
-        #expect(s.unresolved == [unknown])
-        #expect(!s.recovering)
+        #expect(s.unresolved.entries == [unknown])
+        #expect(!s.unresolved.recovering)
     }
 
     @Test func startWithNothingToRecoverGoesToSale() {
@@ -147,7 +147,7 @@ import TillProtocol
         type(&s, "12.50"); press(&s, .enter)
         let e = entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)
         let cmds = update(&s, .performed(.answered(e), summary: "Sale € 12.50"))
-        #expect(cmds == [.loadReport(batch: "current", show: false)])   // the running report follows every payment
+        #expect(cmds == [.loadReport(batch: .current, show: false)])   // the running report follows every payment
         #expect(s.pending == nil)
         #expect(s.form["amount"] == "")
         let buf = view(s, size: s.size)
@@ -169,7 +169,7 @@ import TillProtocol
         var s = readyState()
         type(&s, "9.09"); press(&s, .enter)
         let cmds = update(&s, .performed(.unknown(entry(3, cents: 909, state: .unknown, note: "no answer in 3 s")), summary: "Sale € 9.09"))
-        #expect(cmds == [.loadReport(batch: "current", show: false), .loadUnresolved])
+        #expect(cmds == [.loadReport(batch: .current, show: false), .loadUnresolved])
         #expect(view(s, size: s.size).contains("? CHECK THE TERMINAL"))
     }
 
@@ -257,6 +257,22 @@ import TillProtocol
         #expect(press(&s, .enter) == [.perform(.batch(BatchRequest(command: .close)), summary: "Close batch active")])
     }
 
+    /// The Close field reads a batch as `till report --batch` does (`BatchKey(text:)`): `current` and `last` are the
+    /// active batch (they were sent to the terminal as a batch *named* "current"), other text is a name, a UUID an id.
+    @Test func closeFieldReadsTheBatchAsTheCommandLineDoes() {
+        for (typed, want) in [("current", BatchRequest(command: .close)), ("last", BatchRequest(command: .close)),
+                              ("Evening", BatchRequest(command: .close, batchName: "Evening"))] {
+            var s = readyState()
+            press(&s, .f(6), .tab)
+            type(&s, typed)
+            press(&s, .enter)
+            guard case .confirm(let c)? = s.overlay, case .send(let r)? = c.choices.first?.action else {
+                Issue.record("no confirmation for '\(typed)'"); continue
+            }
+            #expect(r == .batch(want), "typed '\(typed)'")
+        }
+    }
+
     @Test func batchResultReloadsBatch() {
         var s = readyState()
         press(&s, .f(6), .ctrl("k"), .enter)
@@ -308,7 +324,7 @@ import TillProtocol
         _ = initialCommands(&s)
         _ = update(&s, .unresolvedLoaded([entry(3, state: .unknown), entry(4, state: .sent)], recovered: true))
         press(&s, .down)
-        #expect(s.unresolvedSelected == 1)
+        #expect(s.unresolved.selected == 1)
         press(&s, .enter)
         guard case .confirm? = s.overlay else { Issue.record("no confirmation"); return }
         let cmds = press(&s, .char("x"))
@@ -354,13 +370,13 @@ import TillProtocol
         #expect(s.pending?.action == .batch)
         let closed = entry(9, .batch, cents: nil, response: response("status=success&message=Batch closed&action=batch&command=close&batchName=Morning&batchId=7885F4F1-59CA-42C2-81BB-6DB48AA138A6"))
         let cmds = update(&s, .performed(.answered(closed), summary: "Close batch"))
-        #expect(cmds.contains(.loadReport(batch: "7885F4F1-59CA-42C2-81BB-6DB48AA138A6", show: true)))
+        #expect(cmds.contains(.loadReport(batch: .id("7885F4F1-59CA-42C2-81BB-6DB48AA138A6"), show: true)))
         _ = update(&s, .reportLoaded(sampleReport(kind: .closing), show: true))
         guard case .report(let panel)? = s.overlay else { Issue.record("no report overlay"); return }
         #expect(panel.report.kind == .closing)
         #expect(view(s, size: s.size).contains("NET TOTAL"))
         // Ctrl-E exports this batch; Esc closes the report.
-        #expect(press(&s, .ctrl("e")) == [.exportReport(batch: "7885F4F1-59CA-42C2-81BB-6DB48AA138A6", format: s.reportFormat)])
+        #expect(press(&s, .ctrl("e")) == [.exportReport(batch: .id("7885F4F1-59CA-42C2-81BB-6DB48AA138A6"), format: s.reportFormat)])
         _ = update(&s, .exported(paths: ["/x/exports/a-report.csv", "/x/exports/a-transactions.csv"], error: nil))
         #expect(view(s, size: s.size).contains("Saved 2 CSV files in /x/exports/"))
         press(&s, .esc)
@@ -381,7 +397,7 @@ import TillProtocol
 
     @Test func f9ShowsTheReportFromAnywhere() {
         var s = readyState()
-        #expect(press(&s, .f(9)) == [.loadReport(batch: "current", show: true)])
+        #expect(press(&s, .f(9)) == [.loadReport(batch: .current, show: true)])
         _ = update(&s, .reportLoaded(nil, show: true))
         #expect(s.overlay == nil)
         #expect(s.noticeIsError)

@@ -40,7 +40,7 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         return [.stopWaiting]
     case .askAgain:
         setNotice(&state, "Asking the terminal again…")
-        state.recovering = true
+        state.unresolved.recovering = true
         return [.recover]
     }
 }

@@ -40,21 +40,32 @@ func runningReport(_ report: Report, _ s: AppState, x: Int, y: inout Int, maxY: 
     let f = s.reportFormat
     let title = report.kind == .running ? "Running (X) report" : "Last shift's (Z) report"
     buf.put(title, x: x, y: y, role: .title, attrs: .bold, maxWidth: width); y += 1
-    var rows: [(String, String, Role)] = [
-        ("Sales", "\(report.sales.count) × " + f.money(report.sales.cents) + " + tips " + f.money(report.tips.cents), .amount),
-        ("Refunds", "\(report.refunds.count) × " + (report.refunds.cents > 0 ? "-" : "") + f.money(report.refunds.cents), .amount),
-        ("NET TOTAL", f.money(report.netCents), .approved),
+    var rows: [(label: String, value: String, role: Role, bold: Bool)] = [
+        ("Sales", "\(report.sales.count) × " + f.money(report.sales.cents) + " + tips " + f.money(report.tips.cents), .amount, false),
+        ("Refunds", "\(report.refunds.count) × " + (report.refunds.cents > 0 ? "-" : "") + f.money(report.refunds.cents), .amount, false),
+        ("NET TOTAL", f.money(report.netCents), .approved, true),
     ]
     if report.captures.count > 0 || report.preAuths.count > 0 {
-        rows.insert(("Captured", "\(report.captures.count) × " + f.money(report.captures.cents), .amount), at: 1)
+        rows.insert(("Captured", "\(report.captures.count) × " + f.money(report.captures.cents), .amount, false), at: 1)
     }
     let notIn = "\(report.declined.count) declined, \(report.aborted.count) aborted"
-    rows.append(("Not counted", notIn, .normal))
-    if report.unknown.count > 0 { rows.append(("UNKNOWN", "\(report.unknown.count): check the terminal", .unknown)) }
-    for (label, value, role) in rows where y < maxY {
-        buf.put(label, x: x + 2, y: y, role: .label, maxWidth: 12)
-        buf.put(value, x: x + 14, y: y, role: role, attrs: label == "NET TOTAL" ? .bold : [], maxWidth: width - 14)
+    rows.append(("Not counted", notIn, .normal, false))
+    if report.unknown.count > 0 { rows.append(("UNKNOWN", "\(report.unknown.count): check the terminal", .unknown, false)) }
+    for row in rows where y < maxY {
+        buf.put(row.label, x: x + 2, y: y, role: .label, maxWidth: 12)
+        buf.put(row.value, x: x + 14, y: y, role: row.role, attrs: row.bold ? .bold : [], maxWidth: width - 14)
         y += 1
+    }
+}
+
+/// How a report line of each kind is drawn: the title and headings as titles, the net total as money in, what needs
+/// checking as unknown (bold, all three), the rest plain.
+func reportRole(_ kind: ReportLine.Kind) -> Role {
+    switch kind {
+    case .title, .heading: return .title
+    case .total: return .approved
+    case .warning: return .unknown
+    case .detail, .blank, .columns, .row: return .normal
     }
 }
 
@@ -64,16 +75,12 @@ func reportOverlay(_ p: ReportPanel, _ s: AppState, _ buf: inout ScreenBuffer) {
     let r = layout.overlay
     buf.fill(r, role: .normal)
     buf.box(r, title: p.report.title)
-    let lines = p.report.lines(s.reportFormat)
+    let lines = p.report.reportLines(s.reportFormat)
     let page = layout.reportPage
     var y = r.y + 1
-    for (i, l) in lines.enumerated().dropFirst(p.scroll).prefix(page) {
-        let role: Role
-        if i == 0 || l.hasPrefix("Approved sales by") || l == "Not in the totals" { role = .title }
-        else if l.hasPrefix("NET TOTAL") { role = .approved }
-        else if l.contains("check the terminal") { role = .unknown }
-        else { role = .normal }
-        buf.put(l, x: r.x + 2, y: y, role: role, attrs: role == .normal ? [] : .bold, maxWidth: r.width - 4)
+    for l in lines.dropFirst(p.scroll).prefix(page) {
+        let role = reportRole(l.kind)
+        buf.put(l.text, x: r.x + 2, y: y, role: role, attrs: role == .normal ? [] : .bold, maxWidth: r.width - 4)
         y += 1
     }
     let more = lines.count > page ? "  lines \(p.scroll + 1)–\(min(lines.count, p.scroll + page)) of \(lines.count), ↑↓ PgUp PgDn scroll" : ""

@@ -31,7 +31,7 @@ func statusLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
     case .ready: put(s.pending != nil ? "● busy " : "● ready ")
     case .problem(let m): put("✗ " + m + " ", .statusAlert)
     }
-    if !s.unresolved.isEmpty && !s.recovering { put("│ "); put("\(s.unresolved.count) unresolved ", .statusAlert) }
+    if !s.unresolved.entries.isEmpty && !s.unresolved.recovering { put("│ "); put("\(s.unresolved.entries.count) unresolved ", .statusAlert) }
     put("│ ")
     if let b = s.batch {
         if b.isOpen {

@@ -169,10 +169,11 @@ enum AdminScreen: ScreenComponent {
         let w = r.width - 2
         let labelW = 18
         let vx = x + 2 + labelW
-        let visible = max(1, r.height - 1)
-        let top = s.admin.row < visible ? 0 : s.admin.row - visible + 1
-        var y = r.y
-        for (i, row) in rows.enumerated().dropFirst(top).prefix(visible) {
+        // The list does not fit at 80×24: "more above / more below" marks say there is more than in sight.
+        let window = ScrollWindow(total: rows.count, room: max(1, r.height - 1), keeping: s.admin.row)
+        window.drawMarks(x: x + 2, top: r.y, width: w - 2, &buf)
+        for (i, row) in rows.enumerated() where window.range.contains(i) {
+            let y = window.row(of: i, top: r.y)
             let sel = i == s.admin.row
             let mark = sel ? "▸ " : "  "
             var label = "", value = "", valueRole = Role.normal
@@ -197,7 +198,6 @@ enum AdminScreen: ScreenComponent {
                     drawField(f, focused: sel, error: s.form.errors[id], x: x + 2, labelW: labelW, fieldX: vx, fieldW: min(24, r.maxX - vx - 1),
                               y: y, currency: s.currency, &buf)
                 }
-                y += 1
                 continue
             case .flag(let name):
                 label = name
@@ -210,7 +210,6 @@ enum AdminScreen: ScreenComponent {
             buf.put(label, x: x + 2, y: y, role: sel ? .selection : (button ? .helpKey : .label), attrs: sel ? .bold : [],
                     maxWidth: button ? w - 2 : labelW)
             if !value.isEmpty { buf.put(value, x: vx, y: y, role: valueRole, maxWidth: r.maxX - vx - 1) }
-            y += 1
         }
         let hint = "\(s.keymap.hint(.up))/\(s.keymap.hint(.down)) choose  \(s.keymap.hint(.submit)) do/toggle  \(s.keymap.hint(.cancel)) " + escWord(s)
         buf.put(hint, x: x, y: r.maxY - 1, role: .hint, maxWidth: w)

@@ -1,10 +1,18 @@
 import TillProtocol
 import TillModel
 
+/// The Batch screen's memory: the running (X) report it shows below the batch, refreshed after every settled request
+/// (the batch itself, `AppState.batch`, is the whole till's: the status line and the payment screens use it too).
+public struct BatchState: Sendable, Hashable {
+    /// The current batch's report as last loaded (the last batch's Z report when none is open).
+    public var runningReport: Report?
+    public init() {}
+}
+
 /// The batch (shift): open one by name, close the active one (or one by name or id), the running report.
 enum BatchScreen: ScreenComponent {
     static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] {
-        if action == .closeBatch { return confirmClose(&state, target: "") }
+        if action == .closeBatch { return confirmClose(&state, target: .current) }
         return formAction(&state, action)
     }
 
@@ -31,28 +39,33 @@ enum BatchScreen: ScreenComponent {
             return []
         }
         state.form = form
-        return confirmClose(&state, target: opt("batchId") ?? "")
+        return confirmClose(&state, target: BatchKey(text: opt("batchId") ?? ""))
     }
 
     static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { batchScreen(state, r, &buf) }
 }
 
-func confirmClose(_ state: inout AppState, target: String) -> [Command] {
+/// Asks before closing the batch the cashier typed in Close (read as `till report --batch` reads it, `BatchKey`):
+/// nothing, `current` or `last` is the active batch; a UUID is closed by id, any other text by name.
+func confirmClose(_ state: inout AppState, target: BatchKey) -> [Command] {
     let r: BatchRequest
     var lines: [String]
-    if target.isEmpty {
+    switch target {
+    case .current, .last:
         guard let b = state.batch, b.isOpen else {
             state.form.errors["batchId"] = "No batch is open; type the name or id of the batch to close."
             return []
         }
         r = BatchRequest(command: .close)
         lines = ["Close the active batch \(b.name.map { "'\($0)'" } ?? "")", b.id.map { "(id \($0))." } ?? ""]
-    } else if UUIDText.isValid(target) {
-        r = BatchRequest(command: .close, batchId: target)
-        lines = ["Close the batch with id", target + "."]
-    } else {
-        r = BatchRequest(command: .close, batchName: target)
-        lines = ["Close the batch named '\(target)'."]
+    case .id(let target), .idOrName(let target):
+        if UUIDText.isValid(target) {
+            r = BatchRequest(command: .close, batchId: target)
+            lines = ["Close the batch with id", target + "."]
+        } else {
+            r = BatchRequest(command: .close, batchName: target)
+            lines = ["Close the batch named '\(target)'."]
+        }
     }
     let errs = TerminalRequest(caller: validationCaller, request: .batch(r)).validationErrors()
     if let e = errs.first { state.form.errors["batchId"] = e.message; return [] }
@@ -63,8 +76,8 @@ func confirmClose(_ state: inout AppState, target: String) -> [Command] {
         setNotice(&state, "Wait: \(p.summary) is in flight; close the batch once it is settled.", error: true)
         return []
     }
-    if !state.unresolved.isEmpty {
-        let n = state.unresolved.count
+    if !state.unresolved.entries.isEmpty {
+        let n = state.unresolved.entries.count
         lines.insert("⚠ \(n) transaction\(n == 1 ? " has" : "s have") an UNKNOWN outcome.", at: 0)
         lines.insert("  The Z report cannot say if that money moved.", at: 1)
         lines.insert("  Check the terminal first (F8 Unresolved).", at: 2)
@@ -112,7 +125,7 @@ func batchScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         buf.put("Open one to start the shift.", x: x, y: y, role: .hint); y += 1
     }
     y += 1
-    if let report = s.report, y < r.maxY - 3 {
+    if let report = s.batchScreen.runningReport, y < r.maxY - 3 {
         runningReport(report, s, x: x, y: &y, maxY: r.maxY - 1, width: w, &buf)
         y += 1
     }

@@ -1,9 +1,26 @@
 import TillProtocol
 import TillModel
 
+/// The memory of the Capture screen, and of the Refund screen (each has its own).
+public struct FinderState: Sendable, Hashable {
+    /// The journal row the capture or refund was started from (F4 / F5 on the journal): the confirmation names that
+    /// payment (amount, card, time) while the STAN typed is still its STAN.
+    public var origin: JournalEntry?
+    public init() {}
+}
+
 /// Capture and refund: find the original payment (STAN, order code, short order code, dates), an
 /// amount (blank: in full); a refund asks first.
 enum FinderScreen: ScreenComponent {
+    /// Where a finder screen's own state is kept; nil for the other screens.
+    static func stateKey(_ screen: Screen) -> WritableKeyPath<AppState, FinderState>? {
+        switch screen {
+        case .capture: return \.capture
+        case .refund: return \.refund
+        default: return nil
+        }
+    }
+
     static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] { formAction(&state, action) }
 
     static func submit(_ state: inout AppState) -> [Command] {
@@ -19,7 +36,7 @@ enum FinderScreen: ScreenComponent {
                                        shortOrderCode: opt("shortOrderCode"),
                                        txnDateFrom: opt("txnDateFrom").map { expandDate($0, endOfDay: false, offset: state.tzOffsetMinutes) },
                                        txnDateTo: opt("txnDateTo").map { expandDate($0, endOfDay: true, offset: state.tzOffsetMinutes) })
-        let origin = state.finderOrigin[state.screen].flatMap { e in
+        let origin = stateKey(state.screen).flatMap { state[keyPath: $0].origin }.flatMap { e in
             e.response?.referenceNumber == finder.referenceNumber && finder.referenceNumber != nil ? e : nil
         }
         if state.screen == .capture {
@@ -67,25 +84,6 @@ enum FinderScreen: ScreenComponent {
         else if let r = finder.referenceNumber { lines.append("STAN \(r)") }
         return lines
     }
-}
-
-/// F5 (refund) or F4 (capture) on a journal row: the finder is filled with the row's STAN (amount blank:
-/// in full) and the row is kept for the confirmation. Only an approved sale is refunded from its row,
-/// only an approved pre-auth captured.
-func startFromJournalRow(_ state: inout AppState, _ screen: Screen) {
-    let list = state.visibleJournal
-    guard let e = state.journal.detail ?? (list.indices.contains(state.journal.selected) ? list[state.journal.selected] : nil) else { return }
-    let wanted: Action = screen == .refund ? .sale : .preAuth
-    guard e.action == wanted, e.state == .approved, let stan = e.response?.referenceNumber else {
-        setNotice(&state, screen == .refund ? "Only an approved sale can be refunded from its row: pick one, or type its STAN."
-                                            : "Only an approved pre-auth can be captured from its row: pick one, or type its STAN.", error: true)
-        return
-    }
-    var f = Form.blank(screen)
-    f["referenceNumber"] = stan
-    f.focus = f.index(of: "amount") ?? 0
-    state.forms[screen] = f
-    state.finderOrigin[screen] = e
 }
 
 /// Expands a typed date (`2026-11-22`, `2026-11-22 14:30`) to the ISO 8601 form the terminal takes.

@@ -1,11 +1,73 @@
 import TillProtocol
 import TillModel
 
+/// The journal screen's own state: the rows loaded, what the filter matches, which refund refunds
+/// which sale, the cursor, and the detail of one row.
+public struct JournalState: Sendable, Hashable {
+    public var entries: [JournalEntry] = [] {
+        didSet {
+            searchTexts = entries.map(Format.searchText)
+            links = RefundLinks(entries)
+        }
+    }
+    /// What the filter matches, per entry, built once when the entries arrive.
+    public private(set) var searchTexts: [String] = []
+    /// Refunds and the sales they refund, among the entries loaded.
+    public private(set) var links = RefundLinks()
+    public var selected: Int = 0
+    public var top: Int = 0
+    public var allBatches: Bool = false
+    public var detail: JournalEntry?
+    /// First line shown of the detail view (it scrolls when it does not fit).
+    public var detailScroll: Int = 0
+    /// The detail shows the raw protocol fields (request URL and callback) instead of the cashier's labels.
+    public var raw: Bool = false
+    public var loading: Bool = false
+    public init() {}
+
+    /// A loaded entry by its journal id.
+    public func entry(_ id: Int64) -> JournalEntry? { entries.first { $0.id == id } }
+}
+
+extension AppState {
+    /// Journal entries after the filter typed on the journal screen.
+    public var visibleJournal: [JournalEntry] {
+        let f = (forms[.journal]?["filter"] ?? "").trimmingWhitespace().lowercased()
+        // Read like a till roll: look-ups and abort requests are hidden unless the filter asks for them
+        // (type `details` or `abort`).
+        if f.isEmpty { return journal.entries.filter { $0.action != .transactionDetails && $0.action != .abort } }
+        var out: [JournalEntry] = []
+        for (i, t) in journal.searchTexts.enumerated() where t.contains(f) { out.append(journal.entries[i]) }
+        return out
+    }
+
+    /// The row the journal's keys act on: the one in detail, else the one selected.
+    var journalRow: JournalEntry? {
+        let list = visibleJournal
+        return journal.detail ?? (list.indices.contains(journal.selected) ? list[journal.selected] : nil)
+    }
+}
+
 /// The journal: every request and its outcome, filtered as typed, a detail view per entry.
 enum JournalScreen: ScreenComponent {
     static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] { journalAction(&state, action) }
     static func submit(_ state: inout AppState) -> [Command] { journalAction(&state, .submit) }
     static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { journalScreen(state, r, &buf) }
+
+    /// The key that switches the detail between the cashier's labels and the raw protocol fields.
+    static let rawKey: Character = "r"
+
+    /// A character typed while the detail is shown (the filter is out of sight then): `r` toggles the raw
+    /// fields; a key the keymap binds (`?` help) does its action; any other is ignored, never typed.
+    static func char(_ state: inout AppState, _ ch: Character) -> [Command]? {
+        guard state.journal.detail != nil else { return nil }
+        if Character(ch.lowercased()) == rawKey {
+            state.journal.raw.toggle()
+            state.journal.detailScroll = 0
+            return []
+        }
+        return state.keymap.action(for: .char(ch)) == nil ? [] : nil
+    }
 }
 
 func journalFilter(_ s: AppState) -> JournalFilter {
@@ -19,19 +81,29 @@ func clampJournal(_ state: inout AppState) {
     if state.journal.selected < state.journal.top { state.journal.top = state.journal.selected }
     if state.journal.selected >= state.journal.top + rows { state.journal.top = state.journal.selected - rows + 1 }
     state.journal.top = max(0, min(state.journal.top, max(0, n - rows)))
+    if let d = state.journal.detail { state.journal.detailScroll = detailWindow(d, state).first }
 }
 
 func journalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
     let rows = journalRows(state.size)
     let list = state.visibleJournal
-    if state.journal.detail != nil {
+    if let d = state.journal.detail {
+        // ↑/↓ (and Tab, bound to the same keys), PgUp/PgDn scroll the detail when it does not fit.
+        let page = max(1, detailWindow(d, state).shown)
+        var scroll = state.journal.detailScroll
         switch action {
-        case .down: state.journal.detailScroll += 1; return []
-        case .up: state.journal.detailScroll = max(0, state.journal.detailScroll - 1); return []
-        case .pageDown: state.journal.detailScroll += rows; return []
-        case .pageUp: state.journal.detailScroll = max(0, state.journal.detailScroll - rows); return []
+        case .down, .next: scroll += 1
+        case .up, .previous: scroll -= 1
+        case .pageDown: scroll += page
+        case .pageUp: scroll -= page
         default: break
         }
+        if scroll != state.journal.detailScroll {
+            state.journal.detailScroll = max(0, scroll)
+            state.journal.detailScroll = detailWindow(d, state).first
+            return []
+        }
+        if [.down, .next, .up, .previous, .pageDown, .pageUp].contains(action) { return [] }
     }
     switch action {
     case .next, .down: state.journal.selected += 1
@@ -48,20 +120,35 @@ func journalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
         state.journal.detail = nil
         return [.loadJournal(journalFilter(state))]
     case .resolve:
-        let e = state.journal.detail ?? (list.indices.contains(state.journal.selected) ? list[state.journal.selected] : nil)
-        if let e { confirmResolve(&state, e) }
+        if let e = state.journalRow { confirmResolve(&state, e) }
         return []
     case .reprint:
-        let e = state.journal.detail ?? (list.indices.contains(state.journal.selected) ? list[state.journal.selected] : nil)
-        if let e { confirmReprint(&state, e) } else { setNotice(&state, "No journal row selected to reprint.", error: true) }
+        if let e = state.journalRow { confirmReprint(&state, e) } else { setNotice(&state, "No journal row selected to reprint.", error: true) }
         return []
     default: return []
     }
     clampJournal(&state)
-    if state.journal.detail != nil, list.indices.contains(state.journal.selected) {
-        state.journal.detail = list[state.journal.selected]; state.journal.detailScroll = 0
-    }
     return []
+}
+
+/// F5 (refund) or F4 (capture) on a journal row: the finder is filled with the row's STAN (amount blank:
+/// in full) and the row is kept for the confirmation. Only an approved sale is refunded from its row, only
+/// an approved pre-auth captured: on any other row (a refund, a decline, a batch, a look-up) nothing moves,
+/// the cashier stays on the journal and the notice says why. Returns whether the screen may change.
+func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> Bool {
+    guard let e = state.journalRow else { return true }
+    let wanted: Action = screen == .refund ? .sale : .preAuth
+    guard e.action == wanted, e.state == .approved, let stan = e.response?.referenceNumber else {
+        setNotice(&state, screen == .refund ? "Only an approved sale can be refunded: pick one, or type its STAN on Refund."
+                                            : "Only an approved pre-auth can be captured: pick one, or type its STAN on Capture.", error: true)
+        return false
+    }
+    var f = Form.blank(screen)
+    f["referenceNumber"] = stan
+    f.focus = f.index(of: "amount") ?? 0
+    state.forms[screen] = f
+    if let key = FinderScreen.stateKey(screen) { state[keyPath: key].origin = e }
+    return true
 }
 
 /// The order code whose receipt a journal row can reprint: an approved sale, pre-auth, refund or
@@ -80,9 +167,8 @@ func confirmReprint(_ state: inout AppState, _ e: JournalEntry) {
         setNotice(&state, "Cannot reprint #\(e.id): " + why + ".", error: true)
         return
     }
-    let amount = (e.response?.amount ?? e.amount).map { a in (e.response?.tipAmount ?? e.tipAmount).map { a + $0 } ?? a }
     var what = Format.actionName(e.action).capitalizedFirst
-    if let amount { what += " " + Format.money(amount, state.currency) }
+    if let amount = Format.total(e) { what += " " + Format.money(amount, state.currency) }
     what += " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
     var lines = [what + (Format.card(e.response).map { ", " + $0 } ?? ""), "order code " + order]
     lines.append("The terminal prints its receipt again; no money moves.")
@@ -108,6 +194,25 @@ func stateRole(_ st: EntryState) -> Role {
     }
 }
 
+// MARK: - Refunds and their sales, in words
+
+/// What a journal row says about its refund link, longest first (the list takes the longest that fits):
+/// a refund names the sale it refunds ("refund of 22.00 sale 10:31"), a refunded sale says how much went
+/// back ("refunded 12.50"). Empty for a row with no link.
+func refundLinkTexts(_ e: JournalEntry, _ s: AppState) -> [String] {
+    let links = s.journal.links
+    if let id = links.original[e.id], let sale = s.journal.entry(id) {
+        let when = Format.hoursMinutesOfDay(sale.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
+        let what = Format.actionName(sale.action)
+        let amount = Format.total(sale).map { $0.formatted() + " " } ?? ""
+        return ["refund of \(amount)\(what) \(when)", "of \(amount)\(what) \(when)", "of \(what) \(when)", "\(what) \(when)", "of \(when)"]
+    }
+    if let back = links.refunded[e.id] { return ["refunded " + back.formatted(), "refunded"] }
+    return []
+}
+
+// MARK: - The list
+
 func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     if let d = s.journal.detail { journalDetail(d, s, r, &buf); return }
     let form = s.form
@@ -119,9 +224,12 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     let counts = "\(list.count) of \(s.journal.entries.count)"
     buf.put(counts, x: r.maxX - counts.displayWidth - 1, y: r.y, role: .hint)
     let width = r.width - 2
-    let withTime = width >= 50
-    let widths = withTime ? [5, 6, 9, 10, 10] : [4, 9, 9, 9]
-    let header = columns(withTime ? ["#", "time", "what", "amount", "result", "STAN / card"] : ["#", "what", "amount", "result", "STAN / card"], widths, width)
+    // A till roll: time, what, amount, verdict. Where it is narrow (80 columns) the entry number goes
+    // (it is in the detail) and the time stays.
+    let wide = width >= 50
+    let widths = wide ? [5, 6, 9, 10, 10] : [6, 9, 9, 9]
+    let lastWidth = width - widths.reduce(0, +)
+    let header = columns(wide ? ["#", "time", "what", "amount", "result", "STAN / card"] : ["time", "what", "amount", "result", "STAN"], widths, width)
     buf.put(header, x: x, y: r.y + 1, role: .label, attrs: .bold)
     let rows = Layout(buf.size).journalRows
     if s.journal.loading && list.isEmpty { buf.put("Loading…", x: x, y: r.y + 2, role: .hint) }
@@ -131,11 +239,17 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     while i < list.count && y < r.y + 2 + rows {
         let e = list[i]
         let selected = i == s.journal.selected
-        // The amount the card moved: amount + tip, as the terminal answered it.
-        let total = (e.response?.amount ?? e.amount).map { a in (e.response?.tipAmount ?? e.tipAmount).map { a + $0 } ?? a }
-        var values = ["\(e.id)", Format.actionName(e.action), total.map { $0.formatted() } ?? "",
-                      Format.stateName(e.state), e.response?.referenceNumber ?? Format.card(e.response) ?? ""]
-        if withTime { values.insert(String(Format.clock(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).prefix(5)), at: 1) }
+        // The last column: the refund link where there is one and it fits (a refund names its sale, a
+        // refunded sale says how much went back), else the STAN or the card.
+        let link = refundLinkTexts(e, s).first { $0.displayWidth <= lastWidth }
+        // Else the STAN, or the card; where the card does not fit, its last four digits (never a cut word).
+        let card = Format.card(e.response).map(SafeText.terminal).map { c in
+            c.displayWidth < lastWidth ? c : (e.response?.accountNumber).map { "…" + String($0.suffix(4)) } ?? ""
+        }
+        let last = link ?? e.response?.referenceNumber.map(SafeText.terminal) ?? card ?? ""
+        var values = [String(Format.clock(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).prefix(5)), Format.actionName(e.action),
+                      Format.total(e).map { $0.formatted() } ?? "", Format.stateName(e.state), last]
+        if wide { values.insert("\(e.id)", at: 0) }
         let line = columns(values, widths, width)
         buf.put(line, x: x, y: y, role: selected ? .selection : .normal, attrs: selected ? .bold : [], maxWidth: width)
         if selected { buf.restyle(Rect(x: x, y: y, width: width, height: 1), role: .selection, attrs: .bold) }
@@ -157,31 +271,158 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     buf.put(hint, x: x, y: r.maxY - 1, role: .hint, maxWidth: r.width - 2)
 }
 
-func journalDetail(_ e: JournalEntry, _ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
-    var rows: [(String, String, Role)] = []
-    rows.append(("state", Format.stateName(e.state) + "  (" + Format.actionName(e.action) + ")", stateRole(e.state)))
-    rows.append(("created", Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes), .normal))
-    if let a = e.amount { rows.append(("amount", Format.money(a, s.currency), .amount)) }
-    if let t = e.tipAmount { rows.append(("tip", Format.money(t, s.currency), .amount)) }
-    if let c = e.clientTransactionId, e.response?.clientTransactionId != c { rows.append(("reference", c, .normal)) }
-    if let b = e.batchName ?? e.batchId { rows.append(("batch", b, .normal)) }
-    if let n = e.note { rows.append(("note", n, .warning)) }
-    if let resp = e.response {
-        for f in resp.fields where !["status", "action", "amount", "tipAmount"].contains(f.name) && !f.value.isEmpty {
-            rows.append((f.name, f.value, f.name == "message" ? (resp.isApproved ? .normal : .error) : .normal))
+// MARK: - The detail
+
+/// One line of the detail view: a label (on the first line of a value only) and a value's line.
+struct DetailLine: Sendable, Hashable {
+    var label: String
+    var value: String
+    var role: Role
+    /// A section heading of the raw view (drawn across, bold).
+    var heading = false
+}
+
+/// The detail's label column: the cashier's labels, or the protocol's field names (up to 19 letters).
+func detailLabelWidth(raw: Bool) -> Int { raw ? 20 : 18 }
+
+/// The detail of one entry as the lines it takes at the screen's width: the cashier's labels, or (`r`) the
+/// raw protocol fields. Everything that came from the terminal goes through `SafeText.terminal` (an escape
+/// sequence in a field is shown as `\u{1B}`, never acted on). Render draws these lines and update scrolls
+/// by them, so both agree on how far the detail goes.
+func detailLines(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
+    let rows = s.journal.raw ? rawDetailRows(e) : cashierDetailRows(e, s)
+    let width = Layout(s.size).screenBody.width - 2
+    let labelW = detailLabelWidth(raw: s.journal.raw)
+    let valueW = max(8, width - labelW)
+    var out: [DetailLine] = []
+    for row in rows {
+        if row.heading { out.append(row); continue }
+        let parts = row.value.displayWidth <= valueW ? [row.value] : wrap(row.value, width: valueW)
+        for (i, p) in (parts.isEmpty ? [""] : parts).enumerated() {
+            out.append(DetailLine(label: i == 0 ? row.label : "", value: p, role: row.role))
         }
-    } else { rows.append(("answer", "none received", .unknown)) }
-    let x = r.x + 1
-    let vx = x + 20
-    let room = Layout(buf.size).detailRows
-    let first = max(0, min(s.journal.detailScroll, rows.count - room))
-    var y = r.y
-    for (k, v, role) in rows.dropFirst(first).prefix(room) {
-        buf.put(k, x: x, y: y, role: .label, maxWidth: 19)
-        buf.put(v, x: vx, y: y, role: role, maxWidth: r.maxX - vx)
-        y += 1
     }
-    let more = rows.count > room ? "  \(s.keymap.hint(.up))/\(s.keymap.hint(.down)) scroll" : ""
-    let reprint = reprintableOrderCode(e) != nil ? "  \(s.keymap.hint(.reprint)) reprint" : ""
-    buf.put("\(s.keymap.hint(.cancel)) back to the list" + reprint + more, x: x, y: r.maxY - 1, role: .hint, maxWidth: r.width - 2)
+    return out
+}
+
+/// The rows a cashier reads: what, when, the verdict in words, money, card, keys, the refund link.
+func cashierDetailRows(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
+    let safe = SafeText.terminal
+    let resp = e.response
+    let v = CashierWording.verdict(for: e, currency: s.currency)
+    var rows: [DetailLine] = []
+    func add(_ label: String, _ value: String?, _ role: Role = .normal) {
+        guard let value, !value.isEmpty else { return }
+        rows.append(DetailLine(label: label, value: value, role: role))
+    }
+    add("Result", "\(v.mark) " + v.headline, v.role)
+    let answer = resp == nil && !v.sentence.hasPrefix("No answer") ? "None received. " + v.sentence : v.sentence
+    add("Terminal's answer", answer, v.role == .approved ? .normal : (v.role == .dim ? .dim : .error))
+    add("What", Format.actionName(e.action).capitalizedFirst)
+    add("When", Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes))
+    let request = QueryFields(url: e.requestURL)
+    if let m = request?.value(named: "paymentMethod"), !m.isEmpty { add("Paid by", safe(m)) }
+    if Format.movesMoney(e.action) || e.amount != nil {
+        let amount = resp?.amount ?? e.amount
+        let tip = resp?.tipAmount ?? e.tipAmount
+        add("Amount", amount.map { Format.money($0, s.currency) } ?? (e.action == .cancel || e.action == .capturePreAuth ? "in full" : nil), .amount)
+        if let tip, tip.cents > 0 {
+            add("Tip", Format.money(tip, s.currency), .amount)
+            if let amount { add("Total", Format.money(amount + tip, s.currency), .amount) }
+        }
+    }
+    if e.action == .cancel { add("Refund of", refundOfText(e, s)) }
+    if let back = s.journal.links.refunded[e.id] {
+        let of = Format.total(e).map { " of " + Format.money($0, s.currency) } ?? ""
+        add("Refunded", Format.money(back, s.currency) + of, .warning)
+        let refunds = (s.journal.links.refunds[e.id] ?? []).compactMap { s.journal.entry($0) }.map { r in
+            "#\(r.id) at " + Format.hoursMinutesOfDay(r.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
+                + (Format.total(r).map { " " + Format.money($0, s.currency) } ?? "")
+        }
+        add("Refunds", refunds.joined(separator: ", "))
+    }
+    add("Card", Format.card(resp).map(safe))
+    add("Method", resp?.verificationMethod.map(safe))
+    if let n = resp?.installments, n > 0 { add("Installments", "\(n)") }
+    add("STAN", resp?.referenceNumber.map(safe))
+    add("Order code", resp?.orderCode.map(safe))
+    add("Short code", resp?.shortOrderCode.map(safe))
+    add("Auth code", resp?.authorisationCode.map(safe))
+    add("Reference", (resp?.clientTransactionId ?? e.clientTransactionId).map(safe))
+    if e.action == .batch { add("Batch", (resp?.batchName ?? resp?.batchId).map(safe)) }
+    add("Shift", (e.batchName ?? e.batchId).map(safe))
+    add("Terminal id", resp?.tid.map(safe))
+    add("Note", e.note.map(safe), .warning)
+    return rows
+}
+
+/// "sale € 22.00 at 10:31 (#1)" for a refund whose sale is among the rows loaded; else the key it named.
+func refundOfText(_ e: JournalEntry, _ s: AppState) -> String {
+    if let id = s.journal.links.original[e.id], let sale = s.journal.entry(id) {
+        return Format.actionName(sale.action) + (Format.total(sale).map { " " + Format.money($0, s.currency) } ?? "") + " at "
+            + Format.hoursMinutesOfDay(sale.createdAtMs, offsetMinutes: s.tzOffsetMinutes) + " (#\(sale.id))"
+    }
+    let f = RefundLinks.finder(of: e)
+    if let o = f.orderCode { return "order code " + SafeText.terminal(o) }
+    if let o = f.shortOrderCode { return "short code " + SafeText.terminal(o) }
+    if let r = f.referenceNumber { return "STAN " + SafeText.terminal(r) }
+    return "the payment picked on the terminal"
+}
+
+/// The raw protocol fields: the request URL's fields as sent (secrets redacted), the callback's fields as
+/// received (card number masked), the raw result code, what the decoder warned about.
+func rawDetailRows(_ e: JournalEntry) -> [DetailLine] {
+    let safe = SafeText.terminal
+    var rows: [DetailLine] = [DetailLine(label: "Sent to the terminal", value: "", role: .label, heading: true)]
+    rows.append(DetailLine(label: "journal state", value: e.state.rawValue, role: stateRole(e.state)))
+    rows.append(DetailLine(label: "request id", value: safe(e.requestId), role: .normal))
+    if let fields = QueryFields(url: e.requestURL) {
+        for f in fields { rows.append(DetailLine(label: safe(f.name), value: safe(f.value), role: .normal)) }
+    } else {
+        rows.append(DetailLine(label: "request", value: safe(e.requestURL), role: .normal))
+    }
+    rows.append(DetailLine(label: "The terminal's answer", value: "", role: .label, heading: true))
+    guard let resp = e.response else {
+        rows.append(DetailLine(label: "answer", value: "none received", role: .unknown))
+        return rows
+    }
+    for f in resp.fields where !f.value.isEmpty {
+        let role: Role = f.name == "message" || f.name == "status" ? (resp.isApproved ? .normal : .error) : .normal
+        rows.append(DetailLine(label: safe(f.name), value: safe(f.value), role: role))
+    }
+    if let code = resp.messageCode { rows.append(DetailLine(label: "result code", value: "\(code)", role: resp.isApproved ? .normal : .error)) }
+    for w in resp.warnings { rows.append(DetailLine(label: "decoder", value: safe(w.description), role: .warning)) }
+    return rows
+}
+
+/// Which detail lines are shown: from the scroll, within the room the layout gives.
+func detailWindow(_ e: JournalEntry, _ s: AppState) -> ScrollWindow { detailWindow(count: detailLines(e, s).count, s) }
+
+func detailWindow(count: Int, _ s: AppState) -> ScrollWindow {
+    ScrollWindow(total: count, room: Layout(s.size).detailRows, first: s.journal.detailScroll)
+}
+
+func journalDetail(_ e: JournalEntry, _ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
+    let lines = detailLines(e, s)
+    let x = r.x + 1
+    let labelW = detailLabelWidth(raw: s.journal.raw)
+    let vx = x + labelW
+    let window = detailWindow(count: lines.count, s)
+    window.drawMarks(x: x, top: r.y, width: r.width - 2, &buf)
+    for i in window.range {
+        let line = lines[i], y = window.row(of: i, top: r.y)
+        if line.heading {
+            buf.put(line.label, x: x, y: y, role: .label, attrs: .bold, maxWidth: r.width - 2)
+            continue
+        }
+        buf.put(line.label, x: x, y: y, role: .label, maxWidth: labelW - 1)
+        buf.put(line.value, x: vx, y: y, role: line.role, maxWidth: r.maxX - vx - 1)
+    }
+    let y = r.maxY - 1
+    // The footer, most important first; what does not fit goes (every key is in the help).
+    var parts = ["\(s.keymap.hint(.cancel)) back", "\(JournalScreen.rawKey) " + (s.journal.raw ? "cashier's view" : "raw fields")]
+    if window.scrolls { parts.append("\(s.keymap.hint(.up))/\(s.keymap.hint(.down)) scroll") }
+    if reprintableOrderCode(e) != nil { parts.append("\(s.keymap.hint(.reprint)) reprint") }
+    while parts.count > 2, parts.joined(separator: "  ").displayWidth > r.width - 2 { parts.removeLast() }
+    buf.put(parts.joined(separator: "  "), x: x, y: y, role: .hint, maxWidth: r.width - 2)
 }

@@ -1,9 +1,29 @@
 import TillProtocol
 import TillModel
 
+/// The memory of the Sale screen, and of the Pre-auth screen (each has its own).
+public struct PaymentState: Sendable, Hashable {
+    /// How the customer pays (card present until the cashier picks another with one key; after each result it is
+    /// card present again): what the screen shows is what the request carries.
+    public var method: PaymentMethod = .cardPresent
+    /// The amount text of the payment last sent from this screen: after its result the amount is cleared, unless the
+    /// cashier typed a new one meanwhile (the next customer's).
+    public var sentAmountText: String?
+    public init() {}
+}
+
 /// Sale and pre-auth: an amount (a tip, installments and a reference on Sale), read by the same
 /// function as `till sale` / `till pre-auth`, so both send the identical request.
 enum PaymentScreen: ScreenComponent {
+    /// Where a payment screen's own state is kept; nil for the other screens.
+    static func stateKey(_ screen: Screen) -> WritableKeyPath<AppState, PaymentState>? {
+        switch screen {
+        case .sale: return \.sale
+        case .preAuth: return \.preAuth
+        default: return nil
+        }
+    }
+
     static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] {
         switch action {
         case .tip5, .tip10, .tip15, .tipNone:
@@ -14,10 +34,11 @@ enum PaymentScreen: ScreenComponent {
             return []
         case .paymentMethod:
             // One key: card present → MOTO (phone orders) → the other methods → card present.
+            guard let key = stateKey(state.screen) else { return [] }
             let all = PaymentMethod.allCases
-            let now = state.paymentMethod(state.screen)
+            let now = state[keyPath: key].method
             let next = all[((all.firstIndex(of: now) ?? 0) + 1) % all.count]
-            state.paymentMethods[state.screen] = next
+            state[keyPath: key].method = next
             setNotice(&state, "Paid by: " + paymentMethodName(next) + ".")
             return []
         default:
@@ -59,7 +80,7 @@ enum PaymentScreen: ScreenComponent {
         state.form = form
         // What the screen shows ("Paid by") is what the request carries.
         let request = withPaymentMethod(draft.request, state.paymentMethod(state.screen))
-        let unknown = state.unresolved.filter { ($0.action == .sale || $0.action == .preAuth) && $0.state.awaitsTerminal }
+        let unknown = state.unresolved.entries.filter { ($0.action == .sale || $0.action == .preAuth) && $0.state.awaitsTerminal }
         if let u = unknown.last {
             // Never silently charged twice: the cashier checks the terminal first, then says so.
             let what = "\(Format.money(u.response?.amount ?? u.amount, state.currency)) at \(Format.hoursMinutesOfDay(u.createdAtMs, offsetMinutes: state.tzOffsetMinutes))"
@@ -75,7 +96,7 @@ enum PaymentScreen: ScreenComponent {
                 enterPicksFirst: false))
             return []
         }
-        return send(&state, request)
+        return sendAskingAbove(&state, request)
     }
 
     static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { formScreen(state, r, &buf) }

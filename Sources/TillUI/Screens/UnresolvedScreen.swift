@@ -1,6 +1,18 @@
 import TillProtocol
 import TillModel
 
+/// The Unresolved screen's memory: the payments that need checking, the one with the cursor, and whether start-up
+/// recovery (or "ask again") is still asking the terminal.
+public struct UnresolvedState: Sendable, Hashable {
+    /// Entries left pending, sent, unknown or needing review, as the service last listed them.
+    public var entries: [JournalEntry] = []
+    public var selected = 0
+    public var recovering = false
+    public init() {}
+    /// The entry with the cursor.
+    var current: JournalEntry? { entries.indices.contains(selected) ? entries[selected] : nil }
+}
+
 /// Payments whose outcome is unknown (or needs review): ask the terminal again, or say what the
 /// terminal shows (charged / not charged, no default).
 enum UnresolvedScreen: ScreenComponent {
@@ -14,11 +26,11 @@ func unresolvedChar(_ state: inout AppState, _ ch: Character) -> [Command]? {
     switch Character(ch.lowercased()) {
     case "a":
         setNotice(&state, "Asking the terminal again…")
-        state.recovering = true
+        state.unresolved.recovering = true
         return [.recover]
     case "c", "x":
-        guard state.unresolved.indices.contains(state.unresolvedSelected) else { return [] }
-        confirmResolve(&state, state.unresolved[state.unresolvedSelected])
+        guard let e = state.unresolved.current else { return [] }
+        confirmResolve(&state, e)
         return []
     default:
         return nil
@@ -26,15 +38,15 @@ func unresolvedChar(_ state: inout AppState, _ ch: Character) -> [Command]? {
 }
 
 func unresolvedAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
-    let n = state.unresolved.count
+    let n = state.unresolved.entries.count
     switch action {
-    case .next, .down: state.unresolvedSelected = min(n - 1, state.unresolvedSelected + 1)
-    case .previous, .up: state.unresolvedSelected = max(0, state.unresolvedSelected - 1)
+    case .next, .down: state.unresolved.selected = min(n - 1, state.unresolved.selected + 1)
+    case .previous, .up: state.unresolved.selected = max(0, state.unresolved.selected - 1)
     case .submit, .resolve:
-        if state.unresolved.indices.contains(state.unresolvedSelected) { confirmResolve(&state, state.unresolved[state.unresolvedSelected]) }
+        if let e = state.unresolved.current { confirmResolve(&state, e) }
     default: break
     }
-    state.unresolvedSelected = max(0, state.unresolvedSelected)
+    state.unresolved.selected = max(0, state.unresolved.selected)
     return []
 }
 
@@ -59,12 +71,12 @@ func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     var y = r.y + 1
     let x = r.x + 2
     let w = r.width - 4
-    if s.recovering {
+    if s.unresolved.recovering {
         buf.put("Checking the journal for unfinished", x: x, y: y, role: .inFlight, maxWidth: w); y += 1
         buf.put("transactions and asking the terminal…", x: x, y: y, role: .inFlight, maxWidth: w)
         return
     }
-    if s.unresolved.isEmpty {
+    if s.unresolved.entries.isEmpty {
         buf.put("Nothing to check: every transaction", x: x, y: y, role: .normal, maxWidth: w); y += 1
         buf.put("in the journal has a known outcome.", x: x, y: y, role: .normal, maxWidth: w)
         buf.put("\(s.keymap.hint(.sale)) sale", x: x, y: r.maxY - 1, role: .hint)
@@ -74,8 +86,8 @@ func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         buf.put(l, x: x, y: y, role: .warning, maxWidth: w); y += 1
     }
     y += 1
-    for (i, e) in s.unresolved.enumerated() where y < r.maxY - 2 {
-        let selected = i == s.unresolvedSelected
+    for (i, e) in s.unresolved.entries.enumerated() where y < r.maxY - 2 {
+        let selected = i == s.unresolved.selected
         let line = "#\(e.id) \(Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).suffix(11)) \(Format.actionName(e.action)) \(e.amount.map { $0.formatted() } ?? "") \(Format.stateName(e.state))"
         buf.put(line, x: x, y: y, role: selected ? .selection : .normal, maxWidth: w)
         if selected { buf.restyle(Rect(x: x, y: y, width: w, height: 1), role: .selection, attrs: .bold) }

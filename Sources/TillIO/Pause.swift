@@ -1,0 +1,51 @@
+import Dispatch
+import Foundation
+
+/// A cancellable sleep for tasks, as `try? await Task.sleep(nanoseconds:)` (it returns early when the
+/// task is cancelled), without `Task.sleep`. On Linux, Swift 6.3's `Task.sleep` schedules its wake-up on
+/// libdispatch's global non-overcommit queue, and the first worker that queue starts also starts
+/// libdispatch's worker-pool monitor: a timer that then wakes the process once a second for good. A
+/// till that timed one payment would never be idle again (issue 11). This waits on a private serial
+/// queue instead, whose work runs on dispatch's overcommit pool, which no monitor watches.
+public enum Pause {
+    private static let queue = DispatchQueue(label: "till.pause")
+
+    public static func sleep(nanoseconds: UInt64) async {
+        let waiter = Waiter()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                guard waiter.set(c) else { return }
+                let ns = Int(min(nanoseconds, UInt64(Int.max / 2)))
+                queue.asyncAfter(deadline: .now() + .nanoseconds(ns)) { waiter.resume() }
+            }
+        } onCancel: {
+            waiter.resume()
+        }
+    }
+
+    /// Resumes its continuation once, whichever comes first: the time, or the cancellation (which may
+    /// come before the continuation exists).
+    private final class Waiter: @unchecked Sendable {
+        private let lock = NSLock()
+        private var continuation: CheckedContinuation<Void, Never>?
+        private var done = false
+
+        /// Keeps `c`; false (and `c` resumed) when the wait is already over.
+        func set(_ c: CheckedContinuation<Void, Never>) -> Bool {
+            lock.lock()
+            if done { lock.unlock(); c.resume(); return false }
+            continuation = c
+            lock.unlock()
+            return true
+        }
+
+        func resume() {
+            lock.lock()
+            let c = continuation
+            continuation = nil
+            done = true
+            lock.unlock()
+            c?.resume()
+        }
+    }
+}

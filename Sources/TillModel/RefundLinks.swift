@@ -1,0 +1,65 @@
+import TillProtocol
+
+/// Which refund refunds which payment, as a till roll shows it: read from journal rows alone.
+///
+/// A refund's answer carries the refund's own STAN and order code, not the sale's; the link is in its
+/// request, which names the original by STAN (`referenceNumber`, what F5 on a journal row fills in),
+/// order code or short order code. The original is the approved sale or capture whose answer carries
+/// that key, as the core matches a repeated answer to its transaction (STAN and order code,
+/// `Journal.entry(sameTransactionAs:)`): with both keys both must match; with one, that one does. STANs
+/// wrap, so the latest such payment journaled before the refund is the one. A refund that named no key
+/// (the cardholder picked the payment on the terminal) links to nothing.
+public struct RefundLinks: Sendable, Hashable {
+    /// Refund entry id → the payment it refunds (any refund, whatever its state: a declined one still names it).
+    public private(set) var original: [Int64: Int64] = [:]
+    /// Payment entry id → its approved refunds, oldest first.
+    public private(set) var refunds: [Int64: [Int64]] = [:]
+    /// Payment entry id → the money its approved refunds gave back.
+    public private(set) var refunded: [Int64: Money] = [:]
+
+    public init() {}
+
+    public init(_ entries: [JournalEntry]) {
+        // The payments a refund can name, by key; each list oldest first.
+        var byStan: [String: [JournalEntry]] = [:], byOrder: [String: [JournalEntry]] = [:], byShort: [String: [JournalEntry]] = [:]
+        for e in entries where RefundLinks.isRefundable(e) {
+            guard let r = e.response else { continue }
+            if let k = r.referenceNumber { byStan[k, default: []].append(e) }
+            if let k = r.orderCode { byOrder[k, default: []].append(e) }
+            if let k = r.shortOrderCode { byShort[k, default: []].append(e) }
+        }
+        for k in byStan.keys { byStan[k]!.sort { $0.id < $1.id } }
+        for k in byOrder.keys { byOrder[k]!.sort { $0.id < $1.id } }
+        for k in byShort.keys { byShort[k]!.sort { $0.id < $1.id } }
+        for e in entries.sorted(by: { $0.id < $1.id }) where e.action == .cancel {
+            let finder = RefundLinks.finder(of: e)
+            let candidates: [JournalEntry]
+            if let o = finder.orderCode {
+                candidates = (byOrder[o] ?? []).filter { c in finder.referenceNumber.map { c.response?.referenceNumber == $0 } ?? true }
+            } else if let s = finder.shortOrderCode {
+                candidates = byShort[s] ?? []
+            } else if let stan = finder.referenceNumber {
+                candidates = byStan[stan] ?? []
+            } else {
+                continue
+            }
+            guard let sale = candidates.last(where: { $0.id < e.id }) else { continue }
+            original[e.id] = sale.id
+            guard e.state == .approved else { continue }
+            refunds[sale.id, default: []].append(e.id)
+            refunded[sale.id, default: .zero] = refunded[sale.id, default: .zero] + (e.response?.amount ?? e.amount ?? .zero)
+        }
+    }
+
+    /// A payment a refund can give money back from: an approved sale or capture.
+    public static func isRefundable(_ e: JournalEntry) -> Bool {
+        (e.action == .sale || e.action == .capturePreAuth) && e.state == .approved
+    }
+
+    /// The keys a refund's request named (empty for any other entry).
+    public static func finder(of e: JournalEntry) -> TransactionFinder {
+        guard e.action == .cancel, let fields = QueryFields(url: e.requestURL) else { return TransactionFinder() }
+        func key(_ name: String) -> String? { fields.value(named: name).flatMap { $0.isEmpty ? nil : $0 } }
+        return TransactionFinder(referenceNumber: key("referenceNumber"), orderCode: key("orderCode"), shortOrderCode: key("shortOrderCode"))
+    }
+}

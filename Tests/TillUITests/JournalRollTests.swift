@@ -1,0 +1,246 @@
+import Testing
+import TillModel
+import TillProtocol
+@testable import TillUI
+
+/// The journal reads like a till roll (issue 10): refunds linked to their sale, the detail in the
+/// cashier's words with the raw fields one key away, ↑/↓ scrolling the detail, F5/F4 only from a row
+/// they can act on; and the admin list's "more" marks. Each test was run on the code before its fix.
+@Suite struct JournalRollTests {
+    /// 10:31 in the fixtures' local time (UTC+1; `fixedNow` is 11:00 there).
+    static let at1031 = fixedNow - 29 * 60_000
+
+    static let sale = entry(1, cents: 2200, response: response(
+        "status=success&message=Transaction successful.&action=sale&amount=2200&tipAmount=0&cardType=Visa&accountNumber=478212******7417&referenceNumber=111111&orderCode=1111111111111111&shortOrderCode=1111111111&authorisationCode=AU1111&tid=16001184"),
+        at: at1031)
+
+    /// A refund of `cents` asked by the sale's STAN (as F5 on its row sends it), answered with its own STAN.
+    static func refund(_ id: Int64, cents: Int, state: EntryState = .approved, stan: String = "111111", at: Int64) -> JournalEntry {
+        var e = entry(id, .cancel, cents: cents, state: state, response: response(
+            "status=\(state == .approved ? "success" : "fail")&message=\(state == .approved ? "Transaction successful." : "(-43) AMOUNT_EXCEEDS_REMAINING")&action=cancel&amount=\(cents)&referenceNumber=2\(id)2222&orderCode=222222222222222\(id)"), at: at)
+        e.requestURL = "vivapayclient://pay/v1?callback=interapp-callback&merchantKey=[redacted]&appId=com.example.till&action=cancel&amount=\(cents)&referenceNumber=\(stan)"
+        return e
+    }
+
+    static func journal(_ entries: [JournalEntry], size: Size = Size(width: 80, height: 24)) -> AppState {
+        var s = readyState(size: size)
+        press(&s, .f(7))
+        _ = update(&s, .journalLoaded(entries))
+        return s
+    }
+
+    /// The list row (80 columns) that starts with the time `hhmm`.
+    static func rowAt(_ s: AppState, _ hhmm: String) -> String {
+        view(s, size: s.size).text.split(separator: "\n").map(String.init).first { $0.hasPrefix("│ \(hhmm) ") } ?? ""
+    }
+
+    static func row(_ s: AppState, _ id: Int64) -> String {
+        let text = view(s, size: s.size).text.split(separator: "\n").map(String.init)
+        return text.first { $0.hasPrefix("│ \(id) ") } ?? ""
+    }
+
+    // MARK: - Refunds linked to their sale
+
+    @Test func aRefundNamesItsSaleAndTheSaleSaysItWasRefunded() {
+        let entries = [Self.sale, Self.refund(2, cents: 1250, at: fixedNow - 20 * 60_000),
+                       Self.refund(3, cents: 5000, state: .declined, at: fixedNow - 10 * 60_000)]
+        // 120 columns: the whole words in the list.
+        var wide = Self.journal(entries, size: Size(width: 120, height: 40))
+        #expect(Self.row(wide, 2).contains("refund of 22.00 sale 10:31"), "\(Self.row(wide, 2))")
+        #expect(Self.row(wide, 1).contains("refunded 12.50"), "\(Self.row(wide, 1))")    // the declined refund gave nothing back
+        // 80 columns: what fits.
+        var s = Self.journal(entries)
+        // 80 columns: rows start with their time (10:40 the refund, 10:31 the sale), the entry number is in the detail.
+        #expect(Self.rowAt(s, "10:40").contains("refund") && Self.rowAt(s, "10:40").contains("of 10:31"), "\(Self.rowAt(s, "10:40"))")
+        #expect(Self.rowAt(s, "10:31").contains("refunded"), "\(Self.rowAt(s, "10:31"))")
+        // Always in the detail: the refund names the sale, the sale the money that went back.
+        press(&s, .down, .enter)
+        #expect(s.journal.detail?.id == 2)
+        let refundDetail = view(s, size: s.size)
+        #expect(refundDetail.contains("Refund of") && refundDetail.contains("sale € 22.00 at 10:31"), "\(refundDetail.text)")
+        press(&wide, .enter)
+        #expect(wide.journal.detail?.id == 1)
+        let saleDetail = view(wide, size: wide.size)
+        #expect(saleDetail.contains("Refunded") && saleDetail.contains("€ 12.50 of € 22.00"), "\(saleDetail.text)")
+    }
+
+    @Test func aReusedStanLinksTheLatestSaleBeforeTheRefund() {
+        var later = entry(5, cents: 900, response: response("status=success&action=sale&amount=900&referenceNumber=111111&orderCode=9999999999999999"),
+                          at: fixedNow - 5 * 60_000)
+        later.clientTransactionId = "till-5"
+        let s = Self.journal([Self.sale, Self.refund(2, cents: 1000, at: fixedNow - 20 * 60_000), later])
+        #expect(s.journal.links.original[2] == 1)
+        #expect(s.journal.links.refunded[1] == Money(cents: 1000))
+        #expect(s.journal.links.refunded[5] == nil)
+    }
+
+    @Test func aRefundByOrderCodeNeedsTheStanToMatchToo() {
+        var r = Self.refund(2, cents: 1000, at: fixedNow)
+        r.requestURL = "vivapayclient://pay/v1?action=cancel&referenceNumber=999999&orderCode=1111111111111111"
+        let links = RefundLinks([Self.sale, r])
+        #expect(links.original[2] == nil)
+        r.requestURL = "vivapayclient://pay/v1?action=cancel&referenceNumber=111111&orderCode=1111111111111111"
+        #expect(RefundLinks([Self.sale, r]).original[2] == 1)
+    }
+
+    // MARK: - The detail: cashier's labels, raw fields one key away
+
+    @Test func theDetailSpeaksTheCashiersWordsAndTheRawFieldsAreOneKeyAway() {
+        var s = Self.journal([entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)], size: Size(width: 120, height: 40))
+        press(&s, .enter)
+        let human = view(s, size: s.size)
+        for label in ["Result", "Terminal's answer", "Paid: the card was charged.", "Amount", "€ 12.50", "Tip", "Total", "€ 13.75",
+                      "Card", "Visa 478212******7417", "STAN", "654321", "Order code", "Reference", "r raw fields"] {
+            #expect(human.contains(label), "\(label) missing:\n\(human.text)")
+        }
+        for raw in ["referenceNumber", "accountNumber", "verificationMethod", "callback="] { #expect(!human.contains(raw), "\(raw) shown") }
+        press(&s, .char("r"))
+        let raw = view(s, size: s.size)
+        for field in ["Sent to the terminal", "The terminal's answer", "referenceNumber", "accountNumber", "478212******7417",
+                      "Transaction successful.", "r cashier's view"] {
+            #expect(raw.contains(field), "\(field) missing:\n\(raw.text)")
+        }
+        #expect(s.notice == nil)                       // `r` is not a refused character for the filter
+        press(&s, .char("r"))
+        #expect(view(s, size: s.size).contains("Terminal's answer"))
+    }
+
+    @Test func theRawCodeIsThereAndNothingFromTheTerminalActsOnTheScreen() {
+        let declined = response("status=fail&message=(-12) TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=666&cardType=%1B%5B31mVisa&accountNumber=4782120000007417")
+        var s = Self.journal([entry(1, cents: 666, state: .declined, response: declined)], size: Size(width: 120, height: 40))
+        press(&s, .enter)
+        let human = view(s, size: s.size)
+        #expect(human.contains("Declined by the card's bank"), "\(human.text)")
+        #expect(!human.contains("TRANSACTION_DECLINED_BY_SERVER"))
+        #expect(human.contains("\\u{1B}[31mVisa"), "\(human.text)")      // shown, never sent to the terminal as an escape
+        #expect(!human.contains("4782120000007417") && human.contains("478212******7417"))
+        press(&s, .char("r"))
+        let raw = view(s, size: s.size)
+        #expect(raw.contains("(-12) TRANSACTION_DECLINED_BY_SERVER") && raw.contains("-12"), "\(raw.text)")
+        #expect(raw.contains("\\u{1B}[31mVisa"))
+        #expect(!raw.contains("4782120000007417"))
+    }
+
+    // MARK: - ↑/↓ and PgUp/PgDn scroll the detail at 80×24
+
+    @Test func upAndDownScrollTheDetailAt80x24() {
+        var s = Self.journal([entry(1, cents: 1250, tip: 125, response: approvedSaleResponse), entry(2, cents: 300)])
+        press(&s, .enter, .char("r"))       // the raw fields: far more than 24 rows
+        let first = view(s, size: s.size)
+        #expect(first.contains("▼ more below") && !first.contains("▲ more above"), "\(first.text)")
+        press(&s, .down)
+        #expect(s.journal.detail?.id == 1)                  // ↓ scrolls; it does not jump to the next row
+        let scrolled = view(s, size: s.size)
+        #expect(scrolled.contains("▲ more above"), "\(scrolled.text)")
+        #expect(scrolled.text != first.text)
+        press(&s, .pageDown, .pageDown, .pageDown)
+        let end = view(s, size: s.size)
+        #expect(!end.contains("▼ more below") && end.contains("installments"), "\(end.text)")
+        press(&s, .pageUp, .pageUp, .pageUp, .pageUp)
+        #expect(view(s, size: s.size).text == first.text)
+        press(&s, .esc)
+        #expect(s.journal.detail == nil && s.journal.selected == 0)
+    }
+
+    // MARK: - F5 / F4 only from a row they can act on
+
+    @Test func refundOrCaptureFromARowThatCannotBeRefundedStaysAndSaysWhy() {
+        let batchRow = entry(4, .batch, cents: nil, response: response("status=success&message=Batch closed&action=batch&command=close"))
+        let rows: [(JournalEntry, String)] = [
+            (Self.refund(2, cents: 500, at: fixedNow), ""),
+            (entry(3, cents: 666, state: .declined, response: declinedSaleResponse), ""),
+            (batchRow, ""),
+            (entry(5, .transactionDetails, cents: nil, response: response("status=success&action=transactionDetails")), "details"),
+            (entry(6, .preAuth, cents: 5000, response: response("status=success&action=pre_auth&amount=5000&referenceNumber=333333")), ""),
+        ]
+        for (e, filter) in rows {
+            var s = Self.journal([e])
+            type(&s, filter)
+            press(&s, .f(5))
+            #expect(s.screen == .journal, "#\(e.id) switched to \(s.screen)")
+            #expect(s.noticeIsError && (s.notice ?? "").contains("Only an approved sale can be refunded"), "#\(e.id): \(s.notice ?? "")")
+        }
+        for (e, filter) in rows where e.id != 6 {
+            var s = Self.journal([e])
+            type(&s, filter)
+            press(&s, .f(4))
+            #expect(s.screen == .journal, "#\(e.id) switched to \(s.screen)")
+            #expect(s.noticeIsError && (s.notice ?? "").contains("Only an approved pre-auth can be captured"), "#\(e.id): \(s.notice ?? "")")
+        }
+        var sale = Self.journal([Self.sale])
+        press(&sale, .f(4))
+        #expect(sale.screen == .journal)
+        // The row it can act on still goes.
+        press(&sale, .f(5))
+        #expect(sale.screen == .refund && sale.form["referenceNumber"] == "111111")
+        var preAuth = Self.journal([rows[4].0])
+        press(&preAuth, .f(4))
+        #expect(preAuth.screen == .capture && preAuth.form["referenceNumber"] == "333333")
+    }
+
+    // MARK: - The admin list says there is more
+
+    @Test func theAdminListMarksWhatIsOutOfSightAt80x24() {
+        var s = readyState()
+        press(&s, .f(11), .char("o"))
+        func render() -> ScreenBuffer {
+            var buf = ScreenBuffer(size: s.size)
+            AdminScreen.render(s, Layout(s.size).screenBody, &buf)
+            return buf
+        }
+        let top = render()
+        #expect(top.contains("▼ more below") && !top.contains("▲ more above"), "\(top.text)")
+        #expect(top.contains("▸ Get the printing settings"))
+        for _ in 0..<(AdminScreen.rows.count - 1) { press(&s, .down) }
+        let bottom = render()
+        #expect(bottom.contains("▲ more above") && !bottom.contains("▼ more below"), "\(bottom.text)")
+        #expect(bottom.contains("▸ Activate the terminal"))
+        // At 120×40 it all fits: no marks.
+        s.size = Size(width: 120, height: 40)
+        let tall = render()
+        #expect(!tall.contains("more above") && !tall.contains("more below"))
+    }
+}
+
+/// `confirm_above` (issue 10): a sale or pre-auth above it asks first, showing the amount; one below does not.
+@Suite struct ConfirmAboveTests {
+    @Test func aSaleAboveTheLimitAsksFirstAndOneBelowDoesNot() {
+        var s = readyState()
+        s.confirmAbove = Money(cents: 10_000)
+        // Below (100.00 is not above 100.00): sent at once.
+        type(&s, "100")
+        let below = press(&s, .enter)
+        #expect(s.overlay == nil)
+        #expect(below.count == 1)
+        _ = update(&s, .performed(.answered(entry(1, cents: 10_000, response: approvedSaleResponse)), summary: "Sale € 100.00"))
+        // Above, with the tip: asks, naming the total.
+        type(&s, "95")
+        press(&s, .alt("2"))
+        #expect(press(&s, .enter).isEmpty)
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
+        #expect(c.lines.joined(separator: " ").contains("€ 104.50"), "\(c.lines)")
+        #expect(view(s, size: s.size).contains("Check the amount"))
+        #expect(press(&s, .enter).isEmpty)          // Enter by habit does not charge
+        let sent = press(&s, .char("y"))
+        guard case .perform(.sale(let r), _)? = sent.first else { Issue.record("not sent: \(sent)"); return }
+        #expect(r.amount == Money(cents: 9_500) && r.tipAmount == Money(cents: 950))
+    }
+
+    @Test func aPreAuthAboveTheLimitAsksToo() {
+        var s = readyState()
+        s.confirmAbove = Money(cents: 5_000)
+        press(&s, .f(3))
+        type(&s, "50.01")
+        #expect(press(&s, .enter).isEmpty)
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
+        #expect(c.lines.joined(separator: " ").contains("€ 50.01"))
+        #expect(press(&s, .esc).isEmpty && s.pending == nil)
+    }
+
+    @Test func withoutTheKeyNothingAsks() {
+        var s = readyState()
+        type(&s, "99999")
+        #expect(press(&s, .enter).count == 1)
+        #expect(s.overlay == nil)
+    }
+}
