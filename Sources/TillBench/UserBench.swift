@@ -157,10 +157,10 @@ func userBench() async throws -> UserFigures {
             let amount = String(format: "1.%02d", i)
             ui.type(amount)
             _ = ui.waitUntil(from: nowNs()) { $0.contains("€ \(amount)_") }
-            let stan = String(format: "%06d", i)
             let t1 = nowNs()
             ui.keys(["Enter"])
-            if let ms = ui.waitUntil(from: t1, { s in s.contains("A P P R O V E D") && s.contains(stan) }) { tillMs.append(ms) }
+            // The verdict's headline names this round's amount (the block letters above it spell APPROVED).
+            if let ms = ui.waitUntil(from: t1, { s in s.contains("SALE APPROVED € \(amount)") }) { tillMs.append(ms) }
         }
         f.enterToVerdictMs = median(tillMs)
         f.keyEchoMs = median(catMs)

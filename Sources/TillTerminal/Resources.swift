@@ -87,6 +87,8 @@ public struct Resources: Sendable {
             if n == "default" { return (.standard, nil) }
             return (.standard, notFound(n, .themes))
         }
+        // The shipped default is the built-in theme (ThemeKeymapTests compares the two whole): no parse at start-up.
+        if case .builtIn(name: "default", _) = source { return (.standard, nil) }
         guard let text = text(source) else { return (.standard, "\(source.label(.themes)): cannot be read; using the default theme.") }
         do { return (try Theme.parse(text, file: source.label(.themes), name: n), nil) } catch {
             return (.standard, error.description + " (using the default theme)")
@@ -100,6 +102,8 @@ public struct Resources: Sendable {
             if n == "default" { return (.standard, nil) }
             return (.standard, notFound(n, .keymaps))
         }
+        // The shipped default is the built-in keymap (ThemeKeymapTests compares the two whole): no parse at start-up.
+        if case .builtIn(name: "default", _) = source { return (.standard, nil) }
         guard let text = text(source) else { return (.standard, "\(source.label(.keymaps)): cannot be read; using the default keymap.") }
         do { return (try Keymap.parse(text, file: source.label(.keymaps), name: n), nil) } catch {
             return (.standard, error.description + " (using the default keymap)")

@@ -72,7 +72,7 @@ public struct Theme: Sendable, Hashable {
         func s(_ fg: String, _ bg: String = "default", _ attrs: Attr = [], mono: Attr = []) -> Style {
             Style(fg: Color(name: fg) ?? .default, bg: Color(name: bg) ?? .default, attrs: attrs, mono: mono)
         }
-        return Theme(name: "default", styles: [
+        var t = Theme(name: "default", styles: [
             .normal: s("default"),
             .title: s("bright-white", "blue", .bold, mono: [.bold, .reverse]),
             .border: s("blue"),
@@ -98,6 +98,9 @@ public struct Theme: Sendable, Hashable {
             .warning: s("bright-yellow", "default", .bold, mono: .bold),
             .dim: s("default", "default", .dim, mono: .dim),
         ])
+        // As themes/default.toml says: on 8-colour terminals the focused field is plain cyan (not cyan with bold).
+        t.styles[.fieldFocused]?.bg8 = .basic(6)
+        return t
     }()
 
     /// Reads a theme file. Each role is a table: `[roles.approved]` with `fg`, `bg`, `attrs`, `mono`
@@ -119,7 +122,8 @@ public struct Theme: Sendable, Hashable {
             guard let t = value.table else {
                 throw ConfigFileError(file: file, line: lineOf(roleName, in: text), message: "role '\(roleName)' must be a table with fg, bg, attrs")
             }
-            let line = lineOf("[roles." + roleName, in: text) ?? lineOf(roleName, in: text)
+            // Found only when there is something to report: a line search per role costs more than the parse.
+            var line: Int? { lineOf("[roles." + roleName, in: text) ?? lineOf(roleName, in: text) }
             var style = Style()
             func color(_ key: String) throws(ConfigFileError) -> Color? {
                 guard let v = t[key] else { return nil }
