@@ -57,6 +57,8 @@ public struct RuntimeOptions: Sendable {
     public var bell: Bool = true
     /// A sale or pre-auth above this total asks first, showing the amount (config `confirm_above`).
     public var confirmAbove: Money? = nil
+    /// How the terminal reads `tipAmount` (config `tip`): the screen builds requests and shows totals with it.
+    public var tipStyle: TipStyle = .onTop
     public init(theme: Theme = .standard, keymap: Keymap = .standard, monochrome: Bool = false, warnings: [String] = [], currency: String = "€",
                 decimalSeparator: String = ".") {
         self.theme = theme; self.keymap = keymap; self.monochrome = monochrome; self.warnings = warnings; self.currency = currency
@@ -122,6 +124,7 @@ public final class Runtime: Sendable {
         state.decimalSeparator = options.decimalSeparator
         state.cashier = options.cashier
         state.confirmAbove = options.confirmAbove
+        state.tipStyle = options.tipStyle
         state.startupWarnings = options.warnings
         var commands = initialCommands(&state)
         if let preload {

@@ -285,9 +285,9 @@ public enum CashierWording {
 
     /// What the result pane shows for an outcome of `perform`.
     /// `tzOffsetMinutes` is for the times it names (an earlier unknown sale's "at 10:31").
-    public static func verdict(for outcome: ActionOutcome, currency: String = "€", tzOffsetMinutes: Int = 0) -> Verdict {
+    public static func verdict(for outcome: ActionOutcome, currency: String = "€", tzOffsetMinutes: Int = 0, tipStyle: TipStyle) -> Verdict {
         switch outcome {
-        case .answered(let e), .unknown(let e): return verdict(for: e, currency: currency)
+        case .answered(let e), .unknown(let e): return verdict(for: e, currency: currency, tipStyle: tipStyle)
         case .transportError(_, let why):
             return Verdict(role: .declined, mark: "✗", word: "NOT SENT", headline: "NOT SENT",
                            sentence: "The terminal could not be reached, nothing was charged: " + lowerFirst(why))
@@ -302,8 +302,7 @@ public enum CashierWording {
                            sentence: "Another till on this journal is waiting for the terminal: wait for it, then try again.")
         case .needsConfirmation(let unknown):
             let named = unknown.prefix(3).map { e -> String in
-                let total = (e.amount ?? .zero) + (e.tipAmount ?? .zero)
-                return Format.money(total, currency) + " at " + String(Format.clock(e.createdAtMs, offsetMinutes: tzOffsetMinutes).prefix(5))
+                return Format.money(Format.total(e, tipStyle) ?? .zero, currency) + " at " + String(Format.clock(e.createdAtMs, offsetMinutes: tzOffsetMinutes).prefix(5))
             }
             let list = named.isEmpty ? "An earlier sale" : named.joined(separator: ", ") + (unknown.count > 3 ? " and \(unknown.count - 3) more" : "")
             return Verdict(role: .unknown, mark: "?", word: "CHECK", headline: "CHECK THE TERMINAL FIRST",
@@ -315,11 +314,10 @@ public enum CashierWording {
     }
 
     /// What the result pane (or a recovery result) shows for a journal entry in its current state.
-    public static func verdict(for e: JournalEntry, currency: String = "€") -> Verdict {
+    public static func verdict(for e: JournalEntry, currency: String = "€", tipStyle: TipStyle) -> Verdict {
         let resp = e.response
         let amount = resp?.amount ?? e.amount
-        let tip = resp?.tipAmount ?? e.tipAmount
-        let total = amount.map { a in tip.map { a + $0 } ?? a }
+        let total = Format.total(e, tipStyle)
         switch e.state {
         case .approved:
             let said = sentence(resp.map { TerminalMessage($0) } ?? .success, action: e.action, approved: true)

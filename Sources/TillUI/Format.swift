@@ -123,11 +123,12 @@ public enum Format {
     }
 
     /// A one-line description of a request, for the result pane.
-    public static func summary(_ r: Request, currency: String = "€") -> String {
+    public static func summary(_ r: Request, currency: String = "€", tipStyle: TipStyle) -> String {
         switch r {
         case .sale(let s):
+            // As the terminal reads the amount: the goods with the tip on top, or the total with the tip in it.
             var t = "Sale " + money(s.amount, currency)
-            if let tip = s.tipAmount, tip.cents > 0 { t += " + tip " + tip.formatted() }
+            if let tip = s.tipAmount, tip.cents > 0 { t += (tipStyle == .included ? " incl. tip " : " + tip ") + tip.formatted() }
             if let m = s.paymentMethod, m != .cardPresent { t += " by " + m.rawValue }
             return t
         case .preAuth(let p): return "Pre-auth " + money(p.amount, currency) + (p.paymentMethod.map { $0 == .cardPresent ? "" : " by " + $0.rawValue } ?? "")
@@ -154,9 +155,25 @@ public enum Format {
         return ""
     }
 
-    /// The money a journal row moved: amount and tip as the terminal answered them (as asked, before an answer).
-    public static func total(_ e: JournalEntry) -> Money? {
-        (e.response?.amount ?? e.amount).map { a in (e.response?.tipAmount ?? e.tipAmount).map { a + $0 } ?? a }
+    /// The money a journal row moved (the card paid): its amount and tip as the terminal answered them (as asked,
+    /// before an answer), read with the configured tip style (`tip`: on top of the amount, or included in it). Every
+    /// total the screen shows is this one function, as every report's is `TipStyle.charged`.
+    public static func total(_ e: JournalEntry, _ tipStyle: TipStyle) -> Money? {
+        (e.response?.amount ?? e.amount).map { tipStyle.charged(amount: $0, tip: e.response?.tipAmount ?? e.tipAmount) }
+    }
+
+    /// The goods of a journal row (the amount without the tip), read with the tip style.
+    public static func goods(_ e: JournalEntry, _ tipStyle: TipStyle) -> Money? {
+        (e.response?.amount ?? e.amount).map { tipStyle.goods(amount: $0, tip: e.response?.tipAmount ?? e.tipAmount) }
+    }
+
+    /// What a sale or pre-auth request charges the card, read with the tip style; nil for other requests.
+    public static func charged(_ r: Request, _ tipStyle: TipStyle) -> Money? {
+        switch r {
+        case .sale(let s): return tipStyle.charged(amount: s.amount, tip: s.tipAmount)
+        case .preAuth(let p): return p.amount
+        default: return nil
+        }
     }
 
     /// Whether an action moves money (what the cashier must never lose track of).
@@ -166,7 +183,7 @@ public enum Format {
     public static func hoursMinutesOfDay(_ ms: Int64, offsetMinutes: Int) -> String { String(clock(ms, offsetMinutes: offsetMinutes).prefix(5)) }
 
     /// A journaled request in a cashier's words: `Sale € 13.13`, `Refund € 5.00`.
-    public static func entrySummary(_ e: JournalEntry, currency: String = "€") -> String {
+    public static func entrySummary(_ e: JournalEntry, currency: String = "€", tipStyle: TipStyle) -> String {
         let what: String
         switch e.action {
         case .sale: what = "Sale"
@@ -178,12 +195,13 @@ public enum Format {
         case .transactionDetails: what = "Check of an earlier payment"
         case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: what = actionName(e.action).prefix(1).uppercased() + actionName(e.action).dropFirst()
         }
-        guard let a = e.response?.amount ?? e.amount else { return what }
+        // What the card pays (a tip on top included): the figure a cashier compares with the terminal's screen.
+        guard let a = total(e, tipStyle) else { return what }
         return what + " " + money(a, currency)
     }
 
     /// What is in flight when this screen did not send it (start-up recovery's look-ups, another till).
-    public static func inFlightSummary(_ e: JournalEntry, currency: String = "€") -> String {
-        e.action == .transactionDetails ? "Asking the terminal about an earlier payment" : entrySummary(e, currency: currency)
+    public static func inFlightSummary(_ e: JournalEntry, currency: String = "€", tipStyle: TipStyle) -> String {
+        e.action == .transactionDetails ? "Asking the terminal about an earlier payment" : entrySummary(e, currency: currency, tipStyle: tipStyle)
     }
 }

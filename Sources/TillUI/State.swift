@@ -288,6 +288,10 @@ public struct AppState: Sendable, Hashable {
     /// The cashier's name (config `cashier`): the default name of a shift opened from the Sale screen.
     public var cashier: String?
 
+    /// How the terminal reads `tipAmount` (config `tip`): the request the screen builds and every total it shows
+    /// read it, as `till sale` and the reports do.
+    public var tipStyle: TipStyle = .onTop
+
     /// A sale or pre-auth whose total is above this asks first, showing the amount (config `confirm_above`;
     /// nil: none asks).
     public var confirmAbove: Money?

@@ -117,7 +117,7 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
             state.pending = p
         } else if state.pending == nil || state.pending?.entryId == f.entry.id {
             // Something this screen did not send (start-up recovery asking the terminal, another process).
-            state.pending = Pending(summary: Format.inFlightSummary(f.entry, currency: state.currency), action: f.entry.action,
+            state.pending = Pending(summary: Format.inFlightSummary(f.entry, currency: state.currency, tipStyle: state.tipStyle), action: f.entry.action,
                                     startedAtMs: f.startedAtMs, deadlineMs: f.deadlineMs, abortRequested: f.abortRequested,
                                     entryId: f.entry.id, own: false)
         }
@@ -158,14 +158,14 @@ func settledEvent(_ state: inout AppState, _ outcome: ActionOutcome) -> [Command
 /// of its own ("Sale € 13.13 at 10:31 WAS CHARGED"), never only as a list that empties itself.
 func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
     if let p = state.pending, !p.own, p.action == .transactionDetails || p.entryId == e.id { state.pending = nil }
-    let what = Format.entrySummary(e, currency: state.currency) + " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
+    let what = Format.entrySummary(e, currency: state.currency, tipStyle: state.tipStyle) + " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
     switch e.state {
     case .approved: setNotice(&state, "Recovered: \(what) WAS CHARGED (journal #\(e.id)).")
     case .declined, .aborted, .resolved: setNotice(&state, "Recovered: \(what) was NOT charged (journal #\(e.id)).")
     default: setNotice(&state, "\(what) (journal #\(e.id)): outcome still unknown; check the terminal.", error: true)
     }
     if Format.movesMoney(e.action) {
-        state.result = ResultInfo(summary: Format.entrySummary(e, currency: state.currency),
+        state.result = ResultInfo(summary: Format.entrySummary(e, currency: state.currency, tipStyle: state.tipStyle),
                                   outcome: e.state.awaitsTerminal ? .unknown(e) : .answered(e), atMs: e.createdAtMs, recovered: true)
         state.verdicts += 1
     }
@@ -200,7 +200,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         } + ["check the terminal before charging again."]
         state.overlay = .confirm(Confirmation(
             title: "Charge again?", lines: lines,
-            choices: [ConfirmChoice(key: "y", label: "checked: charge \(Format.summary(r, currency: state.currency))",
+            choices: [ConfirmChoice(key: "y", label: "checked: charge \(Format.summary(r, currency: state.currency, tipStyle: state.tipStyle))",
                                     action: .sendConfirmingUnknown(r, Set(list.map(\.id))))],
             enterPicksFirst: false))
         return [.loadUnresolved]
@@ -397,7 +397,7 @@ func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) ->
         setNotice(&state, "Wait: \(p.summary) is in flight (Esc aborts).", error: true)
         return []
     }
-    let summary = Format.summary(r, currency: state.currency)
+    let summary = Format.summary(r, currency: state.currency, tipStyle: state.tipStyle)
     state.pending = Pending(summary: summary, action: r.action, startedAtMs: state.nowMs)
     state.notice = nil
     state.lastRequest = r
@@ -410,17 +410,13 @@ func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) ->
 /// A sale or pre-auth above the configured amount (`confirm_above`) asks first, showing the amount the card
 /// is charged; only `y` sends it (an Enter pressed by habit does not). Anything else is sent at once.
 func sendAskingAbove(_ state: inout AppState, _ r: Request) -> [Command] {
-    let total: Money
-    switch r {
-    case .sale(let s): total = s.amount + (s.tipAmount ?? .zero)
-    case .preAuth(let p): total = p.amount
-    default: return send(&state, r)
-    }
+    // What the card is charged, read with the tip style (the amount holds the tip when it is included).
+    guard let total = Format.charged(r, state.tipStyle) else { return send(&state, r) }
     guard let limit = state.confirmAbove, limit < total else { return send(&state, r) }
     let what = r.action == .preAuth ? "Reserve" : "Charge"
     state.overlay = .confirm(Confirmation(
         title: "Check the amount",
-        lines: [Format.summary(r, currency: state.currency),
+        lines: [Format.summary(r, currency: state.currency, tipStyle: state.tipStyle),
                 "\(what) \(Format.money(total, state.currency)) on the card?",
                 "(Above \(Format.money(limit, state.currency)) the till asks first.)"],
         choices: [ConfirmChoice(key: "y", label: "\(what.lowercased()) \(Format.money(total, state.currency))", action: .send(r))],

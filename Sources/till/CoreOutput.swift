@@ -182,7 +182,7 @@ func journalEntryJSON(_ e: JournalEntry) -> JSONValue {
 }
 
 /// Prints an outcome and returns the exit status (0 approved, 1 declined/aborted, 2 invalid, 3 unknown/transport).
-func printOutcome(_ outcome: ActionOutcome, json: Bool) -> Int32 {
+func printOutcome(_ outcome: ActionOutcome, json: Bool, tipStyle: TipStyle) -> Int32 {
     switch outcome {
     case .invalid(let errors):
         printToStandardError(validationErrorText(ValidationFailure(errors: errors)))
@@ -194,7 +194,7 @@ func printOutcome(_ outcome: ActionOutcome, json: Bool) -> Int32 {
         if json {
             outJSON(JSONValue.object([("outcome", .string(e.state.rawValue)), ("entry", journalEntryJSON(e))]))
         } else {
-            if let r = e.response { out(responseText(r)) }
+            if let r = e.response { out(responseText(r, tipStyle: tipStyle)) }
             out("")
             out("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(terminalSafe($0))" } ?? ""))
         }

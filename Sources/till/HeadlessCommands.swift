@@ -45,7 +45,7 @@ func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOpti
     let outcome = await controller.perform(request.request, confirmingUnknown: confirming)
     source.cancel()
     await Termination.shutdown(controller)
-    Termination.exit(printOutcome(outcome, json: global.json))
+    Termination.exit(printOutcome(outcome, json: global.json, tipStyle: settings.resolvedTip))
 }
 
 final class CoreLocked<Value>: @unchecked Sendable {
@@ -78,7 +78,10 @@ struct SaleCommand: AsyncParsableCommand {
     @OptionGroup var sale: SaleOptions
     @OptionGroup var retry: RetryOptions
     func run() async throws {
-        await runHeadlessTransaction(global, caller, confirming: retry.ids) { c throws(ValidationFailure) in try sale.terminalRequest(caller: c) }
+        await runHeadlessTransaction(global, caller, confirming: retry.ids) { c throws(ValidationFailure) in
+            // The amount sent as the terminal reads the tip: --tip-style, else the config's `tip` (the screen reads it too).
+            try sale.terminalRequest(caller: c, tipStyle: sale.tipStyle ?? global.settings().resolvedTip)
+        }
     }
 }
 
@@ -178,7 +181,7 @@ struct AbortCommand: AsyncParsableCommand {
             }
             outJSON(JSONValue.object(o))
         } else if case .answered(_, let resp) = r {
-            out(responseText(resp))
+            out(responseText(resp, tipStyle: global.settings().resolvedTip))
         } else {
             out("Abort: " + abortResultText(r))
         }
@@ -248,7 +251,7 @@ struct JournalShowCommand: AsyncParsableCommand {
         if let n = e.note { out("  note         \(terminalSafe(n))") }
         if let r = e.response {
             out("")
-            out(responseText(r))
+            out(responseText(r, tipStyle: global.settings().resolvedTip))
         }
     }
 }

@@ -180,7 +180,7 @@ struct DecodeCommand: ParsableCommand {
                 Output.shared.response(r, indent: compact ? nil : 2)
             } else {
                 if separated { out("") }
-                out(responseText(r))
+                out(responseText(r, tipStyle: .onTop))   // decode reads no config: the pages' reading (sale.txt:26)
             }
             return true
         } catch {

@@ -195,6 +195,11 @@ struct SaleOptions: RequestOptionGroup {
     @Option(parsing: .unconditional, help: ArgumentHelp("The tip, added on top of the amount; at most the amount.", valueName: "amount"))
     var tip: String?
 
+    @Option(name: .customLong("tip-style"),
+            help: ArgumentHelp("How the terminal reads the tip: on-top (it is added to the amount) or included (the amount sent holds it). Default: the config's tip, else on-top.",
+                               valueName: "style"))
+    var tipStyle: TipStyle?
+
     @Option(parsing: .unconditional, help: ArgumentHelp("Pay in N installments. 1 is none (withInstallments=false, as the vendor's code); 0, or more than the terminal allows (36), makes the terminal ask the cardholder.",
                                valueName: "N"))
     var installments: String?
@@ -239,7 +244,8 @@ struct SaleOptions: RequestOptionGroup {
 
     init() {}
 
-    func draft() -> RequestDraft { draft(tipStyle: .onTop) }
+    /// `till url sale`: the tip read as `--tip-style` says (it reads no config), else on top.
+    func draft() -> RequestDraft { draft(tipStyle: tipStyle ?? .onTop) }
 
     /// The sale with its caller, for a terminal that reads the tip as `tipStyle` says (config `tip`):
     /// the amount sent and the rules follow it. Throws every problem at once.
@@ -481,3 +487,6 @@ func exitWithValidationErrors(_ failure: ValidationFailure, heading: String = "T
 func exitOnValidationFailure<T>(_ build: () throws(ValidationFailure) -> T) -> T {
     do { return try build() } catch { exitWithValidationErrors(error) }
 }
+
+/// `--tip-style on-top|included`, the config's `tip` values.
+extension TipStyle: ExpressibleByArgument {}

@@ -75,7 +75,8 @@ func responseHeadline(_ r: CallbackResponse) -> String {
 /// The answer for a person: the headline, a summary of the known fields (amounts formatted, the
 /// message's code split out, the card masked), then every raw field as received (secrets redacted,
 /// control characters made visible), then the decoder's warnings.
-func responseText(_ r: CallbackResponse) -> String {
+/// `tipStyle` is how the terminal reads the tip (config `tip`): on top of the amount, or included in it.
+func responseText(_ r: CallbackResponse, tipStyle: TipStyle) -> String {
     var lines = [responseHeadline(r)]
     var rows: [(String, String)] = []
     func row(_ label: String, _ value: String?) { if let value, !value.isEmpty { rows.append((label, terminalSafe(value))) } }
@@ -89,9 +90,10 @@ func responseText(_ r: CallbackResponse) -> String {
     }
     if let a = r.amount {
         if let t = r.tipAmount, t.cents > 0 {
-            // The tip is added on top of the amount (sale.txt): an approved sale charges both; a
-            // declined or failed answer charged nothing.
-            row("Amount", "\(a) + tip \(t) = \(a + t) " + chargedWord(r))
+            // On top (sale.txt:26): an approved sale charges both. Included: the amount is what the card paid, the tip a
+            // part of it. A declined or failed answer charged nothing.
+            if tipStyle == .included { row("Amount", "\(a) incl. tip \(t) " + chargedWord(r)) }
+            else { row("Amount", "\(a) + tip \(t) = \(a + t) " + chargedWord(r)) }
         } else {
             row("Amount", a.description)
         }

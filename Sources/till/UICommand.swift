@@ -50,6 +50,7 @@ struct UICommand: AsyncParsableCommand {
         options.cashier = settings.cashier
         options.bell = settings.bell ?? true
         options.confirmAbove = settings.confirmAbove
+        options.tipStyle = settings.resolvedTip
         let end = await Runtime(service: controller, options: options).run()
         await controller.shutdown()
         switch end {

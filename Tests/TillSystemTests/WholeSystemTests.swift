@@ -137,8 +137,13 @@ final class SystemRun: @unchecked Sendable {
     var expectingAmount = false
     var stats: [String: Int] = [:]
 
+    /// How this till's terminal reads the tip (config `tip`): odd seeds run with the tip included in the amount, so
+    /// that "what was shown is what was sent" is checked in both styles.
+    let tipStyle: TipStyle
+
     init(seed: UInt64) {
         self.seed = seed
+        tipStyle = seed % 2 == 1 ? .included : .onTop
         var template = Array("/tmp/till-system-XXXXXX".utf8CString)
         dir = template.withUnsafeMutableBufferPointer { String(cString: mkdtemp($0.baseAddress!)!) }
     }
@@ -151,13 +156,14 @@ final class SystemRun: @unchecked Sendable {
         gen += 1
         let sim = try SimulatorTransport(config: SimulatorConfig(seed: seed, speed: 0.01), statePath: dir + "/simulator-state.json")
         transport = FaultyTransport(sim)
-        controller = TillController(transport: transport, journal: try Journal(path: dir + "/journal.sqlite"), caller: testCaller,
+        controller = TillController(transport: transport, journal: try Journal(path: dir + "/journal.sqlite", tipStyle: tipStyle), caller: testCaller,
                                     timeoutMs: 250, abortWaitMs: 300)
         let g = gen, inbox = self.inbox, stream = controller.events()
         eventTask = Task.detached { for await e in stream { inbox.post(g, .event(e)) } }
         try await controller.start()
         state = AppState(keymap: .standard, size: Size(width: 80, height: 24), nowMs: WallClock.nowMs(), tzOffsetMinutes: 0,
                          transport: "simulator")
+        state.tipStyle = tipStyle
         emitted = []
         dispatch(initialCommands(&state))
     }
@@ -210,7 +216,9 @@ final class SystemRun: @unchecked Sendable {
                 checkShownIsSent(before, r)
                 if case .sale(let s) = r, before.overlay == nil, let intended = intendedAmount {
                     if let want = try? Money.parse(intended) {
-                        if want != s.amount { violate("the cashier typed '\(intended)' after F2, \(s.amount) was sent") }
+                        // The goods sent (with the tip included, the amount holds the tip the request also names).
+                        let goods = tipStyle.goods(amount: s.amount, tip: s.tipAmount)
+                        if want != goods { violate("the cashier typed '\(intended)' after F2, \(goods) was sent (amount \(s.amount), tip \(String(describing: s.tipAmount)))") }
                     } else {
                         violate("the cashier typed '\(intended)' after F2 (not an amount), yet \(s.amount) was sent")
                     }
@@ -233,9 +241,11 @@ final class SystemRun: @unchecked Sendable {
         if !form.errors.isEmpty { violate("a sale was sent while the screen showed errors \(form.errors) (amount '\(form["amount"])')") }
         let amountText = form["amount"].trimmingCharacters(in: .whitespaces)
         guard let shown = try? Money.parse(amountText) else { violate("a sale of \(s.amount) was sent, the screen showed '\(amountText)'"); return }
-        if shown != s.amount { violate("sent \(s.amount), the screen showed \(shown)") }
         let tipText = form["tipAmount"].trimmingCharacters(in: .whitespaces)
         let shownTip: Money? = tipText.isEmpty ? nil : (try? tipValue(tipText, amount: shown).get())
+        // The amount field the terminal reads: the goods shown, with the tip in it when the terminal reads it so.
+        let expected = tipStyle.requestAmount(goods: shown, tip: shownTip)
+        if expected != s.amount { violate("sent \(s.amount), the screen showed \(shown) and tip '\(tipText)' (\(tipStyle.rawValue): \(expected))") }
         if (shownTip?.cents ?? 0) != (s.tipAmount?.cents ?? 0) { violate("sent tip \(String(describing: s.tipAmount)), the screen showed '\(tipText)'") }
         let inst = form["preferredInstallments"].trimmingCharacters(in: .whitespaces)
         let sentInst = s.withInstallments == true ? s.preferredInstallments : nil

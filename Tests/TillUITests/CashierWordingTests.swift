@@ -108,44 +108,53 @@ import TillProtocol
                      state: state, createdAtMs: 0, updatedAtMs: 0, response: response, note: note)
     }
 
+    // With the tip included, the terminal's amount is what the card paid: 22.00, never 22.00 + 2.00.
+    @Test func theHeadlineReadsTheTipStyle() {
+        let e = Self.journalEntry(.sale, cents: 2200, tip: 200, state: .approved,
+            response: Self.answer("status=success&message=Transaction successful.&action=sale&amount=2200&tipAmount=200"))
+        #expect(CashierWording.verdict(for: .answered(e), tipStyle: .included).headlineLine() == "✓ SALE APPROVED € 22.00")
+        #expect(CashierWording.verdict(for: .answered(e), tipStyle: .onTop).headlineLine() == "✓ SALE APPROVED € 24.00")
+        #expect(Format.total(e, .included) == Money(cents: 2200) && Format.goods(e, .included) == Money(cents: 2000))
+    }
+
     @Test func headlinesOfTheOutcomes() {
         let sale = CashierWording.verdict(for: .answered(Self.journalEntry(.sale, cents: 2000, tip: 200, state: .approved,
-            response: Self.answer("status=success&message=Transaction successful.&action=sale&amount=2000&tipAmount=200"))))
+            response: Self.answer("status=success&message=Transaction successful.&action=sale&amount=2000&tipAmount=200"))), tipStyle: .onTop)
         #expect(sale.headlineLine() == "✓ SALE APPROVED € 22.00")
         #expect(sale.word == "APPROVED" && sale.role == .approved)
         #expect(sale.bigCandidates == ["✓ APPROVED", "APPROVED", "✓"])
 
         let refund = CashierWording.verdict(for: .answered(Self.journalEntry(.cancel, cents: 1250, state: .approved,
-            response: Self.answer("status=success&message=Transaction successful.&action=cancel&amount=1250"))))
+            response: Self.answer("status=success&message=Transaction successful.&action=cancel&amount=1250"))), tipStyle: .onTop)
         #expect(refund.headlineLine() == "✓ REFUNDED € 12.50")
 
         let declined = CashierWording.verdict(for: .answered(Self.journalEntry(.sale, cents: 666, state: .declined,
-            response: Self.answer("status=fail&message=(-12) TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=666"))))
+            response: Self.answer("status=fail&message=(-12) TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=666"))), tipStyle: .onTop)
         #expect(declined.headlineLine() == "✗ NOT CHARGED")
         #expect(declined.word == "DECLINED" && declined.sentence == "Declined by the card's bank: ask for another card.")
 
         let cancelled = CashierWording.verdict(for: .answered(Self.journalEntry(.sale, cents: 666, state: .declined,
-            response: Self.answer("status=fail&message=(-4) USER_CANCEL&action=sale"))))
+            response: Self.answer("status=fail&message=(-4) USER_CANCEL&action=sale"))), tipStyle: .onTop)
         #expect(cancelled.word == "NOT PAID" && cancelled.headline == "NOT CHARGED")
 
-        let unknown = CashierWording.verdict(for: .unknown(Self.journalEntry(.sale, cents: 1313, state: .unknown, note: "No answer in 90 s.")))
+        let unknown = CashierWording.verdict(for: .unknown(Self.journalEntry(.sale, cents: 1313, state: .unknown, note: "No answer in 90 s.")), tipStyle: .onTop)
         #expect(unknown.headlineLine() == "? CHECK THE TERMINAL")
         #expect(unknown.sentence.contains("€ 13.13 may have been charged"))
         #expect(unknown.word == "UNKNOWN" && unknown.role == .unknown)
 
-        let captured = CashierWording.verdict(for: Self.journalEntry(.capturePreAuth, cents: 6000, state: .approved))
+        let captured = CashierWording.verdict(for: Self.journalEntry(.capturePreAuth, cents: 6000, state: .approved), tipStyle: .onTop)
         #expect(captured.headlineLine() == "✓ CAPTURED € 60.00")
-        let preAuth = CashierWording.verdict(for: Self.journalEntry(.preAuth, cents: 8000, state: .approved))
+        let preAuth = CashierWording.verdict(for: Self.journalEntry(.preAuth, cents: 8000, state: .approved), tipStyle: .onTop)
         #expect(preAuth.headlineLine() == "✓ PRE-AUTHORISED € 80.00")
         let aborted = CashierWording.verdict(for: Self.journalEntry(.sale, cents: 1000, state: .aborted,
-            response: Self.answer("status=fail&message=(-57) ABORTED&action=ABORT")))
+            response: Self.answer("status=fail&message=(-57) ABORTED&action=ABORT")), tipStyle: .onTop)
         #expect(aborted.headlineLine() == "✗ ABORTED" && aborted.sentence.contains("no money was taken"))
         var earlier = Self.journalEntry(.sale, cents: 1313, state: .unknown)
         earlier.createdAtMs = 10 * 3_600_000 + 31 * 60_000          // 10:31 UTC, 11:31 at +01:00
-        let confirm = CashierWording.verdict(for: .needsConfirmation([earlier]), tzOffsetMinutes: 60)
+        let confirm = CashierWording.verdict(for: .needsConfirmation([earlier]), tzOffsetMinutes: 60, tipStyle: .onTop)
         #expect(confirm.sentence == "€ 13.13 at 11:31 may have been charged: check the terminal before charging again.")
         #expect(confirm.role == .unknown && confirm.mark == "?")
-        let notSent = CashierWording.verdict(for: .transportError(nil, "The drop folder cannot be written."))
+        let notSent = CashierWording.verdict(for: .transportError(nil, "The drop folder cannot be written."), tipStyle: .onTop)
         #expect(notSent.headlineLine() == "✗ NOT SENT")
     }
 
@@ -156,7 +165,7 @@ import TillProtocol
             for state in EntryState.allCases {
                 for msg in ["(-4) USER_CANCEL", "(-12) TRANSACTION_DECLINED_BY_SERVER", "Batch closed", ""] {
                     let v = CashierWording.verdict(for: Self.journalEntry(action, cents: 100, state: state,
-                        response: Self.answer("status=\(state == .approved ? "success" : "fail")&message=\(msg)&action=\(action.rawValue)")))
+                        response: Self.answer("status=\(state == .approved ? "success" : "fail")&message=\(msg)&action=\(action.rawValue)")), tipStyle: .onTop)
                     words.insert(v.word)
                     #expect(!v.sentence.isEmpty && !v.headline.isEmpty)
                     #expect(BigText.fit(v.bigCandidates, maxWidth: 44, maxHeight: 3)?.text == v.bigCandidates[0], "\(v.word) at 120")
@@ -166,7 +175,7 @@ import TillProtocol
         for o in [ActionOutcome.busy(InFlight(entry: Self.journalEntry(.sale, cents: 1, state: .sent), startedAtMs: 0, deadlineMs: 1)),
                   .invalid([]), .transportError(nil, "x"), .otherTillBusy("x"), .journalFailed(nil, "x"),
                   .needsConfirmation([Self.journalEntry(.sale, cents: 1313, state: .unknown)])] {
-            words.insert(CashierWording.verdict(for: o).word)
+            words.insert(CashierWording.verdict(for: o, tipStyle: .onTop).word)
         }
         for w in words { #expect(BigText.lines(w, maxWidth: 32) != nil, "\(w) does not fit 32 columns") }
     }
@@ -176,7 +185,7 @@ import TillProtocol
     @Test func headlineLinesFitThePaneAt80Columns() {
         for action in Action.allCases {
             for state in EntryState.allCases {
-                let v = CashierWording.verdict(for: Self.journalEntry(action, cents: Money.maximumCents / 2, tip: Money.maximumCents / 2, state: state))
+                let v = CashierWording.verdict(for: Self.journalEntry(action, cents: Money.maximumCents / 2, tip: Money.maximumCents / 2, state: state), tipStyle: .onTop)
                 #expect(v.headlineLine().count <= 30, "\(v.headlineLine())")
             }
         }
@@ -184,7 +193,7 @@ import TillProtocol
 
     /// The four verdicts of the issue, laid out for the pane at 80×24 (32 columns) and at 120 (44).
     @Test func blocksForThePaneAt80And120Columns() {
-        let sale = CashierWording.verdict(for: Self.journalEntry(.sale, cents: 2000, tip: 200, state: .approved))
+        let sale = CashierWording.verdict(for: Self.journalEntry(.sale, cents: 2000, tip: 200, state: .approved), tipStyle: .onTop)
         #expect(sale.block(width: 32).map(\.text) == [
             "▄▀▄ █▀▄ █▀▄ █▀▄ █▀█ █ █ █▀▀ █▀▄",
             "█▀█ █▀  █▀  █▀▄ █ █ █ █ █▀  █ █",
@@ -192,7 +201,7 @@ import TillProtocol
             "",
             "    ✓ SALE APPROVED € 22.00",
         ])
-        let unknown = CashierWording.verdict(for: Self.journalEntry(.sale, cents: 1313, state: .unknown))
+        let unknown = CashierWording.verdict(for: Self.journalEntry(.sale, cents: 1313, state: .unknown), tipStyle: .onTop)
         #expect(unknown.block(width: 44).map(\.text) == [
             "  ▀▀▄    █ █ █▄ █ █ █ █▄ █ █▀█ █   █ █▄ █",
             "   ▀     █ █ █ ▀█ █▀▄ █ ▀█ █ █ █▄▀▄█ █ ▀█",
@@ -200,9 +209,9 @@ import TillProtocol
             "",
             "            ? CHECK THE TERMINAL",
         ])
-        let refund = CashierWording.verdict(for: Self.journalEntry(.cancel, cents: 1250, state: .approved))
+        let refund = CashierWording.verdict(for: Self.journalEntry(.cancel, cents: 1250, state: .approved), tipStyle: .onTop)
         #expect(refund.block(width: 32).last?.text == "       ✓ REFUNDED € 12.50")
-        let declined = CashierWording.verdict(for: Self.journalEntry(.sale, cents: 666, state: .declined))
+        let declined = CashierWording.verdict(for: Self.journalEntry(.sale, cents: 666, state: .declined), tipStyle: .onTop)
         #expect(declined.block(width: 32).last?.text == "         ✗ NOT CHARGED")
         #expect(declined.block(width: 32).allSatisfy { $0.role == .declined })
         // Narrower: the mark alone in block letters; narrower still, the headline alone.

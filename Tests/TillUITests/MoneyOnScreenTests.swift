@@ -39,6 +39,24 @@ private func sentRequest(_ cmds: [Command]) -> Request? {
 @Suite struct MoneyOnScreenTests {
     // MARK: one reading of typed text for the screen and the CLI
 
+    // With `tip = "included"` the terminal reads the amount as the total: the screen sent the goods alone (20.00
+    // charged for 20.00 + 2.00 typed), and `till sale` did too. Both now read the tip style, and agree whole.
+    @Test(arguments: [("20", "2"), ("100", "10%"), ("12,50", "")])
+    func withTheTipIncludedTheScreenSendsTheTotalAsTheCLIDoes(_ amount: String, _ tip: String) throws {
+        var s = readyState()
+        s.tipStyle = .included
+        type(&s, amount)
+        press(&s, .tab); type(&s, tip)
+        let r = try #require(sentRequest(press(&s, .enter)))
+        guard case .sale(let sale) = r else { Issue.record("not a sale: \(r)"); return }
+        let goods = try Money.parse(amount)
+        let tipMoney: Money? = tip.isEmpty ? nil : try tipValue(tip, amount: goods).get()
+        #expect(sale.amount == goods + (tipMoney ?? .zero), "the amount sent is what the card pays")
+        var args = ["url", "sale", "--amount", amount, "--tip-style", "included"]
+        if !tip.isEmpty { args += ["--tip", tip] }
+        #expect(TerminalRequest(caller: testCaller, request: r).url == (try tillURL(args)))
+    }
+
     @Test(arguments: [
         ("12,5", "", "", ""),
         ("100", "10%", "3", "order-42"),

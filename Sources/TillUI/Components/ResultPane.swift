@@ -35,7 +35,7 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         buf.put("Ready for the next customer.", x: x, y: y, role: .hint, maxWidth: w)
         return
     }
-    var v = CashierWording.verdict(for: res.outcome, currency: s.currency, tzOffsetMinutes: s.tzOffsetMinutes)
+    var v = CashierWording.verdict(for: res.outcome, currency: s.currency, tzOffsetMinutes: s.tzOffsetMinutes, tipStyle: s.tipStyle)
     if res.recovered {
         // Settled by start-up recovery: say plainly what happened to that earlier payment.
         let when = res.summary + " at " + Format.hoursMinutesOfDay(res.atMs, offsetMinutes: s.tzOffsetMinutes)
@@ -71,13 +71,13 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     let e = res.outcome.entry
     let resp = e?.response
     if e?.action != .sale && e?.action != .preAuth { row("What", res.summary) }
-    let amount = resp?.amount ?? e?.amount
     let tip = resp?.tipAmount ?? e?.tipAmount
-    if e?.action != .batch {
-        row("Amount", amount.map { Format.money($0, s.currency) }, role: .amount)
+    if e?.action != .batch, let e {
+        // Goods, tip and what the card paid, read with the tip style (the amount holds the tip when it is included).
+        row("Amount", Format.goods(e, s.tipStyle).map { Format.money($0, s.currency) }, role: .amount)
         if let tip, tip.cents > 0 {
             row("Tip", Format.money(tip, s.currency), role: .amount)
-            if let amount { row("Total", Format.money(amount + tip, s.currency), role: .amount) }
+            row("Total", Format.total(e, s.tipStyle).map { Format.money($0, s.currency) }, role: .amount)
         }
     }
     row("Card", resp?.cardType)

@@ -65,9 +65,9 @@ enum PaymentScreen: ScreenComponent {
         // The same reading of typed text as `till sale` / `till pre-auth`: the identical request.
         let draft = state.screen == .sale
             ? RequestDraft.sale(amount: form["amount"], tip: form["tipAmount"], installments: form["preferredInstallments"],
-                                reference: form["clientTransactionId"])
+                                reference: form["clientTransactionId"], tipStyle: state.tipStyle)
             : RequestDraft.preAuth(amount: form["amount"], reference: form["clientTransactionId"])
-        let problems = draft.problems(caller: validationCaller)
+        let problems = draft.problems(caller: validationCaller, tipStyle: state.tipStyle)
         for e in problems {
             if let i = form.index(of: e.field) {
                 // Shown beside its field: the "Amount: " the CLI puts first is said by the field's label.
@@ -87,7 +87,7 @@ enum PaymentScreen: ScreenComponent {
             let n = unknown.count
             var lines = ["\(what) may have been charged: check the terminal before charging again."]
             if n > 1 { lines.append("(\(n) payments have an unknown outcome: see \(state.keymap.hint(.unresolved)) Unresolved.)") }
-            lines.append("Charge \(Format.summary(request, currency: state.currency)) now?")
+            lines.append("Charge \(Format.summary(request, currency: state.currency, tipStyle: state.tipStyle)) now?")
             state.overlay = .confirm(Confirmation(
                 title: "Earlier payment UNKNOWN",
                 lines: lines,
