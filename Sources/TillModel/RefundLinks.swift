@@ -6,7 +6,7 @@ import TillProtocol
 /// request, which names the original by STAN (`referenceNumber`, what F5 on a journal row fills in),
 /// order code or short order code. The original is the approved sale or capture whose answer carries
 /// that key, as the core matches a repeated answer to its transaction (STAN and order code,
-/// `Journal.entry(sameTransactionAs:)`): with both keys both must match; with one, that one does. STANs
+/// by the one key the terminal goes by: the short order code, else the order code, else the STAN. STANs
 /// wrap, so the latest such payment journaled before the refund is the one. A refund that named no key
 /// (the cardholder picked the payment on the terminal) links to nothing.
 public struct RefundLinks: Sendable, Hashable {
@@ -33,11 +33,13 @@ public struct RefundLinks: Sendable, Hashable {
         for k in byShort.keys { byShort[k]!.sort { $0.id < $1.id } }
         for e in entries.sorted(by: { $0.id < $1.id }) where e.action == .cancel {
             let finder = RefundLinks.finder(of: e)
+            // The key the terminal goes by, in its order: the short order code, else the order code, else the STAN
+            // (the simulator's `find`, capture.txt); a lower key beside a higher one is not read.
             let candidates: [JournalEntry]
-            if let o = finder.orderCode {
-                candidates = (byOrder[o] ?? []).filter { c in finder.referenceNumber.map { c.response?.referenceNumber == $0 } ?? true }
-            } else if let s = finder.shortOrderCode {
+            if let s = finder.shortOrderCode {
                 candidates = byShort[s] ?? []
+            } else if let o = finder.orderCode {
+                candidates = byOrder[o] ?? []
             } else if let stan = finder.referenceNumber {
                 candidates = byStan[stan] ?? []
             } else {

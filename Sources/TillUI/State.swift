@@ -135,8 +135,11 @@ public enum ConfirmAction: Sendable, Hashable {
     /// Settle an entry as found on the terminal: charged counts it, not charged never does.
     case resolve(entryId: Int64, charged: Bool, note: String)
     case goTo(Screen)
-    /// Send after the cashier confirmed these earlier unknown payments (journal ids) were checked.
+    /// Send after the cashier confirmed these earlier unknown payments (journal ids) were checked; a total above
+    /// `confirm_above` still asks about the amount first.
     case sendConfirmingUnknown(Request, Set<Int64>)
+    /// Send, the amount checked too (`confirm_above`), with the earlier unknown payments confirmed (may be none).
+    case sendChecked(Request, Set<Int64>)
     /// Stop waiting for the terminal: the entry becomes unknown and goes to Unresolved.
     case stopWaiting
     /// Ask the terminal again about the unresolved entries.

@@ -409,17 +409,17 @@ func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) ->
 
 /// A sale or pre-auth above the configured amount (`confirm_above`) asks first, showing the amount the card
 /// is charged; only `y` sends it (an Enter pressed by habit does not). Anything else is sent at once.
-func sendAskingAbove(_ state: inout AppState, _ r: Request) -> [Command] {
+func sendAskingAbove(_ state: inout AppState, _ r: Request, confirming ids: Set<Int64> = []) -> [Command] {
     // What the card is charged, read with the tip style (the amount holds the tip when it is included).
-    guard let total = Format.charged(r, state.tipStyle) else { return send(&state, r) }
-    guard let limit = state.confirmAbove, limit < total else { return send(&state, r) }
+    guard let total = Format.charged(r, state.tipStyle) else { return send(&state, r, confirming: ids) }
+    guard let limit = state.confirmAbove, limit < total else { return send(&state, r, confirming: ids) }
     let what = r.action == .preAuth ? "Reserve" : "Charge"
     state.overlay = .confirm(Confirmation(
         title: "Check the amount",
         lines: [Format.summary(r, currency: state.currency, tipStyle: state.tipStyle),
                 "\(what) \(Format.money(total, state.currency)) on the card?",
                 "(Above \(Format.money(limit, state.currency)) the till asks first.)"],
-        choices: [ConfirmChoice(key: "y", label: "\(what.lowercased()) \(Format.money(total, state.currency))", action: .send(r))],
+        choices: [ConfirmChoice(key: "y", label: "\(what.lowercased()) \(Format.money(total, state.currency))", action: .sendChecked(r, ids))],
         enterPicksFirst: false))
     return []
 }

@@ -74,13 +74,20 @@ import TillProtocol
         #expect(s.journal.links.refunded[5] == nil)
     }
 
-    @Test func aRefundByOrderCodeNeedsTheStanToMatchToo() {
-        var r = Self.refund(2, cents: 1000, at: fixedNow)
-        r.requestURL = "vivapayclient://pay/v1?action=cancel&referenceNumber=999999&orderCode=1111111111111111"
-        let links = RefundLinks([Self.sale, r])
-        #expect(links.original[2] == nil)
-        r.requestURL = "vivapayclient://pay/v1?action=cancel&referenceNumber=111111&orderCode=1111111111111111"
-        #expect(RefundLinks([Self.sale, r]).original[2] == 1)
+    // The terminal finds the payment by the short order code, else the order code, else the STAN (the simulator's
+    // `find`); the link follows it. Found by review: naming an order code and a short code linked the order code's
+    // sale, while the terminal refunded the short code's (that sale then read "not refunded": refundable twice).
+    @Test func aRefundLinksThePaymentTheTerminalFindsByItsKeys() {
+        let other = entry(3, cents: 4000, response: response(
+            "status=success&action=sale&amount=4000&referenceNumber=333333&orderCode=3333333333333333&shortOrderCode=3333333333"),
+            at: fixedNow - 40 * 60_000)
+        var r = Self.refund(4, cents: 1000, at: fixedNow)
+        r.requestURL = "vivapayclient://pay/v1?action=cancel&orderCode=1111111111111111&shortOrderCode=3333333333"
+        #expect(RefundLinks([Self.sale, other, r]).original[4] == 3, "the short code wins")
+        r.requestURL = "vivapayclient://pay/v1?action=cancel&referenceNumber=333333&orderCode=1111111111111111"
+        #expect(RefundLinks([Self.sale, other, r]).original[4] == 1, "the order code wins over the STAN")
+        r.requestURL = "vivapayclient://pay/v1?action=cancel&referenceNumber=333333"
+        #expect(RefundLinks([Self.sale, other, r]).original[4] == 3, "the STAN alone")
     }
 
     // MARK: - The detail: cashier's labels, raw fields one key away
@@ -235,6 +242,27 @@ import TillProtocol
         guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
         #expect(c.lines.joined(separator: " ").contains("€ 50.01"))
         #expect(press(&s, .esc).isEmpty && s.pending == nil)
+    }
+
+    // Found by review: after OUTCOME UNKNOWN, the "y" that confirmed the earlier payment was checked sent 1000.00
+    // at once; the amount was never asked about. Now it asks, and only its own "y" sends (with the confirmed id).
+    @Test func aSaleAfterAnUnknownOneStillAsksAboutTheAmount() {
+        var s = readyState()
+        s.confirmAbove = Money(cents: 10_000)
+        var unknown = entry(7, cents: 1313, response: nil)
+        unknown.state = .unknown
+        _ = update(&s, .unresolvedLoaded([unknown], recovered: false))
+        type(&s, "1000")
+        #expect(press(&s, .enter).isEmpty)
+        guard case .confirm(let first)? = s.overlay else { Issue.record("no unknown-payment question"); return }
+        #expect(first.title == "Earlier payment UNKNOWN")
+        #expect(press(&s, .char("y")).isEmpty, "the y about the earlier payment sent the sale")
+        guard case .confirm(let second)? = s.overlay else { Issue.record("no amount question"); return }
+        #expect(second.title == "Check the amount" && second.lines.joined(separator: " ").contains("€ 1000.00"))
+        #expect(press(&s, .enter).isEmpty)
+        let sent = press(&s, .char("y"))
+        guard case .performConfirmed(.sale(let r), _, let ids)? = sent.first else { Issue.record("not sent: \(sent)"); return }
+        #expect(r.amount == Money(cents: 100_000) && ids == [7])
     }
 
     @Test func withoutTheKeyNothingAsks() {

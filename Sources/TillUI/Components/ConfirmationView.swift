@@ -33,6 +33,9 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
     case .goTo(let screen):
         return go(&state, screen)
     case .sendConfirmingUnknown(let r, let ids):
+        // The "y" was about the earlier payment; the amount above confirm_above is asked about on its own.
+        return sendAskingAbove(&state, r, confirming: ids)
+    case .sendChecked(let r, let ids):
         return send(&state, r, confirming: ids)
     case .stopWaiting:
         guard state.pending != nil else { setNotice(&state, "Nothing is waiting for the terminal."); return [] }

@@ -363,8 +363,8 @@ func refundOfText(_ e: JournalEntry, _ s: AppState) -> String {
             + Format.hoursMinutesOfDay(sale.createdAtMs, offsetMinutes: s.tzOffsetMinutes) + " (#\(sale.id))"
     }
     let f = RefundLinks.finder(of: e)
-    if let o = f.orderCode { return "order code " + SafeText.terminal(o) }
     if let o = f.shortOrderCode { return "short code " + SafeText.terminal(o) }
+    if let o = f.orderCode { return "order code " + SafeText.terminal(o) }
     if let r = f.referenceNumber { return "STAN " + SafeText.terminal(r) }
     return "the payment picked on the terminal"
 }
