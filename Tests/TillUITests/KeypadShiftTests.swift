@@ -155,6 +155,21 @@ import TillProtocol
         #expect(s.pending?.action == .sale)
     }
 
+    @Test func aPaymentInFlightIsAbortedOrLeftFromTheMenu() {
+        var s = keypadState()
+        _ = keys(&s, "8.08E")
+        #expect(s.pending?.action == .sale)
+        _ = keys(&s, "/")
+        pick(&s, "Abort the payment")
+        #expect(s.pending?.abortRequested == true)
+        // Stop waiting asks first, and one Enter never answers it.
+        _ = keys(&s, "/")
+        pick(&s, "Stop waiting")
+        #expect(confirmation(s)?.title == "Stop waiting?")
+        #expect(keys(&s, "E") == [])
+        #expect(keys(&s, "1E") == [.stopWaiting])
+    }
+
     @Test func theDefaultKeymapOpensTheMenuWithAltO() {
         var s = readyState()
         type(&s, "7")

@@ -80,7 +80,13 @@ public struct Menu: Sendable, Hashable {
                 break
             }
         }
-        var all = own
+        // A payment with the terminal: abort it (where Esc would) or stop waiting (asks), before anything else.
+        var waiting: [(String, MenuCommand)] = []
+        if let p = s.pending, report == nil {
+            if s.escAborts && !p.abortRequested { waiting.append(("Abort the payment", .action(.cancel))) }
+            waiting.append(("Stop waiting (asks first)", .action(.stopWaiting)))
+        }
+        var all = waiting + own
         for (screen, label) in screens where screen != s.screen || report != nil { all.append((label, .go(screen))) }
         if !all.contains(where: { $0.1 == .action(.report) }) && report == nil { all.append(("Shift report (X/Z)", .action(.report))) }
         all.append(("Help: all keys", .action(.help)))
