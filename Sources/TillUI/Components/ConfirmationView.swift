@@ -8,15 +8,15 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         // Enter picks the selected choice: the first where Enter may pick it, else only one a digit selected
         // (charged / not charged, charging again, stop waiting, above confirm_above: never one Enter).
         guard let i = c.selected, c.choices.indices.contains(i) else {
-            setNotice(&state, "Press " + c.choices.enumerated().map { "\($0.element.key) (or \($0.offset + 1), Enter) to \($0.element.label)" }
-                .joined(separator: ", ") + ", or Esc to go back.", error: true)
+            setNotice(&state, "Press " + c.choices.map { "\($0.key) to \($0.label)" }.joined(separator: ", ")
+                      + " (or its number, then Enter), or Esc to go back.", error: true)
             return []
         }
         choice = c.choices[i]
     case .esc, .backspace, .char("-"): state.overlay = nil; setNotice(&state, "Cancelled: nothing was done."); return []
     case .char(let ch) where ch.isASCII && ch.isNumber:
         // A digit selects (the keypad's way to answer); Enter then does it.
-        guard let n = ch.wholeNumberValue, (1...c.choices.count).contains(n) else { return [] }
+        guard let n = ch.wholeNumberValue, n >= 1, n <= c.choices.count else { return [] }
         var selected = c
         selected.selected = n - 1
         state.overlay = .confirm(selected)
