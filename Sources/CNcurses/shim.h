@@ -85,5 +85,7 @@ static inline void till_refresh(void) { wrefresh(stdscr); }
 static inline void till_clear(void) { wclear(stdscr); }
 static inline void till_end(void) { endwin(); }
 static inline int till_key_code_yes(void) { return KEY_CODE_YES; }
+/// The terminfo name of a key code: "KEY_A1" for the keypad's 7, "kpADD" (an extended name) for its +.
+static inline const char *till_keyname(int code) { return keyname(code); }
 #endif
 

@@ -234,7 +234,18 @@ public final class NcursesBackend {
         case KEY_DC: return .delete
         case KEY_ENTER: return .enter
         case KEY_BTAB: return .backTab
-        default: return nil
+        default:
+            // The numeric keypad in application mode (ncurses' keypad() turns it on): ncurses decodes the keys the
+            // terminal's description names (xterm's: ka1 = ESC O w is 7, kpADD = ESC O k is +) into key codes; each
+            // is the character printed on its key. The rest arrive as SS3 sequences (`keyFromSequence`).
+            guard let name = till_keyname(code) else { return nil }
+            return keypadKeys[String(cString: name)].map { .char($0) }
         }
     }
+
+    /// The keypad's keys by terminfo name (the standard 3×3 ones and xterm's extended names), as ncurses decodes them.
+    static let keypadKeys: [String: Character] = [
+        "KEY_A1": "7", "ka2": "8", "KEY_A3": "9", "kb1": "4", "KEY_B2": "5", "kb3": "6", "KEY_C1": "1", "kc2": "2", "KEY_C3": "3",
+        "kpZRO": "0", "kpDOT": ".", "kpCMA": ",", "kpADD": "+", "kpSUB": "-", "kpMUL": "*", "kpDIV": "/",
+    ]
 }

@@ -73,6 +73,9 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
     case report, export
     case stopWaiting = "stop-waiting"
     case paymentMethod = "payment-method", reprint, admin
+    /// The numbered function menu: what this screen can do, then the screens, each on a digit (the keypad's way
+    /// to everything). Its keys always act, never type, except on Terminal settings.
+    case menu
 
     public init?(name: String) {
         let n = name.lowercased().replacingUnderscores()
@@ -80,7 +83,8 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
         let aliases: [String: KeyAction] = ["preauth": .preAuth, "pre_auth": .preAuth, "abort": .cancel, "back": .cancel,
                                            "back-space": .erase, "backspace": .erase, "pageup": .pageUp, "pagedown": .pageDown,
                                            "pending": .unresolved, "closebatch": .closeBatch, "tipnone": .tipNone,
-                                           "paymentmethod": .paymentMethod, "settings": .admin]
+                                           "paymentmethod": .paymentMethod, "settings": .admin,
+                                           "functions": .menu]
         if let a = aliases[n] { self = a; return }
         return nil
     }
@@ -120,6 +124,7 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
         case .paymentMethod: return "Card/MOTO/other"
         case .reprint: return "Reprint a receipt"
         case .admin: return "Terminal settings"
+        case .menu: return "Menu (by number)"
         }
     }
 
@@ -174,6 +179,7 @@ public struct Keymap: Sendable, Hashable {
             .tipNone: ["alt-0"], .scope: ["ctrl-a"], .resolve: ["ctrl-r"], .closeBatch: ["ctrl-k"],
             .report: ["F9", "alt-x"], .export: ["ctrl-e"], .stopWaiting: ["ctrl-w", "alt-w"],
             .paymentMethod: ["alt-m", "F12"], .reprint: ["ctrl-p"], .admin: ["F11", "alt-a"],
+            .menu: ["alt-o"],
         ]
         return Keymap(name: "default", bindings: b.mapValues { $0.compactMap(Key.init(name:)) })
     }()

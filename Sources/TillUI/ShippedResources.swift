@@ -421,13 +421,19 @@ public enum ShippedResources {
         payment-method = ["alt-m", "F12"]
         reprint = "ctrl-p"
         admin = ["F11", "alt-a"]
+        menu = "alt-o"
 
         """##,
         "keypad": ##"""
-        # Numeric-keypad friendly: a cashier can run a sale with the keypad alone.
+        # Numeric-keypad friendly: a cashier can run a whole shift with the keypad alone
+        # (0-9 . Enter + - * /, in application mode too).
         #   type the amount with the keypad digits and . (or ,), Enter (keypad Enter) sends,
-        #   + next field, - previous field, * sale screen, / journal, Esc or Backspace on empty aborts.
-        # In amount fields the keypad's + - * / cannot be typed, so they act; in text fields they type.
+        #   + next field, - previous field, * sale screen,
+        #   / the menu: this screen's functions (tips, refund from a journal row, open / close the shift,
+        #     the report, export) and the screens, each on a digit; / or - closes it.
+        #   In a confirmation a digit picks a choice and Enter does it (where Enter alone does nothing).
+        # In amount fields the keypad's + - * cannot be typed, so they act; in text fields they type.
+        # The menu key acts in every field (but on Terminal settings, where a secret may hold a /).
         [keys]
         help = ["F1", "alt-h", "?"]
         sale = ["F2", "alt-s", "*"]
@@ -435,7 +441,7 @@ public enum ShippedResources {
         capture = ["F4", "alt-c"]
         refund = ["F5", "alt-r"]
         batch = ["F6", "alt-b"]
-        journal = ["F7", "alt-j", "/"]
+        journal = ["F7", "alt-j"]
         unresolved = ["F8", "alt-u"]
         quit = ["F10", "alt-q", "ctrl-c"]
         submit = ["enter"]
@@ -460,6 +466,7 @@ public enum ShippedResources {
         payment-method = ["alt-m", "F12"]
         reprint = "ctrl-p"
         admin = ["F11", "alt-a"]
+        menu = ["/", "alt-o"]
 
         """##,
     ]

@@ -161,8 +161,13 @@ public struct Confirmation: Sendable, Hashable {
     /// Whether Enter picks the first choice. Off where every choice matters (charged / not charged,
     /// charging again after an unknown outcome): only the choice's own key does it.
     public var enterPicksFirst: Bool
+    /// The choice Enter picks now (an index in `choices`): a digit selects choice N (the keypad's way to answer),
+    /// then Enter picks it. At first the first choice where Enter picks it, else none: where every choice
+    /// matters one Enter never does anything, it takes a digit and then Enter (or the choice's letter).
+    public var selected: Int?
     public init(title: String, lines: [String], choices: [ConfirmChoice], enterPicksFirst: Bool = true) {
         self.title = title; self.lines = lines; self.choices = choices; self.enterPicksFirst = enterPicksFirst
+        self.selected = enterPicksFirst && !choices.isEmpty ? 0 : nil
     }
 }
 
@@ -171,6 +176,8 @@ public enum Overlay: Sendable, Hashable {
     case confirm(Confirmation)
     /// A shift report, full screen and scrollable (the Z report right after a close).
     case report(ReportPanel)
+    /// The numbered function menu (Components/Menu.swift).
+    case menu(Menu)
 }
 
 /// A report shown full screen.

@@ -289,12 +289,20 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
         case .help:
             state.overlay = nil
             if let a = state.keymap.action(for: key), a.isGlobal, a != .help { return globalAction(&state, a) }
+            if state.keymap.action(for: key) == .menu { return openMenu(&state) }
             return []
         case .confirm(let c):
             return handleConfirm(&state, c, key)
         case .report(let panel):
             return handleReportKey(&state, panel, key)
+        case .menu(let m):
+            return handleMenuKey(&state, m, key)
         }
+    }
+    // The menu key opens the menu from any field (a keypad's `/` never types), but on Terminal settings, where
+    // the shop owner types secrets that may hold one.
+    if state.keymap.action(for: key) == .menu, !(state.screen == .admin && key.isPrintable && state.form.focused != nil) {
+        return openMenu(&state)
     }
     // A printable character goes into the focused field when that field takes it.
     if case .char(let ch) = key, let field = state.form.focused, field.kind.accepts(ch), !(state.screen == .journal && state.journal.detail != nil) {

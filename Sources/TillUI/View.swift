@@ -30,6 +30,7 @@ public func render(_ state: AppState, into buf: inout ScreenBuffer) {
     case .help?: helpOverlay(state, &buf)
     case .confirm(let c)?: confirmOverlay(c, state, &buf)
     case .report(let p)?: reportOverlay(p, state, &buf)
+    case .menu(let m)?: menuOverlay(m, state, &buf)
     case nil: break
     }
 }

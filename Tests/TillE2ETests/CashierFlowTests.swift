@@ -128,7 +128,7 @@ import Testing
         let t = try TillSession(args: fast + ["--keymap", "keypad"], env: ["NO_COLOR": "1"])
         t.waitFor("Amount")
         try t.keys("F1")
-        t.waitFor("Keys (keypad keymap)", "+ Tab ↓", "F7 Alt-j /")
+        t.waitFor("Keys (keypad keymap)", "+ Tab ↓", "F7 Alt-j ", "/ Alt-o")
         try t.keys("x")
         t.waitFor("Ready for the next customer.")
         // No colour escapes with NO_COLOR: only attributes.

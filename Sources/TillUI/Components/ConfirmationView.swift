@@ -5,12 +5,23 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
     var choice: ConfirmChoice?
     switch key {
     case .enter:
-        guard c.enterPicksFirst else {
-            setNotice(&state, "Press " + c.choices.map { "\($0.key) to \($0.label)" }.joined(separator: ", ") + ", or Esc to go back.", error: true)
+        // Enter picks the selected choice: the first where Enter may pick it, else only one a digit selected
+        // (charged / not charged, charging again, stop waiting, above confirm_above: never one Enter).
+        guard let i = c.selected, c.choices.indices.contains(i) else {
+            setNotice(&state, "Press " + c.choices.map { "\($0.key) to \($0.label)" }.joined(separator: ", ")
+                      + " (or its number, then Enter), or Esc to go back.", error: true)
             return []
         }
-        choice = c.choices.first
-    case .esc: state.overlay = nil; setNotice(&state, "Cancelled: nothing was done."); return []
+        choice = c.choices[i]
+    case .esc, .backspace, .char("-"): state.overlay = nil; setNotice(&state, "Cancelled: nothing was done."); return []
+    case .char(let ch) where ch.isASCII && ch.isNumber:
+        // A digit selects (the keypad's way to answer); Enter then does it.
+        guard let n = ch.wholeNumberValue, n >= 1, n <= c.choices.count else { return [] }
+        var selected = c
+        selected.selected = n - 1
+        state.overlay = .confirm(selected)
+        setNotice(&state, "Enter: \(c.choices[n - 1].label). Esc or - cancels.")
+        return []
     case .char(let ch):
         let lower = Character(ch.lowercased())
         if lower == "n" && !c.choices.contains(where: { $0.key == "n" }) {
@@ -61,14 +72,16 @@ func confirmOverlay(_ c: Confirmation, _ s: AppState, _ buf: inout ScreenBuffer)
     for l in lines where y < r.maxY - 1 { buf.put(l, x: r.x + 3, y: y, role: .normal, maxWidth: r.width - 6); y += 1 }
     y += 1
     for (i, ch) in c.choices.enumerated() where y < r.maxY - 1 {
-        // Enter is offered only where it picks the first choice (never for charged / not charged, charging again).
-        let k = (i == 0 && c.enterPicksFirst ? "Enter/" : "") + String(ch.key)
-        let used = buf.put("[" + k + "] ", x: r.x + 3, y: y, role: .helpKey, attrs: .bold)
-        buf.put(ch.label, x: r.x + 3 + used, y: y, role: .normal, maxWidth: r.width - 6 - used)
+        // Each choice has its letter and its number; Enter is offered beside the one it picks now (none at first
+        // where every choice matters: charged / not charged, charging again).
+        let selected = c.selected == i
+        let k = (selected ? "Enter/" : "") + String(ch.key) + "/\(i + 1)"
+        let used = buf.put((selected ? "▸" : " ") + "[" + k + "] ", x: r.x + 2, y: y, role: .helpKey, attrs: .bold)
+        buf.put(ch.label, x: r.x + 2 + used, y: y, role: .normal, maxWidth: r.width - 5 - used)
         y += 1
     }
     if y < r.maxY - 1 {
-        let used = buf.put("[Esc" + (c.choices.contains { $0.key == "n" } ? "" : "/n") + "] ", x: r.x + 3, y: y, role: .helpKey, attrs: .bold)
-        buf.put("cancel, nothing happens", x: r.x + 3 + used, y: y, role: .normal, maxWidth: r.width - 6 - used)
+        let used = buf.put(" [Esc" + (c.choices.contains { $0.key == "n" } ? "" : "/n") + "/-] ", x: r.x + 2, y: y, role: .helpKey, attrs: .bold)
+        buf.put("cancel, nothing happens", x: r.x + 2 + used, y: y, role: .normal, maxWidth: r.width - 5 - used)
     }
 }

@@ -20,6 +20,10 @@ func handleReportKey(_ state: inout AppState, _ panel: ReportPanel, _ key: Key) 
     case .cancel?, .submit?, .report?:
         state.overlay = nil
         return []
+    case .menu?:
+        // Over the report: export, close, or a screen, by number.
+        state.overlay = .report(p)
+        return openMenu(&state)
     default:
         if case .char(let c) = key, c == "e" || c == "E" {
             state.overlay = .report(p)
@@ -84,7 +88,7 @@ func reportOverlay(_ p: ReportPanel, _ s: AppState, _ buf: inout ScreenBuffer) {
         y += 1
     }
     let more = lines.count > page ? "  lines \(p.scroll + 1)–\(min(lines.count, p.scroll + page)) of \(lines.count), ↑↓ PgUp PgDn scroll" : ""
-    let keys = "\(s.keymap.hint(.export)) export CSV  Esc close" + more
+    let keys = "\(s.keymap.hint(.export)) CSV  \(s.keymap.hint(.menu)) menu  Esc close" + more
     buf.put(keys, x: r.x + 2, y: r.maxY - 2, role: .hint, maxWidth: r.width - 4)
     if let first = p.exported.first, let slash = first.lastIndex(of: "/") {
         let dir = String(first[..<slash])

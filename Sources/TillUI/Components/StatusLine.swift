@@ -8,7 +8,7 @@ func noticeLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
     } else if let warn = s.startupWarnings.first {
         buf.put("! " + warn, x: 1, y: y, role: .warning, maxWidth: w - 2)
     } else {
-        let keys = "\(s.keymap.hint(.help)) help  \(s.keymap.hint(.quit)) quit"
+        let keys = "\(s.keymap.hint(.help)) help  \(s.keymap.hint(.menu)) menu  \(s.keymap.hint(.quit)) quit"
         buf.put(keys, x: 1, y: y, role: .hint, maxWidth: w - 2)
     }
 }

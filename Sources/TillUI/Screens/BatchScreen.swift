@@ -27,22 +27,32 @@ enum BatchScreen: ScreenComponent {
                 form.errors["batchName"] = "Type a name for the new batch (e.g. the shift)."
                 return []
             }
-            let r = Request.batch(BatchRequest(command: .open, batchName: name))
-            guard validate(r) else { return [] }
+            guard validate(.batch(BatchRequest(command: .open, batchName: name))) else { return [] }
             state.form = form
-            var lines = ["Open a new batch named '\(name)'."]
-            if let b = state.batch, b.isOpen {
-                lines.append("The active batch \(b.name.map { "'\($0)'" } ?? b.id ?? "") will be closed first.")
-            }
-            state.overlay = .confirm(Confirmation(title: "Open batch?", lines: lines,
-                                                  choices: [ConfirmChoice(key: "y", label: "open", action: .send(r))]))
-            return []
+            return confirmOpen(&state, name: name)
         }
         state.form = form
         return confirmClose(&state, target: BatchKey(text: opt("batchId") ?? ""))
     }
 
     static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { batchScreen(state, r, &buf) }
+}
+
+/// Asks before opening a batch (shift) with this name; the active one, if any, is closed first.
+func confirmOpen(_ state: inout AppState, name: String) -> [Command] {
+    let r = Request.batch(BatchRequest(command: .open, batchName: name))
+    if let e = TerminalRequest(caller: validationCaller, request: r).validationErrors().first {
+        state.forms[.batch]?.errors["batchName"] = e.message
+        setNotice(&state, e.message, error: true)
+        return []
+    }
+    var lines = ["Open a new batch named '\(name)'."]
+    if let b = state.batch, b.isOpen {
+        lines.append("The active batch \(b.name.map { "'\($0)'" } ?? b.id ?? "") will be closed first.")
+    }
+    state.overlay = .confirm(Confirmation(title: "Open batch?", lines: lines,
+                                          choices: [ConfirmChoice(key: "y", label: "open", action: .send(r))]))
+    return []
 }
 
 /// Asks before closing the batch the cashier typed in Close (read as `till report --batch` reads it, `BatchKey`):

@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+/// Issue 10: a whole shift with `--keymap keypad` and ONLY the numeric keypad's keys, sent as tmux's key names
+/// KP0…KP9, KP., KPEnter, KP+, KP-, KP*, KP/. till's ncurses turns application keypad mode on (keypad()), so tmux
+/// sends them as SS3 sequences (`ESC O p` … `ESC O y`, `ESC O M`, `ESC O k` …), most of which ncurses decodes into
+/// key codes of its own (KEY_A1 for 7, kpADD for +): the backend must read every one as the key it is.
+/// Menu lines are chosen by the digit the screen shows beside them, as a cashier reads it. Every key is counted;
+/// the README's keypad line is this test's output.
+@Suite(.serialized) struct KeypadShiftE2ETests {
+    final class Keypad {
+        let t: TillSession
+        var counts: [(String, Int)] = []
+        init(_ t: TillSession) { self.t = t }
+        func begin(_ name: String) { counts.append((name, 0)) }
+
+        /// Keypad keys only: anything else is a mistake of the test.
+        func keys(_ names: String..., sourceLocation: SourceLocation = #_sourceLocation) throws {
+            for n in names {
+                guard n.hasPrefix("KP") else { Issue.record("\(n) is not a keypad key", sourceLocation: sourceLocation); return }
+                counts[counts.count - 1].1 += 1
+                try t.keys(n)
+            }
+        }
+
+        /// Digits (and `.`) on the keypad.
+        func digits(_ text: String) throws {
+            for c in text { try keys(c == "." ? "KP." : "KP\(c)") }
+        }
+
+        /// Opens the menu (KP/), then presses the digit shown beside `label`.
+        func menu(_ label: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            try keys("KP/")
+            guard t.waitFor("Menu: ", label, sourceLocation: sourceLocation) else { return }
+            let screen = t.screen()
+            guard let d = "1234567890".first(where: { screen.contains("\($0)  \(label)") }) else {
+                Issue.record("no digit beside '\(label)' in the menu:\n\(screen)", sourceLocation: sourceLocation)
+                return
+            }
+            try keys("KP\(d)")
+        }
+
+        /// Waits (with a deadline) until a text is no longer on screen.
+        func waitGone(_ text: String, timeout: Double = 20, sourceLocation: SourceLocation = #_sourceLocation) {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if !t.screen().contains(text) { return }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            Issue.record("'\(text)' still on screen after \(timeout) s:\n\(t.screen())", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test func aWholeShiftOnTheNumericKeypad() throws {
+        let t = try TillSession(width: 80, height: 24, args: ["--keymap", "keypad", "--sim-speed", "0.2", "--timeout", "10"])
+        let k = Keypad(t)
+        t.waitFor("Amount", "no batch open")
+
+        k.begin("open the shift (at the first sale, one-key name) and sell 20.00")
+        try k.digits("20"); try k.keys("KPEnter")
+        t.waitFor("No shift open", "[Enter/o/1]"); try k.keys("KPEnter")
+        t.waitFor("BATCH OPENED"); try k.keys("KPEnter")
+        t.waitFor("SALE APPROVED € 20.00")
+        let stan = try #require(t.value(after: "STAN"))
+
+        k.begin("sale of 12.50 with the 10 % tip preset")
+        try k.digits("12.50"); try k.menu("Tip 10 %")
+        t.waitFor("= 1.25"); try k.keys("KPEnter")
+        t.waitFor("SALE APPROVED € 13.75")
+
+        k.begin("full refund of the 20.00 sale from its journal row")
+        try k.menu("Journal")
+        t.waitFor("Journal: current batch"); try k.digits(stan)
+        t.waitFor("1 of "); try k.menu("Refund this sale")
+        t.waitFor("Refund / cancel", "STAN           \(stan)"); try k.keys("KPEnter")
+        t.waitFor("Refund?", "Refund the FULL amount", "sale of € 20.00"); try k.keys("KPEnter")
+        t.waitFor("REFUNDED € 20.00")
+
+        k.begin("the journal and back")
+        try k.menu("Journal")
+        t.waitFor("Journal: current batch", "refund")
+        try k.menu("Sale")
+        t.waitFor("┌─ Sale ")
+
+        k.begin("close the shift; its Z report is shown")
+        try k.menu("Batch: open / close the shift")
+        t.waitFor("Active batch"); try k.menu("Close the shift")
+        t.waitFor("Close batch?"); try k.keys("KPEnter")
+        t.waitFor("Z report (closing)", "NET TOTAL")
+
+        k.begin("export the Z report as CSV and close it")
+        try k.menu("Export the report (CSV)")
+        t.waitFor("Saved 2 CSV files"); try k.keys("KPEnter")
+        k.waitGone("Z report (closing)")
+        t.waitFor("No batch is open.")
+
+        var report = "KEY COUNTS (80x24 keypad shift, keypad keys only)\n"
+        for (task, n) in k.counts { report += "| \(task) | \(n) |\n" }
+        report += "| total | \(k.counts.reduce(0) { $0 + $1.1 }) |\n"
+        print(report)
+        try? report.write(toFile: NSTemporaryDirectory() + "till-keypad-shift-keys.txt", atomically: true, encoding: .utf8)
+    }
+}

@@ -1,0 +1,196 @@
+import Testing
+import TillModel
+import TillProtocol
+@testable import TillUI
+
+/// Issue 10: "The `keypad` keymap does a whole shift: sale, tip presets, refund, batch open and close, the journal and
+/// back, on keypad keys". Only the keys a numeric keypad has (0-9 . Enter + - * /) are pressed here, with the
+/// shipped `keypad` keymap. Written against the code before the menu, on which each of them fails.
+@Suite struct KeypadShiftTests {
+    static let keypad: Keymap = try! Keymap.parse(ShippedResources.keymaps["keypad"]!, file: "keypad.toml", name: "keypad")
+
+    func keypadState(size: Size = Size(width: 80, height: 24)) -> AppState { readyState(size: size, keymap: Self.keypad) }
+
+    /// The keypad keys, as the backend reports them (`/` the menu, `E` Enter).
+    func keys(_ s: inout AppState, _ text: String) -> [Command] {
+        var all: [Command] = []
+        for c in text { all += update(&s, .key(c == "E" ? .enter : .char(c))) }
+        return all
+    }
+
+    /// Presses the digit the open menu shows beside `label` (as a cashier reads it off the screen).
+    func pick(_ s: inout AppState, _ label: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let text = view(s, size: s.size).text
+        guard let d = "1234567890".first(where: { text.contains("\($0)  \(label)") }) else {
+            Issue.record("no '\(label)' in the menu:\n\(text)", sourceLocation: sourceLocation)
+            return
+        }
+        _ = update(&s, .key(.char(d)))
+    }
+
+    func confirmation(_ s: AppState) -> TillUI.Confirmation? {
+        if case .confirm(let c)? = s.overlay { return c }
+        return nil
+    }
+
+    @Test func theMenuPutsATipPresetOnTheSale() {
+        var s = keypadState()
+        _ = keys(&s, "10/")
+        #expect(view(s, size: s.size).contains("Tip 10 %"))
+        _ = keys(&s, "2")   // 1 tip 5 %, 2 tip 10 %
+        #expect(s.overlay == nil)
+        #expect(s.form["amount"] == "10" && s.form["tipAmount"] == "10%")
+        _ = keys(&s, "E")
+        guard case .sale(let r)? = s.lastRequest else { Issue.record("no sale sent"); return }
+        #expect(r.amount == Money(cents: 1000) && r.tipAmount == Money(cents: 100))
+    }
+
+    @Test func keysWhileTheMenuIsOpenNeverReachAField() {
+        var s = keypadState()
+        _ = keys(&s, "5/")
+        #expect(view(s, size: s.size).contains("Menu: Sale"))
+        #expect(keys(&s, ".+*E") == [])
+        #expect(s.form["amount"] == "5" && s.screen == .sale)
+        #expect(view(s, size: s.size).contains("Menu: Sale"))
+        _ = keys(&s, "-")   // closes it
+        #expect(s.overlay == nil && s.form["amount"] == "5")
+        // On the journal the filter is a text field that takes a `/`: the menu key opens the menu all the same.
+        press(&s, .f(7))
+        _ = keys(&s, "/")
+        #expect(s.form["filter"] == "")
+        #expect(view(s, size: s.size).contains("Menu: Journal"))
+        _ = keys(&s, "/")   // the menu key again closes it
+        #expect(s.overlay == nil && s.form["filter"] == "")
+    }
+
+    @Test func aFullRefundFromAJournalRowAndBackToSale() {
+        var s = keypadState()
+        _ = keys(&s, "/7")   // Sale's menu: 1-4 tips, 5 Refund, 6 Batch, 7 Journal
+        #expect(s.screen == .journal)
+        _ = update(&s, .journalLoaded([entry(3, cents: 1250, tip: 125, response: approvedSaleResponse)]))
+        _ = keys(&s, "654321/1")   // the STAN in the filter, then 1: refund this sale
+        #expect(s.screen == .refund)
+        #expect(s.form["referenceNumber"] == "654321" && s.form["amount"] == "")
+        _ = keys(&s, "E")
+        #expect(confirmation(s)?.title == "Refund?")
+        #expect(confirmation(s)?.lines.first == "Refund the FULL amount of the payment")
+        _ = keys(&s, "E")
+        guard case .cancel(let r)? = s.lastRequest else { Issue.record("no refund sent"); return }
+        #expect(r.amount == nil && r.finder.referenceNumber == "654321")
+        _ = update(&s, .performed(.answered(entry(4, .cancel, cents: 1375, response: response("status=success&message=Transaction successful.&action=cancel&amount=1375&referenceNumber=654322"))), summary: "Refund"))
+        // The journal and back.
+        _ = keys(&s, "/")
+        pick(&s, "Journal")
+        #expect(s.screen == .journal)
+        _ = keys(&s, "/")
+        pick(&s, "Sale")
+        #expect(s.screen == .sale && s.overlay == nil)
+    }
+
+    @Test func theShiftOpensAndClosesFromTheBatchScreen() {
+        var s = keypadState()
+        s.cashier = "Ana"
+        _ = update(&s, .batchLoaded(BatchInfo(isOpen: false)))
+        _ = keys(&s, "/6")
+        #expect(s.screen == .batch)
+        _ = keys(&s, "/1")   // open a shift, named from the cashier and the day
+        #expect(confirmation(s)?.title == "Open batch?")
+        _ = keys(&s, "E")
+        #expect(s.lastRequest == .batch(BatchRequest(command: .open, batchName: "Ana 2026-11-22")))
+        _ = update(&s, .performed(.answered(entry(1, .batch, cents: nil, response: response("status=success&message=Batch opened&action=batch&command=open&batchName=Ana 2026-11-22&batchId=7885F4F1-59CA-42C2-81BB-6DB48AA138A6"))), summary: "Open batch"))
+        #expect(s.batch?.isOpen == true)
+        _ = keys(&s, "/2")   // close the shift
+        #expect(confirmation(s)?.title == "Close batch?")
+        _ = keys(&s, "E")
+        #expect(s.lastRequest == .batch(BatchRequest(command: .close)))
+    }
+
+    @Test func theZReportIsExportedAndClosedFromTheKeypad() {
+        var s = keypadState()
+        _ = update(&s, .reportLoaded(sampleReport(kind: .closing), show: true))
+        _ = keys(&s, "/")
+        #expect(view(s, size: s.size).contains("Export the report (CSV)"))
+        #expect(keys(&s, "1") == [.exportReport(batch: .id("7885F4F1-59CA-42C2-81BB-6DB48AA138A6"), format: s.reportFormat)])
+        guard case .report? = s.overlay else { Issue.record("the report went away"); return }
+        _ = keys(&s, "E")
+        #expect(s.overlay == nil)
+    }
+
+    @Test func aDigitThenEnterAnswersAConfirmationButOneEnterNeverChargesAgain() {
+        var s = keypadState()
+        _ = update(&s, .unresolvedLoaded([entry(4, cents: 909, state: .unknown, note: "no answer")], recovered: false))
+        _ = keys(&s, "12E")
+        #expect(confirmation(s)?.title == "Earlier payment UNKNOWN")
+        // Enter alone, twice, and a digit with no choice: nothing is sent.
+        #expect(keys(&s, "EE9E") == [] && s.pending == nil)
+        #expect(confirmation(s) != nil)
+        // A digit alone selects; only Enter after it charges.
+        #expect(keys(&s, "1") == [] && s.pending == nil)
+        #expect(view(s, size: s.size).contains("[Enter/y/1] charge anyway"))
+        let cmds = keys(&s, "E")
+        #expect(cmds.contains { if case .performConfirmed = $0 { return true }; return false })
+    }
+
+    @Test func unresolvedHasNoDefaultAndTakesADigit() {
+        var s = keypadState()
+        let e = entry(4, cents: 909, state: .unknown, note: "no answer")
+        _ = update(&s, .unresolvedLoaded([e], recovered: false))
+        press(&s, .f(8))
+        _ = keys(&s, "E")
+        #expect(confirmation(s)?.title.hasPrefix("Resolve") == true)
+        #expect(keys(&s, "E") == [])
+        #expect(keys(&s, "2E") == [.resolve(entryId: 4, charged: false, note: "")])
+        // Cancelled with the keypad's `-`: nothing happens.
+        _ = keys(&s, "E")
+        #expect(keys(&s, "-") == [] && s.overlay == nil)
+    }
+
+    @Test func aTotalAboveTheLimitTakesADigitThenEnter() {
+        var s = keypadState()
+        s.confirmAbove = Money(cents: 100_00)
+        _ = keys(&s, "150E")
+        #expect(confirmation(s)?.title == "Check the amount")
+        #expect(keys(&s, "E") == [] && s.pending == nil)
+        _ = keys(&s, "1E")
+        #expect(s.pending?.action == .sale)
+    }
+
+    @Test func aPaymentInFlightIsAbortedOrLeftFromTheMenu() {
+        var s = keypadState()
+        _ = keys(&s, "8.08E")
+        #expect(s.pending?.action == .sale)
+        _ = keys(&s, "/")
+        pick(&s, "Abort the payment")
+        #expect(s.pending?.abortRequested == true)
+        // Stop waiting asks first, and one Enter never answers it.
+        _ = keys(&s, "/")
+        pick(&s, "Stop waiting")
+        #expect(confirmation(s)?.title == "Stop waiting?")
+        #expect(keys(&s, "E") == [])
+        #expect(keys(&s, "1E") == [.stopWaiting])
+    }
+
+    @Test func theDefaultKeymapOpensTheMenuWithAltO() {
+        var s = readyState()
+        type(&s, "7")
+        press(&s, .alt("o"))
+        #expect(view(s, size: s.size).contains("Menu: Sale"))
+        press(&s, .char("3"))
+        #expect(s.form["tipAmount"] == "15%" && s.form["amount"] == "7")
+    }
+
+    @Test func theMenuGolden() {
+        var s = keypadState()
+        _ = keys(&s, "12.5/")
+        Golden.check("menu-sale-keypad-80x24", view(s, size: s.size))
+        var j = keypadState()
+        _ = keys(&j, "/7")
+        _ = update(&j, .journalLoaded([entry(1, cents: 1250, tip: 125, response: approvedSaleResponse, at: fixedNow - 3_600_000)]))
+        _ = keys(&j, "/")
+        Golden.check("menu-journal-keypad-80x24", view(j, size: j.size))
+        var c = keypadState()
+        _ = update(&c, .unresolvedLoaded([entry(4, cents: 909, state: .unknown, note: "no answer")], recovered: false))
+        _ = keys(&c, "12E2")
+        Golden.check("confirm-keypad-selected-80x24", view(c, size: c.size))
+    }
+}
