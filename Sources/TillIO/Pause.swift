@@ -14,9 +14,12 @@ public enum Pause {
         let waiter = Waiter()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                guard waiter.set(c) else { return }
+                // The timer is cancelled with the task: a payment's 90 s timer, cancelled by its answer, must not
+                // wake an idle till 90 s later.
+                let timer = DispatchWorkItem { waiter.resume() }
+                guard waiter.set(c, timer: timer) else { return }
                 let ns = Int(min(nanoseconds, UInt64(Int.max / 2)))
-                queue.asyncAfter(deadline: .now() + .nanoseconds(ns)) { waiter.resume() }
+                queue.asyncAfter(deadline: .now() + .nanoseconds(ns), execute: timer)
             }
         } onCancel: {
             waiter.resume()
@@ -28,23 +31,28 @@ public enum Pause {
     private final class Waiter: @unchecked Sendable {
         private let lock = NSLock()
         private var continuation: CheckedContinuation<Void, Never>?
+        private var timer: DispatchWorkItem?
         private var done = false
 
-        /// Keeps `c`; false (and `c` resumed) when the wait is already over.
-        func set(_ c: CheckedContinuation<Void, Never>) -> Bool {
+        /// Keeps `c` and its timer; false (and `c` resumed) when the wait is already over.
+        func set(_ c: CheckedContinuation<Void, Never>, timer t: DispatchWorkItem) -> Bool {
             lock.lock()
             if done { lock.unlock(); c.resume(); return false }
             continuation = c
+            timer = t
             lock.unlock()
             return true
         }
 
+        /// Ends the wait (the time came, or the task was cancelled: then its timer is cancelled too).
         func resume() {
             lock.lock()
-            let c = continuation
+            let c = continuation, t = timer
             continuation = nil
+            timer = nil
             done = true
             lock.unlock()
+            t?.cancel()
             c?.resume()
         }
     }

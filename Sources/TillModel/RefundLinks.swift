@@ -14,8 +14,11 @@ public struct RefundLinks: Sendable, Hashable {
     public private(set) var original: [Int64: Int64] = [:]
     /// Payment entry id → its approved refunds, oldest first.
     public private(set) var refunds: [Int64: [Int64]] = [:]
-    /// Payment entry id → the money its approved refunds gave back.
+    /// Payment entry id → the money its approved refunds gave back, where their amounts are known.
     public private(set) var refunded: [Int64: Money] = [:]
+    /// Payments with an approved refund whose amount nobody knows: a refund "in full" marked charged with no answer.
+    /// Never counted as 0.00 (that would read as "nothing went back" and invite a second refund).
+    public private(set) var unknownAmount: Set<Int64> = []
 
     public init() {}
 
@@ -49,7 +52,8 @@ public struct RefundLinks: Sendable, Hashable {
             original[e.id] = sale.id
             guard e.state == .approved else { continue }
             refunds[sale.id, default: []].append(e.id)
-            refunded[sale.id, default: .zero] = refunded[sale.id, default: .zero] + (e.response?.amount ?? e.amount ?? .zero)
+            if let amount = e.response?.amount ?? e.amount { refunded[sale.id, default: .zero] = refunded[sale.id, default: .zero] + amount }
+            else { unknownAmount.insert(sale.id) }
         }
     }
 

@@ -144,13 +144,21 @@ public final class NcursesBackend {
             // The rest of a sequence arrives with its start; wait a moment for a slow link, no longer.
             till_timeout(Self.sequenceDelayMs)
             var body: [UInt8] = []
-            while body.count < 16 {
+            var overlong = false
+            // A sequence's bytes are 0x20–0x7E, the last one 0x40–0x7E. Anything else (a key ncurses decoded, a
+            // control or non-ASCII byte) is not part of it: given back, so the next read returns it (never lost).
+            // An over-long body is read to its final byte and dropped whole: none of it is ever typed.
+            for _ in 0..<256 {
                 var b: wint_t = 0
-                guard till_get_wch(&b) == 0, b < 0x80 else { break }
-                body.append(UInt8(b))
-                if b >= 0x40 && b <= 0x7E { break }   // a final byte ends the sequence
+                let got = till_get_wch(&b)
+                if got == till_err() { break }
+                if got == till_key_code_yes() { _ = till_unget_key(Int32(b)); break }
+                guard b >= 0x20 && b <= 0x7E else { _ = till_unget_wch(b); break }
+                if body.count < Self.longestSequence { body.append(UInt8(b)) } else { overlong = true }
+                if b >= 0x40 { break }   // the final byte
             }
             if body.isEmpty { return .key(.alt(next == 0x5B ? "[" : "O")) }
+            if overlong { return .ignored }
             return Self.keyFromSequence(introducer: UInt8(next), body).map { .key($0) } ?? .ignored
         }
         if next >= 32, let s = Unicode.Scalar(UInt32(next)) { return .key(.alt(Character(s))) }
@@ -161,6 +169,8 @@ public final class NcursesBackend {
 
     /// How long the rest of an escape sequence may take to arrive once its first two bytes did.
     static let sequenceDelayMs: Int32 = 25
+    /// The longest sequence body till reads as a key (`24;5~` and the like fit many times over).
+    static let longestSequence = 16
 
     /// An escape sequence's key: `introducer` is `[` (CSI) or `O` (SS3), `body` what follows up to and with
     /// its final byte (`4~`, `F`, `1;5A`). Modifiers are dropped (Ctrl-↑ is ↑); nil for a sequence till
@@ -188,6 +198,7 @@ public final class NcursesBackend {
             case 0x6B: return .char("+")
             case 0x6D: return .char("-")
             case 0x6E: return .char(".")
+            case 0x6C: return .char(",")                          // l: the VT220 keypad comma
             case 0x6F: return .char("/")
             default: return nil
             }

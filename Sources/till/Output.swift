@@ -68,6 +68,11 @@ struct ByteWriter {
     /// Whether a field's name (UTF-8) is one of `Secrets.fieldNames`.
     @inline(__always) static func isSecret(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
         for s in secretNames where s.count == name.count && s.elementsEqual(name) { return true }
+        // A name that is not plain ASCII is compared as text, as the text output and the journal compare it
+        // (canonical equivalence: "merchant\u{212A}ey", with the Kelvin sign, is "merchantKey").
+        if name.contains(where: { $0 >= 0x80 }) {
+            return Secrets.fieldNames.contains(String(decoding: name, as: UTF8.self))
+        }
         return false
     }
 

@@ -31,6 +31,21 @@ import Testing
         #expect(!t.screen().contains("refused"), "\(t.screen())")
     }
 
+    // Found by review: a sequence longer than till reads (16 bytes) stopped there and the rest was typed, so digits
+    // landed in the amount; now the whole sequence is dropped. The VT220 keypad comma (ESC O l) was dropped too.
+    @Test func anOverlongSequenceTypesNothingAndTheKeypadCommaTypesAComma() throws {
+        let t = try TillSession(args: fast)
+        t.waitFor("Amount", "Ready")
+        try t.bytes([0x1B, 0x5B] + Array(repeating: 0x31, count: 30) + [0x7E])
+        try t.type("5")
+        t.waitFor("€ 5_")
+        #expect(!t.screen().contains("111"), "\(t.screen())")
+        try t.type("2")
+        try t.bytes([0x1B, 0x4F, 0x6C])
+        try t.type("5")
+        t.waitFor("€ 52,5_")
+    }
+
     // Esc and the next key in one read (as tmux, a fast cashier or a keypad macro sends them): ncurses gave
     // the F-key to the Alt-key check after Esc, which dropped it; F7 after Esc did nothing.
     @Test func aKeyRightAfterEscIsNotDropped() throws {

@@ -163,6 +163,8 @@ final class TillSession {
 
     /// Types text literally.
     func type(_ text: String) throws { try tmux(["send-keys", "-t", name, "-l", text]) }
+    /// Sends raw bytes, as a terminal (or an attacker at its line) would: an escape sequence tmux has no name for.
+    func bytes(_ b: [UInt8]) throws { try tmux(["send-keys", "-t", name, "-H"] + b.map { String(format: "%02x", $0) }) }
 
     func screen() -> String { (try? tmux(["capture-pane", "-p", "-t", name])) ?? "" }
 

@@ -26,6 +26,9 @@ struct ByteOutputTests {
             "cb://result?status=fail&message=(-12) TRANSACTION_DECLINED_BY_SERVER&action=SALE&amount=50&tipAmount=-5&installments=three",
             "cb://result?status=success&action=sale& x%20y = %20a%26b%20 &flag&&cardType=%zz&zz=Caf%C3%A9&zz=dup&tid2=%FF",
             "cb://result?%6Derchant%4Bey=hidden&status=success&action=batch&command=open&batchName=Caf\u{E9} du Nord",
+            // merchantKey with a Kelvin sign for its K: the same name to Swift's String (canonical equivalence), so
+            // redacted by the text output and the journal; --json compared bytes and printed it (found by review).
+            "cb://result?status=success&action=sale&amount=7&merchant%E2%84%AAey=kelvin-secret",
             "cb://result?status=success&action=sale&transactionDate=0001-01-01T00:00:00Z&amount=1",
             "cb://result?status=success&action=sale&transactionDate=2026-11-23T23:59:59.9999999-12:00&amount=999999999999",
         ]

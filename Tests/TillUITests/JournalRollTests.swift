@@ -77,6 +77,22 @@ import TillProtocol
     // The terminal finds the payment by the short order code, else the order code, else the STAN (the simulator's
     // `find`); the link follows it. Found by review: naming an order code and a short code linked the order code's
     // sale, while the terminal refunded the short code's (that sale then read "not refunded": refundable twice).
+    // Found by review: a refund in full that got no answer, marked charged, counted as 0.00 ("refunded 0.00" reads
+    // as nothing went back, and invites a second refund). Its amount is unknown, and the screen says so.
+    @Test func aRefundOfUnknownAmountIsNeverZero() {
+        var r = entry(2, .cancel, cents: nil, state: .approved, response: nil, note: "Marked charged", at: fixedNow)
+        r.requestURL = "vivapayclient://pay/v1?action=cancel&referenceNumber=111111"
+        let links = RefundLinks([Self.sale, r])
+        #expect(links.original[2] == 1)
+        #expect(links.refunded[1] == nil && links.unknownAmount == [1])
+        var s = Self.journal([Self.sale, r], size: Size(width: 120, height: 40))
+        let list = view(s, size: s.size).text
+        #expect(list.contains("refunded, amount ?") && !list.contains("refunded 0.00"), "\(list)")
+        press(&s, .enter)   // the sale's detail (the first row)
+        let detail = view(s, size: s.size).text
+        #expect(detail.contains("amount unknown of € 22.00: check the terminal"), "\(detail)")
+    }
+
     @Test func aRefundLinksThePaymentTheTerminalFindsByItsKeys() {
         let other = entry(3, cents: 4000, response: response(
             "status=success&action=sale&amount=4000&referenceNumber=333333&orderCode=3333333333333333&shortOrderCode=3333333333"),

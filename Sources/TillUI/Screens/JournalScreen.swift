@@ -207,6 +207,9 @@ func refundLinkTexts(_ e: JournalEntry, _ s: AppState) -> [String] {
         let amount = Format.total(sale, s.tipStyle).map { $0.formatted() + " " } ?? ""
         return ["refund of \(amount)\(what) \(when)", "of \(amount)\(what) \(when)", "of \(what) \(when)", "\(what) \(when)", "of \(when)"]
     }
+    if links.unknownAmount.contains(e.id) {
+        return [links.refunded[e.id].map { "refunded " + $0.formatted() + " + ?" } ?? "refunded, amount ?", "refunded ?"]
+    }
     if let back = links.refunded[e.id] { return ["refunded " + back.formatted(), "refunded"] }
     return []
 }
@@ -332,9 +335,12 @@ func cashierDetailRows(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
         }
     }
     if e.action == .cancel { add("Refund of", refundOfText(e, s)) }
-    if let back = s.journal.links.refunded[e.id] {
+    let unknownBack = s.journal.links.unknownAmount.contains(e.id)
+    if s.journal.links.refunded[e.id] != nil || unknownBack {
         let of = Format.total(e, s.tipStyle).map { " of " + Format.money($0, s.currency) } ?? ""
-        add("Refunded", Format.money(back, s.currency) + of, .warning)
+        let known = s.journal.links.refunded[e.id].map { Format.money($0, s.currency) + of } ?? "amount unknown" + of
+        add("Refunded", known + (unknownBack && s.journal.links.refunded[e.id] != nil ? ", and a refund of unknown amount" : "")
+            + (unknownBack ? ": check the terminal" : ""), .warning)
         let refunds = (s.journal.links.refunds[e.id] ?? []).compactMap { s.journal.entry($0) }.map { r in
             "#\(r.id) at " + Format.hoursMinutesOfDay(r.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
                 + (Format.total(r, s.tipStyle).map { " " + Format.money($0, s.currency) } ?? "")
