@@ -276,7 +276,9 @@ public enum TillFactory {
                                       caller: Caller? = nil, pipeStderrPath: String? = nil) async throws -> TillController {
         let c = config.overridden(by: overrides)
         let journal = try Journal(path: c.resolvedJournalPath, tipStyle: c.resolvedTip)
+        StartTrace.mark("journal open")
         let transport = try makeTransport(c, pipeStderrPath: pipeStderrPath)
+        StartTrace.mark("transport made")
         let controller = TillController(transport: transport, journal: journal, caller: caller ?? c.caller(),
                                         timeoutMs: c.resolvedTimeoutMs)
         try await controller.start()

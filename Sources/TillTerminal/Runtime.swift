@@ -96,6 +96,7 @@ public final class Runtime: Sendable {
         // The first frame is fully informed: the shift and anything unresolved are read from the
         // journal (a few rows) before it is drawn, not after the first answer arrives.
         let preload = Preload(batch: await service.batch(), unresolved: await service.unresolved())
+        StartTrace.mark("shift and unresolved read")
         let events = service.events()
         let eventTask = Task { [inbox] in
             for await e in events { inbox.post(.event(e)) }
@@ -149,6 +150,7 @@ public final class Runtime: Sendable {
 
     func loop(_ preload: Preload?) -> RuntimeEnd {
         let backend = NcursesBackend(theme: options.theme, monochrome: options.monochrome)
+        StartTrace.mark("ncurses started")
         defer { backend.end() }
         // After ncurses started: its SIGWINCH handler is kept and called; the pipe wakes the loop.
         SignalPipe.install([SIGWINCH])
@@ -158,6 +160,7 @@ public final class Runtime: Sendable {
         var buf = ScreenBuffer(size: state.size)
         render(state, into: &buf)
         backend.paint(buf)
+        StartTrace.mark("first frame painted")
         var lastSecond = state.nowMs / 1000
         var lastTenth = state.nowMs / 100
         var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),

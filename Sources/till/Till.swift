@@ -1,6 +1,7 @@
 import ArgumentParser
 import CTillExecutor
 import Foundation
+import TillIO
 
 /// `till` with no arguments starts the cashier's full-screen UI; every action also has a headless command.
 @main
@@ -18,6 +19,7 @@ struct Till: AsyncParsableCommand {
     static func main() async {
         // Before any task starts: Swift concurrency's jobs on dispatch's overcommit queue, so that no
         // worker-pool monitor wakes an idle till once a second (CTillExecutor explains).
+        StartTrace.begin()
         _ = till_install_executor()
         // A parent may start till from a thread that blocks signals (libdispatch's worker threads
         // block SIGTERM, SIGINT, …) and the mask is inherited: then `kill` could not stop till.
@@ -26,6 +28,7 @@ struct Till: AsyncParsableCommand {
         sigprocmask(SIG_SETMASK, &none, nil)
         do {
             var command = try parseAsRoot()
+            StartTrace.mark("arguments parsed")
             if var command = command as? AsyncParsableCommand {
                 try await command.run()
             } else {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TillCore
+import TillIO
 import TillTerminal
 import TillUI
 
@@ -34,16 +35,19 @@ struct UICommand: AsyncParsableCommand {
         // entry in flight is journaled unknown and the bridge stopped before the process ends.
         SignalPipe.install([SIGTERM, SIGHUP])
         let settings = global.settings()
+        StartTrace.mark("config read")
         let env = ProcessInfo.processInfo.environment
         let resources = Resources(environment: env)
         let (theme, themeWarning) = resources.theme(self.theme ?? settings.theme)
         let (keymap, keymapWarning) = resources.keymap(self.keymap ?? settings.keymap)
         let warnings = [themeWarning, keymapWarning].compactMap { $0 }
+        StartTrace.mark("theme and keymap")
         let controller: TillController
         do { controller = try await TillFactory.makeController(config: settings) } catch {
             printToStandardError("till: cannot start: \(error)")
             throw ExitCode(3)
         }
+        StartTrace.mark("controller started (journal, transport, backlog)")
         let mono = noColor || !(env["NO_COLOR"] ?? "").isEmpty
         var options = RuntimeOptions(theme: theme, keymap: keymap, monochrome: mono, warnings: warnings,
                                      currency: settings.currency ?? "€", decimalSeparator: settings.decimalSeparator ?? ".")

@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+/// An idle till sleeps (issue 11): after a sale, with nothing in flight, the whole process wakes only for the
+/// status line's clock, once a second. Counted as the kernel counts it: every thread's voluntary context switches
+/// (a thread that slept and was woken) in /proc. Two things this catches: a timer left running after the answer
+/// (a payment's 90 s timer, cancelled by the answer, used to fire anyway), and libdispatch's worker-pool monitor,
+/// a 1 Hz timer that Swift concurrency's default executor starts on Linux (`CTillExecutor` keeps it off).
+@Suite(.serialized) struct IdleE2ETests {
+    /// Voluntary context switches of every thread of `pid`.
+    static func wakeUps(_ pid: Int32) -> Int {
+        let base = "/proc/\(pid)/task"
+        var total = 0
+        for t in (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? [] {
+            guard let status = try? String(contentsOfFile: "\(base)/\(t)/status", encoding: .utf8) else { continue }
+            for line in status.split(separator: "\n") where line.hasPrefix("voluntary_ctxt_switches:") {
+                total += Int(line.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) ?? 0
+            }
+        }
+        return total
+    }
+
+    @Test func anIdleTillWakesOnlyForItsClock() throws {
+        let t = try TillSession(args: ["--sim-speed", "0"])
+        try t.openShift()
+        try t.type("3.20")
+        try t.keys("Enter")
+        t.waitFor("SALE APPROVED")
+        // Dispatch ends its idle worker threads after 5 s; what is left is the idle process.
+        Thread.sleep(forTimeInterval: 7)
+        let pid = t.tillPid
+        let before = Self.wakeUps(pid)
+        Thread.sleep(forTimeInterval: 6)
+        let woken = Self.wakeUps(pid) - before
+        // The clock: 6 (or 7) in 6 s. The monitor or a stray timer would add 6 or more.
+        #expect(woken <= 9, "an idle till woke \(woken) times in 6 s (its clock needs 6)")
+        #expect(TillSession.running(pid))
+    }
+}
