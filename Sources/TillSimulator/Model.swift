@@ -275,11 +275,14 @@ public struct SimulatorState: Sendable, Hashable, Codable {
     /// How many transactions `byStan` and `byShortOrderCode` cover.
     var indexed: Int
     var byClientTransactionId: [String: Int]
+    /// Every transaction by its card number, oldest first (also brought up to date by `catchUpIndices`): a refund
+    /// with no key lists "the last 3 transactions made with the presented card" without reading the whole history.
+    var byCard: [String: [Int]]
 
     public init() {
         rng = nil; nextStan = 1; batchCount = 0; orderCount = 0; activeBatch = nil; closedBatches = []
         transactions = []; pending = nil; lastInstant = nil; setup = SimSetup()
-        byStan = [:]; byShortOrderCode = [:]; indexed = 0; byClientTransactionId = [:]
+        byStan = [:]; byShortOrderCode = [:]; indexed = 0; byClientTransactionId = [:]; byCard = [:]
     }
 
     enum CodingKeys: String, CodingKey {
@@ -351,8 +354,15 @@ public struct SimulatorState: Sendable, Hashable, Codable {
             let t = transactions[indexed]
             if let stan = SimulatorState.number(t.referenceNumber, digits: 6) { byStan[stan] = indexed }
             if let short = SimulatorState.number(t.shortOrderCode, digits: 10) { byShortOrderCode[short] = indexed }
+            byCard[t.accountNumber, default: []].append(indexed)
             indexed += 1
         }
+    }
+
+    /// The transactions made with this card number, oldest first.
+    mutating func indices(card: String) -> [Int] {
+        catchUpIndices()
+        return byCard[card] ?? []
     }
 
     /// The transaction with this order code.

@@ -459,11 +459,10 @@ public final class TerminalSimulator {
         guard let latest = state.transactions.lastIndex(where: eligible) else { return nil }
         let card = state.transactions[latest].accountNumber
         var lastThree: [Int] = []
-        var i = state.transactions.count - 1
-        while i >= 0, lastThree.count < 3 {
+        for i in state.indices(card: card).reversed() {
             let t = state.transactions[i]
-            if t.accountNumber == card, t.approved, t.kind == .sale || t.kind == .capture { lastThree.append(i) }
-            i -= 1
+            if t.approved, t.kind == .sale || t.kind == .capture { lastThree.append(i) }
+            if lastThree.count == 3 { break }
         }
         let choices = lastThree.filter { eligible(state.transactions[$0]) }
         // All of the card's last three are refunded already: the list offers nothing older.

@@ -45,7 +45,12 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
         }
         return []
     case .journalLoaded(let entries):
+        // The highlight stays on the entry it was on, not on the row number: a payment journaled meanwhile comes in
+        // at the top, and F5 must refund the sale the cashier picked (found by hand: after a refund, the rows had
+        // moved and Enter opened another entry).
+        let picked = state.visibleJournal.indices.contains(state.journal.selected) ? state.visibleJournal[state.journal.selected].id : nil
         state.journal.entries = entries
+        if let picked, let i = state.visibleJournal.firstIndex(where: { $0.id == picked }) { state.journal.selected = i }
         state.journal.loading = false
         if let d = state.journal.detail, let fresh = entries.first(where: { $0.id == d.id }) { state.journal.detail = fresh }
         clampJournal(&state)

@@ -79,6 +79,18 @@ import TillProtocol
     // sale, while the terminal refunded the short code's (that sale then read "not refunded": refundable twice).
     // Found by review: a refund in full that got no answer, marked charged, counted as 0.00 ("refunded 0.00" reads
     // as nothing went back, and invites a second refund). Its amount is unknown, and the screen says so.
+    // Found by hand at 80x24: the highlight was a row number, so a row journaled meanwhile (at the top) moved it onto
+    // another payment; F5 would then have offered to refund that one. It stays on the entry picked.
+    @Test func theHighlightStaysOnTheEntryWhenRowsArrive() {
+        let older = entry(1, cents: 1250, response: approvedSaleResponse, at: fixedNow - 60_000)
+        let picked = entry(2, cents: 2200, response: approvedSaleResponse, at: fixedNow - 30_000)
+        var s = Self.journal([picked, older])
+        press(&s, .down)
+        #expect(s.visibleJournal[s.journal.selected].id == 1)
+        _ = update(&s, .journalLoaded([entry(3, cents: 700, response: approvedSaleResponse, at: fixedNow), picked, older]))
+        #expect(s.visibleJournal[s.journal.selected].id == 1, "the highlight moved to #\(s.visibleJournal[s.journal.selected].id)")
+    }
+
     @Test func aRefundOfUnknownAmountIsNeverZero() {
         var r = entry(2, .cancel, cents: nil, state: .approved, response: nil, note: "Marked charged", at: fixedNow)
         r.requestURL = "vivapayclient://pay/v1?action=cancel&referenceNumber=111111"
