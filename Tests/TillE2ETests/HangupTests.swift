@@ -22,7 +22,7 @@ import Testing
         // A shift must be open to sell: opened beforehand on the built-in simulator, in the journal the UI then uses
         // with a bridge that never answers (the last --journal given is the one till takes).
         let journal = NSTemporaryDirectory() + "till-e2e-hangup-\(UUID().uuidString.prefix(8)).sqlite"
-        defer { for suffix in ["", "-wal", "-shm", ".lock"] { unlink(journal + suffix) } }
+        defer { for suffix in ["", "-wal", "-shm", ".lock", ".sim.json", ".sim.json.lock"] { unlink(journal + suffix) } }
         let opened = TillSession.spawn(["/usr/bin/env", "XDG_CONFIG_HOME=/nonexistent-till-config", TillSession.binary, "batch", "open",
                                         "--name", "Hangup", "--sim-speed", "0", "--sim-state", journal + ".sim.json", "--journal", journal],
                                        stdout: "/dev/null")

@@ -129,17 +129,21 @@ func run(_ h: Harness, _ range: Range<Int>) {
     }
 
     @Test func loadOfAMissingFileIsNil() throws {
-        #expect(try TerminalSimulator.loadState(from: tempDir() + "/nothing.json") == nil)
+        let dir = tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        #expect(try TerminalSimulator.loadState(from: dir + "/nothing.json") == nil)
     }
 
     @Test func loadOfAGarbledFileThrows() throws {
         let dir = tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         try AtomicFile.write("{not json", to: dir + "/s.json")
         #expect(throws: (any Error).self) { try TerminalSimulator.loadState(from: dir + "/s.json") }
     }
 
     @Test func saveLeavesNoTempFiles() throws {
         let dir = tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
         let h = Harness(instant)
         _ = h.send("sale&amount=100")
         try h.sim.save(to: dir + "/state.json")

@@ -177,7 +177,7 @@ func awaitGone(_ path: String, seconds: Double = 30) -> Bool {
     @Test func folderModeTakesRequestsAndAnswersByTheirId() throws {
         try requireBinary()
         let dir = tempDir() + "/drop"          // does not exist yet: the simulator creates it
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        defer { try? FileManager.default.removeItem(atPath: (dir as NSString).deletingLastPathComponent) }
         try Path.makeDirectories(dir + "/requests")
         try dropRequest(dir, id: "before-start", base + "sale&amount=700&clientTransactionId=early")
         let p = try SimProcess(["--dir", dir, "--speed", "0", "--state", dir + "/state.json"])
