@@ -193,4 +193,13 @@ import TillProtocol
         _ = keys(&c, "12E2")
         Golden.check("confirm-keypad-selected-80x24", view(c, size: c.size))
     }
+
+    // Found in review of the keypad shift: the Sale screen told a keypad cashier to press Alt-1 … for the tip presets,
+    // keys a numeric keypad does not have. With the menu on a plain key, the hint names the menu's route.
+    @Test func theTipHintNamesKeysTheKeypadHas() {
+        let keypad = view(keypadState(), size: Size(width: 80, height: 24)).text
+        #expect(keypad.contains("/1 5%") && keypad.contains("/4 none") && !keypad.contains("Alt-1"), "\(keypad)")
+        let standard = view(readyState(), size: Size(width: 80, height: 24)).text
+        #expect(standard.contains("Alt-1 5%"), "\(standard)")
+    }
 }

@@ -108,7 +108,7 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
             }
         }
         if f.id == "tipAmount", s.screen == .sale, y < r.maxY - 2 {
-            let presets = [KeyAction.tip5, .tip10, .tip15, .tipNone].map { s.keymap.hint($0) + " " + ($0 == .tipNone ? "none" : $0.label.replacingOccurrences(" %", "%").replacingOccurrences("Tip ", "")) }
+            let presets = [KeyAction.tip5, .tip10, .tip15, .tipNone].map { menuRouteHint($0, s) + " " + ($0 == .tipNone ? "none" : $0.label.replacingOccurrences(" %", "%").replacingOccurrences("Tip ", "")) }
             let text = presets.joined(separator: "  ")
             let px = text.count <= r.maxX - fieldX - 1 ? fieldX : r.x + 2
             buf.put(text.count <= r.maxX - px - 1 ? text : presets.joined(separator: " "), x: px, y: y, role: .hint, maxWidth: r.maxX - px - 1)
@@ -217,4 +217,13 @@ func escWord(_ s: AppState) -> String {
     if s.escAborts { return "abort" }
     if let f = s.form.focused, !f.text.isEmpty, s.screen != .journal { return "clear" }
     return s.screen == .sale ? "clear" : "back"
+}
+
+/// How a hint names the key for `action`: its own key; or, where the menu is on a plain key (the keypad keymap, whose
+/// cashier has no Alt or F keys), the menu key and the digit that picks the action there ("/1"), read from the menu
+/// itself (`Menu.build`), so the hint and the menu cannot disagree.
+func menuRouteHint(_ action: KeyAction, _ s: AppState) -> String {
+    guard case .char(let menuKey)? = s.keymap.keys(for: .menu).first,
+          let item = Menu.build(s).items.first(where: { $0.command == .action(action) }) else { return s.keymap.hint(action) }
+    return "\(menuKey)\(item.key)"
 }
