@@ -119,7 +119,7 @@ struct GlobalOptions: ParsableArguments {
                 printToStandardError("till: another till on this journal is waiting for the terminal; recovery is left for later.")
             } else if !left.isEmpty {
                 printToStandardError("till: \(left.count) earlier transaction(s) with an unknown outcome or to review; check the terminal, then `till resolve ID --charged|--not-charged`:")
-                for e in left { printToStandardError("  " + journalEntryLine(e)) }
+                for e in left { printToStandardError("  " + journalEntryLine(e, tipStyle: s.resolvedTip)) }
             }
         }
         return c
@@ -145,10 +145,14 @@ func recoveredText(_ e: JournalEntry) -> String {
     }
 }
 
-/// `#12  2026-11-22 01:52:03  sale  12.00 + 2.00  approved  STAN 000001  note`
-func journalEntryLine(_ e: JournalEntry) -> String {
+/// `#12  2026-11-22 01:52:03  sale  12.00 + 2.00  approved  STAN 000001  note`; with the tip included in the amount
+/// (config `tip = "included"`), `22.00 incl. tip 2.00`.
+func journalEntryLine(_ e: JournalEntry, tipStyle: TipStyle) -> String {
     var parts = ["#\(e.id)", journalTimeText(e.createdAtMs), e.action.rawValue]
-    if let a = e.amount { parts.append(e.tipAmount.map { $0.cents > 0 ? "\(a) + \($0)" : a.description } ?? a.description) }
+    if let a = e.amount {
+        if let t = e.tipAmount, t.cents > 0 { parts.append(tipStyle == .included ? "\(a) incl. tip \(t)" : "\(a) + \(t)") }
+        else { parts.append(a.description) }
+    }
     parts.append(e.state.rawValue)
     if let r = e.response {
         if let s = r.referenceNumber { parts.append("STAN \(s)") }
@@ -216,7 +220,7 @@ func printOutcome(_ outcome: ActionOutcome, json: Bool, tipStyle: TipStyle) -> I
             outJSON(JSONValue.object([("outcome", .string("needsConfirmation")), ("unknown", .array(list.map(journalEntryJSON)))]))
         } else {
             printToStandardError("NOT SENT: earlier payment(s) with an unknown outcome may have been charged:")
-            for e in list { printToStandardError("  " + journalEntryLine(e)) }
+            for e in list { printToStandardError("  " + journalEntryLine(e, tipStyle: tipStyle)) }
             let ids = list.map { String($0.id) }
             printToStandardError("Check the terminal first. Settle each with `till resolve ID --charged|--not-charged`, or charge again anyway with "
                                  + ids.map { "--confirm-unknown \($0)" }.joined(separator: " ") + ".")

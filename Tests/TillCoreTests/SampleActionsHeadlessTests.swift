@@ -8,6 +8,26 @@ import TillSimulator
 /// Issue 12: the sample apps' administrative actions as headless commands, on the built-in simulator,
 /// and the config keys `tip` and `sim_abort_style`.
 @Suite(.serialized) struct SampleActionsHeadlessTests {
+    // tip = "included": `till sale` sent the goods alone as the amount (20.00 charged for 20.00 + 2.00), and its
+    // answer and `till journal` read "+ tip" as if on top. Now the request holds the tip and every line says "incl.".
+    @Test func withTheTipIncludedTillSaleSendsTheTotalAndSaysSo() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let journal = dir.path + "/journal.sqlite", config = dir.path + "/config.toml"
+        try "tip = \"included\"\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let common = ["--journal", journal, "--sim-speed", "0", "--config", config]
+        #expect(try await runTill(["batch", "open", "--name", "tips"] + common).status == 0)
+        let sale = try await runTill(["sale", "--amount", "20", "--tip", "2"] + common)
+        #expect(sale.status == 0 && sale.output.contains("22.00 incl. tip 2.00 charged"), "\(sale.output)")
+        let asked = try Journal(path: journal).requestedAmounts(of: 2)
+        #expect(asked.amount == Money(cents: 2200) && asked.tip == Money(cents: 200))
+        let list = try await runTill(["journal"] + common)
+        #expect(list.output.contains("22.00 incl. tip 2.00") && !list.output.contains("+ 2.00"), "\(list.output)")
+        // The flag overrides the config.
+        let onTop = try await runTill(["sale", "--amount", "20", "--tip", "2", "--tip-style", "on-top"] + common)
+        #expect(onTop.status == 0)
+        #expect(try Journal(path: journal).requestedAmounts(of: 3).amount == Money(cents: 2000))
+    }
+
     @Test func everyAdministrativeCommandRunsAndMovesNoMoney() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let journal = dir.path + "/journal.sqlite"
