@@ -165,10 +165,15 @@ public struct Confirmation: Sendable, Hashable {
     /// then Enter picks it. At first the first choice where Enter picks it, else none: where every choice
     /// matters one Enter never does anything, it takes a digit and then Enter (or the choice's letter).
     public var selected: Int?
+    /// Keys pressed since the box opened or since an Enter that picked nothing: only a number pressed first selects,
+    /// so an amount typed by habit ("15", "1.50", then Enter) never answers the box.
+    public var keysPressed = 0
     public init(title: String, lines: [String], choices: [ConfirmChoice], enterPicksFirst: Bool = true) {
         self.title = title; self.lines = lines; self.choices = choices; self.enterPicksFirst = enterPicksFirst
         self.selected = enterPicksFirst && !choices.isEmpty ? 0 : nil
     }
+    /// What Enter picks before any number is pressed.
+    public var defaultSelection: Int? { enterPicksFirst && !choices.isEmpty ? 0 : nil }
 }
 
 public enum Overlay: Sendable, Hashable {

@@ -293,6 +293,30 @@ import TillProtocol
         #expect(r.amount == Money(cents: 100_000) && ids == [7])
     }
 
+    // Found by attack: a digit selected a choice and later keys left it, so "1500 Enter" (asked about) and then the
+    // cashier's "15 Enter" charged 1500.00. Only a number pressed first selects; anything typed after undoes it.
+    @Test(arguments: ["15", "1.50", "11", "2", "x1"])
+    func anAmountTypedIntoTheBoxNeverAnswersIt(_ typed: String) {
+        var s = readyState()
+        s.confirmAbove = Money(cents: 10_000)
+        type(&s, "1500")
+        #expect(press(&s, .enter).isEmpty)
+        guard case .confirm? = s.overlay else { Issue.record("no amount question"); return }
+        type(&s, typed)
+        #expect(press(&s, .enter).isEmpty, "'\(typed)' then Enter answered the box")
+        guard case .confirm? = s.overlay else { Issue.record("the box closed"); return }
+    }
+
+    @Test func oneNumberThenEnterStillAnswers() {
+        var s = readyState()
+        s.confirmAbove = Money(cents: 10_000)
+        type(&s, "1500")
+        _ = press(&s, .enter)
+        type(&s, "1")
+        guard case .perform(.sale(let r), _)? = press(&s, .enter).first else { Issue.record("not sent"); return }
+        #expect(r.amount == Money(cents: 150_000))
+    }
+
     @Test func withoutTheKeyNothingAsks() {
         var s = readyState()
         type(&s, "99999")

@@ -8,6 +8,10 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         // Enter picks the selected choice: the first where Enter may pick it, else only one a digit selected
         // (charged / not charged, charging again, stop waiting, above confirm_above: never one Enter).
         guard let i = c.selected, c.choices.indices.contains(i) else {
+            // A number pressed next (and alone) selects again: "9 Enter" was a slip, "1 Enter" then answers.
+            var next = c
+            next.keysPressed = 0
+            state.overlay = .confirm(next)
             setNotice(&state, "Press " + c.choices.map { "\($0.key) to \($0.label)" }.joined(separator: ", ")
                       + " (or its number, then Enter), or Esc to go back.", error: true)
             return []
@@ -15,12 +19,20 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         choice = c.choices[i]
     case .esc, .backspace, .char("-"): state.overlay = nil; setNotice(&state, "Cancelled: nothing was done."); return []
     case .char(let ch) where ch.isASCII && ch.isNumber:
-        // A digit selects (the keypad's way to answer); Enter then does it.
-        guard let n = ch.wholeNumberValue, n >= 1, n <= c.choices.count else { return [] }
-        var selected = c
-        selected.selected = n - 1
-        state.overlay = .confirm(selected)
-        setNotice(&state, "Enter: \(c.choices[n - 1].label). Esc or - cancels.")
+        // A number selects (the keypad's way to answer), then Enter does it; but only as the first key since the box
+        // opened. Found by attack: "1500 Enter" opened "Check the amount", and the cashier's "15 Enter" then charged
+        // 1500.00 (the 1 selected "charge", the 5 left it). A number after any other key selects nothing and undoes
+        // a selection: an amount typed by habit never answers the box.
+        var next = c
+        next.keysPressed += 1
+        if c.keysPressed == 0, let n = ch.wholeNumberValue, n >= 1, n <= c.choices.count {
+            next.selected = n - 1
+            setNotice(&state, "Enter: \(c.choices[n - 1].label). Esc or - cancels.")
+        } else {
+            next.selected = c.defaultSelection
+            setNotice(&state, "Answer with one number, then Enter (or a letter); Esc or - cancels.", error: true)
+        }
+        state.overlay = .confirm(next)
         return []
     case .char(let ch):
         let lower = Character(ch.lowercased())
@@ -28,6 +40,14 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
             state.overlay = nil; setNotice(&state, "Cancelled: nothing was done."); return []
         }
         choice = c.choices.first { $0.key == lower }
+        if choice == nil {
+            // Any other character (a "." of an amount …) also undoes a number's selection.
+            var next = c
+            next.keysPressed += 1
+            next.selected = c.defaultSelection
+            state.overlay = .confirm(next)
+            return []
+        }
     default:
         if state.keymap.action(for: key) == .cancel { state.overlay = nil; return [] }
     }
