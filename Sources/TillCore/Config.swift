@@ -288,7 +288,8 @@ public enum TillFactory {
     public static func makeTransport(_ c: TillConfig, pipeStderrPath: String? = nil) throws -> any Transport {
         switch c.resolvedTransport {
         case .simulator:
-            let sim = SimulatorConfig(seed: c.simSeed ?? 1, speed: c.simSpeed ?? 1, abortStyle: c.simAbortStyle ?? .terminal)
+            let sim = SimulatorConfig(seed: c.simSeed ?? 1, speed: c.simSpeed ?? 1, abortStyle: c.simAbortStyle ?? .terminal,
+                                      tipStyle: c.resolvedTip)
             return try SimulatorTransport(config: sim, statePath: c.resolvedSimStatePath)
         case .file(let dir): return FileDropTransport(directory: dir)
         case .pipe(let cmd): return PipeTransport(command: cmd, stderrPath: pipeStderrPath)

@@ -50,17 +50,20 @@ public struct SimulatorConfig: Sendable, Hashable, Codable {
     public var utcOffsetMinutes: Int
     public var abortStyle: AbortStyle
     public var declineStyle: DeclineStyle
+    /// How this terminal reads `tipAmount` (till's config `tip`): what the card pays, what a refund may give back,
+    /// and which amount the scenario amounts (9.09 …) are read on (the goods).
+    public var tipStyle: TipStyle
 
     public init(seed: UInt64 = 1, speed: Double = 1, cardWaitMs: Int = 3000, hostRoundTripMs: Int = 1000,
                 giveUpAfterMs: Int = 60000, tid: String = "16016684", utcOffsetMinutes: Int = 0,
-                abortStyle: AbortStyle = .terminal, declineStyle: DeclineStyle = .terminal) {
+                abortStyle: AbortStyle = .terminal, declineStyle: DeclineStyle = .terminal, tipStyle: TipStyle = .onTop) {
         self.seed = seed; self.speed = speed; self.cardWaitMs = cardWaitMs; self.hostRoundTripMs = hostRoundTripMs
         self.giveUpAfterMs = giveUpAfterMs; self.tid = tid; self.utcOffsetMinutes = utcOffsetMinutes
-        self.abortStyle = abortStyle; self.declineStyle = declineStyle
+        self.abortStyle = abortStyle; self.declineStyle = declineStyle; self.tipStyle = tipStyle
     }
 
     enum CodingKeys: String, CodingKey {
-        case seed, speed, cardWaitMs, hostRoundTripMs, giveUpAfterMs, tid, utcOffsetMinutes, abortStyle, declineStyle
+        case seed, speed, cardWaitMs, hostRoundTripMs, giveUpAfterMs, tid, utcOffsetMinutes, abortStyle, declineStyle, tipStyle
     }
 
     /// A config saved before the styles existed reads with the defaults.
@@ -71,7 +74,8 @@ public struct SimulatorConfig: Sendable, Hashable, Codable {
                   giveUpAfterMs: try c.decode(Int.self, forKey: .giveUpAfterMs), tid: try c.decode(String.self, forKey: .tid),
                   utcOffsetMinutes: try c.decode(Int.self, forKey: .utcOffsetMinutes),
                   abortStyle: try c.decodeIfPresent(AbortStyle.self, forKey: .abortStyle) ?? .terminal,
-                  declineStyle: try c.decodeIfPresent(DeclineStyle.self, forKey: .declineStyle) ?? .terminal)
+                  declineStyle: try c.decodeIfPresent(DeclineStyle.self, forKey: .declineStyle) ?? .terminal,
+                  tipStyle: try c.decodeIfPresent(TipStyle.self, forKey: .tipStyle) ?? .onTop)
     }
 
     /// A delay in milliseconds, scaled by `speed` (never negative).

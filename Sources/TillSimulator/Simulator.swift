@@ -263,7 +263,8 @@ public final class TerminalSimulator {
             out.append(SimulatorOutput(url: TerminalSimulator.callbackURL(callback: callback, fields: f), tag: tag))
             return
         }
-        let scenario = Scenario.forAmount(cents: amount)
+        // The scenario amounts are the goods the cashier types (with the tip included, the amount sent holds the tip).
+        let scenario = Scenario.forAmount(cents: config.tipStyle == .included ? amount - tip : amount)
         let next: Int64?
         switch scenario {
         case .cardNeverPresented, .noAnswer: next = now + config.scaled(config.giveUpAfterMs)
@@ -339,7 +340,9 @@ public final class TerminalSimulator {
             transactionDate: TerminalDate.format(instant: instant, offsetMinutes: config.utcOffsetMinutes), instant: instant,
             cardType: card.0, accountNumber: card.1,
             verificationMethod: cardRead && p.paymentMethod == .moto ? "MANUAL ENTRY" : card.2,
-            remaining: approved ? p.amount + p.tipAmount : 0, captured: false,
+            // What the card paid (the tip on top of the amount, or in it): what refunds may give back.
+            remaining: approved ? config.tipStyle.charged(amount: Money(cents: p.amount), tip: Money(cents: p.tipAmount)).cents : 0,
+            captured: false,
             batchId: batchForTransaction(at: t).id, originalTransactionId: nil, answered: answered,
             paymentMethod: p.paymentMethod)
         state.append(txn)

@@ -327,3 +327,25 @@ let realTime = SimulatorConfig(speed: 1)
         #expect(h.sim.state.transactions.count == 2)
     }
 }
+
+/// `tip = "included"` (found by attack): the simulator took the card to have paid amount + tip, so a full refund of a
+/// 22.00 charge (amount 2200 holding a 2.00 tip) gave back 24.00, and a partial one up to 24.00 was accepted.
+@Suite struct IncludedTipSimulatorTests {
+    @Test func aRefundGivesBackAtMostWhatTheCardPaid() throws {
+        let h = Harness(SimulatorConfig(speed: 0, tipStyle: .included))
+        let sale = try #require(h.completedSale("sale&amount=2200&tipAmount=200&clientTransactionId=inc-1"))
+        #expect(sale.isApproved)
+        let stan = try #require(sale.referenceNumber)
+        let tooMuch = try #require(h.completedSale("cancel&referenceNumber=\(stan)&amount=2300"))
+        #expect(!tooMuch.isApproved, "a refund of 23.00 of a 22.00 charge")
+        let full = try #require(h.completedSale("cancel&referenceNumber=\(stan)"))
+        #expect(full.isApproved && full.amount == Money(cents: 2200))
+    }
+
+    @Test func theScenarioAmountsAreTheGoods() throws {
+        // 6.66 is the scenario of a decline: typed as goods, with a tip in the amount.
+        let h = Harness(SimulatorConfig(speed: 0, tipStyle: .included))
+        let declined = try #require(h.completedSale("sale&amount=766&tipAmount=100&clientTransactionId=inc-2"))
+        #expect(!declined.isApproved)
+    }
+}
