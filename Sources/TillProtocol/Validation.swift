@@ -110,6 +110,11 @@ extension TerminalRequest {
             if let tip = s.tipAmount {
                 if tip.cents < 0 { fail("tipAmount", "The tip cannot be negative.") }
                 else if tip > s.amount { fail("tipAmount", "The tip (\(tip)) is more than the amount (\(s.amount)).") }
+                // Included: the amount holds the tip, so the rule is on the goods (found by attack: "--amount 0 --tip 5"
+                // was charged 5.00 as a tip on nothing, "--amount 1 --tip 100" 101.00).
+                else if tipStyle == .included, tip > s.amount - tip {
+                    fail("tipAmount", "The tip (\(tip)) is more than the amount (\(s.amount - tip)).")
+                }
                 // The tip is added on top of the amount: the total must fit too (included: the amount is the total).
                 else if tipStyle == .onTop, s.amount.cents > 0, s.amount.cents <= Money.maximumCents,
                         s.amount.cents + tip.cents > Money.maximumCents {

@@ -247,6 +247,11 @@ struct SaleOptions: RequestOptionGroup {
     /// `till url sale`: the tip read as `--tip-style` says (it reads no config), else on top.
     func draft() -> RequestDraft { draft(tipStyle: tipStyle ?? .onTop) }
 
+    /// `till url sale`: built and checked with the same tip style (`--tip-style`, else on top).
+    func terminalRequest(caller: Caller) throws(ValidationFailure) -> TerminalRequest {
+        try terminalRequest(caller: caller, tipStyle: tipStyle ?? .onTop)
+    }
+
     /// The sale with its caller, for a terminal that reads the tip as `tipStyle` says (config `tip`):
     /// the amount sent and the rules follow it. Throws every problem at once.
     func terminalRequest(caller: Caller, tipStyle: TipStyle) throws(ValidationFailure) -> TerminalRequest {

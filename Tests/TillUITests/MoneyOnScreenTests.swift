@@ -57,6 +57,17 @@ private func sentRequest(_ cmds: [Command]) -> Request? {
         #expect(TerminalRequest(caller: testCaller, request: r).url == (try tillURL(args)))
     }
 
+    // Found by attack: with the tip included, "tip ≤ amount" compared the tip with goods + tip, so it never fired:
+    // 0.00 + 5.00 tip was charged 5.00, 1.00 + 100.00 tip 101.00. The tip is now checked against the goods.
+    @Test(arguments: [("0", "5"), ("1", "100"), ("10", "150%")])
+    func withTheTipIncludedATipLargerThanTheGoodsIsRefused(_ amount: String, _ tip: String) {
+        var s = readyState()
+        s.tipStyle = .included
+        type(&s, amount)
+        press(&s, .tab); type(&s, tip)
+        #expect(sentRequest(press(&s, .enter)) == nil, "\(amount) + \(tip) was sent")
+    }
+
     @Test(arguments: [
         ("12,5", "", "", ""),
         ("100", "10%", "3", "order-42"),
