@@ -201,7 +201,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     case .needsConfirmation(let list):
         guard let r = state.lastRequest else { setNotice(&state, "Check the unknown payments first.", error: true); return [.loadUnresolved] }
         let lines = list.prefix(3).map { e in
-            "\(Format.money(e.amount, state.currency)) at \(Format.clock(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)) may have been charged:"
+            "\(Format.money(Format.total(e, state.tipStyle), state.currency)) at \(Format.clock(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)) may have been charged:"
         } + ["check the terminal before charging again."]
         state.overlay = .confirm(Confirmation(
             title: "Charge again?", lines: lines,

@@ -114,7 +114,7 @@ struct GlobalOptions: ParsableArguments {
             let left = await c.recover()
             let report = await c.lastRecovery
             // What recovery learned is said, not only what it could not learn.
-            for e in report.settled where !e.state.awaitsTerminal { printToStandardError("till: recovered: " + recoveredText(e)) }
+            for e in report.settled where !e.state.awaitsTerminal { printToStandardError("till: recovered: " + recoveredText(e, tipStyle: s.resolvedTip)) }
             if report.skipped {
                 printToStandardError("till: another till on this journal is waiting for the terminal; recovery is left for later.")
             } else if !left.isEmpty {
@@ -134,8 +134,10 @@ extension CallerOptions {
 }
 
 /// What start-up recovery found about one entry, in a cashier's words: "sale 13.13 (entry 2) WAS CHARGED".
-func recoveredText(_ e: JournalEntry) -> String {
-    let what = ([e.action.rawValue] + [e.amount.map { $0.description }].compactMap { $0 }).joined(separator: " ") + " (entry \(e.id))"
+func recoveredText(_ e: JournalEntry, tipStyle: TipStyle) -> String {
+    // What the card paid (a tip on top counted), as the terminal would show it.
+    let paid = e.amount.map { tipStyle.charged(amount: $0, tip: e.tipAmount).description }
+    let what = ([e.action.rawValue] + [paid].compactMap { $0 }).joined(separator: " ") + " (entry \(e.id))"
     switch e.state {
     case .approved: return what + " WAS CHARGED (the terminal's record)."
     case .declined, .aborted: return what + " was NOT charged (the terminal's record)."

@@ -307,6 +307,21 @@ import TillProtocol
         guard case .confirm? = s.overlay else { Issue.record("the box closed"); return }
     }
 
+    // Found by attack: "€ 20.00 at 11:00 may have been charged" for a 20.00 + 2.00 tip sale, when 22.00 may have been.
+    @Test func theUnknownWarningNamesWhatTheCardMayHavePaid() {
+        var s = readyState()
+        var unknown = entry(7, cents: 2000, tip: 200, response: nil)
+        unknown.state = .unknown
+        _ = update(&s, .unresolvedLoaded([unknown], recovered: false))
+        type(&s, "5")
+        _ = press(&s, .enter)
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no warning"); return }
+        #expect(c.lines.joined(separator: " ").contains("€ 22.00 at"), "\(c.lines)")
+        press(&s, .esc)
+        press(&s, .f(8))
+        #expect(view(s, size: s.size).text.contains("22.00"), "the Unresolved list")
+    }
+
     @Test func oneNumberThenEnterStillAnswers() {
         var s = readyState()
         s.confirmAbove = Money(cents: 10_000)
