@@ -30,4 +30,24 @@ struct TipStyleReportTests {
         #expect(r.byCardType.values.reduce(0) { $0 + $1.cents } == 1200)
         #expect(r.tipStyle == .included)
     }
+
+    // Found by attack: outside the totals (declined, aborted, unknown, review, duplicates) the tip was added to the
+    // amount whatever the style, so with the tip included an unknown 9.09 (tip 1.00 in it) read 10.09.
+    @Test(arguments: [EntryState.unknown, .declined, .aborted, .review, .duplicate])
+    func outsideTheTotalsTheTipIsReadWithTheStyle(_ state: EntryState) {
+        let b = ReportBucket(action: .sale, state: state, cardType: "", verificationMethod: "", count: 1, amountCents: 909,
+                             tipCents: 100, tippedCount: 1, firstAtMs: 0, lastAtMs: 0)
+        let included = Report(kind: .running, batch: nil, generatedAtMs: 0, buckets: [b], tipStyle: .included)
+        let onTop = Report(kind: .running, batch: nil, generatedAtMs: 0, buckets: [b], tipStyle: .onTop)
+        let pick: (Report) -> Int = { r in
+            switch state {
+            case .declined: return r.declined.cents
+            case .aborted: return r.aborted.cents
+            case .review: return r.review.cents
+            case .duplicate: return r.duplicates.cents
+            default: return r.unknown.cents
+            }
+        }
+        #expect(pick(included) == 909 && pick(onTop) == 1009)
+    }
 }
