@@ -118,6 +118,21 @@ import TillProtocol
                                                summary: "Refund in full, STAN 654321")])
     }
 
+    // Found by attack: after F5 on a row, a short code typed too (which the terminal goes by first) refunded another
+    // payment while the box still named the row's sale. The row is named only when the winning key is its own.
+    @Test func aShortCodeTypedAfterF5IsNotTheRowsSale() {
+        var s = readyState()
+        press(&s, .f(7))
+        _ = update(&s, .journalLoaded([entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)]))
+        press(&s, .f(5))
+        #expect(s.screen == .refund && s.form["referenceNumber"] == "654321")
+        s.forms[.refund]?["shortOrderCode"] = "9999999999"
+        #expect(press(&s, .enter).isEmpty)
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
+        let text = c.lines.joined(separator: " ")
+        #expect(!text.contains("sale of € 13.75") && text.contains("9999999999"), "\(text)")
+    }
+
     @Test func aCaptureIsConfirmedShowingThePreAuth() {
         var s = readyState()
         press(&s, .f(4)); type(&s, "654321")

@@ -36,8 +36,14 @@ enum FinderScreen: ScreenComponent {
                                        shortOrderCode: opt("shortOrderCode"),
                                        txnDateFrom: opt("txnDateFrom").map { expandDate($0, endOfDay: false, offset: state.tzOffsetMinutes) },
                                        txnDateTo: opt("txnDateTo").map { expandDate($0, endOfDay: true, offset: state.tzOffsetMinutes) })
-        let origin = stateKey(state.screen).flatMap { state[keyPath: $0].origin }.flatMap { e in
-            e.response?.referenceNumber == finder.referenceNumber && finder.referenceNumber != nil ? e : nil
+        // The row the refund started from is named only if the key the terminal goes by (short code, else order code,
+        // else STAN) is that row's: found by attack, a short code typed after F5 refunded another payment while the
+        // box named the row's.
+        let origin = stateKey(state.screen).flatMap { state[keyPath: $0].origin }.flatMap { e -> JournalEntry? in
+            let resp = e.response
+            if let s = finder.shortOrderCode { return resp?.shortOrderCode == s ? e : nil }
+            if let o = finder.orderCode { return resp?.orderCode == o ? e : nil }
+            return finder.referenceNumber != nil && resp?.referenceNumber == finder.referenceNumber ? e : nil
         }
         if state.screen == .capture {
             let r = Request.capturePreAuth(CaptureRequest(amount: amountOpt, finder: finder))
