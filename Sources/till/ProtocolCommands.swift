@@ -134,7 +134,8 @@ struct DecodeCommand: ParsableCommand {
             Prints the verdict (APPROVED, DECLINED, ABORTED, …), a summary, every field as received \
             and what the decoder had to forgive. --json prints the fields under their protocol names \
             for scripts (one object a line when reading standard input). Exits 0 when every URL \
-            decodes, 2 when one does not (the reason on standard error).
+            decodes, 2 when one does not (the reason on standard error). decode reads no config: a tip is read \
+            as on top of the amount (sale.txt:26), whatever the config's tip says.
             """)
 
     @Argument(help: ArgumentHelp("The callback URL (quote it), or - to read one a line from standard input.",

@@ -81,6 +81,19 @@ import TillProtocol
     // as nothing went back, and invites a second refund). Its amount is unknown, and the screen says so.
     // Found by hand at 80x24: the highlight was a row number, so a row journaled meanwhile (at the top) moved it onto
     // another payment; F5 would then have offered to refund that one. It stays on the entry picked.
+    // Found by attack: F5 on a partly refunded sale said "Refund the FULL amount … sale of € 22.00", while the
+    // terminal refunds what remains. The box says what went back and what is left.
+    @Test func aRefundOfAPartlyRefundedSaleSaysWhatIsLeft() {
+        var s = Self.journal([Self.refund(2, cents: 1250, at: fixedNow - 10 * 60_000), Self.sale])
+        press(&s, .down)
+        #expect(s.visibleJournal[s.journal.selected].id == 1)
+        press(&s, .f(5))
+        #expect(press(&s, .enter).isEmpty)
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
+        let text = c.lines.joined(separator: " ")
+        #expect(text.contains("€ 12.50 already refunded (€ 9.50 left)"), "\(text)")
+    }
+
     @Test func theHighlightStaysOnTheEntryWhenRowsArrive() {
         let older = entry(1, cents: 1250, response: approvedSaleResponse, at: fixedNow - 60_000)
         let picked = entry(2, cents: 2200, response: approvedSaleResponse, at: fixedNow - 30_000)

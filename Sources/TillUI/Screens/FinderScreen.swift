@@ -84,6 +84,15 @@ enum FinderScreen: ScreenComponent {
             lines.append("\(Format.actionName(e.action)) of \(Format.money(total, state.currency)) at "
                          + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes) + ",")
             if let card = Format.card(e.response) { lines.append("card " + card + ",") }
+            // What went back already (the journal's refund links): "in full" is what remains, not the total.
+            let links = state.journal.links
+            if let back = links.refunded[e.id] {
+                let left = total.map { " (\(Format.money(Money(cents: max(0, $0.cents - back.cents)), state.currency)) left)" } ?? ""
+                lines.append("\(Format.money(back, state.currency)) already refunded\(left)"
+                             + (links.unknownAmount.contains(e.id) ? ", and a refund of unknown amount," : ","))
+            } else if links.unknownAmount.contains(e.id) {
+                lines.append("already refunded, amount unknown: check the terminal,")
+            }
         }
         if let s = finder.shortOrderCode { lines.append("short order code \(s)") }
         else if let o = finder.orderCode { lines.append("order code \(o)") }
