@@ -127,26 +127,30 @@ extension Report {
 public enum TransactionExport {
     public static let columns = ["id", "time", "action", "state", "amount", "tip", "currency", "card type", "card number",
                                  "verification method", "STAN", "order code", "short order code", "client transaction id",
-                                 "transaction id", "message", "note"]
+                                 "transaction id", "message", "note", "paid"]
 
-    static func values(_ e: JournalEntry, _ f: ReportFormat) -> [String] {
+    /// `paid` (the last column, so that columns read by position stay where they were) is what the card paid or was
+    /// asked to pay, read with the tip style: with the tip included `amount` already holds `tip` (found by attack: a
+    /// spreadsheet adding the two counted the tip twice).
+    static func values(_ e: JournalEntry, _ f: ReportFormat, _ tipStyle: TipStyle) -> [String] {
         let r = e.response
+        let amount = Money(cents: ReportBucket.amountCents(of: e)), tip = Money(cents: ReportBucket.tipCents(of: e))
         return [String(e.id), f.time(e.createdAtMs), e.action.rawValue, e.state.rawValue,
-                Money(cents: ReportBucket.amountCents(of: e)).formatted(), Money(cents: ReportBucket.tipCents(of: e)).formatted(),
+                amount.formatted(), tip.formatted(),
                 f.currencySymbol, r?.cardType ?? "", r?.accountNumber ?? "", r?.verificationMethod ?? "",
                 r?.referenceNumber ?? "", r?.orderCode ?? "", r?.shortOrderCode ?? "", e.clientTransactionId ?? "",
-                r?.transactionId ?? "", r?.message ?? "", e.note ?? ""]
+                r?.transactionId ?? "", r?.message ?? "", e.note ?? "", tipStyle.charged(amount: amount, tip: tip).formatted()]
     }
 
-    public static func csv(_ entries: [JournalEntry], _ f: ReportFormat) -> String {
-        CSV.text([columns] + entries.map { values($0, f) })
+    public static func csv(_ entries: [JournalEntry], _ f: ReportFormat, tipStyle: TipStyle) -> String {
+        CSV.text([columns] + entries.map { values($0, f, tipStyle) })
     }
 
-    public static func json(_ entries: [JournalEntry], report: Report?, _ f: ReportFormat) -> JSONValue {
+    public static func json(_ entries: [JournalEntry], report: Report?, _ f: ReportFormat, tipStyle: TipStyle) -> JSONValue {
         var o: [(String, JSONValue)] = []
         if let report { o.append(("report", report.json)) }
         o.append(("transactions", .array(entries.map { e in
-            .object(zip(columns, values(e, f)).map { ($0.0, JSONValue.string($0.1)) })
+            .object(zip(columns, values(e, f, tipStyle)).map { ($0.0, JSONValue.string($0.1)) })
         })))
         return .object(o)
     }

@@ -82,13 +82,29 @@ enum ScriptedDay {
     #expect(r.lines(ReportFormat()).allSatisfy { $0.count <= 80 })
 }
 
+// The transactions export's last column, `paid`, is what the card paid read with the tip style (found by attack: with
+// the tip included `amount` holds `tip`, and a spreadsheet adding the two counted the tip twice).
+@Test func theTransactionsExportSaysWhatTheCardPaid() {
+    let f = ReportFormat(currencySymbol: "EUR")
+    func approvedSales(_ style: TipStyle) -> [[String]] {
+        TransactionExport.csv(ScriptedDay.entries, f, tipStyle: style).split(separator: "\r\n").dropFirst()
+            .map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
+            .filter { $0[2] == "sale" && $0[3] == "approved" }
+    }
+    func cents(_ s: String) -> Int { Int(s.replacingOccurrences(of: ".", with: "")) ?? -1_000_000 }
+    let onTop = approvedSales(.onTop)
+    #expect(onTop.contains { cents($0[5]) > 0 }, "the scripted day has a tipped sale")
+    for c in onTop { #expect(cents(c.last!) == cents(c[4]) + cents(c[5]), "\(c)") }
+    for c in approvedSales(.included) { #expect(cents(c.last!) == cents(c[4]), "\(c)") }
+}
+
 @Test func csvExportsCarryTheSameNumbers() {
     let f = ReportFormat(currencySymbol: "EUR")
     let r = Report(kind: .running, batch: ScriptedDay.batch, generatedAtMs: 0, buckets: ReportBucket.aggregate(ScriptedDay.entries))
     let csv = r.csv(f)
     #expect(csv.contains("totals,net total,,107.50,EUR\r\n"))
     #expect(csv.contains("totals,sales approved,3,72.50,EUR\r\n"))
-    let tx = TransactionExport.csv(ScriptedDay.entries, f)
+    let tx = TransactionExport.csv(ScriptedDay.entries, f, tipStyle: .onTop)
     let lines = tx.split(separator: "\r\n")
     #expect(lines.count == ScriptedDay.entries.count + 1)
     // Summing approved sales from the transaction export gives the report's figure.
