@@ -23,31 +23,19 @@ public struct RefundLinks: Sendable, Hashable {
     public init() {}
 
     public init(_ entries: [JournalEntry]) {
-        // The payments a refund can name, by key; each list oldest first.
-        var byStan: [String: [JournalEntry]] = [:], byOrder: [String: [JournalEntry]] = [:], byShort: [String: [JournalEntry]] = [:]
-        for e in entries where RefundLinks.isRefundable(e) {
+        let ordered = entries.sorted { $0.id < $1.id }
+        // The payments a refund can name, under each key their answer carries; each list oldest first.
+        var byKey: [FinderKey: [JournalEntry]] = [:]
+        for e in ordered where RefundLinks.isRefundable(e) {
             guard let r = e.response else { continue }
-            if let k = r.referenceNumber { byStan[k, default: []].append(e) }
-            if let k = r.orderCode { byOrder[k, default: []].append(e) }
-            if let k = r.shortOrderCode { byShort[k, default: []].append(e) }
+            if let k = r.referenceNumber { byKey[.referenceNumber(k), default: []].append(e) }
+            if let k = r.orderCode { byKey[.orderCode(k), default: []].append(e) }
+            if let k = r.shortOrderCode { byKey[.shortOrderCode(k), default: []].append(e) }
         }
-        for k in byStan.keys { byStan[k]!.sort { $0.id < $1.id } }
-        for k in byOrder.keys { byOrder[k]!.sort { $0.id < $1.id } }
-        for k in byShort.keys { byShort[k]!.sort { $0.id < $1.id } }
-        for e in entries.sorted(by: { $0.id < $1.id }) where e.action == .cancel {
-            let finder = RefundLinks.finder(of: e)
-            // The key the terminal goes by, in its order: the short order code, else the order code, else the STAN
-            // (the simulator's `find`, capture.txt); a lower key beside a higher one is not read.
-            let candidates: [JournalEntry]
-            if let s = finder.shortOrderCode {
-                candidates = byShort[s] ?? []
-            } else if let o = finder.orderCode {
-                candidates = byOrder[o] ?? []
-            } else if let stan = finder.referenceNumber {
-                candidates = byStan[stan] ?? []
-            } else {
-                continue
-            }
+        for e in ordered where e.action == .cancel {
+            // The key the terminal goes by (`TransactionFinder.key`); a refund that named none links to nothing.
+            guard let key = RefundLinks.finder(of: e).key else { continue }
+            let candidates = byKey[key] ?? []
             guard let sale = candidates.last(where: { $0.id < e.id }) else { continue }
             original[e.id] = sale.id
             guard e.state == .approved else { continue }

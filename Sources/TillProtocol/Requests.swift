@@ -189,6 +189,30 @@ public struct TransactionFinder: Sendable, Hashable, Codable {
         self.txnDateFrom = txnDateFrom; self.txnDateTo = txnDateTo
     }
     public var hasKey: Bool { referenceNumber != nil || orderCode != nil || shortOrderCode != nil }
+
+    /// The one key the terminal finds the payment by, in its order: the short order code, else the order code, else
+    /// the STAN (capture.txt; the simulator's `find`). A lower key beside a higher one is not read. The refund links,
+    /// the refund box and every text naming the payment go by this, so they name the payment the terminal takes.
+    public var key: FinderKey? {
+        if let s = shortOrderCode { return .shortOrderCode(s) }
+        if let o = orderCode { return .orderCode(o) }
+        if let r = referenceNumber { return .referenceNumber(r) }
+        return nil
+    }
+}
+
+/// A key a refund or capture names its payment by (`TransactionFinder.key`).
+public enum FinderKey: Sendable, Hashable {
+    case shortOrderCode(String), orderCode(String), referenceNumber(String)
+
+    /// Whether this answer is of the payment the key names.
+    public func names(_ r: CallbackResponse?) -> Bool {
+        switch self {
+        case .shortOrderCode(let s): return r?.shortOrderCode == s
+        case .orderCode(let o): return r?.orderCode == o
+        case .referenceNumber(let n): return r?.referenceNumber == n
+        }
+    }
 }
 
 /// Cancel (same day) or refund; `amount` absent means the full amount.

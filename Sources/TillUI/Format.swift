@@ -149,10 +149,12 @@ public enum Format {
     }
 
     static func finderText(_ f: TransactionFinder) -> String {
-        if let s = f.shortOrderCode { return ", short code " + s }
-        if let o = f.orderCode { return ", order " + o }
-        if let r = f.referenceNumber { return ", STAN " + r }
-        return ""
+        switch f.key {
+        case .shortOrderCode(let s)?: return ", short code " + s
+        case .orderCode(let o)?: return ", order " + o
+        case .referenceNumber(let r)?: return ", STAN " + r
+        case nil: return ""
+        }
     }
 
     /// The money a journal row moved (the card paid): its amount and tip as the terminal answered them (as asked,

@@ -39,11 +39,8 @@ enum FinderScreen: ScreenComponent {
         // The row the refund started from is named only if the key the terminal goes by (short code, else order code,
         // else STAN) is that row's: found by attack, a short code typed after F5 refunded another payment while the
         // box named the row's.
-        let origin = stateKey(state.screen).flatMap { state[keyPath: $0].origin }.flatMap { e -> JournalEntry? in
-            let resp = e.response
-            if let s = finder.shortOrderCode { return resp?.shortOrderCode == s ? e : nil }
-            if let o = finder.orderCode { return resp?.orderCode == o ? e : nil }
-            return finder.referenceNumber != nil && resp?.referenceNumber == finder.referenceNumber ? e : nil
+        let origin = stateKey(state.screen).flatMap { state[keyPath: $0].origin }.flatMap { e in
+            finder.key?.names(e.response) == true ? e : nil
         }
         if state.screen == .capture {
             let r = Request.capturePreAuth(CaptureRequest(amount: amountOpt, finder: finder))
@@ -94,9 +91,12 @@ enum FinderScreen: ScreenComponent {
                 lines.append("already refunded, amount unknown: check the terminal,")
             }
         }
-        if let s = finder.shortOrderCode { lines.append("short order code \(s)") }
-        else if let o = finder.orderCode { lines.append("order code \(o)") }
-        else if let r = finder.referenceNumber { lines.append("STAN \(r)") }
+        switch finder.key {
+        case .shortOrderCode(let s)?: lines.append("short order code \(s)")
+        case .orderCode(let o)?: lines.append("order code \(o)")
+        case .referenceNumber(let r)?: lines.append("STAN \(r)")
+        case nil: break
+        }
         return lines
     }
 }

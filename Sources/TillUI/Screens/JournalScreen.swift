@@ -368,11 +368,12 @@ func refundOfText(_ e: JournalEntry, _ s: AppState) -> String {
         return Format.actionName(sale.action) + (Format.total(sale, s.tipStyle).map { " " + Format.money($0, s.currency) } ?? "") + " at "
             + Format.hoursMinutesOfDay(sale.createdAtMs, offsetMinutes: s.tzOffsetMinutes) + " (#\(sale.id))"
     }
-    let f = RefundLinks.finder(of: e)
-    if let o = f.shortOrderCode { return "short code " + SafeText.terminal(o) }
-    if let o = f.orderCode { return "order code " + SafeText.terminal(o) }
-    if let r = f.referenceNumber { return "STAN " + SafeText.terminal(r) }
-    return "the payment picked on the terminal"
+    switch RefundLinks.finder(of: e).key {
+    case .shortOrderCode(let o)?: return "short code " + SafeText.terminal(o)
+    case .orderCode(let o)?: return "order code " + SafeText.terminal(o)
+    case .referenceNumber(let r)?: return "STAN " + SafeText.terminal(r)
+    case nil: return "the payment picked on the terminal"
+    }
 }
 
 /// The raw protocol fields: the request URL's fields as sent (secrets redacted), the callback's fields as
