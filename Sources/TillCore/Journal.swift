@@ -108,7 +108,12 @@ public final class Journal: Sendable {
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         config.busyMode = .timeout(10)
+        StartTrace.mark("journal: checks")
         pool = try DatabasePool(path: path, configuration: config)
+        // GRDB turns WAL on with `synchronous = NORMAL` on the writer, after `prepareDatabase`: its commits would
+        // reach the disk only at the next checkpoint. Every commit of the journal is synced before it returns.
+        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        StartTrace.mark("journal: pool")
         if !created {
             // An SQLite file of someone else's (tables, but none of till's): leave it as it is.
             let foreign = try pool.read { db -> Bool in
@@ -117,6 +122,7 @@ public final class Journal: Sendable {
             }
             if foreign { throw JournalOpenError(path: path, reason: "it is an SQLite database, but not a till journal; till leaves it alone") }
         }
+        StartTrace.mark("journal: foreign check")
         // Only now, with the file known to be a till journal (or new), make it private: owner only, never through a
         // symbolic link (checked again right before), and by path, never by opening it (see above).
         if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid(), (st.st_mode & 0o077) != 0 {
@@ -127,6 +133,7 @@ public final class Journal: Sendable {
             var s2 = stat()
             if lstat(path + suffix, &s2) == 0, (s2.st_mode & S_IFMT) == S_IFREG, s2.st_uid == geteuid() { chmod(path + suffix, 0o600) }
         }
+        StartTrace.mark("journal: chmod")
         try Journal.migrator.migrate(pool)
     }
 
@@ -601,6 +608,11 @@ public final class Journal: Sendable {
     /// A PRAGMA's value as text (`journal_mode`, `synchronous`), for checks.
     public func pragma(_ name: String) throws -> String? {
         try pool.read { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
+    }
+
+    /// The same on the writer: the connection whose commits must reach the disk.
+    func writerPragma(_ name: String) throws -> String? {
+        try pool.writeWithoutTransaction { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
     }
 
     public func count() throws -> Int {

@@ -18,6 +18,19 @@ import TillProtocol
         #expect(try j.pragma("synchronous") == "2")  // FULL
     }
 
+    /// The writer commits every row, so it is the connection that must be FULL (a commit synced to disk before
+    /// the call returns). GRDB sets NORMAL on the writer when it turns WAL on, after `prepareDatabase`: found
+    /// while timing the journal's opening; a reader's pragma (above) hid it.
+    @Test func theWriterCommitsWithSynchronousFull() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let path = dir.path + "/j.sqlite"
+        #expect(try Journal(path: path).writerPragma("synchronous") == "2")
+        // Opened again (the WAL file is there now, another branch of GRDB's set-up).
+        let again = try Journal(path: path)
+        #expect(try again.writerPragma("synchronous") == "2")
+        #expect(try again.writerPragma("journal_mode") == "wal")
+    }
+
     @Test func defaultPathFollowsXDG() {
         #expect(Journal.defaultPath(environment: ["XDG_DATA_HOME": "/x/data", "HOME": "/home/a"]) == "/x/data/till/journal.sqlite")
         #expect(Journal.defaultPath(environment: ["HOME": "/home/a"]) == "/home/a/.local/share/till/journal.sqlite")
