@@ -43,6 +43,68 @@ struct GlobalOptions: ParsableArguments {
 
     init() {}
 
+    /// The flags as plain values (what `settings()` reads).
+    var values: GlobalValues {
+        GlobalValues(transport: transport, journal: journal, timeout: timeout, config: config, simSpeed: simSpeed,
+                     simSeed: simSeed, simState: simState, simAbortStyle: simAbortStyle, json: json)
+    }
+
+    /// The config file with these flags on top; a bad config or flag exits 2 with the reason.
+    func settings() -> TillConfig { values.settings() }
+
+    func journalOnly() -> Journal {
+        let s = settings()
+        do { return try Journal(path: s.resolvedJournalPath, tipStyle: s.resolvedTip) } catch let error as JournalOpenError {
+            printToStandardError("till: \(error)")
+            Foundation.exit(2)
+        } catch {
+            printToStandardError("till: cannot open the journal \(s.resolvedJournalPath): \(error)")
+            Foundation.exit(3)
+        }
+    }
+
+    /// A started controller; recovery has run (unresolved entries are listed on standard error).
+    func controller(caller: Caller, recover: Bool = true) async -> TillController {
+        let s = settings()
+        Termination.install()
+        let c: TillController
+        do { c = try await TillFactory.makeController(config: s, caller: caller) } catch let error as JournalOpenError {
+            printToStandardError("till: \(error)")
+            Foundation.exit(2)
+        } catch {
+            printToStandardError("till: cannot start (\(s.resolvedTransport)): \(error)")
+            Foundation.exit(3)
+        }
+        Termination.watch(c)
+        if recover {
+            let left = await c.recover()
+            let report = await c.lastRecovery
+            // What recovery learned is said, not only what it could not learn.
+            for e in report.settled where !e.state.awaitsTerminal { printToStandardError("till: recovered: " + recoveredText(e, tipStyle: s.resolvedTip)) }
+            if report.skipped {
+                printToStandardError("till: another till on this journal is waiting for the terminal; recovery is left for later.")
+            } else if !left.isEmpty {
+                printToStandardError("till: \(left.count) earlier transaction(s) with an unknown outcome or to review; check the terminal, then `till resolve ID --charged|--not-charged`:")
+                for e in left { printToStandardError("  " + journalEntryLine(e, tipStyle: s.resolvedTip)) }
+            }
+        }
+        return c
+    }
+}
+
+/// `GlobalOptions` as plain values: what the UI's quick start (`UIArguments(quick:)`) reads without ArgumentParser,
+/// and what both turn into settings the same way.
+struct GlobalValues: Sendable {
+    var transport: String?
+    var journal: String?
+    var timeout: Double?
+    var config: String?
+    var simSpeed: Double?
+    var simSeed: UInt64?
+    var simState: String?
+    var simAbortStyle: String?
+    var json = false
+
     /// The config file with these flags on top; a bad config or flag exits 2 with the reason.
     func settings() -> TillConfig {
         let file: TillConfig
@@ -84,45 +146,6 @@ struct GlobalOptions: ParsableArguments {
             o.simAbortStyle = style
         }
         return file.overridden(by: o)
-    }
-
-    func journalOnly() -> Journal {
-        let s = settings()
-        do { return try Journal(path: s.resolvedJournalPath, tipStyle: s.resolvedTip) } catch let error as JournalOpenError {
-            printToStandardError("till: \(error)")
-            Foundation.exit(2)
-        } catch {
-            printToStandardError("till: cannot open the journal \(s.resolvedJournalPath): \(error)")
-            Foundation.exit(3)
-        }
-    }
-
-    /// A started controller; recovery has run (unresolved entries are listed on standard error).
-    func controller(caller: Caller, recover: Bool = true) async -> TillController {
-        let s = settings()
-        Termination.install()
-        let c: TillController
-        do { c = try await TillFactory.makeController(config: s, caller: caller) } catch let error as JournalOpenError {
-            printToStandardError("till: \(error)")
-            Foundation.exit(2)
-        } catch {
-            printToStandardError("till: cannot start (\(s.resolvedTransport)): \(error)")
-            Foundation.exit(3)
-        }
-        Termination.watch(c)
-        if recover {
-            let left = await c.recover()
-            let report = await c.lastRecovery
-            // What recovery learned is said, not only what it could not learn.
-            for e in report.settled where !e.state.awaitsTerminal { printToStandardError("till: recovered: " + recoveredText(e, tipStyle: s.resolvedTip)) }
-            if report.skipped {
-                printToStandardError("till: another till on this journal is waiting for the terminal; recovery is left for later.")
-            } else if !left.isEmpty {
-                printToStandardError("till: \(left.count) earlier transaction(s) with an unknown outcome or to review; check the terminal, then `till resolve ID --charged|--not-charged`:")
-                for e in left { printToStandardError("  " + journalEntryLine(e, tipStyle: s.resolvedTip)) }
-            }
-        }
-        return c
     }
 }
 

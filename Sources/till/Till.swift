@@ -27,6 +27,12 @@ struct Till: AsyncParsableCommand {
         sigemptyset(&none)
         sigprocmask(SIG_SETMASK, &none, nil)
         do {
+            // The cashier's screen with its usual options starts without ArgumentParser (see `UIArguments`).
+            if let ui = UIArguments(quick: CommandLine.arguments.dropFirst()) {
+                StartTrace.mark("arguments read")
+                try await ui.run()
+                return
+            }
             var command = try parseAsRoot()
             StartTrace.mark("arguments parsed")
             if var command = command as? AsyncParsableCommand {

@@ -26,6 +26,16 @@ struct UICommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-color"), help: "Monochrome rendering: reverse video and bold instead of colour.")
     var noColor = false
 
+    /// What was asked, as plain values (the quick start reads the same, see `UIArguments`).
+    var arguments: UIArguments {
+        UIArguments(global: global.values, theme: theme, keymap: keymap, noColor: noColor)
+    }
+
+    func run() async throws { try await arguments.run() }
+}
+
+extension UIArguments {
+    /// Starts the cashier's screen and runs it until the cashier quits, the terminal hangs up or a signal ends it.
     func run() async throws {
         guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
             printToStandardError("till: the cashier UI needs a terminal; see `till --help` for the headless commands.")
