@@ -76,6 +76,13 @@ static inline void till_start(int timeout_ms) {
     leaveok(stdscr, TRUE);
     scrollok(stdscr, FALSE);
     wtimeout(stdscr, timeout_ms);
+    /* ncurses 6.4 writes out its buffer at every cursor move until the screen has once been suspended and
+       resumed (its state stays "initial" after initscr): a frame went to the terminal as dozens of small
+       writes, each a wake-up of the terminal and a chance to show half a frame. A suspend and resume now,
+       before anything is drawn, puts it in the running state: one write per frame. */
+    endwin();
+    wrefresh(stdscr);
+    keypad(stdscr, TRUE);  /* the suspend turned the keypad's application mode off; the resume does not turn it on */
 }
 static inline void till_timeout(int ms) { wtimeout(stdscr, ms); }
 static inline int till_has_colors(void) { return has_colors() ? 1 : 0; }

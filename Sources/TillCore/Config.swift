@@ -111,9 +111,9 @@ public struct TillConfig: Sendable, Hashable {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         func line(of key: String) -> Int {
             for (i, l) in lines.enumerated() {
-                let t = l.trimmingCharacters(in: .whitespaces)
+                let t = l.trimmingWhitespace()
                 for form in [key, "\"\(key)\"", "'\(key)'"] where t.hasPrefix(form) {
-                    let rest = t.dropFirst(form.count).trimmingCharacters(in: .whitespaces)
+                    let rest = t.dropFirst(form.count).trimmingWhitespace()
                     if rest.hasPrefix("=") { return i + 1 }
                 }
             }
@@ -124,7 +124,7 @@ public struct TillConfig: Sendable, Hashable {
             let n = line(of: key)
             guard n > 0, let eq = lines[n - 1].firstIndex(of: "=") else { return "" }
             let rest = lines[n - 1][lines[n - 1].index(after: eq)...]
-            return String(rest.prefix { $0 != "#" }).trimmingCharacters(in: .whitespaces)
+            return String(rest.prefix { $0 != "#" }).trimmingWhitespace()
         }
         func fail(_ key: String, _ why: String) -> ConfigError {
             let n = line(of: key)
@@ -159,7 +159,7 @@ public struct TillConfig: Sendable, Hashable {
             switch key {
             case "merchant_key":
                 let s = try string()
-                if s.trimmingCharacters(in: .whitespaces).isEmpty { throw fail(key, "is empty.") }
+                if s.trimmingWhitespace().isEmpty { throw fail(key, "is empty.") }
                 c.merchantKey = s
             case "app_id": c.appId = try string()
             case "callback": c.callback = try string()
@@ -182,7 +182,7 @@ public struct TillConfig: Sendable, Hashable {
             case "keymap": c.keymap = try string()
             case "journal":
                 let s = try string()
-                if s.trimmingCharacters(in: .whitespaces).isEmpty {
+                if s.trimmingWhitespace().isEmpty {
                     throw fail(key, "is empty: give the journal's file path, like journal = \"/var/lib/till/journal.sqlite\" (or leave the key out for the default).")
                 }
                 c.journalPath = s
@@ -275,9 +275,12 @@ public enum TillFactory {
     public static func makeController(config: TillConfig, overrides: TillConfig = TillConfig(),
                                       caller: Caller? = nil, pipeStderrPath: String? = nil) async throws -> TillController {
         let c = config.overridden(by: overrides)
+        // The transport is made (the simulator reads its state) on another core while the journal opens; it
+        // starts only once the journal is open.
+        async let made = makeTransport(c, pipeStderrPath: pipeStderrPath)
         let journal = try Journal(path: c.resolvedJournalPath, tipStyle: c.resolvedTip)
         StartTrace.mark("journal open")
-        let transport = try makeTransport(c, pipeStderrPath: pipeStderrPath)
+        let transport = try await made
         StartTrace.mark("transport made")
         let controller = TillController(transport: transport, journal: journal, caller: caller ?? c.caller(),
                                         timeoutMs: c.resolvedTimeoutMs)

@@ -838,7 +838,7 @@ public actor TillController: TillService {
             throw ResolveError(message: "Entry \(entryId) is \(e.state.rawValue), not unknown: nothing to resolve.")
         }
         if current?.inFlight.entry.id == entryId { throw ResolveError(message: "Entry \(entryId) is in flight; wait or abort.") }
-        let text = note.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = note.trimmingWhitespace()
         guard !text.isEmpty else { throw ResolveError(message: "Say how it was resolved (--note …).") }
         if !(try journal.transition(entryId, to: .resolved, note: text, from: [.pending, .sent, .unknown, .review])) {
             throw ResolveError(message: "Entry \(entryId) was settled meanwhile; nothing changed.")
@@ -851,7 +851,7 @@ public actor TillController: TillService {
             throw ResolveError(message: "Entry \(entryId) is \(e.state.rawValue): nothing to resolve.")
         }
         if current?.inFlight.entry.id == entryId { throw ResolveError(message: "Entry \(entryId) is in flight; wait or abort.") }
-        let text = note.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = note.trimmingWhitespace()
         let how = charged ? "Marked charged by the cashier" : "Marked not charged by the cashier"
         try journal.resolve(entryId, charged: charged, note: text.isEmpty ? how + "." : how + ": " + text)
     }
@@ -893,6 +893,10 @@ public actor TillController: TillService {
     }
 
     public func batch() async -> BatchInfo { read("the batch", BatchInfo()) { try journal.batch() } }
+
+    public func glance() async -> (batch: BatchInfo, unresolved: [JournalEntry]) {
+        read("the batch and the unresolved entries", (BatchInfo(), [])) { try journal.glance() }
+    }
 
     /// Totals of a batch (nil: the current one), for the shift report.
     public func totals(batchId: String? = nil) async -> BatchTotals {

@@ -1,5 +1,6 @@
 import Foundation
 import TillIO
+import TillProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -136,7 +137,7 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
             return nil
         case .text(let raw):
             let lines = raw.split(whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" })
-                .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+                .map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }
             if lines.isEmpty { rejectNow(name, reason: "The file is empty."); return nil }
             if lines.count > 1 {
                 rejectNow(name, reason: "The file holds \(lines.count) lines; an answer is one line holding one callback URL.")

@@ -116,7 +116,9 @@ public final class Journal: Sendable {
         StartTrace.mark("journal: pool")
         if !created {
             // An SQLite file of someone else's (tables, but none of till's): leave it as it is.
-            let foreign = try pool.read { db -> Bool in
+            // On the writer, which is open already: a reader connection (and its reading of the schema) is
+            // made when the first read needs one, after the first frame.
+            let foreign = try pool.writeWithoutTransaction { db -> Bool in
                 let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
                 return !tables.isEmpty && !tables.contains("grdb_migrations")
             }
@@ -514,9 +516,25 @@ public final class Journal: Sendable {
 
     /// Entries that need attention (pending, sent, unknown, or an answer to review), oldest first.
     public func unresolved() throws -> [JournalEntry] {
-        try pool.read { db in
-            try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown', 'review') ORDER BY id")
-                .map(Journal.entry(from:))
+        try pool.read(Journal.unresolved)
+    }
+
+    static func unresolved(_ db: Database) throws -> [JournalEntry] {
+        try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown', 'review') ORDER BY id")
+            .map(Journal.entry(from:))
+    }
+
+    /// What the first frame shows: the shift and what needs attention, read at once (one snapshot) through the
+    /// writer, which start-up has open already, so that no reader connection is made before the first frame.
+    public func glance(nowMs: Int64 = WallClock.nowMs()) throws -> (batch: BatchInfo, unresolved: [JournalEntry]) {
+        try pool.writeWithoutTransaction { db in
+            var glance = (batch: BatchInfo(), unresolved: [JournalEntry]())
+            // A deferred transaction that only reads: it waits for no other writer and commits nothing.
+            try db.inTransaction(.deferred) {
+                glance = (try Journal.batches(db, nowMs: nowMs).last?.info ?? BatchInfo(), try Journal.unresolved(db))
+                return .commit
+            }
+            return glance
         }
     }
 
@@ -539,7 +557,7 @@ public final class Journal: Sendable {
             else { conditions.append("batchId IS NULL") }
         case .batch(let id): conditions.append("batchId = ?"); args.append(id)
         }
-        if let t = filter.text?.trimmingCharacters(in: .whitespaces), !t.isEmpty {
+        if let t = filter.text?.trimmingWhitespace(), !t.isEmpty {
             let like = "%" + t.replacingOccurrences(of: "%", with: "").replacingOccurrences(of: "_", with: "") + "%"
             var alternatives = ["stan LIKE ?", "orderCode LIKE ?", "shortOrderCode LIKE ?", "clientTransactionId LIKE ?",
                                 "cardType LIKE ?", "message LIKE ?"]

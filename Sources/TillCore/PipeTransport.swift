@@ -1,5 +1,6 @@
 import Foundation
 import TillIO
+import TillProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -214,7 +215,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
                     sink?(.rejected(file: "(bridge line)", reason: "The bridge '\(command)' wrote a line longer than 64 KiB; "
                                     + "till dropped it and reads on from the next newline."))
                 case .line(let bytes):
-                    let line = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                    let line = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
                     guard !line.isEmpty else { continue }
                     let sink = state.withLock { s -> (@Sendable (TransportEvent) -> Void)? in
                         guard s.bridge?.generation == generation || s.bridge == nil else { return nil }

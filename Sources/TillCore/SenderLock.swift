@@ -1,5 +1,6 @@
 import Foundation
 import TillIO
+import TillProtocol
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -75,6 +76,6 @@ public final class SenderLock: @unchecked Sendable {
         var buf = [UInt8](repeating: 0, count: 32)
         let n = buf.withUnsafeMutableBytes { pread(f, $0.baseAddress, $0.count, 0) }
         guard n > 0 else { return nil }
-        return Int32(String(decoding: buf[0..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return Int32(String(decoding: buf[0..<n], as: UTF8.self).trimmingWhitespace())
     }
 }

@@ -83,7 +83,7 @@ public enum TransportSpec: Sendable, Hashable, CustomStringConvertible {
 
     /// `simulator`, `file:DIR`, `pipe:COMMAND`.
     public init(parsing text: String) throws(ConfigError) {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmingWhitespace()
         if t == "simulator" || t == "sim" { self = .simulator; return }
         if t.hasPrefix("file:") {
             let dir = String(t.dropFirst(5))
@@ -92,7 +92,7 @@ public enum TransportSpec: Sendable, Hashable, CustomStringConvertible {
         }
         if t.hasPrefix("pipe:") {
             let cmd = String(t.dropFirst(5))
-            guard !cmd.trimmingCharacters(in: .whitespaces).isEmpty else {
+            guard !cmd.trimmingWhitespace().isEmpty else {
                 throw ConfigError(message: "--transport pipe: needs a command, like 'pipe:till simulate --stdio'")
             }
             self = .pipe(cmd); return

@@ -201,6 +201,8 @@ public protocol TillService: Sendable {
     func entries(_ filter: JournalFilter) async -> [JournalEntry]
     func entry(id: Int64) async -> JournalEntry?
     func batch() async -> BatchInfo
+    /// What the first frame shows: the shift and the entries that need attention, as one reading.
+    func glance() async -> (batch: BatchInfo, unresolved: [JournalEntry])
     /// The report of a batch: running X while open, the stored Z once closed. `.current` with no batch open gives
     /// the last batch's. Nil when the journal knows no such batch.
     func report(batch: BatchKey) async -> Report?

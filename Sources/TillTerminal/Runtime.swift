@@ -92,10 +92,11 @@ public final class Runtime: Sendable {
     /// Runs until the cashier quits, the terminal hangs up or SIGTERM/SIGHUP arrives (routed to
     /// `SignalPipe` by the caller), and says which. The caller then shuts the service down: the
     /// entry in flight becomes unknown and the bridge is stopped.
-    public func run() async -> RuntimeEnd {
+    public func run(on screen: Screen? = nil) async -> RuntimeEnd {
         // The first frame is fully informed: the shift and anything unresolved are read from the
         // journal (a few rows) before it is drawn, not after the first answer arrives.
-        let preload = Preload(batch: await service.batch(), unresolved: await service.unresolved())
+        let glance = await service.glance()
+        let preload = Preload(batch: glance.batch, unresolved: glance.unresolved)
         StartTrace.mark("shift and unresolved read")
         let events = service.events()
         let eventTask = Task { [inbox] in
@@ -103,13 +104,24 @@ public final class Runtime: Sendable {
         }
         let end = await withCheckedContinuation { (done: CheckedContinuation<RuntimeEnd, Never>) in
             let t = Thread { [self] in
-                done.resume(returning: self.loop(preload))
+                done.resume(returning: self.loop(preload, screen?.backend))
             }
             t.stackSize = 4 << 20
             t.start()
         }
         eventTask.cancel()
         return end
+    }
+
+    /// The terminal, started before the service is ready (start-up opens the journal on the other core
+    /// meanwhile): handed to `run(on:)`, whose loop thread then owns it; `end()` gives the terminal back if the
+    /// service cannot start.
+    public final class Screen: @unchecked Sendable {
+        let backend: NcursesBackend
+        public init(theme: Theme, monochrome: Bool) {
+            backend = NcursesBackend(theme: theme, monochrome: monochrome)
+        }
+        public func end() { backend.end() }
     }
 
     struct Preload {
@@ -148,19 +160,21 @@ public final class Runtime: Sendable {
         return Int32(period - now % period) + 1
     }
 
-    func loop(_ preload: Preload?) -> RuntimeEnd {
-        let backend = NcursesBackend(theme: options.theme, monochrome: options.monochrome)
+    func loop(_ preload: Preload?, _ started: NcursesBackend? = nil) -> RuntimeEnd {
+        let backend = started ?? NcursesBackend(theme: options.theme, monochrome: options.monochrome)
         StartTrace.mark("ncurses started")
         defer { backend.end() }
         // After ncurses started: its SIGWINCH handler is kept and called; the pipe wakes the loop.
         SignalPipe.install([SIGWINCH])
         var (state, first) = initialState(size: backend.size(), now: Self.nowMs(), preload)
-        perform(first)
-        first = []
         var buf = ScreenBuffer(size: state.size)
         render(state, into: &buf)
         backend.paint(buf)
         StartTrace.mark("first frame painted")
+        // Only now the first commands (recovery, the clock): their work would share the two cores with the
+        // first frame; what they learn is drawn in the next.
+        perform(first)
+        first = []
         var lastSecond = state.nowMs / 1000
         var lastTenth = state.nowMs / 100
         var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),

@@ -87,7 +87,7 @@ public enum TerminalMessage: Sendable, Hashable {
 
     /// Reads a message's text.
     public init(message: String?) {
-        guard let text = message?.trimmed, !text.isEmpty else { self = .unrecognised(code: nil); return }
+        guard let text = message?.trimmingWhitespace(), !text.isEmpty else { self = .unrecognised(code: nil); return }
         let (code, name) = TerminalMessage.split(text)
         if let name {
             let key = name.uppercased().replacing(" ", with: "_")
@@ -112,9 +112,9 @@ public enum TerminalMessage: Sendable, Hashable {
     /// `(-12) NAME` → (-12, "NAME"); `(-43)` → (-43, nil); anything else → (nil, nil).
     static func split(_ text: String) -> (Int?, String?) {
         guard text.hasPrefix("("), let close = text.firstIndex(of: ")") else { return (nil, nil) }
-        let inside = text[text.index(after: text.startIndex)..<close].trimmed
+        let inside = text[text.index(after: text.startIndex)..<close].trimmingWhitespace()
         guard let code = Int(inside) else { return (nil, nil) }
-        let rest = text[text.index(after: close)...].trimmed
+        let rest = text[text.index(after: close)...].trimmingWhitespace()
         return (code, rest.isEmpty ? nil : rest)
     }
 }
@@ -389,11 +389,3 @@ public enum CashierWording {
     }
 }
 
-private extension StringProtocol {
-    var trimmed: String {
-        var s = Substring(self)
-        while let f = s.first, f.isWhitespace { s.removeFirst() }
-        while let l = s.last, l.isWhitespace { s.removeLast() }
-        return String(s)
-    }
-}

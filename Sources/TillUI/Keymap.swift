@@ -222,19 +222,11 @@ func lineOf(_ key: String, in text: String) -> Int? {
     var n = 0
     for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
         n += 1
-        let t = line.trimmingCharacters(in: " \t")
+        let t = line.trimmingWhitespace()
         if key.hasPrefix("["), t.hasPrefix(key + "]") || t.hasPrefix(key + ".") { return n }
         if t.hasPrefix(key + " ") || t.hasPrefix(key + "=") || t.hasPrefix("\"" + key + "\"") || t.hasPrefix("[" + key) { return n }
     }
     return nil
 }
 
-extension Substring {
-    func trimmingCharacters(in set: String) -> String {
-        var s = self
-        while let f = s.first, set.contains(f) { s = s.dropFirst() }
-        while let l = s.last, set.contains(l) { s = s.dropLast() }
-        return String(s)
-    }
-}
 

@@ -66,7 +66,7 @@ struct PrintingSettingsOptions: RequestOptionGroup {
         p.barcode = r.bool(barcode, field: "isBarcodeEnabled", label: "Barcode")
         p.address = r.bool(address, field: "printAddressOnReceipt", label: "Address")
         if let text = businessDescription {
-            let t = text.trimmingCharacters(in: .whitespaces)
+            let t = text.trimmingWhitespace()
             if let type = BusinessDescriptionType.allCases.first(where: { $0.rawValue.lowercased() == t.lowercased() }) {
                 p.businessDescription = true
                 p.businessDescriptionType = type

@@ -120,7 +120,7 @@ struct GlobalValues: Sendable {
             }
         }
         for w in file.warnings { printToStandardError("till: warning: " + w) }
-        if let journal, journal.trimmingCharacters(in: .whitespaces).isEmpty {
+        if let journal, journal.trimmingWhitespace().isEmpty {
             printToStandardError("till: --journal is empty: give the journal's file path (or leave the flag out for the default).")
             Foundation.exit(2)
         }

@@ -285,7 +285,7 @@ struct ResolveCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         if charged && notCharged { printToStandardError("till: say --charged or --not-charged, not both."); throw ExitCode(2) }
-        let text = (note ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = (note ?? "").trimmingWhitespace()
         let isPayment = [.sale, .preAuth, .capturePreAuth, .cancel].contains(e.action)
         do {
             if charged || notCharged {

@@ -83,7 +83,7 @@ struct TypedTextReader {
     /// A whole number (installments).
     mutating func int(_ text: String?, field: String, label: String) -> Int? {
         guard let text else { return nil }
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmingWhitespace()
         guard !t.isEmpty, t.utf8.count <= 9, t.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(t) else {
             errors.append(TillProtocol.ValidationError(field: field, message: "\(label): '\(text)' is not a whole number, like 3."))
             unreadable.insert(field)
@@ -95,7 +95,7 @@ struct TypedTextReader {
     /// `true` or `false` (also `yes`/`no`, `1`/`0`, any case).
     mutating func bool(_ text: String?, field: String, label: String) -> Bool? {
         guard let text else { return nil }
-        switch text.trimmingCharacters(in: .whitespaces).lowercased() {
+        switch text.trimmingWhitespace().lowercased() {
         case "true", "yes", "1", "on": return true
         case "false", "no", "0", "off": return false
         default:
@@ -430,7 +430,7 @@ struct BatchOptions: RequestOptionGroup {
 
     /// The command as typed (spaces around it and its case ignored); nil for any other word. The request and the
     /// "unknown outcomes first" check before a close both read it here, so they agree on what is a close.
-    var batchCommand: BatchCommand? { BatchCommand(rawValue: command.trimmingCharacters(in: .whitespaces).lowercased()) }
+    var batchCommand: BatchCommand? { BatchCommand(rawValue: command.trimmingWhitespace().lowercased()) }
 
     func draft() -> RequestDraft {
         var r = TypedTextReader()

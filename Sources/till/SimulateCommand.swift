@@ -94,7 +94,7 @@ struct SimulateCommand: ParsableCommand {
         })
         var n = 0
         while let line = readLine(strippingNewline: true) {
-            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = line.trimmingWhitespace()
             if trimmed.isEmpty { continue }
             n += 1
             let tag = String(n)

@@ -46,26 +46,32 @@ extension UIArguments {
         SignalPipe.install([SIGTERM, SIGHUP])
         let settings = global.settings()
         StartTrace.mark("config read")
+        // The journal opens and the transport starts on the other core while this one reads the theme and
+        // starts the terminal: the first frame waits for the slower of the two, not for both.
+        async let made = TillFactory.makeController(config: settings)
         let env = ProcessInfo.processInfo.environment
         let resources = Resources(environment: env)
         let (theme, themeWarning) = resources.theme(self.theme ?? settings.theme)
         let (keymap, keymapWarning) = resources.keymap(self.keymap ?? settings.keymap)
         let warnings = [themeWarning, keymapWarning].compactMap { $0 }
         StartTrace.mark("theme and keymap")
+        let mono = noColor || !(env["NO_COLOR"] ?? "").isEmpty
+        let screen = Runtime.Screen(theme: theme, monochrome: mono)
+        StartTrace.mark("terminal started")
         let controller: TillController
-        do { controller = try await TillFactory.makeController(config: settings) } catch {
+        do { controller = try await made } catch {
+            screen.end()
             printToStandardError("till: cannot start: \(error)")
             throw ExitCode(3)
         }
         StartTrace.mark("controller started (journal, transport, backlog)")
-        let mono = noColor || !(env["NO_COLOR"] ?? "").isEmpty
         var options = RuntimeOptions(theme: theme, keymap: keymap, monochrome: mono, warnings: warnings,
                                      currency: settings.currency ?? "€", decimalSeparator: settings.decimalSeparator ?? ".")
         options.cashier = settings.cashier
         options.bell = settings.bell ?? true
         options.confirmAbove = settings.confirmAbove
         options.tipStyle = settings.resolvedTip
-        let end = await Runtime(service: controller, options: options).run()
+        let end = await Runtime(service: controller, options: options).run(on: screen)
         await controller.shutdown()
         switch end {
         case .quit:
