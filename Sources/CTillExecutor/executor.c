@@ -70,6 +70,8 @@ static SWIFT_CC void till_enqueue_deadline(long long sec, long long nsec, long l
     till_after(delta >= (long double)INT64_MAX ? INT64_MAX : (int64_t)delta, job);
 }
 
+static void till_nothing(void *unused) { (void)unused; }
+
 int till_install_executor(void) {
     if (till_queue) return 1;
     till_queue = dispatch_get_global_queue(TILL_QOS_CLASS_DEFAULT, TILL_DISPATCH_QUEUE_OVERCOMMIT);
@@ -77,6 +79,9 @@ int till_install_executor(void) {
     swift_task_enqueueGlobal_hook = till_enqueue;
     swift_task_enqueueGlobalWithDelay_hook = till_enqueue_delay;
     swift_task_enqueueGlobalWithDeadline_hook = till_enqueue_deadline;
+    // The queue's first worker thread starts now, while the command line is read, not when the first task
+    // (the journal's opening, at start-up) waits for it.
+    dispatch_async_f(till_queue, 0, till_nothing);
     return 1;
 }
 

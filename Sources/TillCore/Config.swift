@@ -272,13 +272,21 @@ public struct TillConfig: Sendable, Hashable {
 public enum TillFactory {
     /// `config` (from `TillConfig.load`) with `overrides` (from flags) on top. The returned controller is started;
     /// call `recover()` next to settle what an earlier run left open, and `shutdown()` at the end.
+    /// `firstGlance` is called exactly once: with what the first frame shows as soon as it is read (before the
+    /// journal's writer is set up), or with nil when it cannot be read early.
     public static func makeController(config: TillConfig, overrides: TillConfig = TillConfig(),
-                                      caller: Caller? = nil, pipeStderrPath: String? = nil) async throws -> TillController {
+                                      caller: Caller? = nil, pipeStderrPath: String? = nil,
+                                      firstGlance: (@Sendable (JournalGlance?) -> Void)? = nil) async throws -> TillController {
         let c = config.overridden(by: overrides)
         // The transport is made (the simulator reads its state) on another core while the journal opens; it
         // starts only once the journal is open.
         async let made = makeTransport(c, pipeStderrPath: pipeStderrPath)
-        let journal = try Journal(path: c.resolvedJournalPath, tipStyle: c.resolvedTip)
+        let glanced = Locked(false)
+        let once: @Sendable (JournalGlance?) -> Void = { g in
+            if glanced.withLock({ done in defer { done = true }; return !done }) { firstGlance?(g) }
+        }
+        defer { once(nil) }
+        let journal = try Journal(path: c.resolvedJournalPath, tipStyle: c.resolvedTip, firstGlance: firstGlance == nil ? nil : once)
         StartTrace.mark("journal open")
         let transport = try await made
         StartTrace.mark("transport made")

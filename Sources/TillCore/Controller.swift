@@ -894,8 +894,8 @@ public actor TillController: TillService {
 
     public func batch() async -> BatchInfo { read("the batch", BatchInfo()) { try journal.batch() } }
 
-    public func glance() async -> (batch: BatchInfo, unresolved: [JournalEntry]) {
-        read("the batch and the unresolved entries", (BatchInfo(), [])) { try journal.glance() }
+    public func glance() async -> JournalGlance {
+        read("the batch and the unresolved entries", JournalGlance()) { try journal.glance() }
     }
 
     /// Totals of a batch (nil: the current one), for the shift report.

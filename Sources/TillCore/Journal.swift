@@ -77,7 +77,10 @@ public final class Journal: Sendable {
     /// How the terminal's amounts relate to its tips, for the reports (config `tip`).
     public let tipStyle: TipStyle
 
-    public init(path: String, tipStyle: TipStyle = .onTop) throws {
+    /// `firstGlance`, when given, is called once the file is known to be a regular SQLite file (or nil: new, or
+    /// not readable as a journal), before the writer is set up, with what the first frame shows, read through a
+    /// read-only connection of its own (`readOnlyGlance`): start-up paints it while the writer opens.
+    public init(path: String, tipStyle: TipStyle = .onTop, firstGlance: (@Sendable (JournalGlance?) -> Void)? = nil) throws {
         self.tipStyle = tipStyle
         guard !path.isEmpty else { throw JournalOpenError(path: path, reason: "no journal path was given (journal = \"\")") }
         self.path = path
@@ -109,6 +112,9 @@ public final class Journal: Sendable {
         }
         config.busyMode = .timeout(10)
         StartTrace.mark("journal: checks")
+        // After the checks above (their own open and close of the file must not overlap an SQLite connection of
+        // this process), before the writer opens. SQLite keeps the locks of its connections in one process apart.
+        firstGlance?(created ? nil : Journal.readOnlyGlance(path: path))
         pool = try DatabasePool(path: path, configuration: config)
         // GRDB turns WAL on with `synchronous = NORMAL` on the writer, after `prepareDatabase`: its commits would
         // reach the disk only at the next checkpoint. Every commit of the journal is synced before it returns.
@@ -526,16 +532,31 @@ public final class Journal: Sendable {
 
     /// What the first frame shows: the shift and what needs attention, read at once (one snapshot) through the
     /// writer, which start-up has open already, so that no reader connection is made before the first frame.
-    public func glance(nowMs: Int64 = WallClock.nowMs()) throws -> (batch: BatchInfo, unresolved: [JournalEntry]) {
+    public func glance(nowMs: Int64 = WallClock.nowMs()) throws -> JournalGlance {
         try pool.writeWithoutTransaction { db in
-            var glance = (batch: BatchInfo(), unresolved: [JournalEntry]())
+            var glance = JournalGlance()
             // A deferred transaction that only reads: it waits for no other writer and commits nothing.
             try db.inTransaction(.deferred) {
-                glance = (try Journal.batches(db, nowMs: nowMs).last?.info ?? BatchInfo(), try Journal.unresolved(db))
+                glance = try Journal.glance(db, nowMs: nowMs)
                 return .commit
             }
             return glance
         }
+    }
+
+    /// The same through a read-only connection of its own, without the writer's set-up (WAL, migrations); nil when
+    /// the file cannot be read as a journal (then the journal's opening says why).
+    static func readOnlyGlance(path: String, nowMs: Int64 = WallClock.nowMs()) -> JournalGlance? {
+        var config = Configuration()
+        config.readonly = true
+        guard let queue = try? DatabaseQueue(path: path, configuration: config) else { return nil }
+        let glance = try? queue.read { db in try Journal.glance(db, nowMs: nowMs) }
+        try? queue.close()
+        return glance
+    }
+
+    static func glance(_ db: Database, nowMs: Int64) throws -> JournalGlance {
+        JournalGlance(batch: try Journal.batches(db, nowMs: nowMs).last?.info ?? BatchInfo(), unresolved: try Journal.unresolved(db))
     }
 
     /// Request entries (not unmatched answers) with this client transaction id, newest first.

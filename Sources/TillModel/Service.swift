@@ -169,6 +169,16 @@ public enum ControllerEvent: Sendable, Hashable {
 }
 
 /// What the UI and the headless commands need from the controller layer.
+/// What the first frame shows from the journal: the shift and the entries that need attention.
+public struct JournalGlance: Sendable {
+    public var batch: BatchInfo
+    public var unresolved: [JournalEntry]
+    public init(batch: BatchInfo = BatchInfo(), unresolved: [JournalEntry] = []) {
+        self.batch = batch
+        self.unresolved = unresolved
+    }
+}
+
 public protocol TillService: Sendable {
     /// A short description of the transport for the status line (`simulator`, `file:/srv/drop`, `pipe:…`).
     var transportDescription: String { get }
@@ -202,7 +212,7 @@ public protocol TillService: Sendable {
     func entry(id: Int64) async -> JournalEntry?
     func batch() async -> BatchInfo
     /// What the first frame shows: the shift and the entries that need attention, as one reading.
-    func glance() async -> (batch: BatchInfo, unresolved: [JournalEntry])
+    func glance() async -> JournalGlance
     /// The report of a batch: running X while open, the stored Z once closed. `.current` with no batch open gives
     /// the last batch's. Nil when the journal knows no such batch.
     func report(batch: BatchKey) async -> Report?

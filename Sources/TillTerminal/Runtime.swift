@@ -129,10 +129,26 @@ public final class Runtime: Sendable {
         var unresolved: [JournalEntry]
     }
 
+    /// Paints the first frame from what the journal showed (`glance`) while the service is still starting: the
+    /// same frame `run(on:)` starts with, whose loop then paints only what changed since.
+    public static func paintFirst(on screen: Screen, options: RuntimeOptions, transport: String, glance: JournalGlance) {
+        let backend = screen.backend
+        let (state, _) = initialState(options: options, transport: transport, size: backend.size(), now: nowMs(),
+                                      Preload(batch: glance.batch, unresolved: glance.unresolved))
+        var buf = ScreenBuffer(size: state.size)
+        render(state, into: &buf)
+        backend.paint(buf)
+        StartTrace.mark("first frame painted (the service still starting)")
+    }
+
     /// The state before the first frame, and the commands still to run.
     func initialState(size: Size, now: Int64, _ preload: Preload?) -> (AppState, [Command]) {
+        Self.initialState(options: options, transport: service.transportDescription, size: size, now: now, preload)
+    }
+
+    static func initialState(options: RuntimeOptions, transport: String, size: Size, now: Int64, _ preload: Preload?) -> (AppState, [Command]) {
         var state = AppState(keymap: options.keymap, size: size, nowMs: now,
-                             tzOffsetMinutes: Self.localOffsetMinutes(), transport: service.transportDescription)
+                             tzOffsetMinutes: Self.localOffsetMinutes(), transport: transport)
         state.currency = options.currency
         state.decimalSeparator = options.decimalSeparator
         state.cashier = options.cashier

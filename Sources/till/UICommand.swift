@@ -36,6 +36,9 @@ struct UICommand: AsyncParsableCommand {
 
 extension UIArguments {
     /// Starts the cashier's screen and runs it until the cashier quits, the terminal hangs up or a signal ends it.
+    /// On the main actor, where `main` starts: a hop to the global executor first would wait about a millisecond
+    /// for its first worker thread before anything else is done (the journal's task pays that on its own core).
+    @MainActor
     func run() async throws {
         guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
             printToStandardError("till: the cashier UI needs a terminal; see `till --help` for the headless commands.")
@@ -47,8 +50,10 @@ extension UIArguments {
         let settings = global.settings()
         StartTrace.mark("config read")
         // The journal opens and the transport starts on the other core while this one reads the theme and
-        // starts the terminal: the first frame waits for the slower of the two, not for both.
-        async let made = TillFactory.makeController(config: settings)
+        // starts the terminal. What the first frame shows is read first, so it is painted while the journal's
+        // writer is still being set up; keys wait in the terminal until the loop reads them.
+        let (glances, glanced) = AsyncStream<JournalGlance?>.makeStream()
+        async let made = TillFactory.makeController(config: settings, firstGlance: { glanced.yield($0); glanced.finish() })
         let env = ProcessInfo.processInfo.environment
         let resources = Resources(environment: env)
         let (theme, themeWarning) = resources.theme(self.theme ?? settings.theme)
@@ -58,6 +63,17 @@ extension UIArguments {
         let mono = noColor || !(env["NO_COLOR"] ?? "").isEmpty
         let screen = Runtime.Screen(theme: theme, monochrome: mono)
         StartTrace.mark("terminal started")
+        var options = RuntimeOptions(theme: theme, keymap: keymap, monochrome: mono, warnings: warnings,
+                                     currency: settings.currency ?? "€", decimalSeparator: settings.decimalSeparator ?? ".")
+        options.cashier = settings.cashier
+        options.bell = settings.bell ?? true
+        options.confirmAbove = settings.confirmAbove
+        options.tipStyle = settings.resolvedTip
+        for await glance in glances {
+            if let glance {
+                Runtime.paintFirst(on: screen, options: options, transport: settings.resolvedTransport.description, glance: glance)
+            }
+        }
         let controller: TillController
         do { controller = try await made } catch {
             screen.end()
@@ -65,12 +81,6 @@ extension UIArguments {
             throw ExitCode(3)
         }
         StartTrace.mark("controller started (journal, transport, backlog)")
-        var options = RuntimeOptions(theme: theme, keymap: keymap, monochrome: mono, warnings: warnings,
-                                     currency: settings.currency ?? "€", decimalSeparator: settings.decimalSeparator ?? ".")
-        options.cashier = settings.cashier
-        options.bell = settings.bell ?? true
-        options.confirmAbove = settings.confirmAbove
-        options.tipStyle = settings.resolvedTip
         let end = await Runtime(service: controller, options: options).run(on: screen)
         await controller.shutdown()
         switch end {

@@ -98,4 +98,40 @@ import TillProtocol
         let later = try j.batch(nowMs: 1_000 + 48 * 3_600_000)
         #expect(later.isOpen && later.name == Journal.terminalStartedBatchName && later.id != b.id)
     }
+
+    /// Start-up reads what the first frame shows through a read-only connection before the journal's writer is set
+    /// up (issue 11). It must read what the open journal reads, be offered exactly once, and be nil (never a guess)
+    /// for a journal that is new or cannot be read.
+    @Test func theFirstFrameIsReadBeforeTheWriterOpensAndAgreesWithIt() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let path = dir.path + "/j.sqlite"
+        let offered = Locked<[JournalGlance?]>([])
+        let record: @Sendable (JournalGlance?) -> Void = { g in offered.withLock { $0.append(g) } }
+        do {
+            // New: nothing to read early.
+            let j = try Journal(path: path, firstGlance: record)
+            #expect(offered.withLock { $0.count == 1 && $0[0] == nil })
+            let req = TerminalRequest(caller: testCaller, request: .batch(BatchRequest(command: .open, batchName: "Morning")))
+            let e = try j.insertPending(requestId: "b1", request: req, batch: BatchInfo())
+            let r = try CallbackResponse.decode("interapp-callback://result?status=success&message=Batch%20opened&action=batch&command=open&batchName=Morning&batchId=B-1")
+            try j.recordAnswer(e.id, response: r, state: .approved, note: nil)
+            // A sale left in flight by an earlier run.
+            let left = try j.insertPending(requestId: "s1", request: TerminalRequest(caller: testCaller, request: sale(1200, ctid: "c-1", tip: 0)),
+                                           batch: try j.batch())
+            try j.markSent(left.id)
+        }
+        offered.withLock { $0 = [] }
+        let j = try Journal(path: path, firstGlance: record)
+        let early = try #require(offered.withLock { $0.count == 1 ? $0[0] : nil })
+        let open = try j.glance()
+        #expect(early.batch == open.batch && early.batch.name == "Morning" && early.batch.isOpen)
+        #expect(early.unresolved.map(\.id) == open.unresolved.map(\.id) && early.unresolved.map(\.state) == [.sent])
+        // Through the factory, exactly once, also when the journal cannot be opened (a symbolic link).
+        offered.withLock { $0 = [] }
+        try FileManager.default.createSymbolicLink(atPath: dir.path + "/link.sqlite", withDestinationPath: path)
+        var config = TillConfig()
+        config.journalPath = dir.path + "/link.sqlite"
+        await #expect(throws: JournalOpenError.self) { try await TillFactory.makeController(config: config, firstGlance: record) }
+        #expect(offered.withLock { $0.count == 1 && $0[0] == nil })
+    }
 }
