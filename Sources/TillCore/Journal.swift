@@ -59,6 +59,11 @@ public struct BatchEvent: Sendable, Hashable, Codable {
 public final class Journal: Sendable {
     public let path: String
     let pool: DatabasePool
+    /// The read-only connection that read the first frame (closed), kept as long as the journal: releasing a GRDB
+    /// database releases its dispatch queue, and libdispatch frees a queue's specific data on its global default
+    /// queue, whose first worker thread starts the 1 Hz worker-pool monitor (see `CTillExecutor`): an idle till
+    /// would then wake every second for good.
+    private let firstReader: DatabaseQueue?
 
     /// `$XDG_DATA_HOME/till/journal.sqlite`, else `~/.local/share/till/journal.sqlite`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -114,7 +119,13 @@ public final class Journal: Sendable {
         StartTrace.mark("journal: checks")
         // After the checks above (their own open and close of the file must not overlap an SQLite connection of
         // this process), before the writer opens. SQLite keeps the locks of its connections in one process apart.
-        firstGlance?(created ? nil : Journal.readOnlyGlance(path: path))
+        if let firstGlance {
+            let (glance, reader) = created ? (nil, nil) : Journal.readOnlyGlance(path: path)
+            firstReader = reader
+            firstGlance(glance)
+        } else {
+            firstReader = nil
+        }
         pool = try DatabasePool(path: path, configuration: config)
         // GRDB turns WAL on with `synchronous = NORMAL` on the writer, after `prepareDatabase`: its commits would
         // reach the disk only at the next checkpoint. Every commit of the journal is synced before it returns.
@@ -545,14 +556,15 @@ public final class Journal: Sendable {
     }
 
     /// The same through a read-only connection of its own, without the writer's set-up (WAL, migrations); nil when
-    /// the file cannot be read as a journal (then the journal's opening says why).
-    static func readOnlyGlance(path: String, nowMs: Int64 = WallClock.nowMs()) -> JournalGlance? {
+    /// the file cannot be read as a journal (then the journal's opening says why). The connection is closed; its
+    /// GRDB object is returned for the journal to keep (see `firstReader`).
+    static func readOnlyGlance(path: String, nowMs: Int64 = WallClock.nowMs()) -> (JournalGlance?, DatabaseQueue?) {
         var config = Configuration()
         config.readonly = true
-        guard let queue = try? DatabaseQueue(path: path, configuration: config) else { return nil }
+        guard let queue = try? DatabaseQueue(path: path, configuration: config) else { return (nil, nil) }
         let glance = try? queue.read { db in try Journal.glance(db, nowMs: nowMs) }
         try? queue.close()
-        return glance
+        return (glance, queue)
     }
 
     static func glance(_ db: Database, nowMs: Int64) throws -> JournalGlance {

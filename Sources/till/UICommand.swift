@@ -36,9 +36,6 @@ struct UICommand: AsyncParsableCommand {
 
 extension UIArguments {
     /// Starts the cashier's screen and runs it until the cashier quits, the terminal hangs up or a signal ends it.
-    /// On the main actor, where `main` starts: a hop to the global executor first would wait about a millisecond
-    /// for its first worker thread before anything else is done (the journal's task pays that on its own core).
-    @MainActor
     func run() async throws {
         guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
             printToStandardError("till: the cashier UI needs a terminal; see `till --help` for the headless commands.")

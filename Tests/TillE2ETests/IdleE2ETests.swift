@@ -36,4 +36,24 @@ import Testing
         #expect(woken <= 9, "an idle till woke \(woken) times in 6 s (its clock needs 6)")
         #expect(TillSession.running(pid))
     }
+
+    /// The same for a till started on a journal it has used before, as a till starts every morning: its first
+    /// frame is read through a read-only connection of its own (issue 11), whose release once started the monitor
+    /// (libdispatch frees a released queue's specific data on its global default queue), found by `TillBench`.
+    @Test func anIdleTillStartedOnItsJournalWakesOnlyForItsClock() throws {
+        let t = try TillSession(args: ["--sim-speed", "0"])
+        try t.openShift()
+        try t.restart(args: ["--sim-speed", "0"])
+        #expect(t.waitFor("batch Test", "Ready for the next customer."))
+        try t.type("3.20")
+        try t.keys("Enter")
+        t.waitFor("SALE APPROVED")
+        Thread.sleep(forTimeInterval: 7)
+        let pid = t.tillPid
+        let before = Self.wakeUps(pid)
+        Thread.sleep(forTimeInterval: 6)
+        let woken = Self.wakeUps(pid) - before
+        #expect(woken <= 9, "an idle till woke \(woken) times in 6 s (its clock needs 6)")
+        #expect(TillSession.running(pid))
+    }
 }

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// A frame reaches the terminal in one write (issue 11). ncurses 6.4 flushes its output at every cursor move until
+/// the screen has once been suspended and resumed; a frame then went out as dozens of small writes (68 for the
+/// first, 20 for a change of screen): each a wake-up of the terminal, and a chance for it to show half a frame.
+/// Watched as the kernel sees it: strace, attached to the running till, records its writes.
+@Suite struct FrameWriteE2ETests {
+    static let strace = "/usr/bin/strace"
+
+    /// Whether strace is attached to every thread of `pid`.
+    static func traced(_ pid: Int32) -> Bool {
+        let base = "/proc/\(pid)/task"
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: base)) ?? []
+        return !tasks.isEmpty && tasks.allSatisfy { t in
+            let status = (try? String(contentsOfFile: "\(base)/\(t)/status", encoding: .utf8)) ?? ""
+            return status.split(separator: "\n").contains { $0.hasPrefix("TracerPid:") && !$0.hasSuffix("\t0") }
+        }
+    }
+
+    /// Starts `argv` with no signal blocked: a test's thread blocks SIGINT, and a child inherits the mask.
+    static func spawn(_ argv: [String]) throws -> pid_t {
+        var attr = posix_spawnattr_t()
+        posix_spawnattr_init(&attr)
+        defer { posix_spawnattr_destroy(&attr) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        posix_spawnattr_setsigmask(&attr, &none)
+        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK))
+        var files = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&files)
+        defer { posix_spawn_file_actions_destroy(&files) }
+        posix_spawn_file_actions_addopen(&files, 2, "/dev/null", O_WRONLY, 0)
+        let cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
+        defer { cargs.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, argv[0], &files, &attr, cargs, environ)
+        guard rc == 0 else { throw E2EError("cannot start \(argv[0]): error \(rc)") }
+        return pid
+    }
+
+    @Test func aFrameReachesTheTerminalInOneWrite() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.strace), "strace is needed: scripts/ensure-deps installs it")
+        let t = try TillSession(args: ["--sim-speed", "0"])
+        #expect(t.waitFor("Ready for the next customer."))
+        let log = t.dir + "/writes"
+        let strace = try Self.spawn([Self.strace, "-f", "-p", "\(t.tillPid)", "-e", "trace=write", "-s", "100000", "-o", log])
+        var reaped = false
+        defer { if !reaped { kill(strace, SIGKILL); var st: Int32 = 0; waitpid(strace, &st, 0) } }
+        let deadline = Date().addingTimeInterval(10)
+        while !Self.traced(t.tillPid) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        try #require(Self.traced(t.tillPid), "strace did not attach")
+        // A change of screen: the menu bar, the title, the form and the hints all change.
+        try t.keys("F4")
+        #expect(t.waitFor("Capture a pre-authorisation"))
+        // Detached by SIGINT, strace writes out what it saw and ends.
+        kill(strace, SIGINT)
+        var status: Int32 = 0
+        waitpid(strace, &status, 0)
+        reaped = true
+        let writes = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+            .filter { $0.contains("write(1, ") }
+        let frame = writes.filter { $0.contains("Capture a pre-authoris") }
+        #expect(frame.count == 1, "the new screen's title went out in \(frame.count) writes")
+        #expect(frame.first.map { $0.contains("Find the pre-authori") && $0.contains("F4 Capture") } == true,
+                "the frame went out in pieces: \(writes.count) writes")
+    }
+}
