@@ -278,9 +278,6 @@ public enum TillFactory {
                                       caller: Caller? = nil, pipeStderrPath: String? = nil,
                                       firstGlance: (@Sendable (JournalGlance?) -> Void)? = nil) async throws -> TillController {
         let c = config.overridden(by: overrides)
-        // The transport is made (the simulator reads its state) on another core while the journal opens; it
-        // starts only once the journal is open.
-        async let made = makeTransport(c, pipeStderrPath: pipeStderrPath)
         let glanced = Locked(false)
         let once: @Sendable (JournalGlance?) -> Void = { g in
             if glanced.withLock({ done in defer { done = true }; return !done }) { firstGlance?(g) }
@@ -288,7 +285,8 @@ public enum TillFactory {
         defer { once(nil) }
         let journal = try Journal(path: c.resolvedJournalPath, tipStyle: c.resolvedTip, firstGlance: firstGlance == nil ? nil : once)
         StartTrace.mark("journal open")
-        let transport = try await made
+        // After the journal: made beside it (the simulator reads its state), it took the core the first frame needs.
+        let transport = try makeTransport(c, pipeStderrPath: pipeStderrPath)
         StartTrace.mark("transport made")
         let controller = TillController(transport: transport, journal: journal, caller: caller ?? c.caller(),
                                         timeoutMs: c.resolvedTimeoutMs)

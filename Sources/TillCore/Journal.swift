@@ -563,6 +563,7 @@ public final class Journal: Sendable {
         config.readonly = true
         guard let queue = try? DatabaseQueue(path: path, configuration: config) else { return (nil, nil) }
         let glance = try? queue.read { db in try Journal.glance(db, nowMs: nowMs) }
+        StartTrace.mark("journal: first frame read")
         try? queue.close()
         return (glance, queue)
     }
