@@ -107,9 +107,15 @@ public final class Journal: Sendable {
             }
         } else {
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-            guard fd >= 0 else { throw FileError(path: path, operation: "create journal") }
-            close(fd)
-            created = true
+            if fd >= 0 {
+                close(fd)
+                created = true
+            } else if errno == EEXIST, lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
+                // Another till made it between the look and the making: it is opened as theirs (the migrations
+                // below wait for theirs), and checked as any existing journal is, by SQLite (the tables).
+            } else {
+                throw FileError(path: path, operation: "create journal")
+            }
         }
         var config = Configuration()
         config.prepareDatabase { db in
@@ -126,7 +132,7 @@ public final class Journal: Sendable {
         } else {
             firstReader = nil
         }
-        pool = try DatabasePool(path: path, configuration: config)
+        pool = try Journal.openPool(path, config)
         // GRDB turns WAL on with `synchronous = NORMAL` on the writer, after `prepareDatabase`: its commits would
         // reach the disk only at the next checkpoint. Every commit of the journal is synced before it returns.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
@@ -153,7 +159,35 @@ public final class Journal: Sendable {
             if lstat(path + suffix, &s2) == 0, (s2.st_mode & S_IFMT) == S_IFREG, s2.st_uid == geteuid() { chmod(path + suffix, 0o600) }
         }
         StartTrace.mark("journal: chmod")
-        try Journal.migrator.migrate(pool)
+        try Journal.migrate(pool)
+    }
+
+    /// Opens the pool. A new journal is turned to WAL by the first till that opens it; another doing the same at
+    /// that moment is told "database is locked" at once (SQLite's busy wait does not cover that change), and tries
+    /// again shortly, for up to two seconds: by then the file is in WAL and nothing needs to change.
+    static func openPool(_ path: String, _ config: Configuration) throws -> DatabasePool {
+        var tries = 0
+        while true {
+            do { return try DatabasePool(path: path, configuration: config) } catch let error as DatabaseError
+                where error.resultCode == .SQLITE_BUSY && tries < 200 {
+                tries += 1
+                usleep(10_000)
+            }
+        }
+    }
+
+    /// Two tills opening a new journal at once both find its migrations to do; the one that loses the race fails on
+    /// a table or column the other has just made (SQLite's write lock makes it wait for the other's transaction
+    /// first). Each try reads again which migrations are done, so every failure is a step further; a lasting
+    /// failure (a full disk) is thrown after a few.
+    static func migrate(_ pool: DatabasePool) throws {
+        var tries = 0
+        while true {
+            do { return try migrator.migrate(pool) } catch {
+                tries += 1
+                if tries > 4 { throw error }
+            }
+        }
     }
 
     /// The journal files this process has open (device and inode → how many `Journal`s).

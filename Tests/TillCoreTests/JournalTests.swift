@@ -134,4 +134,32 @@ import TillProtocol
         await #expect(throws: JournalOpenError.self) { try await TillFactory.makeController(config: config, firstGlance: record) }
         #expect(offered.withLock { $0.count == 1 && $0[0] == nil })
     }
+
+    /// Two tills (or a till and a headless command) opening a new journal at the same moment: both found it to be
+    /// made, the loser failed ("File exists", "table entry already exists", "duplicate column name"). Found when an
+    /// e2e test restarted till while the one before was still opening its journal. Here: threads, as processes
+    /// would, each with its own journal object, many rounds.
+    @Test func twoOpeningANewJournalAtOnceBothSucceed() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        for round in 0..<40 {
+            let path = dir.path + "/j\(round).sqlite"
+            let failures = Locked<[String]>([])
+            let start = DispatchSemaphore(value: 0)
+            let group = DispatchGroup()
+            for _ in 0..<3 {
+                Thread.detachNewThread {
+                    group.enter()
+                    start.wait()
+                    do { _ = try Journal(path: path).count() } catch { failures.withLock { $0.append("\(error)") } }
+                    group.leave()
+                }
+            }
+            Thread.sleep(forTimeInterval: 0.01)
+            for _ in 0..<3 { start.signal() }
+            Thread.sleep(forTimeInterval: 0.01)
+            group.wait()
+            #expect(failures.withLock { $0 }.isEmpty, "round \(round): \(failures.withLock { $0 })")
+        }
+    }
 }
+

@@ -137,11 +137,8 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         buf.put(Format.money(total, s.currency), x: fieldX + 1, y: y, role: .amount, attrs: .bold)
         y += 1
     }
-    let hint: String
-    switch s.screen {
-    case .refund: hint = "\(s.keymap.hint(.submit)) refund (asks first)   \(s.keymap.hint(.next)) next field"
-    default: hint = "\(s.keymap.hint(.submit)) send   \(s.keymap.hint(.next)) next field   \(s.keymap.hint(.cancel)) " + escWord(s)
-    }
+    let submit = s.screen == .refund ? "\(s.keymap.hint(.submit)) refund (asks first)" : "\(s.keymap.hint(.submit)) send"
+    let hint = hintLine([submit, "\(s.keymap.hint(.next)) next field", "\(s.keymap.hint(.cancel)) " + escWord(s)], width: textW)
     buf.put(hint, x: r.x + 2, y: r.maxY - 1, role: .hint, maxWidth: textW)
 }
 
