@@ -59,7 +59,7 @@ public struct BatchEvent: Sendable, Hashable, Codable {
 public final class Journal: Sendable {
     public let path: String
     let pool: DatabasePool
-    /// The read-only connection that read the first frame (closed), kept as long as the journal: releasing a GRDB
+    /// The read-only connection that checked the file and read the first frame (closed), kept as long as the journal: releasing a GRDB
     /// database releases its dispatch queue, and libdispatch frees a queue's specific data on its global default
     /// queue, whose first worker thread starts the 1 Hz worker-pool monitor (see `CTillExecutor`): an idle till
     /// would then wake every second for good.
@@ -84,7 +84,7 @@ public final class Journal: Sendable {
 
     /// `firstGlance`, when given, is called once the file is known to be a regular SQLite file (or nil: new, or
     /// not readable as a journal), before the writer is set up, with what the first frame shows, read through a
-    /// read-only connection of its own (`readOnlyGlance`): start-up paints it while the writer opens.
+    /// read-only connection of its own: start-up paints it while the writer opens.
     public init(path: String, tipStyle: TipStyle = .onTop, firstGlance: (@Sendable (JournalGlance?) -> Void)? = nil) throws {
         self.tipStyle = tipStyle
         guard !path.isEmpty else { throw JournalOpenError(path: path, reason: "no journal path was given (journal = \"\")") }
@@ -123,29 +123,41 @@ public final class Journal: Sendable {
         }
         config.busyMode = .timeout(10)
         StartTrace.mark("journal: checks")
-        // After the checks above (their own open and close of the file must not overlap an SQLite connection of
-        // this process), before the writer opens. SQLite keeps the locks of its connections in one process apart.
-        if let firstGlance {
-            let (glance, reader) = created ? (nil, nil) : Journal.readOnlyGlance(path: path)
-            firstReader = reader
-            firstGlance(glance)
-        } else {
-            firstReader = nil
+        // A file that was there is read first through a read-only connection of its own, after the checks above
+        // (their own open and close of the file must not overlap an SQLite connection of this process) and before
+        // the writer, whose set-up turns the file to WAL: someone else's SQLite database is found foreign without a
+        // byte of it changed; and what the first frame shows is read here, for start-up to paint while the writer
+        // is set up. SQLite keeps the locks of its connections in one process apart.
+        var reader: DatabaseQueue?
+        var checked = false
+        if !created {
+            var readOnly = Configuration()
+            readOnly.readonly = true
+            reader = try? DatabaseQueue(path: path, configuration: readOnly)
+            if let reader, let foreign = try? reader.read(Journal.isForeign) {
+                checked = true
+                if foreign {
+                    try? reader.close()
+                    throw JournalOpenError(path: path, reason: "it is an SQLite database, but not a till journal; till leaves it alone")
+                }
+            }
         }
+        if let firstGlance {
+            firstGlance(reader.flatMap { r in try? r.read { db in try Journal.glance(db, nowMs: WallClock.nowMs()) } })
+            StartTrace.mark("journal: first frame read")
+        }
+        try? reader?.close()
+        firstReader = reader
         pool = try Journal.openPool(path, config)
         // GRDB turns WAL on with `synchronous = NORMAL` on the writer, after `prepareDatabase`: its commits would
         // reach the disk only at the next checkpoint. Every commit of the journal is synced before it returns.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
         StartTrace.mark("journal: pool")
-        if !created {
-            // An SQLite file of someone else's (tables, but none of till's): leave it as it is.
-            // On the writer, which is open already: a reader connection (and its reading of the schema) is
-            // made when the first read needs one, after the first frame.
-            let foreign = try pool.writeWithoutTransaction { db -> Bool in
-                let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-                return !tables.isEmpty && !tables.contains("grdb_migrations")
+        if !created, !checked {
+            // When the read-only connection could not read it: on the writer, which is open already.
+            if try pool.writeWithoutTransaction(Journal.isForeign) {
+                throw JournalOpenError(path: path, reason: "it is an SQLite database, but not a till journal; till leaves it alone")
             }
-            if foreign { throw JournalOpenError(path: path, reason: "it is an SQLite database, but not a till journal; till leaves it alone") }
         }
         StartTrace.mark("journal: foreign check")
         // Only now, with the file known to be a till journal (or new), make it private: owner only, never through a
@@ -589,17 +601,10 @@ public final class Journal: Sendable {
         }
     }
 
-    /// The same through a read-only connection of its own, without the writer's set-up (WAL, migrations); nil when
-    /// the file cannot be read as a journal (then the journal's opening says why). The connection is closed; its
-    /// GRDB object is returned for the journal to keep (see `firstReader`).
-    static func readOnlyGlance(path: String, nowMs: Int64 = WallClock.nowMs()) -> (JournalGlance?, DatabaseQueue?) {
-        var config = Configuration()
-        config.readonly = true
-        guard let queue = try? DatabaseQueue(path: path, configuration: config) else { return (nil, nil) }
-        let glance = try? queue.read { db in try Journal.glance(db, nowMs: nowMs) }
-        StartTrace.mark("journal: first frame read")
-        try? queue.close()
-        return (glance, queue)
+    /// Someone else's SQLite database: tables, but none of till's.
+    static func isForeign(_ db: Database) throws -> Bool {
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+        return !tables.isEmpty && !tables.contains("grdb_migrations")
     }
 
     static func glance(_ db: Database, nowMs: Int64) throws -> JournalGlance {

@@ -299,8 +299,12 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         let foreign = dir.path + "/other.sqlite"
         try DatabaseQueue(path: foreign).write { db in try db.execute(sql: "CREATE TABLE invoices (n INTEGER)") }
         chmod(foreign, 0o644)
+        let before = try Data(contentsOf: URL(fileURLWithPath: foreign))
         #expect(throws: JournalOpenError.self) { _ = try Journal(path: foreign) }
         #expect(mode(foreign) == 0o644)
+        // Not a byte changed, no WAL made: the writer's set-up turned it to WAL before it was found foreign.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: foreign)) == before)
+        #expect(!FileManager.default.fileExists(atPath: foreign + "-wal"))
         #expect(throws: JournalOpenError.self) { _ = try Journal(path: "") }
         // A real journal is still opened and made private.
         let real = dir.path + "/journal.sqlite"
