@@ -159,7 +159,6 @@ public final class Journal: Sendable {
                 throw JournalOpenError(path: path, reason: "it is an SQLite database, but not a till journal; till leaves it alone")
             }
         }
-        StartTrace.mark("journal: foreign check")
         // Only now, with the file known to be a till journal (or new), make it private: owner only, never through a
         // symbolic link (checked again right before), and by path, never by opening it (see above).
         if lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG, st.st_uid == geteuid(), (st.st_mode & 0o077) != 0 {
@@ -170,7 +169,6 @@ public final class Journal: Sendable {
             var s2 = stat()
             if lstat(path + suffix, &s2) == 0, (s2.st_mode & S_IFMT) == S_IFREG, s2.st_uid == geteuid() { chmod(path + suffix, 0o600) }
         }
-        StartTrace.mark("journal: chmod")
         try Journal.migrate(pool)
     }
 

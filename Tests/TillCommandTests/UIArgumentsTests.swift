@@ -1,5 +1,6 @@
 import ArgumentParser
 import Testing
+import TillSimulator
 @testable import till
 
 /// `UIArguments(quick:)` reads the UI's usual command lines without ArgumentParser (start-up, issue 11). Wherever it
@@ -55,16 +56,16 @@ import Testing
                      "--sim-state", "--sim-abort-style", "--json", "--no-color", "--help", "--jour", "-j", "--", "ui", "sale"]
         let values = ["x", "/tmp/j.sqlite", "", "0", "1.5", "-1", "-x", "nan", "inf", "1e3", "0x10", "18446744073709551615",
                       "18446744073709551616", "page", "TERMINAL", "file:/d", "a=b", "ui", "--json", " 1", "é"]
-        var rng = SplitMix(seed: 11)
+        var rng = SplitMix64(state: 11)   // the project's seeded generator (TillSimulator)
         var quickly = 0
         for _ in 0..<1500 {
             var argv: [String] = []
-            for _ in 0..<Int(rng.next() % 6) {
-                let name = names[Int(rng.next() % UInt64(names.count))]
+            for _ in 0..<rng.int(6) {
+                let name = names[rng.int(names.count)]
                 switch rng.next() % 4 {
                 case 0: argv.append(name)
-                case 1: argv.append(name + "=" + values[Int(rng.next() % UInt64(values.count))])
-                default: argv += [name, values[Int(rng.next() % UInt64(values.count))]]
+                case 1: argv.append(name + "=" + values[rng.int(values.count)])
+                default: argv += [name, values[rng.int(values.count)]]
                 }
             }
             guard let quick = UIArguments(quick: argv) else { continue }
@@ -72,18 +73,5 @@ import Testing
             #expect(Self.same(quick, Self.parsed(argv)), "\(argv)")
         }
         #expect(quickly > 150, "only \(quickly) lines read quickly: the test no longer tries much")
-    }
-}
-
-/// A small seeded generator (the same line of numbers on every run).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
