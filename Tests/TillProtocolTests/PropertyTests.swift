@@ -72,18 +72,21 @@ enum Fuzz {
     static func string(_ b: [UInt8]) -> String { String(decoding: b, as: UTF8.self) }
 }
 
-/// Checks what must hold of any response the decoder accepts.
-private func checkInvariants(_ r: CallbackResponse, input: String) {
-    #expect(r.isApproved == (r.status == .success))
-    #expect(!r.target.isEmpty)
+/// What a decoded callback must always be, as a list of what it broke (empty: all held). Callers gather these
+/// over many inputs and expect them empty once (an #expect per input held a test thread for seconds).
+private func invariantProblems(_ r: CallbackResponse, input: String) -> [String] {
+    var problems: [String] = []
+    if r.isApproved != (r.status == .success) { problems.append("isApproved disagrees with status in \(input.debugDescription)") }
+    if r.target.isEmpty { problems.append("empty target from \(input.debugDescription)") }
     var names = Set<String>()
-    for f in r.fields { #expect(names.insert(f.name).inserted, "duplicate \(f.name) from \(input.debugDescription)") }
-    if let a = r.accountNumber {
-        #expect(a.unicodeScalars.filter { $0.value >= 48 && $0.value <= 57 }.count <= 10, "unmasked \(a)")
+    for f in r.fields where !names.insert(f.name).inserted { problems.append("duplicate \(f.name) from \(input.debugDescription)") }
+    if let a = r.accountNumber, a.unicodeScalars.filter({ $0.value >= 48 && $0.value <= 57 }).count > 10 {
+        problems.append("unmasked \(a)")
     }
-    if let a = r.amount { #expect(a.cents >= 0) }
+    if let a = r.amount, a.cents < 0 { problems.append("negative amount from \(input.debugDescription)") }
     _ = r.json.text()
     _ = r.abortOutcome
+    return problems
 }
 
 @Suite("Properties and fuzzing")
@@ -107,22 +110,26 @@ struct PropertyTests {
     @Test func mutatedCallbacksNeverCrashTheDecoder() {
         var rng = SeededRNG(seed: 0xC0FFEE)
         var decoded = 0, refused = 0
+        // Failures are gathered and expected once: an #expect per input made this test hold a test thread for
+        // seconds, and async tests with deadlines starved beside it (Swift Testing has a thread per core).
+        var silent: [String] = [], broken: [String] = []
         let seeds = PagesCallbacks.all.map { Array($0.utf8) }
-        for i in 0..<6_000 {
+        for _ in 0..<6_000 {
             var b = rng.pick(seeds)
             for _ in 0..<rng.int(1...4) { b = Fuzz.mutate(b, &rng) }
             let input = Fuzz.string(b)
             do {
                 let r = try CallbackResponse.decode(input)
-                checkInvariants(r, input: input)
+                broken += invariantProblems(r, input: input)
                 decoded += 1
             } catch {
                 // Typed: `error` is a DecodeError, with a message for the cashier.
-                #expect(!error.description.isEmpty)
+                if error.description.isEmpty { silent.append(input) }
                 refused += 1
             }
-            if i % 1000 == 0 { _ = i }
         }
+        #expect(silent.isEmpty, "refused without a message: \(silent.prefix(5))")
+        #expect(broken.isEmpty, "\(broken.count) broken invariants, first: \(broken.prefix(5))")
         // Both paths were exercised.
         #expect(decoded > 1_000)
         #expect(refused > 100)
@@ -130,17 +137,19 @@ struct PropertyTests {
 
     @Test func randomBytesNeverCrashAnything() {
         var rng = SeededRNG(seed: 42)
+        var broken: [String] = []
         for _ in 0..<4_000 {
             var b = Fuzz.randomBytes(&rng)
             if rng.chance(0.5) { b = Array("cb://result?status=".utf8) + b }
             let s = Fuzz.string(b)
-            if let r = try? CallbackResponse.decode(s) { checkInvariants(r, input: s) }
+            if let r = try? CallbackResponse.decode(s) { broken += invariantProblems(r, input: s) }
             _ = try? TerminalRequest.parse(s)
             _ = try? Money.parse(s)
             _ = TerminalDate.parse(s)
             _ = CardNumber.mask(s)
             _ = Secrets.redact(url: s)
         }
+        #expect(broken.isEmpty, "\(broken.count) broken invariants, first: \(broken.prefix(5))")
     }
 
     @Test func mutatedRequestsNeverCrashTheParserOrValidation() {
@@ -171,20 +180,25 @@ struct PropertyTests {
         var rng = SeededRNG(seed: 99)
         let seeds = ["12", "12.5", "12,50", "-3", "1e9", "12.345", "abc", "", "21474836.47", "0.01"].map { Array($0.utf8) }
         var ok = 0
+        // Inputs that broke a property, expected empty once (an #expect per input cost 11 s; see above).
+        var outOfRange: [String] = [], notRoundTripped: [String] = [], silent: [String] = []
         for _ in 0..<5_000 {
             var b = rng.pick(seeds)
             for _ in 0..<rng.int(0...3) { b = Fuzz.mutate(b, &rng) }
             let s = Fuzz.string(b)
             do {
                 let m = try Money.parse(s)
-                #expect(m.cents >= 0 && m.cents <= Money.maximumCents)
+                if !(m.cents >= 0 && m.cents <= Money.maximumCents) { outOfRange.append(s) }
                 // What parses formats back to the same amount.
-                #expect(try Money.parse(m.description) == m)
+                if (try? Money.parse(m.description)) != m { notRoundTripped.append(s) }
                 ok += 1
             } catch {
-                #expect(!error.description.isEmpty)
+                if error.description.isEmpty { silent.append(s) }
             }
         }
+        #expect(outOfRange.isEmpty, "out of range: \(outOfRange.prefix(5))")
+        #expect(notRoundTripped.isEmpty, "formatted back differently: \(notRoundTripped.prefix(5))")
+        #expect(silent.isEmpty, "refused without a message: \(silent.prefix(5))")
         #expect(ok > 100)
     }
 
@@ -221,6 +235,7 @@ struct PropertyTests {
 
     @Test func generatedCallbacksRoundTrip() throws {
         var rng = SeededRNG(seed: 555)
+        var broken: [String] = []
         for _ in 0..<3_000 {
             var fields: [(String, String)] = [("status", rng.pick(["success", "fail"]))]
             for name in ["message", "action", "amount", "cardType", "accountNumber", "transactionDate", "batchName", "extra"] where rng.chance(0.7) {
@@ -228,13 +243,16 @@ struct PropertyTests {
             }
             let url = CallbackResponse.url(callback: rng.pick(["interapp-callback", "mycallbackscheme://result"]), fields: fields)
             let r = try CallbackResponse.decode(url)
-            checkInvariants(r, input: url)
-            #expect(r.fields.count == fields.count)
+            broken += invariantProblems(r, input: url)
+            if r.fields.count != fields.count { broken.append("\(r.fields.count) fields of \(fields.count) from \(url)") }
             for (f, (name, value)) in zip(r.fields, fields) {
-                #expect(f.name == name)
-                if name != "accountNumber" && name != "transactionDate" { #expect(f.value == value) }
+                if f.name != name { broken.append("field \(name) read as \(f.name) from \(url)") }
+                if name != "accountNumber" && name != "transactionDate" && f.value != value {
+                    broken.append("\(name) read as \(f.value.debugDescription), not \(value.debugDescription)")
+                }
             }
         }
+        #expect(broken.isEmpty, "\(broken.count) broken, first: \(broken.prefix(5))")
     }
 }
 
