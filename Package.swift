@@ -31,6 +31,8 @@ let package = Package(
         .target(name: "TillCore", dependencies: [
             "TillProtocol", "TillModel", "TillSimulator", "TillIO",
             .product(name: "GRDB", package: "GRDB.swift"),
+            // SQLite's own API, for start-up's read-only first reading of the journal (JournalFirstReading).
+            .product(name: "GRDBSQLite", package: "GRDB.swift"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .target(name: "TillUI", dependencies: ["TillProtocol", "TillModel",

@@ -59,11 +59,6 @@ public struct BatchEvent: Sendable, Hashable, Codable {
 public final class Journal: Sendable {
     public let path: String
     let pool: DatabasePool
-    /// The read-only connection that checked the file and read the first frame (closed), kept as long as the journal: releasing a GRDB
-    /// database releases its dispatch queue, and libdispatch frees a queue's specific data on its global default
-    /// queue, whose first worker thread starts the 1 Hz worker-pool monitor (see `CTillExecutor`): an idle till
-    /// would then wake every second for good.
-    private let firstReader: DatabaseQueue?
 
     /// `$XDG_DATA_HOME/till/journal.sqlite`, else `~/.local/share/till/journal.sqlite`.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
@@ -128,26 +123,18 @@ public final class Journal: Sendable {
         // the writer, whose set-up turns the file to WAL: someone else's SQLite database is found foreign without a
         // byte of it changed; and what the first frame shows is read here, for start-up to paint while the writer
         // is set up. SQLite keeps the locks of its connections in one process apart.
-        var reader: DatabaseQueue?
         var checked = false
-        if !created {
-            var readOnly = Configuration()
-            readOnly.readonly = true
-            reader = try? DatabaseQueue(path: path, configuration: readOnly)
-            if let reader, let foreign = try? reader.read(Journal.isForeign) {
-                checked = true
-                if foreign {
-                    try? reader.close()
-                    throw JournalOpenError(path: path, reason: "it is an SQLite database, but not a till journal; till leaves it alone")
-                }
+        if !created, let first = JournalFirstReading.read(path, nowMs: WallClock.nowMs()) {
+            checked = true
+            if first.foreign {
+                firstGlance?(nil)
+                throw JournalOpenError(path: path, reason: "it is an SQLite database, but not a till journal; till leaves it alone")
             }
+            firstGlance?(first.glance)
+        } else {
+            firstGlance?(nil)
         }
-        if let firstGlance {
-            firstGlance(reader.flatMap { r in try? r.read { db in try Journal.glance(db, nowMs: WallClock.nowMs()) } })
-            StartTrace.mark("journal: first frame read")
-        }
-        try? reader?.close()
-        firstReader = reader
+        if firstGlance != nil { StartTrace.mark("journal: first frame read") }
         pool = try Journal.openPool(path, config)
         // GRDB turns WAL on with `synchronous = NORMAL` on the writer, after `prepareDatabase`: its commits would
         // reach the disk only at the next checkpoint. Every commit of the journal is synced before it returns.
@@ -200,26 +187,28 @@ public final class Journal: Sendable {
         }
     }
 
-    /// The journal files this process has open (device and inode → how many `Journal`s).
-    private static let openFiles = Locked<[FileID: Int]>([:])
-    struct FileID: Hashable { var dev: UInt64; var ino: UInt64 }
+    /// The journal files this process has open (device and inode), once per open `Journal`. An array, not a
+    /// dictionary: it is read before the first frame, and the first use of a dictionary keyed by a new type costs a
+    /// scan of every protocol conformance in the binary (about 0.1 ms).
+    private static let openFiles = Locked<[FileID]>([])
+    struct FileID: Equatable { var dev: UInt64; var ino: UInt64 }
     private let fileID: FileID?
 
     static func isOpenInProcess(_ st: stat) -> Bool {
-        openFiles.withLock { $0[FileID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))] != nil }
+        let id = FileID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
+        return openFiles.withLock { $0.contains(id) }
     }
 
     static func register(_ st: stat) -> FileID {
         let id = FileID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
-        openFiles.withLock { $0[id, default: 0] += 1 }
+        openFiles.withLock { $0.append(id) }
         return id
     }
 
     deinit {
         guard let id = fileID else { return }
         Journal.openFiles.withLock { files in
-            files[id, default: 1] -= 1
-            if files[id] == 0 { files.removeValue(forKey: id) }
+            if let i = files.firstIndex(of: id) { files.remove(at: i) }
         }
     }
 
@@ -581,9 +570,10 @@ public final class Journal: Sendable {
     }
 
     static func unresolved(_ db: Database) throws -> [JournalEntry] {
-        try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown', 'review') ORDER BY id")
-            .map(Journal.entry(from:))
+        try Row.fetchAll(db, sql: unresolvedSQL).map(Journal.entry(from:))
     }
+
+    static let unresolvedSQL = "SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown', 'review') ORDER BY id"
 
     /// What the first frame shows: the shift and what needs attention, read at once (one snapshot) through the
     /// writer, which start-up has open already, so that no reader connection is made before the first frame.
@@ -601,12 +591,21 @@ public final class Journal: Sendable {
 
     /// Someone else's SQLite database: tables, but none of till's.
     static func isForeign(_ db: Database) throws -> Bool {
-        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
-        return !tables.isEmpty && !tables.contains("grdb_migrations")
+        isForeign(tables: try String.fetchAll(db, sql: tablesSQL))
     }
 
+    static let tablesSQL = "SELECT name FROM sqlite_master WHERE type = 'table'"
+    static func isForeign(tables: [String]) -> Bool { !tables.isEmpty && !tables.contains("grdb_migrations") }
+
     static func glance(_ db: Database, nowMs: Int64) throws -> JournalGlance {
-        JournalGlance(batch: try Journal.batches(db, nowMs: nowMs).last?.info ?? BatchInfo(), unresolved: try Journal.unresolved(db))
+        glance(events: try Row.fetchAll(db, sql: batchEventsSQL).map(Journal.batchEvent(from:)),
+               unresolved: try Journal.unresolved(db), nowMs: nowMs)
+    }
+
+    /// What the first frame shows, from the batch events (oldest first) and the entries that need attention. The
+    /// writer's reading (`glance(_:nowMs:)`) and start-up's early one (`FirstReading`) both come here.
+    static func glance(events: [BatchEvent], unresolved: [JournalEntry], nowMs: Int64) -> JournalGlance {
+        JournalGlance(batch: batches(events: events, nowMs: nowMs).last?.info ?? BatchInfo(), unresolved: unresolved)
     }
 
     /// Request entries (not unmatched answers) with this client transaction id, newest first.

@@ -104,7 +104,13 @@ extension Journal {
     public static let terminalStartedBatchKeyPrefix = "auto-"
 
     static func batches(_ db: Database, nowMs: Int64) throws -> [BatchRecord] {
-        let events = try Row.fetchAll(db, sql: "SELECT * FROM batch_event ORDER BY id").map(Journal.batchEvent(from:))
+        batches(events: try Row.fetchAll(db, sql: batchEventsSQL).map(Journal.batchEvent(from:)), nowMs: nowMs)
+    }
+
+    static let batchEventsSQL = "SELECT * FROM batch_event ORDER BY id"
+
+    /// The batches the events (oldest first) tell of, as at `nowMs`.
+    static func batches(events: [BatchEvent], nowMs: Int64) -> [BatchRecord] {
         var out: [BatchRecord] = []
         /// Closes the open batch by `at`. One the terminal closed 48 hours after it opened, before `at`, is
         /// closed then, and the terminal started a new one (batch.txt:10), which the journal knows only by

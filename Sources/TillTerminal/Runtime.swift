@@ -141,6 +141,17 @@ public final class Runtime: Sendable {
         StartTrace.mark("first frame painted (the service still starting)")
     }
 
+    /// Renders the first screen once, unpainted, from no journal reading: called while the journal is still being
+    /// read on the other core, so that the first render's one-time costs (the Swift runtime's first look-ups of the
+    /// UI's types, about half a millisecond) are paid before the journal's reading arrives rather than after it.
+    public static func warmUp(on screen: Screen, options: RuntimeOptions, transport: String) {
+        let (state, _) = initialState(options: options, transport: transport, size: screen.backend.size(), now: nowMs(),
+                                      Preload(batch: BatchInfo(), unresolved: []))
+        var buf = ScreenBuffer(size: state.size)
+        render(state, into: &buf)
+        StartTrace.mark("renderer warmed")
+    }
+
     /// The state before the first frame, and the commands still to run.
     func initialState(size: Size, now: Int64, _ preload: Preload?) -> (AppState, [Command]) {
         Self.initialState(options: options, transport: service.transportDescription, size: size, now: now, preload)

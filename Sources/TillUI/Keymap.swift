@@ -13,28 +13,30 @@ public enum Key: Hashable, Sendable, CustomStringConvertible {
     public init?(name raw: String) {
         let name = raw.trimmingWhitespace()
         let lower = name.lowercased()
-        let named: [String: Key] = [
-            "enter": .enter, "return": .enter, "kp-enter": .enter, "esc": .esc, "escape": .esc, "tab": .tab,
-            "shift-tab": .backTab, "backtab": .backTab, "up": .up, "down": .down, "left": .left, "right": .right,
-            "pgup": .pageUp, "pageup": .pageUp, "page-up": .pageUp, "pgdn": .pageDown, "pagedown": .pageDown,
-            "page-down": .pageDown, "home": .home, "end": .end, "backspace": .backspace, "delete": .delete, "del": .delete,
-            "space": .char(" "),
-        ]
-        if let k = named[lower] { self = k; return }
+        if let k = Key.named[lower] { self = k; return }
         if name.count == 1, let c = name.first { self = .char(c); return }
         if lower.hasPrefix("f"), let n = Int(lower.dropFirst()), (1...24).contains(n) { self = .f(n); return }
-        for (prefix, make) in [("alt-", Key.alt), ("meta-", Key.alt), ("m-", Key.alt), ("ctrl-", Key.ctrl), ("c-", Key.ctrl), ("^", Key.ctrl)] as [(String, (Character) -> Key)] {
-            if lower.hasPrefix(prefix) {
-                let rest = name.dropFirst(prefix.count)
-                if rest.count == 1, let c = rest.first {
-                    self = make(prefix.hasPrefix("c") || prefix == "^" ? Character(c.lowercased()) : c)
-                    return
-                }
-                if rest.lowercased() == "space" { self = make(" "); return }
+        for (prefix, make) in Key.prefixes where lower.hasPrefix(prefix) {
+            let rest = name.dropFirst(prefix.count)
+            if rest.count == 1, let c = rest.first {
+                self = make(prefix.hasPrefix("c") || prefix == "^" ? Character(c.lowercased()) : c)
+                return
             }
+            if rest.lowercased() == "space" { self = make(" "); return }
         }
         return nil
     }
+
+    private static let named: [String: Key] = [
+        "enter": .enter, "return": .enter, "kp-enter": .enter, "esc": .esc, "escape": .esc, "tab": .tab,
+        "shift-tab": .backTab, "backtab": .backTab, "up": .up, "down": .down, "left": .left, "right": .right,
+        "pgup": .pageUp, "pageup": .pageUp, "page-up": .pageUp, "pgdn": .pageDown, "pagedown": .pageDown,
+        "page-down": .pageDown, "home": .home, "end": .end, "backspace": .backspace, "delete": .delete, "del": .delete,
+        "space": .char(" "),
+    ]
+    private static let prefixes: [(String, @Sendable (Character) -> Key)] = [
+        ("alt-", Key.alt), ("meta-", Key.alt), ("m-", Key.alt), ("ctrl-", Key.ctrl), ("c-", Key.ctrl), ("^", Key.ctrl),
+    ]
 
     /// How the key is shown in help and hints: `F2`, `Alt-s`, `Ctrl-u`, `Enter`.
     public var description: String {
@@ -152,36 +154,64 @@ public struct ConfigFileError: Error, Sendable, Hashable, CustomStringConvertibl
 /// Named actions bound to keys. Several keys may do one action; one key does one action.
 public struct Keymap: Sendable, Hashable {
     public var name: String
-    public private(set) var bindings: [KeyAction: [Key]]
-    private var byKey: [Key: KeyAction]
+    /// Each action's keys, in `KeyAction.allCases` order; and each bound key with its action (the first action in
+    /// that order that has it), about sixty, looked through in order at a key press. Arrays, not dictionaries: the
+    /// keymap is made before the first frame, and the first use of a dictionary keyed by a new type costs a scan of
+    /// every protocol conformance in the binary (about 0.1 ms each).
+    private var keysByAction: [[Key]]
+    private var actionByKey: [Binding]
+    private struct Binding: Sendable, Hashable { var key: Key; var action: KeyAction }
 
     public init(name: String, bindings: [KeyAction: [Key]]) {
-        self.name = name
-        self.bindings = bindings
-        var byKey: [Key: KeyAction] = [:]
-        for a in KeyAction.allCases { for k in bindings[a] ?? [] where byKey[k] == nil { byKey[k] = a } }
-        self.byKey = byKey
+        self.init(name: name, keys: Keymap.actions.map { bindings[$0] ?? [] })
     }
 
-    public func action(for key: Key) -> KeyAction? { byKey[key] }
-    public func keys(for action: KeyAction) -> [Key] { bindings[action] ?? [] }
+    init(name: String, pairs: KeyValuePairs<KeyAction, [Key]>) {
+        var keys = Array(repeating: [Key](), count: Keymap.actions.count)
+        for (action, list) in pairs { keys[Keymap.index(action)] = list }
+        self.init(name: name, keys: keys)
+    }
+
+    private init(name: String, keys: [[Key]]) {
+        self.name = name
+        keysByAction = keys
+        var byKey: [Binding] = []
+        for (a, list) in zip(Keymap.actions, keys) {
+            for k in list where !byKey.contains(where: { $0.key == k }) { byKey.append(Binding(key: k, action: a)) }
+        }
+        actionByKey = byKey
+    }
+
+    private static let actions = KeyAction.allCases
+    private static func index(_ action: KeyAction) -> Int { actions.firstIndex(of: action) ?? 0 }
+
+    /// Action to keys, every action (unbound ones with none).
+    public var bindings: [KeyAction: [Key]] {
+        Dictionary(uniqueKeysWithValues: zip(Keymap.actions, keysByAction).map { ($0, $1) })
+    }
+
+    public func action(for key: Key) -> KeyAction? { actionByKey.first { $0.key == key }?.action }
+    public func keys(for action: KeyAction) -> [Key] { keysByAction[Keymap.index(action)] }
     /// The first key of an action as shown in hints (`F2`), or `?` when unbound.
     public func hint(_ action: KeyAction) -> String { keys(for: action).first?.description ?? "—" }
 
     /// The built-in default: function keys plus mnemonic Alt letters. Matches keymaps/default.toml.
     public static let standard: Keymap = {
-        let b: [KeyAction: [String]] = [
-            .help: ["F1", "alt-h", "?"], .sale: ["F2", "alt-s"], .preAuth: ["F3", "alt-p"], .capture: ["F4", "alt-c"],
-            .refund: ["F5", "alt-r"], .batch: ["F6", "alt-b"], .journal: ["F7", "alt-j"], .unresolved: ["F8", "alt-u"],
-            .quit: ["F10", "alt-q", "ctrl-c"], .submit: ["enter"], .cancel: ["esc"], .next: ["tab", "down"],
-            .previous: ["shift-tab", "up"], .up: ["up"], .down: ["down"], .pageUp: ["pgup"], .pageDown: ["pgdn"],
-            .erase: ["backspace"], .clear: ["ctrl-u", "delete"], .tip5: ["alt-1"], .tip10: ["alt-2"], .tip15: ["alt-3"],
-            .tipNone: ["alt-0"], .scope: ["ctrl-a"], .resolve: ["ctrl-r"], .closeBatch: ["ctrl-k"],
-            .report: ["F9", "alt-x"], .export: ["ctrl-e"], .stopWaiting: ["ctrl-w", "alt-w"],
-            .paymentMethod: ["alt-m", "F12"], .reprint: ["ctrl-p"], .admin: ["F11", "alt-a"],
-            .menu: ["alt-o"],
+        // Key values, not names to parse: this runs before the first frame (parsing the names was most of its cost).
+        // A test holds it equal to keymaps/default.toml read by `parse`.
+        let b: KeyValuePairs<KeyAction, [Key]> = [
+            .help: [.f(1), .alt("h"), .char("?")], .sale: [.f(2), .alt("s")], .preAuth: [.f(3), .alt("p")],
+            .capture: [.f(4), .alt("c")], .refund: [.f(5), .alt("r")], .batch: [.f(6), .alt("b")],
+            .journal: [.f(7), .alt("j")], .unresolved: [.f(8), .alt("u")], .quit: [.f(10), .alt("q"), .ctrl("c")],
+            .submit: [.enter], .cancel: [.esc], .next: [.tab, .down], .previous: [.backTab, .up], .up: [.up],
+            .down: [.down], .pageUp: [.pageUp], .pageDown: [.pageDown], .erase: [.backspace],
+            .clear: [.ctrl("u"), .delete], .tip5: [.alt("1")], .tip10: [.alt("2")], .tip15: [.alt("3")],
+            .tipNone: [.alt("0")], .scope: [.ctrl("a")], .resolve: [.ctrl("r")], .closeBatch: [.ctrl("k")],
+            .report: [.f(9), .alt("x")], .export: [.ctrl("e")], .stopWaiting: [.ctrl("w"), .alt("w")],
+            .paymentMethod: [.alt("m"), .f(12)], .reprint: [.ctrl("p")], .admin: [.f(11), .alt("a")],
+            .menu: [.alt("o")],
         ]
-        return Keymap(name: "default", bindings: b.mapValues { $0.compactMap(Key.init(name:)) })
+        return Keymap(name: "default", pairs: b)
     }()
 
     /// Reads a keymap file: `[keys]` table of `action = "key"` or `action = ["key", …]`.

@@ -59,47 +59,72 @@ public struct Style: Sendable, Hashable {
 /// Roles mapped to styles. Loaded from themes/*.toml; the built-in default needs no file.
 public struct Theme: Sendable, Hashable {
     public var name: String
-    public var styles: [Role: Style]
-    public init(name: String, styles: [Role: Style]) { self.name = name; self.styles = styles }
+    /// Every role's style, at the role's raw value. An array, not a dictionary: the theme is made before the first
+    /// frame, and the first use of a dictionary keyed by a new type costs a scan of every protocol conformance in the
+    /// binary (about 0.1 ms).
+    private var byRole: [Style]
 
-    public func style(_ role: Role) -> Style { styles[role] ?? Theme.standard.styles[role] ?? Style() }
+    /// Roles left out get the built-in default's style.
+    public init(name: String, styles: [Role: Style]) {
+        self.name = name
+        byRole = Role.allCases.map { styles[$0] ?? Theme.standard.style($0) }
+    }
+
+    /// Roles left out get a plain style (the built-in default lists them all).
+    init(name: String, pairs: KeyValuePairs<Role, Style>) {
+        self.name = name
+        byRole = Array(repeating: Style(), count: Role.allCases.count)
+        for (role, style) in pairs { byRole[Int(role.rawValue)] = style }
+    }
+
+    public subscript(role: Role) -> Style {
+        get { byRole[Int(role.rawValue)] }
+        set { byRole[Int(role.rawValue)] = newValue }
+    }
+
+    /// Role to style, every role.
+    public var styles: [Role: Style] { Dictionary(uniqueKeysWithValues: Role.allCases.map { ($0, self[$0]) }) }
+
+    public func style(_ role: Role) -> Style { self[role] }
 
     /// Attributes of a cell on a terminal without colour: the role's monochrome attributes plus the cell's own.
     public func monoAttrs(_ cell: Cell) -> Attr { style(cell.role).mono.union(cell.attrs) }
 
     /// Built-in default theme; mirrors themes/default.toml.
     public static let standard: Theme = {
-        func s(_ fg: String, _ bg: String = "default", _ attrs: Attr = [], mono: Attr = []) -> Style {
-            Style(fg: Color(name: fg) ?? .default, bg: Color(name: bg) ?? .default, attrs: attrs, mono: mono)
+        // Colour values, not names to parse: this runs before the first frame. A test holds it equal to
+        // themes/default.toml read by `parse`. (.basic: black red green yellow blue magenta cyan white = 0...7.)
+        func s(_ fg: Color, _ bg: Color = .default, _ attrs: Attr = [], mono: Attr = []) -> Style {
+            Style(fg: fg, bg: bg, attrs: attrs, mono: mono)
         }
-        var t = Theme(name: "default", styles: [
-            .normal: s("default"),
-            .title: s("bright-white", "blue", .bold, mono: [.bold, .reverse]),
-            .border: s("blue"),
-            .tab: s("white", "blue", mono: .reverse),
-            .tabActive: s("black", "cyan", .bold, mono: .bold),
-            .label: s("default"),
-            .field: s("default", "default", .underline, mono: .underline),
-            .fieldFocused: s("black", "bright-cyan", .bold, mono: [.reverse, .bold]),
-            .fieldError: s("bright-white", "red", .bold, mono: [.reverse, .bold]),
-            .error: s("bright-red", "default", .bold, mono: .bold),
-            .hint: s("cyan", mono: .dim),
-            .amount: s("bright-yellow", "default", .bold, mono: .bold),
-            .approved: s("black", "green", .bold, mono: [.reverse, .bold]),
-            .declined: s("bright-white", "red", .bold, mono: [.reverse, .bold]),
-            .aborted: s("black", "yellow", .bold, mono: [.reverse]),
-            .unknown: s("black", "magenta", .bold, mono: [.reverse, .bold, .underline]),
-            .inFlight: s("bright-cyan", "default", .bold, mono: .bold),
-            .statusLine: s("black", "white", mono: .reverse),
-            .statusAlert: s("bright-white", "red", .bold, mono: [.reverse, .bold]),
-            .helpKey: s("bright-yellow", "default", .bold, mono: .bold),
-            .helpText: s("default"),
-            .selection: s("black", "cyan", mono: .reverse),
-            .warning: s("bright-yellow", "default", .bold, mono: .bold),
-            .dim: s("default", "default", .dim, mono: .dim),
+        var t = Theme(name: "default", pairs: [
+            .normal: s(.default),
+            .title: s(.bright(7), .basic(4), .bold, mono: [.bold, .reverse]),
+            .border: s(.basic(4)),
+            .tab: s(.basic(7), .basic(4), mono: .reverse),
+            .tabActive: s(.basic(0), .basic(6), .bold, mono: .bold),
+            .label: s(.default),
+            .field: s(.default, .default, .underline, mono: .underline),
+            .fieldFocused: s(.basic(0), .bright(6), .bold, mono: [.reverse, .bold]),
+            .fieldError: s(.bright(7), .basic(1), .bold, mono: [.reverse, .bold]),
+            .error: s(.bright(1), .default, .bold, mono: .bold),
+            .hint: s(.basic(6), mono: .dim),
+            .amount: s(.bright(3), .default, .bold, mono: .bold),
+            .approved: s(.basic(0), .basic(2), .bold, mono: [.reverse, .bold]),
+            .declined: s(.bright(7), .basic(1), .bold, mono: [.reverse, .bold]),
+            .aborted: s(.basic(0), .basic(3), .bold, mono: [.reverse]),
+            .unknown: s(.basic(0), .basic(5), .bold, mono: [.reverse, .bold, .underline]),
+            .inFlight: s(.bright(6), .default, .bold, mono: .bold),
+            .statusLine: s(.basic(0), .basic(7), mono: .reverse),
+            .statusAlert: s(.bright(7), .basic(1), .bold, mono: [.reverse, .bold]),
+            .helpKey: s(.bright(3), .default, .bold, mono: .bold),
+            .helpText: s(.default),
+            .selection: s(.basic(0), .basic(6), mono: .reverse),
+            .warning: s(.bright(3), .default, .bold, mono: .bold),
+            .dim: s(.default, .default, .dim, mono: .dim),
         ])
         // As themes/default.toml says: on 8-colour terminals the focused field is plain cyan (not cyan with bold).
-        t.styles[.fieldFocused]?.bg8 = .basic(6)
+        t[.fieldFocused].bg8 = .basic(6)
         return t
     }()
 

@@ -21,7 +21,7 @@ extension UIArguments {
     init?(quick arguments: some Collection<String>) {
         var rest = arguments[...]
         if rest.first == "ui" { rest = rest.dropFirst() }
-        var seen: Set<String> = []
+        var seen: [String] = []   // not a Set: its first use costs a scan of every conformance (~0.1 ms)
         while let word = rest.popFirst() {
             guard word.hasPrefix("--") else { return nil }
             var name = String(word.dropFirst(2))
@@ -30,7 +30,8 @@ extension UIArguments {
                 inline = String(name[name.index(after: eq)...])
                 name = String(name[..<eq])
             }
-            guard seen.insert(name).inserted else { return nil }
+            guard !seen.contains(name) else { return nil }
+            seen.append(name)
             if name == "no-color" || name == "json" {
                 guard inline == nil else { return nil }
                 if name == "json" { global.json = true } else { noColor = true }

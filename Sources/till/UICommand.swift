@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import TillCore
 import TillIO
 import TillTerminal
@@ -50,7 +51,12 @@ extension UIArguments {
         // starts the terminal. What the first frame shows is read first, so it is painted while the journal's
         // writer is still being set up; keys wait in the terminal until the loop reads them.
         let (glances, glanced) = AsyncStream<JournalGlance?>.makeStream()
-        async let made = TillFactory.makeController(config: settings, firstGlance: { glanced.yield($0); glanced.finish() })
+        let offered = OnceSignal()
+        async let made = TillFactory.makeController(config: settings, firstGlance: {
+            offered.set()
+            glanced.yield($0)
+            glanced.finish()
+        })
         let env = ProcessInfo.processInfo.environment
         let resources = Resources(environment: env)
         let (theme, themeWarning) = resources.theme(self.theme ?? settings.theme)
@@ -66,6 +72,8 @@ extension UIArguments {
         options.bell = settings.bell ?? true
         options.confirmAbove = settings.confirmAbove
         options.tipStyle = settings.resolvedTip
+        // Only while the journal is still being read: once its reading is here, the first frame pays the same costs.
+        if !offered.isSet { Runtime.warmUp(on: screen, options: options, transport: settings.resolvedTransport.description) }
         for await glance in glances {
             if let glance {
                 Runtime.paintFirst(on: screen, options: options, transport: settings.resolvedTransport.description, glance: glance)
@@ -93,3 +101,9 @@ extension UIArguments {
     }
 }
 
+/// Set once, from any thread (the journal's offers what the first frame shows).
+final class OnceSignal: Sendable {
+    private let value = Atomic<Bool>(false)
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
+}
