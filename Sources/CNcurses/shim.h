@@ -29,7 +29,9 @@ static inline unsigned int till_a_underline(void) { return (unsigned int)A_UNDER
 static inline unsigned int till_a_dim(void) { return (unsigned int)A_DIM; }
 static inline unsigned int till_a_normal(void) { return (unsigned int)A_NORMAL; }
 static inline int till_key_f(int n) { return KEY_F(n); }
-static inline void till_set_locale(void) { setlocale(LC_ALL, ""); }
+/* Only the character type (UTF-8 for wide characters) comes from the environment: the other categories would
+   only cost start-up time (a file each) and give C library messages in another language than the screen's. */
+static inline void till_set_locale(void) { setlocale(LC_CTYPE, ""); }
 static inline void till_set_escdelay(int ms) { set_escdelay(ms); }
 
 /// Puts one wide character with attributes and a colour pair at (y, x).

@@ -92,16 +92,6 @@ func spawnWait(_ argv: [String], stdout: String = "/dev/null") -> Int32 {
     return (status >> 8) & 0xFF
 }
 
-/// Milliseconds from starting a command in a fresh tmux session until `marker` is on screen. Each round has its
-/// own server and screen file (`TmuxPane`): a file left by the round before, read when a capture failed, once made
-/// this report 5 ms for what takes 40.
-func timeToScreen(label: String, command: String, marker: String, dir: String) -> Double? {
-    let t0 = nowNs()
-    let pane = TmuxPane(label, command: command, dir: dir)
-    defer { pane.stop() }
-    return pane.waitUntil(from: t0) { $0.contains(marker) }
-}
-
 /// Peak resident memory (VmHWM) of the first process named `name` under the tmux server, in MB.
 func peakMemoryMB(socket: String, out: String) -> Double? {
     spawnWait(["/usr/bin/tmux", "-L", socket, "list-panes", "-t", "b", "-F", "#{pane_pid}"], stdout: out)
@@ -126,17 +116,24 @@ func startupBench() {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let out = dir + "/screen"
     let env = "env TERM=xterm-256color LANG=C.UTF-8 XDG_CONFIG_HOME=\(dir)/cfg XDG_DATA_HOME=\(dir)/data"
+    // A first-ever start each round (a new journal: made, migrated, synced), in a running tmux (`TmuxControl`).
     var tillTimes: [Double] = [], dialogTimes: [Double] = []
     let runs = 10
-    for i in 0..<runs {
-        if let t = timeToScreen(label: "uistart\(i)", command: "exec \(env) \(till) --journal \(dir)/j\(i).sqlite",
-                                marker: "Ready for the next customer.", dir: dir) { tillTimes.append(t) }
-        if hasDialog, let t = timeToScreen(label: "uidialog\(i)", command: "exec \(env) dialog --msgbox 'Ready for the next customer.' 8 40",
-                                           marker: "Ready for the next customer.", dir: dir) { dialogTimes.append(t) }
+    if let control = TmuxControl("uistart", dir: dir) {
+        defer { control.stop() }
+        for i in 0..<runs {
+            if let t = control.time("exec \(env) \(till) --journal \(dir)/j\(i).sqlite", marker: "Ready for the next customer.") {
+                tillTimes.append(t)
+            }
+            if hasDialog, let t = control.time("exec \(env) dialog --msgbox 'Ready for the next customer.' 8 40",
+                                               marker: "Ready for the next customer.") {
+                dialogTimes.append(t)
+            }
+        }
     }
     tillTimes.sort(); dialogTimes.sort()
     let tm = percentile(tillTimes, 0.5), dm = percentile(dialogTimes, 0.5)
-    print(String(format: "  start to first full frame (tmux 80x24, median of %d): till %.1f ms, dialog --msgbox %.1f ms, ratio %.2f",
+    print(String(format: "  first-ever start (new journal) to first full frame (running tmux 80x24, median of %d): till %.1f ms, dialog --msgbox %.1f ms, ratio %.2f",
                  runs, tm, dm, dm > 0 ? tm / dm : 0))
     // Peak memory of an idle till: start, wait for the frame, idle 2 s, read VmHWM.
     let mem = TmuxPane("uimem", command: "exec \(env) \(till) --journal \(dir)/mem.sqlite", dir: dir)

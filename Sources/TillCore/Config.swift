@@ -78,13 +78,13 @@ public struct TillConfig: Sendable, Hashable {
                               "sim_abort_style", "tip", "bell", "confirm_above"]
 
     /// `$XDG_CONFIG_HOME/till/config.toml`, else `~/.config/till/config.toml`.
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func defaultPath(environment: Environment = .process) -> String {
         if let x = environment["XDG_CONFIG_HOME"], x.hasPrefix("/") { return x + "/till/config.toml" }
         return (environment["HOME"] ?? "/tmp") + "/.config/till/config.toml"
     }
 
     /// Reads the config file. An explicit path must exist; the default path may be absent (empty config).
-    public static func load(path: String? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> TillConfig {
+    public static func load(path: String? = nil, environment: Environment = .process) throws(ConfigError) -> TillConfig {
         let p = path ?? defaultPath(environment: environment)
         guard Path.exists(p) else {
             if path != nil { throw ConfigError(message: "\(p): no such config file.") }
@@ -249,7 +249,7 @@ public struct TillConfig: Sendable, Hashable {
     }
 
     /// The caller fields with defaults filled in (merchant key: config, else `$TILL_MERCHANT_KEY`, else a demo key).
-    public func caller(environment: [String: String] = ProcessInfo.processInfo.environment) -> Caller {
+    public func caller(environment: Environment = .process) -> Caller {
         let envKey = environment["TILL_MERCHANT_KEY"].flatMap { $0.isEmpty ? nil : $0 }
         return Caller(callback: callback ?? TillConfig.defaultCallback,
                       merchantKey: merchantKey ?? envKey ?? TillConfig.defaultMerchantKey,

@@ -31,7 +31,7 @@ final class EventHub: Sendable {
 /// Test-only crash points: `TILL_CRASH_AT=journaled|sent|received|answer-journaled` makes the process SIGKILL
 /// itself at that step of the first request it performs (the crash tests use it; nothing else sets it).
 enum CrashHook {
-    static let point: String? = ProcessInfo.processInfo.environment["TILL_CRASH_AT"]
+    static let point: String? = Environment.process["TILL_CRASH_AT"]
     static func hit(_ name: String, armed: Bool) {
         guard armed, point == name else { return }
         kill(getpid(), SIGKILL)

@@ -61,7 +61,7 @@ public final class Journal: Sendable {
     let pool: DatabasePool
 
     /// `$XDG_DATA_HOME/till/journal.sqlite`, else `~/.local/share/till/journal.sqlite`.
-    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+    public static func defaultPath(environment: Environment = .process) -> String {
         if let x = environment["XDG_DATA_HOME"], x.hasPrefix("/") { return x + "/till/journal.sqlite" }
         let home = environment["HOME"] ?? "/tmp"
         return home + "/.local/share/till/journal.sqlite"

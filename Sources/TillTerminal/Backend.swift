@@ -94,10 +94,14 @@ public final class NcursesBackend {
             let c = buf.cells[i]
             let r = Int(c.role.rawValue)
             let attrs = roleAttrs[r] | Self.curses(c.attrs)
-            // A grapheme cluster as ncurses takes it: its scalars (at most 5), NUL-terminated.
-            var wstr = c.ch.unicodeScalars.prefix(5).map { wchar_t(bitPattern: $0.value) }
-            wstr.append(0)
-            _ = wstr.withUnsafeBufferPointer { till_put_cluster(Int32(i / w), Int32(i % w), $0.baseAddress, attrs, rolePairs[r]) }
+            // A grapheme cluster as ncurses takes it: its scalars (at most 5), NUL-terminated; on the stack, not an
+            // array per cell.
+            withUnsafeTemporaryAllocation(of: wchar_t.self, capacity: 6) { wstr in
+                var n = 0
+                for u in c.ch.unicodeScalars.prefix(5) { wstr[n] = wchar_t(bitPattern: u.value); n += 1 }
+                wstr[n] = 0
+                _ = till_put_cluster(Int32(i / w), Int32(i % w), wstr.baseAddress, attrs, rolePairs[r])
+            }
             written += 1
         }
         previous = buf

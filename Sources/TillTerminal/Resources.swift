@@ -1,4 +1,5 @@
 import Foundation
+import TillIO
 import TillUI
 
 /// Finds and loads themes and keymaps: the user's copies in `$XDG_CONFIG_HOME/till/{themes,keymaps}/`
@@ -25,9 +26,9 @@ public struct Resources: Sendable {
         }
     }
 
-    public var environment: [String: String]
+    public var environment: Environment
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(environment: Environment = .process) {
         self.environment = environment
     }
 
@@ -45,14 +46,19 @@ public struct Resources: Sendable {
 
     /// Where a name (`high-contrast`) or a path (`./my.toml`) is found, if anywhere.
     public func locate(_ name: String, _ kind: Kind) -> Source? {
-        if name.contains("/") || name.hasSuffix(".toml") {
-            return FileManager.default.fileExists(atPath: name) ? .file(name) : nil
-        }
-        if let d = userDirectory(kind) {
-            let p = d + "/" + name + ".toml"
-            if FileManager.default.fileExists(atPath: p) { return .file(p) }
-        }
+        if let p = file(name, kind) { return .file(p) }
+        if isPath(name) { return nil }
         return Resources.builtIn(kind)[name].map { .builtIn(name: name, text: $0) }
+    }
+
+    private func isPath(_ name: String) -> Bool { name.contains("/") || name.hasSuffix(".toml") }
+
+    /// The file a name or path stands for, if there is one: a path as given, a name in the user's folder.
+    private func file(_ name: String, _ kind: Kind) -> String? {
+        if isPath(name) { return Path.exists(name) ? name : nil }
+        guard let d = userDirectory(kind) else { return nil }
+        let p = d + "/" + name + ".toml"
+        return Path.exists(p) ? p : nil
     }
 
     /// Names of every theme or keymap found: the user's and the built-in ones.
@@ -83,6 +89,8 @@ public struct Resources: Sendable {
     /// Loads a theme by name or path; on any problem returns the built-in default and says why.
     public func theme(_ name: String?) -> (Theme, String?) {
         let n = name ?? "default"
+        // The usual start: the default, with no copy of the user's. Not even the shipped texts are looked at.
+        if n == "default", file(n, .themes) == nil { return (.standard, nil) }
         guard let source = locate(n, .themes) else {
             if n == "default" { return (.standard, nil) }
             return (.standard, notFound(n, .themes))
@@ -98,6 +106,7 @@ public struct Resources: Sendable {
     /// Loads a keymap by name or path; on any problem returns the built-in default and says why.
     public func keymap(_ name: String?) -> (Keymap, String?) {
         let n = name ?? "default"
+        if n == "default", file(n, .keymaps) == nil { return (.standard, nil) }
         guard let source = locate(n, .keymaps) else {
             if n == "default" { return (.standard, nil) }
             return (.standard, notFound(n, .keymaps))

@@ -88,6 +88,8 @@ public struct Cell: Sendable, Hashable {
 /// 2 for East Asian wide and full-width characters and emoji shown as emoji, 1 otherwise
 /// (as wcwidth and ratatui's buffer count them).
 public func displayWidth(_ c: Character) -> Int {
+    // Almost every cell: one printable ASCII byte, one column (the Unicode property look-ups below are not cheap).
+    if c.utf8.count == 1, let b = c.utf8.first, b >= 0x20, b < 0x7F { return 1 }
     let scalars = c.unicodeScalars
     guard let first = scalars.first else { return 0 }
     let v = first.value

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TillIO
 import TillModel
 import TillProtocol
 
@@ -118,9 +119,9 @@ struct ActivationOptions: RequestOptionGroup {
     /// The environment variables the secrets may come from instead of the command line (which `ps` shows).
     static let apiKeyVariable = "TILL_API_KEY", apiSecretVariable = "TILL_API_SECRET", pinCodeVariable = "TILL_PIN_CODE"
 
-    func draft() -> RequestDraft { draft(environment: ProcessInfo.processInfo.environment) }
+    func draft() -> RequestDraft { draft(environment: .process) }
 
-    func draft(environment: [String: String]) -> RequestDraft {
+    func draft(environment: Environment) -> RequestDraft {
         func env(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
         let apiKey = self.apiKey ?? env(ActivationOptions.apiKeyVariable)
         let apiSecret = self.apiSecret ?? env(ActivationOptions.apiSecretVariable)

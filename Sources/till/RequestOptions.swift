@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TillIO
 import TillModel
 import TillProtocol
 
@@ -166,7 +167,7 @@ struct CallerOptions: ParsableArguments {
     /// The caller. Precedence for each field: the flag, then the environment (`TILL_MERCHANT_KEY`,
     /// merchant key only), then `fallback` (e.g. from a config file), then the defaults above.
     func caller(fallback: PartialCaller = PartialCaller(),
-                environment: [String: String] = ProcessInfo.processInfo.environment) -> Caller {
+                environment: Environment = .process) -> Caller {
         let envKey = environment[CallerOptions.merchantKeyEnvironmentVariable].flatMap { $0.isEmpty ? nil : $0 }
         return Caller(callback: callback ?? fallback.callback ?? CallerOptions.defaultCallback,
                       merchantKey: merchantKey ?? envKey ?? fallback.merchantKey ?? CallerOptions.demoMerchantKey,

@@ -57,7 +57,7 @@ extension UIArguments {
             glanced.yield($0)
             glanced.finish()
         })
-        let env = ProcessInfo.processInfo.environment
+        let env = Environment.process
         let resources = Resources(environment: env)
         let (theme, themeWarning) = resources.theme(self.theme ?? settings.theme)
         let (keymap, keymapWarning) = resources.keymap(self.keymap ?? settings.keymap)
