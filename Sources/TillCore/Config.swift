@@ -272,18 +272,13 @@ public struct TillConfig: Sendable, Hashable {
 public enum TillFactory {
     /// `config` (from `TillConfig.load`) with `overrides` (from flags) on top. The returned controller is started;
     /// call `recover()` next to settle what an earlier run left open, and `shutdown()` at the end.
-    /// `firstGlance` is called exactly once: with what the first frame shows as soon as it is read (before the
-    /// journal's writer is set up), or with nil when it cannot be read early.
+    /// `opening`, when given, is the journal already being opened (the UI starts it first thing, see
+    /// `JournalOpening`); else the journal at the settings' path is opened here.
     public static func makeController(config: TillConfig, overrides: TillConfig = TillConfig(),
                                       caller: Caller? = nil, pipeStderrPath: String? = nil,
-                                      firstGlance: (@Sendable (JournalGlance?) -> Void)? = nil) async throws -> TillController {
+                                      opening: JournalOpening? = nil) async throws -> TillController {
         let c = config.overridden(by: overrides)
-        let glanced = Locked(false)
-        let once: @Sendable (JournalGlance?) -> Void = { g in
-            if glanced.withLock({ done in defer { done = true }; return !done }) { firstGlance?(g) }
-        }
-        defer { once(nil) }
-        let journal = try Journal(path: c.resolvedJournalPath, tipStyle: c.resolvedTip, firstGlance: firstGlance == nil ? nil : once)
+        let journal = try await opening?.journal() ?? Journal(path: c.resolvedJournalPath, tipStyle: c.resolvedTip)
         StartTrace.mark("journal open")
         // After the journal: made beside it (the simulator reads its state), it took the core the first frame needs.
         let transport = try makeTransport(c, pipeStderrPath: pipeStderrPath)
@@ -302,6 +297,49 @@ public enum TillFactory {
             return try SimulatorTransport(config: sim, statePath: c.resolvedSimStatePath)
         case .file(let dir): return FileDropTransport(directory: dir)
         case .pipe(let cmd): return PipeTransport(command: cmd, stderrPath: pipeStderrPath)
+        }
+    }
+}
+
+/// The journal being opened on a thread of its own, started at once: the UI's start begins it as soon as the settings
+/// are read, so that what the first frame shows (`firstGlance`) is read beside the terminal's start.
+///
+/// `firstGlance` is called exactly once, on that thread: with what the first frame shows as soon as it is read
+/// (before the journal's writer is set up), or with nil when it cannot be read early (a new journal, or the opening
+/// failed). It may block: the rest of the opening (the writer) waits until it returns, and no other work of the
+/// process waits on that thread.
+public final class JournalOpening: Sendable {
+    private let state = Locked<(result: Result<Journal, any Error>?, waiter: CheckedContinuation<Journal, any Error>?)>((nil, nil))
+
+    public init(path: String, tipStyle: TipStyle, firstGlance: @escaping @Sendable (JournalGlance?) -> Void) {
+        let glanced = Locked(false)
+        let once: @Sendable (JournalGlance?) -> Void = { g in
+            if glanced.withLock({ done in defer { done = true }; return !done }) { firstGlance(g) }
+        }
+        let started = startThreadOfItsOwn { [state] in
+            let result = Result { try Journal(path: path, tipStyle: tipStyle, firstGlance: once) }
+            once(nil)
+            let waiter = state.withLock { s -> CheckedContinuation<Journal, any Error>? in
+                s.result = result
+                defer { s.waiter = nil }
+                return s.waiter
+            }
+            waiter?.resume(with: result)
+        }
+        if !started {
+            state.withLock { $0.result = .failure(FileError(path: path, operation: "start a thread to open the journal", code: EAGAIN)) }
+            once(nil)
+        }
+    }
+
+    /// The opened journal, once it is (or why it could not be).
+    public func journal() async throws -> Journal {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Journal, any Error>) in
+            let ready = state.withLock { s -> Result<Journal, any Error>? in
+                if s.result == nil { s.waiter = c }
+                return s.result
+            }
+            if let ready { c.resume(with: ready) }
         }
     }
 }

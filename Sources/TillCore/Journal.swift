@@ -103,7 +103,7 @@ public final class Journal: Sendable {
         } else {
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if fd >= 0 {
-                close(fd)
+                Glibc.close(fd)
                 created = true
             } else if errno == EEXIST, lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG {
                 // Another till made it between the look and the making: it is opened as theirs (the migrations
@@ -130,11 +130,11 @@ public final class Journal: Sendable {
                 firstGlance?(nil)
                 throw JournalOpenError(path: path, reason: "it is an SQLite database, but not a till journal; till leaves it alone")
             }
+            if firstGlance != nil { StartTrace.mark("journal: first frame read") }
             firstGlance?(first.glance)
         } else {
             firstGlance?(nil)
         }
-        if firstGlance != nil { StartTrace.mark("journal: first frame read") }
         pool = try Journal.openPool(path, config)
         // GRDB turns WAL on with `synchronous = NORMAL` on the writer, after `prepareDatabase`: its commits would
         // reach the disk only at the next checkpoint. Every commit of the journal is synced before it returns.
@@ -152,6 +152,8 @@ public final class Journal: Sendable {
             chmod(path, 0o600)
         }
         fileID = lstat(path, &st) == 0 ? Journal.register(st) : nil
+        Journal.openJournals.withLock { $0.append(WeakJournal(journal: self)) }
+        Journal.closeAtExit()
         for suffix in ["-wal", "-shm"] where Path.exists(path + suffix) {
             var s2 = stat()
             if lstat(path + suffix, &s2) == 0, (s2.st_mode & S_IFMT) == S_IFREG, s2.st_uid == geteuid() { chmod(path + suffix, 0o600) }
@@ -205,6 +207,39 @@ public final class Journal: Sendable {
         return id
     }
 
+    /// Ends this process's use of the journal: what the write-ahead log holds is copied into the journal file
+    /// (a checkpoint) and the log emptied, then the connections are closed; later reads and writes throw.
+    /// So the file alone is complete (a copy of it for a backup or the accountant misses nothing, where without
+    /// its `-wal` beside it the copy would lack every entry since the last checkpoint), and the next start has no
+    /// log to read through before its first frame (a busy day's log is megabytes: about a millisecond a start).
+    /// Never waits for another process: one still reading keeps the log, which it empties when it closes in turn,
+    /// and nothing is lost either way (the log is part of the journal until it is copied). Called for every open
+    /// journal when the process ends (`closeAll`); twice is harmless.
+    public func close() {
+        guard !closed.withLock({ c in defer { c = true }; return c }) else { return }
+        try? pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA busy_timeout = 0")
+            _ = try? db.checkpoint(.truncate)
+        }
+        try? pool.close()
+    }
+    private let closed = Locked(false)
+
+    /// Closes every journal this process has open (`close()`): when the process ends, by `exit` (an `atexit`
+    /// handler, set at the first open) or by a signal (`SignalPipe.terminate` calls it before the signal ends it).
+    public static func closeAll() {
+        let open = openJournals.withLock { list in defer { list = [] }; return list.compactMap(\.journal) }
+        for j in open { j.close() }
+    }
+
+    private struct WeakJournal { weak var journal: Journal? }
+    private static let openJournals = Locked<[WeakJournal]>([])
+    private static let exitHandler = Locked(false)
+    private static func closeAtExit() {
+        guard !exitHandler.withLock({ set in defer { set = true }; return set }) else { return }
+        atexit { Journal.closeAll() }
+    }
+
     deinit {
         guard let id = fileID else { return }
         Journal.openFiles.withLock { files in
@@ -215,7 +250,7 @@ public final class Journal: Sendable {
     static func hasSQLiteHeader(_ path: String) -> Bool {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else { return false }
-        defer { close(fd) }
+        defer { Glibc.close(fd) }
         var buf = [UInt8](repeating: 0, count: 16)
         let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
         return n == 16 && buf == Array("SQLite format 3\0".utf8)

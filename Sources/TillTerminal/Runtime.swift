@@ -120,6 +120,10 @@ public final class Runtime: Sendable {
         let backend: NcursesBackend
         public init(theme: Theme, monochrome: Bool) {
             backend = NcursesBackend(theme: theme, monochrome: monochrome)
+            // At once, after ncurses' own SIGWINCH handler (kept and called): a resize between the first frame and
+            // the loop's start (the service starts in between, about 10 ms) wakes the loop when it starts. Installed
+            // only by the loop, such a resize went unnoticed until the next key (found by an e2e test).
+            SignalPipe.install([SIGWINCH])
         }
         public func end() { backend.end() }
     }

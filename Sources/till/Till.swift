@@ -30,7 +30,9 @@ struct Till: AsyncParsableCommand {
             // The cashier's screen with its usual options starts without ArgumentParser (see `UIArguments`).
             if let ui = UIArguments(quick: CommandLine.arguments.dropFirst()) {
                 StartTrace.mark("arguments read")
-                try await ui.run()
+                // Up to the first frame on this thread, before any hop (see `startScreen`).
+                let started = try ui.startScreen()
+                try await ui.run(started: started)
                 return
             }
             var command = try parseAsRoot()

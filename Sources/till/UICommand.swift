@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import Foundation
 import Synchronization
 import TillCore
@@ -37,7 +38,15 @@ struct UICommand: AsyncParsableCommand {
 
 extension UIArguments {
     /// Starts the cashier's screen and runs it until the cashier quits, the terminal hangs up or a signal ends it.
-    func run() async throws {
+    func run() async throws { try await run(started: startScreen()) }
+
+    /// Everything up to the first frame, synchronously on the calling thread (`Till.main` calls it on the main
+    /// thread, before its first `await`): each hop to another thread cost a wake-up, and the first hop of the
+    /// process a thread made for it, on the way to the first frame (issue 11).
+    ///
+    /// The journal opens on a thread of its own meanwhile (`JournalOpening`); what the first frame shows is read
+    /// first, so the frame is painted while the journal's writer is still to be set up.
+    func startScreen() throws -> StartedScreen {
         guard isatty(STDIN_FILENO) != 0, isatty(STDOUT_FILENO) != 0 else {
             printToStandardError("till: the cashier UI needs a terminal; see `till --help` for the headless commands.")
             throw ExitCode(2)
@@ -47,16 +56,20 @@ extension UIArguments {
         SignalPipe.install([SIGTERM, SIGHUP])
         let settings = global.settings()
         StartTrace.mark("config read")
-        // The journal opens and the transport starts on the other core while this one reads the theme and
-        // starts the terminal. What the first frame shows is read first, so it is painted while the journal's
-        // writer is still being set up; keys wait in the terminal until the loop reads them.
-        let (glances, glanced) = AsyncStream<JournalGlance?>.makeStream()
-        let offered = OnceSignal()
-        async let made = TillFactory.makeController(config: settings, firstGlance: {
-            offered.set()
-            glanced.yield($0)
-            glanced.finish()
-        })
+        let offer = GlanceOffer()
+        // Tests widen the window between the first frame and the loop (`TILL_TEST_SETTLE_MS`) to put events in it.
+        let settleMs = Environment.process["TILL_TEST_SETTLE_MS"].flatMap { Int($0) } ?? UIArguments.frameSettleMs
+        let opening = JournalOpening(path: settings.resolvedJournalPath, tipStyle: settings.resolvedTip) { glance in
+            offer.give(glance)
+            // The rest of the start (the journal's writer, the transport, the simulator's saved state: a few
+            // milliseconds of work on one core) waits, on the journal's own thread, until the first frame is painted
+            // and the terminal has had `frameSettleMs` to put it on the screen: a terminal (tmux, an emulator) needs
+            // the cores for that, and on a two-core till the start's work beside it delayed the frame by 0.3 to 1.4
+            // ms (BENCHMARKS.md, Start-up). Keys typed meanwhile wait in the terminal, as they do until the loop runs.
+            guard glance != nil else { return }
+            offer.waitUntilPainted(timeoutMs: 250)
+            usleep(UInt32(settleMs) * 1000)
+        }
         let env = Environment.process
         let resources = Resources(environment: env)
         let (theme, themeWarning) = resources.theme(self.theme ?? settings.theme)
@@ -72,15 +85,21 @@ extension UIArguments {
         options.bell = settings.bell ?? true
         options.confirmAbove = settings.confirmAbove
         options.tipStyle = settings.resolvedTip
+        let transport = settings.resolvedTransport.description
         // Only while the journal is still being read: once its reading is here, the first frame pays the same costs.
-        if !offered.isSet { Runtime.warmUp(on: screen, options: options, transport: settings.resolvedTransport.description) }
-        for await glance in glances {
-            if let glance {
-                Runtime.paintFirst(on: screen, options: options, transport: settings.resolvedTransport.description, glance: glance)
-            }
+        if !offer.isGiven { Runtime.warmUp(on: screen, options: options, transport: transport) }
+        if let glance = offer.wait() {
+            Runtime.paintFirst(on: screen, options: options, transport: transport, glance: glance)
+            offer.painted()
         }
+        return StartedScreen(settings: settings, options: options, warnings: warnings, screen: screen, opening: opening)
+    }
+
+    /// The rest: the controller (once the journal is open), then the screen's loop until it ends.
+    func run(started: StartedScreen) async throws {
+        let (settings, options, screen) = (started.settings, started.options, started.screen)
         let controller: TillController
-        do { controller = try await made } catch {
+        do { controller = try await TillFactory.makeController(config: settings, opening: started.opening) } catch {
             screen.end()
             printToStandardError("till: cannot start: \(error)")
             throw ExitCode(3)
@@ -90,7 +109,7 @@ extension UIArguments {
         await controller.shutdown()
         switch end {
         case .quit:
-            for w in warnings { printToStandardError("till: " + w) }
+            for w in started.warnings { printToStandardError("till: " + w) }
         case .hangup:
             printToStandardError("till: the terminal is gone; stopped (anything in flight is journaled as unknown).")
             SignalPipe.terminate(as: SIGHUP)
@@ -101,9 +120,41 @@ extension UIArguments {
     }
 }
 
-/// Set once, from any thread (the journal's offers what the first frame shows).
-final class OnceSignal: Sendable {
-    private let value = Atomic<Bool>(false)
-    func set() { value.store(true, ordering: .releasing) }
-    var isSet: Bool { value.load(ordering: .acquiring) }
+/// The screen as `startScreen()` left it: the first frame painted (when the journal could be read early), the
+/// journal still opening.
+struct StartedScreen: Sendable {
+    var settings: TillConfig
+    var options: RuntimeOptions
+    var warnings: [String]
+    var screen: Runtime.Screen
+    var opening: JournalOpening
+}
+
+/// What the first frame shows, handed from the journal's thread to the one painting, and word back that it is painted.
+final class GlanceOffer: Sendable {
+    private let state = Atomic<Int>(0)   // 0 nothing yet, 1 given
+    private let glance = Mutex<JournalGlance?>(nil)
+    private let given = DispatchSemaphore(value: 0)
+    private let done = DispatchSemaphore(value: 0)
+
+    /// Once: what was read (nil: nothing could be read early).
+    func give(_ g: JournalGlance?) {
+        glance.withLock { $0 = g }
+        state.store(1, ordering: .releasing)
+        given.signal()
+    }
+    var isGiven: Bool { state.load(ordering: .acquiring) == 1 }
+    /// Waits for `give`, and returns what it gave.
+    func wait() -> JournalGlance? {
+        given.wait()
+        return glance.withLock { $0 }
+    }
+    func painted() { done.signal() }
+    func waitUntilPainted(timeoutMs: Int) { _ = done.wait(timeout: .now() + .milliseconds(timeoutMs)) }
+}
+
+extension UIArguments {
+    /// How long the start's remaining work waits after the first frame is painted (see `run()`): under 1% of a
+    /// person's reaction time; tmux on this machine shows a frame about 1.5 ms after it is written.
+    static let frameSettleMs = 8
 }

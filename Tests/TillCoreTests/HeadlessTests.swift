@@ -30,6 +30,22 @@ import TillSimulator
         #expect(try await runTill(["journal", "show", "2"] + common).output.contains("h-1"))
     }
 
+    /// Each headless command closes the journal when it ends (issue 11): the file alone, copied right after, holds
+    /// what the command journaled (a backup of the file misses nothing), with no write-ahead log left to read.
+    @Test func theJournalFileAloneIsCompleteAfterEachCommand() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let path = dir.path + "/journal.sqlite"
+        let common = ["--journal", path, "--sim-speed", "0"]
+        #expect(try await runTill(["batch", "open", "--name", "morning"] + common).status == 0)
+        #expect(try await runTill(["sale", "--amount", "12.50", "--client-transaction-id", "alone-1"] + common).status == 0)
+        let wal = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? NSNumber)?.intValue ?? 0
+        #expect(wal == 0)
+        try FileManager.default.copyItem(atPath: path, toPath: dir.path + "/copy.sqlite")
+        let copied = try Journal(path: dir.path + "/copy.sqlite")
+        #expect(try copied.entries(clientTransactionId: "alone-1").map(\.state) == [.approved])
+        #expect(try copied.batch().name == "morning")
+    }
+
     @Test func unknownOutcomeExits3AndResolveSettlesIt() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let common = ["--journal", dir.path + "/journal.sqlite", "--transport", "pipe:cat > /dev/null", "--timeout", "0.3"]

@@ -99,6 +99,60 @@ import TillProtocol
         #expect(later.isOpen && later.name == Journal.terminalStartedBatchName && later.id != b.id)
     }
 
+    /// When till ends, the journal file alone holds everything (issue 11): what the write-ahead log held is copied
+    /// into it and the log emptied, so a copy of just the file (a backup, the accountant's) misses nothing, and the
+    /// next start has no log to read through. With another process still reading, closing neither waits nor loses
+    /// anything. Closing twice is harmless; a closed journal refuses reads and writes loudly rather than silently.
+    @Test func closingLeavesTheFileAloneComplete() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let path = dir.path + "/j.sqlite"
+        let j = try Journal(path: path)
+        for i in 1...40 {
+            let req = TerminalRequest(caller: testCaller, request: sale(100 * i, ctid: "c-\(i)", tip: 0))
+            let e = try j.insertPending(requestId: "r\(i)", request: req, batch: BatchInfo())
+            try j.markSent(e.id)
+        }
+        let walBefore = fileSize(path + "-wal")
+        #expect(walBefore > 0, "the test needs entries in the log")
+        // A copy of the file alone, before closing, lacks the entries still in the log: what closing prevents.
+        try FileManager.default.copyItem(atPath: path, toPath: dir.path + "/before.sqlite")
+        #expect(((try? Journal(path: dir.path + "/before.sqlite").unresolved().count) ?? 0) < 40)
+        j.close()
+        j.close()
+        #expect(fileSize(path + "-wal") == 0)
+        #expect(throws: (any Error).self) { try j.unresolved() }
+        try FileManager.default.copyItem(atPath: path, toPath: dir.path + "/after.sqlite")
+        #expect(try Journal(path: dir.path + "/after.sqlite").unresolved().count == 40)
+
+        // Another reader with a transaction open: closing returns at once, and every entry is still there for it.
+        let other = try Journal(path: path)
+        let j2 = try Journal(path: path)
+        let req = TerminalRequest(caller: testCaller, request: sale(4100, ctid: "c-41", tip: 0))
+        _ = try j2.insertPending(requestId: "r41", request: req, batch: BatchInfo())
+        let reading = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            try? other.pool.read { db in
+                _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM entry")
+                reading.signal()
+                release.wait()
+            }
+        }
+        reader.start()
+        reading.wait()
+        let t0 = Date()
+        j2.close()
+        #expect(Date().timeIntervalSince(t0) < 1, "closing waited for another reader")
+        release.signal()
+        #expect(try other.unresolved().count == 41)
+        other.close()
+        try FileManager.default.copyItem(atPath: path, toPath: dir.path + "/last.sqlite")
+        #expect(try Journal(path: dir.path + "/last.sqlite").unresolved().count == 41)
+    }
+
+    private func fileSize(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path)[.size]) as? NSNumber)?.intValue ?? 0
+    }
+
     /// Start-up reads what the first frame shows through a read-only connection before the journal's writer is set
     /// up (issue 11). It must read what the open journal reads, be offered exactly once, and be nil (never a guess)
     /// for a journal that is new or cannot be read.
@@ -131,8 +185,22 @@ import TillProtocol
         try FileManager.default.createSymbolicLink(atPath: dir.path + "/link.sqlite", withDestinationPath: path)
         var config = TillConfig()
         config.journalPath = dir.path + "/link.sqlite"
-        await #expect(throws: JournalOpenError.self) { try await TillFactory.makeController(config: config, firstGlance: record) }
+        let opening = JournalOpening(path: config.resolvedJournalPath, tipStyle: .onTop, firstGlance: record)
+        await #expect(throws: JournalOpenError.self) { try await TillFactory.makeController(config: config, opening: opening) }
         #expect(offered.withLock { $0.count == 1 && $0[0] == nil })
+        // And once with what was read when the opening succeeds, on the opening's own thread, which the offer may
+        // hold (the UI holds it until its first frame is painted): the journal comes only after the offer returns.
+        offered.withLock { $0 = [] }
+        let released = Locked(false)
+        let holding = JournalOpening(path: path, tipStyle: .onTop) { g in
+            usleep(50_000)
+            released.withLock { $0 = true }
+            record(g)
+        }
+        let held = try await holding.journal()
+        #expect(released.withLock { $0 })
+        #expect(offered.withLock { $0.count == 1 && $0[0]?.batch.name == "Morning" })
+        #expect(try held.glance().batch == open.batch)
     }
 
     /// Two tills (or a till and a headless command) opening a new journal at the same moment: both found it to be

@@ -52,6 +52,12 @@ import Testing
         case .sighup: kill(t.tillPid, SIGHUP)
         }
         #expect(TillSession.waitGone(t.tillPid), "till still runs after \(ending)")
+        // Ended by a signal, till still closes its journal first: the file alone, copied before anything else opens
+        // it, holds the entry in flight as unknown (nothing left only in the write-ahead log).
+        let copy = journal + ".copy.sqlite"
+        defer { for suffix in ["", "-wal", "-shm", ".lock"] { unlink(copy + suffix) } }
+        try FileManager.default.copyItem(atPath: journal, toPath: copy)
+        #expect(try journalStates(copy, t.dir).filter { $0 != "approved" } == ["unknown"], "the journal file alone after \(ending)")
         #expect(try journalStates(journal, t.dir).filter { $0 != "approved" } == ["unknown"], "the entry in flight after \(ending)")
         #expect(TillSession.waitGone(bridge), "the bridge survived \(ending)")
         if ending == .sigterm { t.waitFor("TILL-EXITED 143") }
