@@ -67,10 +67,14 @@ final class TmuxPane {
         }
         return nil
     }
-    /// Ends the server (kill-server, then its pid: kill-server alone sometimes leaves it running).
+    /// Ends the server (kill-server, then its pid: kill-server alone sometimes leaves it running), and waits until
+    /// the program in the pane is gone too: a till hung up finishes its exit (the journal's last checkpoint, which
+    /// empties the WAL) after the server has gone, and the next benchmark must not start on its half-written files.
     func stop() {
+        let program = panePid
         spawnWait(["/usr/bin/tmux", "-L", socket, "kill-server"])
         if serverPid > 0 { kill(serverPid, SIGKILL); waitGone(serverPid) }
+        waitGone(program)
         unlink("/tmp/tmux-\(getuid())/\(socket)")
     }
 }
@@ -168,31 +172,8 @@ func userBench() async throws -> UserFigures {
                      tillMs.count, f.enterToVerdictMs ?? .nan, catMs.count, f.keyEchoMs ?? .nan, (f.enterToVerdictMs ?? .nan) / (f.keyEchoMs ?? .nan)))
     }
 
-    // 2. Start -> first frame with the shift's name, against dialog --msgbox, interleaved. One tmux server serves
-    //    every round, as the cashier's terminal is there before till starts; a control-mode client asks tmux to
-    //    start the command and learns from tmux each time the pane prints (`TmuxControl`): timed from just before
-    //    the start is asked to the first look that finds the marker. Until 2026-11-24 each round started a tmux
-    //    server of its own (its start, about 7 ms, was added to both sides and flattered the ratio: 1.45x for what
-    //    read 1.82x on one server) and looked by polling with a client process per look (which took CPU from the
-    //    program being timed).
-    do {
-        let hasDialog = FileManager.default.isExecutableFile(atPath: "/usr/bin/dialog")
-        var tillMs: [Double] = [], dialogMs: [Double] = []
-        if let control = TmuxControl("start", dir: dir) {
-            defer { control.stop() }
-            for _ in 0..<21 {
-                if let ms = control.time("exec \(env) \(till) --journal \(journal) --sim-speed 0", marker: "batch Morning") { tillMs.append(ms) }
-                if hasDialog, let ms = control.time("exec \(env) dialog --msgbox 'Ready for the next customer.' 8 40",
-                                                    marker: "Ready for the next customer.") {
-                    dialogMs.append(ms)
-                }
-            }
-        }
-        f.startupMs = median(tillMs)
-        f.dialogMs = median(dialogMs)
-        print(String(format: "  start -> first frame with the shift's name (running tmux 80x24, control mode, median of %d): till %.1f ms; dialog --msgbox %.1f ms: %.2fx",
-                     tillMs.count, f.startupMs ?? .nan, f.dialogMs ?? .nan, (f.startupMs ?? .nan) / (f.dialogMs ?? .nan)))
-    }
+    // 2. Start -> first frame with the shift's name, against dialog --msgbox (`startupRounds`).
+    (f.startupMs, f.dialogMs) = startupRounds(till: till, env: env, journal: journal, dir: dir)
 
     // 3. Idle wake-ups after a sale (its timer has run, its worker threads have retired): every thread's
     //    voluntary context switches over 10 s (a thread that slept and was woken); involuntary ones
@@ -323,4 +304,59 @@ func framesOnly(_ n: Int) {
         swap(&previous, &buf)
     }
     if changed < 0 { print(changed) }
+}
+
+/// Start -> the first frame with the shift's name, against `dialog --msgbox`, interleaved, 41 rounds each; medians.
+/// One tmux server serves every round, as the cashier's terminal is there before till starts; a control-mode client
+/// asks tmux to start the command and learns from tmux each time the pane prints (`TmuxControl`): timed from just
+/// before the start is asked to the first look that finds the marker. Until 2026-11-24 each round started a tmux
+/// server of its own (its start, about 7 ms, was added to both sides and flattered the ratio: 1.45x for what read
+/// 1.82x on one server) and looked by polling with a client process per look (which took CPU from the program being
+/// timed). `TILL_BENCH_TRACE=<file>` adds till's start-up stages (`TILL_TRACE_START`) of every round to the file;
+/// `TILL_BENCH_B=<another till>` times that binary too, in the same rounds (an A/B of two builds on a noisy machine,
+/// where runs minutes apart differ by more than a change does).
+func startupRounds(till: String, env: String, journal: String, dir: String) -> (till: Double?, dialog: Double?) {
+    let hasDialog = FileManager.default.isExecutableFile(atPath: "/usr/bin/dialog")
+    let environment = ProcessInfo.processInfo.environment
+    let trace = environment["TILL_BENCH_TRACE"]
+    let other = environment["TILL_BENCH_B"]
+    func command(_ binary: String) -> String {
+        "exec \(env)" + (trace.map { " TILL_TRACE_START=1 \(binary) --journal \(journal) --sim-speed 0 2>>\($0)" }
+            ?? " \(binary) --journal \(journal) --sim-speed 0")
+    }
+    var tillMs: [Double] = [], dialogMs: [Double] = [], otherMs: [Double] = []
+    if let control = TmuxControl("start", dir: dir) {
+        defer { control.stop() }
+        for _ in 0..<41 {
+            if let ms = control.time(command(till), marker: "batch Morning") { tillMs.append(ms) }
+            if hasDialog, let ms = control.time("exec \(env) dialog --msgbox 'Ready for the next customer.' 8 40",
+                                                marker: "Ready for the next customer.") {
+                dialogMs.append(ms)
+            }
+            if let other, let ms = control.time(command(other), marker: "batch Morning") { otherMs.append(ms) }
+        }
+    }
+    let (t, d) = (median(tillMs), median(dialogMs))
+    print(String(format: "  start -> first frame with the shift's name (running tmux 80x24, control mode, median of %d): till %.1f ms; dialog --msgbox %.1f ms: %.2fx",
+                 tillMs.count, t ?? .nan, d ?? .nan, (t ?? .nan) / (d ?? .nan)))
+    if let other, let o = median(otherMs) {
+        print(String(format: "    B (%@): %.1f ms: %.2fx", other, o, o / (d ?? .nan)))
+    }
+    return (t, d)
+}
+
+/// `TillBench startup`: only the start-up rounds, on a journal with an open shift, as `userBench` has them.
+func startupOnlyBench() {
+    let till = tillBinaryPath()
+    guard FileManager.default.isExecutableFile(atPath: till), FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else {
+        print("  skipped: needs tmux and \(till)")
+        return
+    }
+    let dir = NSTemporaryDirectory() + "till-startbench-\(getpid())"
+    try? FileManager.default.createDirectory(atPath: dir + "/data", withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let env = "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 XDG_CONFIG_HOME=\(dir)/cfg XDG_DATA_HOME=\(dir)/data"
+    let journal = dir + "/journal.sqlite"
+    spawnWait(["/usr/bin/env", "XDG_CONFIG_HOME=\(dir)/cfg", till, "batch", "open", "--name", "Morning", "--journal", journal, "--sim-speed", "0"])
+    _ = startupRounds(till: till, env: env, journal: journal, dir: dir)
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-// Benchmarks, release build only (TILL_BIN=.build-static/release/till measures the binary ./scripts/run deploys): `swift run -c release TillBench [user|protocol|simulator|core|ui|report|all|corpus N|frames N]`.
+// Benchmarks, release build only (TILL_BIN=.build-static/release/till measures the binary ./scripts/run deploys): `swift run -c release TillBench [user|startup|protocol|simulator|core|ui|report|all|corpus N|frames N]`.
 // `all` runs what a user meets (each side by side with its peer), then the inner loops, and rewrites the
 // summary at the top of BENCHMARKS.md. Never run as unit tests.
 let args = CommandLine.arguments.dropFirst()
@@ -19,6 +19,9 @@ if which == "corpus" {
     print(CallbackCorpus.make(count: n, seed: 0x5EED).map(\.url).joined(separator: "\n"))
 } else if which == "frames" {
     framesOnly(Int(args.dropFirst().first ?? "") ?? 100)
+} else if which == "startup" {
+    print("== startup")
+    startupOnlyBench()
 } else if which == "user" {
     print("== user")
     _ = try await userBench()

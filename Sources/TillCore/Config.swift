@@ -309,37 +309,82 @@ public enum TillFactory {
 /// failed). It may block: the rest of the opening (the writer) waits until it returns, and no other work of the
 /// process waits on that thread.
 public final class JournalOpening: Sendable {
-    private let state = Locked<(result: Result<Journal, any Error>?, waiter: CheckedContinuation<Journal, any Error>?)>((nil, nil))
+    private let handoff = OpeningHandoff()
 
     public init(path: String, tipStyle: TipStyle, firstGlance: @escaping @Sendable (JournalGlance?) -> Void) {
-        let glanced = Locked(false)
-        let once: @Sendable (JournalGlance?) -> Void = { g in
-            if glanced.withLock({ done in defer { done = true }; return !done }) { firstGlance(g) }
-        }
-        let started = startThreadOfItsOwn { [state] in
-            let result = Result { try Journal(path: path, tipStyle: tipStyle, firstGlance: once) }
-            once(nil)
-            let waiter = state.withLock { s -> CheckedContinuation<Journal, any Error>? in
-                s.result = result
-                defer { s.waiter = nil }
-                return s.waiter
-            }
-            waiter?.resume(with: result)
+        // Nothing generic is made before the thread starts: the runtime's first instantiation of a generic type
+        // (a lock over `Result<Journal, any Error>`, about 0.15 ms) delayed the thread, and the first frame with it.
+        let started = startThreadOfItsOwn { [handoff] in
+            let result = Result { try Journal(path: path, tipStyle: tipStyle, firstGlance: { g in handoff.glanceOnce(g, firstGlance) }) }
+            handoff.glanceOnce(nil, firstGlance)
+            handoff.finish(result)
         }
         if !started {
-            state.withLock { $0.result = .failure(FileError(path: path, operation: "start a thread to open the journal", code: EAGAIN)) }
-            once(nil)
+            handoff.glanceOnce(nil, firstGlance)
+            handoff.finish(.failure(FileError(path: path, operation: "start a thread to open the journal", code: EAGAIN)))
         }
     }
 
     /// The opened journal, once it is (or why it could not be).
     public func journal() async throws -> Journal {
         try await withCheckedThrowingContinuation { (c: CheckedContinuation<Journal, any Error>) in
-            let ready = state.withLock { s -> Result<Journal, any Error>? in
-                if s.result == nil { s.waiter = c }
-                return s.result
-            }
-            if let ready { c.resume(with: ready) }
+            handoff.whenFinished { result in c.resume(with: result) }
         }
+    }
+}
+
+/// What the opening's thread hands over: the glance once, then the journal (or why not), to whoever waits.
+/// Its stored properties all have a layout known when compiled (class references, a function, a pointer), so making
+/// it costs the runtime no type instantiation.
+private final class OpeningHandoff: @unchecked Sendable {
+    private let lock: UnsafeMutablePointer<pthread_mutex_t>
+    private var glanced = false
+    private var journal: Journal?
+    private var error: (any Error)?
+    private var finished = false
+    private var waiter: (@Sendable (Result<Journal, any Error>) -> Void)?
+
+    init() {
+        lock = .allocate(capacity: 1)
+        pthread_mutex_init(lock, nil)
+    }
+    deinit {
+        pthread_mutex_destroy(lock)
+        lock.deallocate()
+    }
+
+    /// Calls `firstGlance` the first time only.
+    func glanceOnce(_ glance: JournalGlance?, _ firstGlance: @Sendable (JournalGlance?) -> Void) {
+        pthread_mutex_lock(lock)
+        let first = !glanced
+        glanced = true
+        pthread_mutex_unlock(lock)
+        if first { firstGlance(glance) }
+    }
+
+    func finish(_ result: Result<Journal, any Error>) {
+        pthread_mutex_lock(lock)
+        switch result {
+        case .success(let j): journal = j
+        case .failure(let e): error = e
+        }
+        finished = true
+        let w = waiter
+        waiter = nil
+        pthread_mutex_unlock(lock)
+        w?(result)
+    }
+
+    /// Calls `body` with the result once there is one (at once if there is).
+    func whenFinished(_ body: @escaping @Sendable (Result<Journal, any Error>) -> Void) {
+        pthread_mutex_lock(lock)
+        guard finished else {
+            waiter = body
+            pthread_mutex_unlock(lock)
+            return
+        }
+        let result: Result<Journal, any Error> = journal.map { .success($0) } ?? .failure(error ?? CancellationError())
+        pthread_mutex_unlock(lock)
+        body(result)
     }
 }

@@ -25,7 +25,7 @@ struct JournalFirstReading {
         // One snapshot for everything read below, as the writer's reading has.
         guard sqlite3_exec(db, "BEGIN DEFERRED", nil, nil, nil) == SQLITE_OK else { return nil }
         defer { sqlite3_exec(db, "COMMIT", nil, nil, nil) }
-        guard let tables = rows(db, Journal.tablesSQL)?.map({ row -> String in row["name"] ?? "" }) else { return nil }
+        guard let tables = names(db, Journal.tablesSQL) else { return nil }
         let foreign = Journal.isForeign(tables: tables)
         guard !foreign, let events = rows(db, Journal.batchEventsSQL), let unresolved = rows(db, Journal.unresolvedSQL) else {
             return JournalFirstReading(foreign: foreign, glance: nil)
@@ -35,23 +35,35 @@ struct JournalFirstReading {
                                                                           nowMs: nowMs))
     }
 
+    /// The first column of every row of `sql`, as text, or nil when SQLite refuses it. (The table names, read
+    /// without GRDB's rows: their first use costs the runtime type look-ups, which the rows below pay in any case.)
+    private static func names(_ db: OpaquePointer, _ sql: String) -> [String]? {
+        each(db, sql) { statement in sqlite3_column_text(statement, 0).map { String(cString: $0) } ?? "" }
+    }
+
     /// Every row of `sql`, as GRDB rows (column name → value), or nil when SQLite refuses it.
     private static func rows(_ db: OpaquePointer, _ sql: String) -> [Row]? {
+        each(db, sql) { statement in
+            var values: [String: (any DatabaseValueConvertible)?] = [:]
+            for i in 0..<sqlite3_column_count(statement) {
+                values[String(cString: sqlite3_column_name(statement, i))] = DatabaseValue(sqliteStatement: statement, index: i)
+            }
+            return Row(values)
+        }
+    }
+
+    /// `row` of every row of `sql`, or nil when SQLite refuses it.
+    private static func each<T>(_ db: OpaquePointer, _ sql: String, _ row: (OpaquePointer) -> T) -> [T]? {
         var handle: OpaquePointer?
         guard sqlite3_prepare_v2(db, sql, -1, &handle, nil) == SQLITE_OK, let statement = handle else {
             sqlite3_finalize(handle)
             return nil
         }
         defer { sqlite3_finalize(statement) }
-        let count = sqlite3_column_count(statement)
-        let names = (0..<count).map { String(cString: sqlite3_column_name(statement, $0)) }
-        var out: [Row] = []
+        var out: [T] = []
         while true {
             switch sqlite3_step(statement) {
-            case SQLITE_ROW:
-                var values: [String: (any DatabaseValueConvertible)?] = [:]
-                for i in 0..<count { values[names[Int(i)]] = DatabaseValue(sqliteStatement: statement, index: i) }
-                out.append(Row(values))
+            case SQLITE_ROW: out.append(row(statement))
             case SQLITE_DONE: return out
             default: return nil
             }

@@ -3,6 +3,8 @@ import Foundation
 /// Start-up stages and their times, for measuring what delays the first frame (issue 11): with
 /// `TILL_TRACE_START=1` in the environment, each `mark` writes "till start: <ms since main> <stage>" to standard
 /// error; otherwise a mark costs one branch. (`TillBench` and a person use it; nothing depends on it.)
+/// `TILL_TRACE_EXEC_NS=<CLOCK_MONOTONIC ns>`, taken by whoever starts till just before its `execve`, adds a first line
+/// with the time from there to `main`: what the kernel, the loader and the static initialisers took.
 public enum StartTrace {
     nonisolated(unsafe) private static var t0: UInt64 = 0
     nonisolated(unsafe) private static var on = false
@@ -11,6 +13,12 @@ public enum StartTrace {
     public static func begin() {
         on = getenv("TILL_TRACE_START").map { String(cString: $0) == "1" } ?? false
         t0 = WallClock.monotonicNs()
+        if on, let exec = getenv("TILL_TRACE_EXEC_NS").flatMap({ UInt64(String(cString: $0)) }), exec < t0 {
+            let saved = t0
+            t0 = exec
+            mark("main reached (since exec)")
+            t0 = saved
+        }
     }
 
     public static func mark(_ stage: String) {

@@ -201,6 +201,8 @@ import TillProtocol
         #expect(released.withLock { $0 })
         #expect(offered.withLock { $0.count == 1 && $0[0]?.batch.name == "Morning" })
         #expect(try held.glance().batch == open.batch)
+        // Asked again once it is open: the same journal, at once.
+        #expect(try await holding.journal() === held)
     }
 
     /// Two tills (or a till and a headless command) opening a new journal at the same moment: both found it to be

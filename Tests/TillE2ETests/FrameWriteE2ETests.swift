@@ -65,4 +65,50 @@ import Testing
         #expect(frame.first.map { $0.contains("Find the pre-authori") && $0.contains("F4 Capture") } == true,
                 "the frame went out in pieces: \(writes.count) writes")
     }
+
+    /// The terminal's modes, read on its device (the pane's pseudo-terminal).
+    static func modes(_ tty: String) throws -> termios {
+        let fd = open(tty, O_RDWR | O_NOCTTY)
+        guard fd >= 0 else { throw E2EError("cannot open \(tty)") }
+        defer { close(fd) }
+        var t = termios()
+        guard tcgetattr(fd, &t) == 0 else { throw E2EError("cannot read the modes of \(tty)") }
+        return t
+    }
+
+    /// The start reaches the terminal in one write, with the first frame: the alternate screen entered once (issue
+    /// 11). ncurses' start, and the suspend and resume that put it in the running state, wrote seven times before
+    /// the first frame: the alternate screen entered, left and entered again (a flash on some terminals), and seven
+    /// times the terminal's work while till starts. Now they are written to a stand-in pseudo-terminal and what
+    /// the real one needs goes out with the first frame; so the real terminal must still get the modes ncurses set
+    /// (no echo, no line editing) while till runs, and its own back once till has quit. Watched from the first
+    /// write: till runs under strace.
+    @Test func theStartReachesTheTerminalInOneWriteAndTheModesFollow() throws {
+        try #require(FileManager.default.isExecutableFile(atPath: Self.strace), "strace is needed: scripts/ensure-deps installs it")
+        let log = NSTemporaryDirectory() + "till-start-writes-\(UUID().uuidString.prefix(8))"
+        defer { unlink(log) }
+        let t = try TillSession(args: ["--sim-speed", "0"],
+                                wrapper: [Self.strace, "-f", "-y", "-e", "trace=write", "-s", "100000", "-o", log])
+        #expect(t.waitFor("Ready for the next customer."))
+        let tty = try t.tmux(["display-message", "-p", "-t", t.name, "#{pane_tty}"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let before = try Self.modes(tty)
+        #expect(before.c_lflag & tcflag_t(ICANON | ECHO) == 0, "the terminal still echoes or edits lines while till runs")
+        #expect(before.c_iflag & tcflag_t(ICRNL) == 0, "the terminal still turns Return into a new line while till runs")
+
+        try t.keys("F10")
+        #expect(t.waitFor("TILL-EXITED"))
+        let after = try Self.modes(tty)
+        #expect(after.c_lflag & tcflag_t(ICANON | ECHO) == tcflag_t(ICANON | ECHO), "the terminal's own modes were not given back")
+
+        // Each write with the file it went to (strace -y): the pane's terminal, not the stand-in.
+        let writes = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+            .filter { $0.contains("write(1<\(tty)>, ") }
+        #expect(!writes.isEmpty, "no write to \(tty) seen")
+        let firstFrame = writes.firstIndex { $0.contains("Ready for the next") }
+        #expect(firstFrame == 0, "\(firstFrame.map(String.init) ?? "no") writes before the first frame: \(writes.prefix(8))")
+        #expect(writes.first?.contains("write(1<\(tty)>, \"\\33[?1049h") == true, "the first write does not enter the alternate screen first")
+        let all = writes.joined(separator: "\n")
+        #expect(all.components(separatedBy: "[?1049h").count - 1 == 1, "the alternate screen was entered more than once")
+        #expect(all.components(separatedBy: "[?1049l").count - 1 == 1, "the alternate screen was left more than once")
+    }
 }

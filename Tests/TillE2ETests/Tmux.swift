@@ -18,9 +18,10 @@ final class TillSession {
     let dir: String
 
     /// `ignoreHangup`: start till with SIGHUP ignored (as `nohup` would), so only the terminal's own end
-    /// (end of file or an error reading it) can tell it the terminal is gone.
+    /// (end of file or an error reading it) can tell it the terminal is gone. `wrapper`: a command that starts till
+    /// (strace, to see its writes from the first); `tillPid` is then the wrapper's.
     init(width: Int = 80, height: Int = 24, args: [String] = [], env: [String: String] = [:], ignoreHangup: Bool = false,
-         sourceLocation: SourceLocation = #_sourceLocation) throws {
+         wrapper: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
         let id = UUID().uuidString.prefix(8).lowercased()
         socket = "till-e2e-\(getpid())-\(id)"
         name = "till-\(id)"
@@ -34,6 +35,7 @@ final class TillSession {
         for (k, v) in env { vars[k] = v }
         envText = vars.sorted { $0.key < $1.key }.map { "\($0.key)=\(Self.quote($0.value))" }.joined(separator: " ")
         self.ignoreHangup = ignoreHangup
+        self.wrapper = wrapper
         self.sourceLocation = sourceLocation
         try tmux(["new-session", "-d", "-s", name, "-x", "\(width)", "-y", "\(height)", paneCommand(args)])
         _ = try? tmux(["set-option", "-t", name, "window-size", "manual"])
@@ -43,13 +45,15 @@ final class TillSession {
 
     private let envText: String
     private let ignoreHangup: Bool
+    private let wrapper: [String]
     private var pidFile: String { dir + "/till.pid" }
 
     /// The pane's command: an inner shell writes its pid, then becomes env, then till (the pid is till's);
     /// the outer shell shows the exit status and keeps the pane open.
     private func paneCommand(_ args: [String]) -> String {
         let argText = (["--journal", dir + "/journal.sqlite"] + args).map(Self.quote).joined(separator: " ")
-        let start = "echo $$ > \(Self.quote(pidFile)); exec env \(envText) \(Self.quote(Self.binary)) \(argText)"
+        let program = (wrapper + [Self.binary]).map(Self.quote).joined(separator: " ")
+        let start = "echo $$ > \(Self.quote(pidFile)); exec env \(envText) \(program) \(argText)"
         return (ignoreHangup ? "trap '' HUP; " : "")
             + "/bin/sh -c \(Self.quote(start)) 2>\(Self.quote(dir + "/stderr")); echo TILL-EXITED $?; sleep 600"
     }
