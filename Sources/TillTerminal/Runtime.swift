@@ -145,14 +145,17 @@ public final class Runtime: Sendable {
         StartTrace.mark("first frame painted (the service still starting)")
     }
 
-    /// Renders the first screen once, unpainted, from no journal reading: called while the journal is still being
-    /// read on the other core, so that the first render's one-time costs (the Swift runtime's first look-ups of the
-    /// UI's types, about half a millisecond) are paid before the journal's reading arrives rather than after it.
+    /// Renders the first screen once from no journal reading, and stages it (`NcursesBackend.stage`: in ncurses'
+    /// screen, not on the terminal): called while the journal is still being read on the other core, so that the
+    /// first render's one-time costs (the Swift runtime's first look-ups of the UI's types, about half a millisecond)
+    /// are paid before the journal's reading arrives rather than after it, and the first frame then puts only the
+    /// cells that differ (the status line, mostly).
     public static func warmUp(on screen: Screen, options: RuntimeOptions, transport: String) {
         let (state, _) = initialState(options: options, transport: transport, size: screen.backend.size(), now: nowMs(),
                                       Preload(batch: BatchInfo(), unresolved: []))
         var buf = ScreenBuffer(size: state.size)
         render(state, into: &buf)
+        screen.backend.stage(buf)
         StartTrace.mark("renderer warmed")
     }
 
