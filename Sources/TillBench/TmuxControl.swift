@@ -29,7 +29,7 @@ final class TmuxControl {
         let argv = ["/usr/bin/tmux", "-L", pane.socket, "-C", "attach", "-t", "b"]
         let cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
         defer { cargs.forEach { free($0) } }
-        let spawned = posix_spawn(&client, argv[0], &fa, nil, cargs, environ) == 0
+        let spawned = spawnClean(&client, argv[0], &fa, cargs) == 0
         close(input[0]); close(output[1])
         toTmux = input[1]; fromTmux = output[0]
         guard spawned else { stop(); return nil }
