@@ -85,7 +85,7 @@ final class TmuxControl {
 
     /// Starts `command` in the pane (once the process before it is gone and the screen is blank): milliseconds from
     /// just before tmux is asked to start it until `marker` is on the screen, looked for whenever the pane prints.
-    /// `command` must not contain a double quote.
+    /// `command` must not contain a double quote; `@T0@` in it becomes the start's time (CLOCK_MONOTONIC ns).
     func time(_ command: String, marker: String) -> Double? {
         let before = pane.panePid
         send("respawn-pane -k -t b 'clear; exec sleep 100000'")
@@ -97,6 +97,7 @@ final class TmuxControl {
         }
         drain(0.05)
         let t0 = nowNs()
+        let command = command.replacingOccurrences(of: "@T0@", with: String(t0))   // (see `startupRounds`)
         send("respawn-pane -k -t b \"" + command + "\"")
         let deadline = t0 + 10_000_000_000
         while nowNs() < deadline {

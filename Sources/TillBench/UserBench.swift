@@ -312,7 +312,8 @@ func framesOnly(_ n: Int) {
 /// before the start is asked to the first look that finds the marker. Until 2026-11-24 each round started a tmux
 /// server of its own (its start, about 7 ms, was added to both sides and flattered the ratio: 1.45x for what read
 /// 1.82x on one server) and looked by polling with a client process per look (which took CPU from the program being
-/// timed). `TILL_BENCH_TRACE=<file>` adds till's start-up stages (`TILL_TRACE_START`) of every round to the file;
+/// timed). `TILL_BENCH_TRACE=<file>` adds till's start-up stages (`TILL_TRACE_START`) of every round to the file, the
+/// first of them `main` counted from the moment tmux was asked to start it (`TILL_TRACE_EXEC_NS`);
 /// `TILL_BENCH_B=<another till>` times that binary too, in the same rounds (an A/B of two builds on a noisy machine,
 /// where runs minutes apart differ by more than a change does).
 func startupRounds(till: String, env: String, journal: String, dir: String) -> (till: Double?, dialog: Double?) {
@@ -321,7 +322,7 @@ func startupRounds(till: String, env: String, journal: String, dir: String) -> (
     let trace = environment["TILL_BENCH_TRACE"]
     let other = environment["TILL_BENCH_B"]
     func command(_ binary: String) -> String {
-        "exec \(env)" + (trace.map { " TILL_TRACE_START=1 \(binary) --journal \(journal) --sim-speed 0 2>>\($0)" }
+        "exec \(env)" + (trace.map { " TILL_TRACE_START=1 TILL_TRACE_EXEC_NS=@T0@ \(binary) --journal \(journal) --sim-speed 0 2>>\($0)" }
             ?? " \(binary) --journal \(journal) --sim-speed 0")
     }
     var tillMs: [Double] = [], dialogMs: [Double] = [], otherMs: [Double] = []
