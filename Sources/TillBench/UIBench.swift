@@ -75,7 +75,6 @@ func keyToFrameBench() {
 }
 
 /// posix_spawn + waitpid of a command with output into a file.
-@discardableResult
 /// `posix_spawn` with no signal blocked and every signal's handling at its default in the child. TillBench's async
 /// benchmarks run on threads of Swift's pool, which block nearly every signal, and a child inherits the mask: a tmux
 /// server started from one never learned of its children's end (SIGCHLD blocked), so a program it ran stayed a
@@ -95,6 +94,7 @@ func spawnClean(_ pid: inout pid_t, _ path: String, _ fa: inout posix_spawn_file
     return posix_spawn(&pid, path, &fa, &attr, argv, environ)
 }
 
+@discardableResult
 func spawnWait(_ argv: [String], stdout: String = "/dev/null") -> Int32 {
     var fa = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&fa)

@@ -162,7 +162,7 @@ public enum TransactionExport {
 /// A plain number (`-12.50`) is a number, not a formula, and stays as it is.
 public enum CSV {
     public static func field(_ raw: String) -> String {
-        var s = SafeText.terminal(raw)
+        let s = SafeText.terminal(raw)
         if let first = raw.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first), !isPlainNumber(raw) {
             return quoted("'" + s)
         }
