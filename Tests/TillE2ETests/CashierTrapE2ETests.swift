@@ -36,15 +36,28 @@ import Testing
         #expect(!t.screen().contains("Waiting for the terminal"))
     }
 
+    /// A journal of its own with a shift `name` opened in it beforehand (headless): the early first frame is painted
+    /// only from a journal that exists.
+    static func journalWithOpenShift(_ name: String) throws -> String {
+        let journal = NSTemporaryDirectory() + "till-e2e-shift-\(UUID().uuidString.prefix(8)).sqlite"
+        let opened = TillSession.spawn(["/usr/bin/env", "XDG_CONFIG_HOME=/nonexistent-till-config", TillSession.binary, "batch", "open",
+                                        "--name", name, "--sim-speed", "0", "--journal", journal], stdout: "/dev/null")
+        guard opened == 0 else {
+            remove(journal)
+            throw E2EError("could not open a shift beforehand")
+        }
+        return journal
+    }
+
+    static func remove(_ journal: String) {
+        for suffix in ["", "-wal", "-shm", ".lock", ".sim.json", ".sim.json.lock"] { unlink(journal + suffix) }
+    }
+
     /// A resize between the first frame and the loop's start (the service starts in between; widened here to 1.5 s)
     /// is shown when the loop starts, not lost until the next key: found when the test above failed on a loaded machine.
     @Test func aResizeBeforeTheLoopStartsIsNotLost() throws {
-        // The early first frame is painted only from a journal that exists: a shift is opened in one beforehand.
-        let journal = NSTemporaryDirectory() + "till-e2e-resize-\(UUID().uuidString.prefix(8)).sqlite"
-        defer { for suffix in ["", "-wal", "-shm", ".lock", ".sim.json", ".sim.json.lock"] { unlink(journal + suffix) } }
-        let opened = TillSession.spawn(["/usr/bin/env", "XDG_CONFIG_HOME=/nonexistent-till-config", TillSession.binary, "batch", "open",
-                                        "--name", "Resize", "--sim-speed", "0", "--journal", journal], stdout: "/dev/null")
-        try #require(opened == 0, "could not open a shift beforehand")
+        let journal = try Self.journalWithOpenShift("Resize")
+        defer { Self.remove(journal) }
         let t = try TillSession(args: fast + ["--journal", journal], env: ["TILL_TEST_SETTLE_MS": "1500"])
         t.waitFor("Amount", "Ready", "Resize")
         try t.resize(width: 60, height: 20)
@@ -57,11 +70,8 @@ import Testing
     /// (issue 11): only the cells that differ are put. Nothing of the warm-up frame (no shift) may show through the
     /// first frame (the open shift). The loop waits 1.5 s after the first frame here, so the screen read is that frame.
     @Test func theFirstFrameShowsNothingOfTheWarmUp() throws {
-        let journal = NSTemporaryDirectory() + "till-e2e-first-\(UUID().uuidString.prefix(8)).sqlite"
-        defer { for suffix in ["", "-wal", "-shm", ".lock", ".sim.json", ".sim.json.lock"] { unlink(journal + suffix) } }
-        let opened = TillSession.spawn(["/usr/bin/env", "XDG_CONFIG_HOME=/nonexistent-till-config", TillSession.binary, "batch", "open",
-                                        "--name", "Morning", "--sim-speed", "0", "--journal", journal], stdout: "/dev/null")
-        try #require(opened == 0, "could not open a shift beforehand")
+        let journal = try Self.journalWithOpenShift("Morning")
+        defer { Self.remove(journal) }
         let t = try TillSession(args: fast + ["--journal", journal], env: ["TILL_TEST_SETTLE_MS": "1500"])
         #expect(t.waitFor("batch Morning", timeout: 10))
         let first = t.screen()
