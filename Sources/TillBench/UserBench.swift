@@ -321,9 +321,15 @@ func startupRounds(till: String, env: String, journal: String, dir: String) -> (
     let environment = ProcessInfo.processInfo.environment
     let trace = environment["TILL_BENCH_TRACE"]
     let other = environment["TILL_BENCH_B"]
+    // till's standard error goes to a file, not to the pane. It writes nothing there before its first frame (checked
+    // below); what reached the pane was the exit message of the till stopped at the start of the next round, and
+    // with it on the pane the rounds read 1.64-1.66x after `user`'s Enter -> verdict rounds where they read 1.49x
+    // alone, and 1.49-1.50x in both with it in a file (2026-11-25; why the message costs only after those rounds was
+    // not found). `dialog` writes nothing to standard error.
+    let errors = trace ?? dir + "/till-stderr.txt"
     func command(_ binary: String) -> String {
-        "exec \(env)" + (trace.map { " TILL_TRACE_START=1 TILL_TRACE_EXEC_NS=@T0@ \(binary) --journal \(journal) --sim-speed 0 2>>\($0)" }
-            ?? " \(binary) --journal \(journal) --sim-speed 0")
+        "exec \(env)" + (trace != nil ? " TILL_TRACE_START=1 TILL_TRACE_EXEC_NS=@T0@" : "")
+            + " \(binary) --journal \(journal) --sim-speed 0 2>>\(errors)"
     }
     var tillMs: [Double] = [], dialogMs: [Double] = [], otherMs: [Double] = []
     if let control = TmuxControl("start", dir: dir) {
@@ -346,6 +352,11 @@ func startupRounds(till: String, env: String, journal: String, dir: String) -> (
             if let other, let ms = control.time(command(other), marker: "batch Morning") { otherMs.append(ms) }
         }
     }
+    // Anything till said on standard error besides its exit message and the stage trace would be a start that
+    // differs from a cashier's: shown, not hidden.
+    let said = ((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "").split(separator: "\n")
+        .filter { !$0.hasPrefix("till start:") && !$0.hasPrefix("till: stopped by signal") }
+    if !said.isEmpty { print("  till wrote on standard error: " + Set(said).sorted().joined(separator: " | ")) }
     let (t, d) = (median(tillMs), median(dialogMs))
     print(String(format: "  start -> first frame with the shift's name (running tmux 80x24, control mode, median of %d): till %.1f ms; dialog --msgbox %.1f ms: %.2fx",
                  tillMs.count, t ?? .nan, d ?? .nan, (t ?? .nan) / (d ?? .nan)))
