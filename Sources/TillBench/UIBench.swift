@@ -74,7 +74,6 @@ func keyToFrameBench() {
                  rounds, percentile(samples, 0.5), percentile(samples, 0.99), samples.last ?? 0, changed / rounds))
 }
 
-/// posix_spawn + waitpid of a command with output into a file.
 /// `posix_spawn` with no signal blocked and every signal's handling at its default in the child. TillBench's async
 /// benchmarks run on threads of Swift's pool, which block nearly every signal, and a child inherits the mask: a tmux
 /// server started from one never learned of its children's end (SIGCHLD blocked), so a program it ran stayed a
@@ -94,6 +93,7 @@ func spawnClean(_ pid: inout pid_t, _ path: String, _ fa: inout posix_spawn_file
     return posix_spawn(&pid, path, &fa, &attr, argv, environ)
 }
 
+/// posix_spawn + waitpid of a command with output into a file.
 @discardableResult
 func spawnWait(_ argv: [String], stdout: String = "/dev/null") -> Int32 {
     var fa = posix_spawn_file_actions_t()

@@ -134,12 +134,8 @@ func userBench() async throws -> UserFigures {
         return f
     }
     let dir = NSTemporaryDirectory() + "till-userbench-\(getpid())"
-    try FileManager.default.createDirectory(atPath: dir + "/data", withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let env = "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 XDG_CONFIG_HOME=\(dir)/cfg XDG_DATA_HOME=\(dir)/data"
-    let journal = dir + "/journal.sqlite"
-    // An open shift, so the status line has a name to show.
-    spawnWait(["/usr/bin/env", "XDG_CONFIG_HOME=\(dir)/cfg", till, "batch", "open", "--name", "Morning", "--journal", journal, "--sim-speed", "0"])
+    let (env, journal) = try openShift(till: till, dir: dir)
 
     // 1. Enter -> verdict, against a key echoed by cat, interleaved round by round.
     do {
@@ -338,18 +334,13 @@ func startupRounds(till: String, env: String, journal: String, dir: String) -> (
         // (DAMON's pageout, on physical address ranges: a till binary's pages go with their neighbours), and after
         // the other benchmarks a first start read its binary from the disk again (5-7 major page faults, 8-11 ms).
         for round in -3..<41 {
-            guard round >= 0 else {
-                _ = control.time(command(till), marker: "batch Morning")
-                if hasDialog { _ = control.time("exec \(env) dialog --msgbox 'Ready for the next customer.' 8 40", marker: "Ready for the next customer.") }
-                if let other { _ = control.time(command(other), marker: "batch Morning") }
-                continue
-            }
-            if let ms = control.time(command(till), marker: "batch Morning") { tillMs.append(ms) }
+            let counted = round >= 0
+            if let ms = control.time(command(till), marker: "batch Morning"), counted { tillMs.append(ms) }
             if hasDialog, let ms = control.time("exec \(env) dialog --msgbox 'Ready for the next customer.' 8 40",
-                                                marker: "Ready for the next customer.") {
+                                                marker: "Ready for the next customer."), counted {
                 dialogMs.append(ms)
             }
-            if let other, let ms = control.time(command(other), marker: "batch Morning") { otherMs.append(ms) }
+            if let other, let ms = control.time(command(other), marker: "batch Morning"), counted { otherMs.append(ms) }
         }
     }
     // Anything till said on standard error besides its exit message and the stage trace would be a start that
@@ -366,6 +357,16 @@ func startupRounds(till: String, env: String, journal: String, dir: String) -> (
     return (t, d)
 }
 
+/// A folder for a benchmark's till (config, data, journal) and a shift "Morning" opened in its journal (headless), so
+/// that the status line has a name to show: the `env …` prefix that starts till there, and the journal's path.
+func openShift(till: String, dir: String) throws -> (env: String, journal: String) {
+    try FileManager.default.createDirectory(atPath: dir + "/data", withIntermediateDirectories: true)
+    let env = "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 XDG_CONFIG_HOME=\(dir)/cfg XDG_DATA_HOME=\(dir)/data"
+    let journal = dir + "/journal.sqlite"
+    spawnWait(["/usr/bin/env", "XDG_CONFIG_HOME=\(dir)/cfg", till, "batch", "open", "--name", "Morning", "--journal", journal, "--sim-speed", "0"])
+    return (env, journal)
+}
+
 /// `TillBench startup`: only the start-up rounds, on a journal with an open shift, as `userBench` has them.
 func startupOnlyBench() {
     let till = tillBinaryPath()
@@ -374,11 +375,8 @@ func startupOnlyBench() {
         return
     }
     let dir = NSTemporaryDirectory() + "till-startbench-\(getpid())"
-    try? FileManager.default.createDirectory(atPath: dir + "/data", withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let env = "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 XDG_CONFIG_HOME=\(dir)/cfg XDG_DATA_HOME=\(dir)/data"
-    let journal = dir + "/journal.sqlite"
-    spawnWait(["/usr/bin/env", "XDG_CONFIG_HOME=\(dir)/cfg", till, "batch", "open", "--name", "Morning", "--journal", journal, "--sim-speed", "0"])
+    guard let (env, journal) = try? openShift(till: till, dir: dir) else { return }
     // `TILL_BENCH_SALES=N`: N sales in the shift first (headless), as `userBench`'s Enter -> verdict rounds leave 30.
     for i in 0..<(Int(ProcessInfo.processInfo.environment["TILL_BENCH_SALES"] ?? "") ?? 0) {
         spawnWait(["/usr/bin/env", "XDG_CONFIG_HOME=\(dir)/cfg", till, "sale", "--amount", String(format: "1.%02d", i % 100),
