@@ -75,12 +75,17 @@ static inline int till_unget_key(int code) { return ungetch(code); }
 extern int tputs_sp(SCREEN *, const char *, int, int (*)(SCREEN *, int));
 extern int _nc_outch_sp(SCREEN *, int);
 
+/// A string capability of the terminal, or NULL when it has none (tigetstr's -1: not a string capability).
+static inline char *till_cap(const char *name) {
+    char *cap = tigetstr(name);
+    return cap == (char *)-1 ? NULL : cap;
+}
 /// Puts a terminfo string into the screen's output buffer, written with the next refresh.
 static inline void till_put_string(SCREEN *sp, const char *string) {
-    if (string != NULL && string != (char *)-1) tputs_sp(sp, string, 1, _nc_outch_sp);
+    if (string != NULL) tputs_sp(sp, string, 1, _nc_outch_sp);
 }
 /// The same for a capability by name, if the terminal has it.
-static inline void till_put_cap(SCREEN *sp, const char *name) { till_put_string(sp, tigetstr(name)); }
+static inline void till_put_cap(SCREEN *sp, const char *name) { till_put_string(sp, till_cap(name)); }
 
 /* Declared here rather than by a feature-test macro, which would change the C library's structures in this module
    against the other modules' (Dispatch's fd_set). */
@@ -154,13 +159,12 @@ static inline void till_start(int timeout_ms) {
         /* The resume's writes, in its order (lib_mvcur.c _nc_mvcur_resume, tty_update.c _nc_screen_resume), then
            the keypad's; the clear is the first frame's, which repaints every cell. */
         till_put_cap(sp, "smcup");
-        char *csr = tigetstr("csr");
-        if (csr != NULL && csr != (char *)-1) till_put_string(sp, tiparm(csr, 0, LINES - 1));
+        char *csr = till_cap("csr");
+        if (csr != NULL) till_put_string(sp, tiparm(csr, 0, LINES - 1));
         till_put_cap(sp, "civis");
         till_put_cap(sp, "sgr0");
         till_put_cap(sp, "rmir");
-        char *rmam = tigetstr("rmam");
-        if (tigetflag("am") > 0 && rmam != NULL && rmam != (char *)-1) till_put_cap(sp, "smam");
+        if (tigetflag("am") > 0 && till_cap("rmam") != NULL) till_put_cap(sp, "smam");
         till_put_cap(sp, "smkx");
         clearok(curscr, TRUE);
     }

@@ -341,7 +341,6 @@ private final class OpeningHandoff: @unchecked Sendable {
     private var glanced = false
     private var journal: Journal?
     private var error: (any Error)?
-    private var finished = false
     private var waiter: (@Sendable (Result<Journal, any Error>) -> Void)?
 
     init() {
@@ -368,7 +367,6 @@ private final class OpeningHandoff: @unchecked Sendable {
         case .success(let j): journal = j
         case .failure(let e): error = e
         }
-        finished = true
         let w = waiter
         waiter = nil
         pthread_mutex_unlock(lock)
@@ -378,13 +376,9 @@ private final class OpeningHandoff: @unchecked Sendable {
     /// Calls `body` with the result once there is one (at once if there is).
     func whenFinished(_ body: @escaping @Sendable (Result<Journal, any Error>) -> Void) {
         pthread_mutex_lock(lock)
-        guard finished else {
-            waiter = body
-            pthread_mutex_unlock(lock)
-            return
-        }
-        let result: Result<Journal, any Error> = journal.map { .success($0) } ?? .failure(error ?? CancellationError())
+        let result: Result<Journal, any Error>? = journal.map { .success($0) } ?? error.map { .failure($0) }
+        if result == nil { waiter = body }
         pthread_mutex_unlock(lock)
-        body(result)
+        if let result { body(result) }
     }
 }
