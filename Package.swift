@@ -50,6 +50,7 @@ let package = Package(
                     exclude: ["golden-transcript.txt"]),
         .testTarget(name: "TillCoreTests", dependencies: ["TillCore", "TillSimulator", "TillProtocol", "TillIO",
                                                           .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "TillModelTests", dependencies: ["TillModel", "TillProtocol"]),
         .testTarget(name: "TillUITests", dependencies: ["TillUI", "TillModel", "TillProtocol"], exclude: ["Golden"]),
         .testTarget(name: "TillE2ETests", dependencies: []),
         // The executable's own code (its quick start's reading of the command line against ArgumentParser's).

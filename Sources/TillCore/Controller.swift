@@ -524,65 +524,30 @@ public actor TillController: TillService {
         }
     }
 
-    /// The state an answer gives the entry it belongs to, before any cross-check.
-    static func state(for r: CallbackResponse) -> EntryState {
-        if r.action == .abort {
-            // An abort's own answer: `success` means the terminal took the abort, never a payment's approval; the
-            // page's `status=success&message=nothing to abort` is nothing done (abort.txt).
-            switch r.abortOutcome {
-            case .aborted?: return .aborted
-            case .nothingToAbort?: return .resolved
-            default: return r.isApproved ? .resolved : .declined
-            }
-        }
-        if r.isApproved { return .approved }
-        if r.abortOutcome == .aborted { return .aborted }
-        return .declined
-    }
-
-    /// The state an answer settles an entry in, after the money checks: an approval for another amount than was
-    /// asked needs review; one that repeats a transaction already journaled is a duplicate. With the note why.
+    /// The state an answer settles an entry in, after the money checks: an approval that repeats a transaction already
+    /// journaled is a duplicate; one for another amount than was asked, or whose amount cannot be read, needs review.
+    /// With the note why.
     func settledState(_ r: CallbackResponse, for e: JournalEntry) throws -> (EntryState, String?) {
-        let state = TillController.state(for: r)
+        let state = AnswerRules.state(for: r)
         guard state == .approved, [.sale, .preAuth, .capturePreAuth, .cancel].contains(e.action) else { return (state, nil) }
         if let same = try journal.entry(sameTransactionAs: r, action: e.action, excluding: e.id) {
             return (.duplicate, "The terminal answered with a transaction already journaled as entry \(same.id) "
                     + "(\(r.transactionId ?? r.referenceNumber ?? "same STAN")): nothing new was charged for this request. Check the terminal.")
         }
         let asked = try journal.requestedAmounts(of: e.id)
-        var mismatches: [String] = []
-        if let want = asked.amount, let got = r.amount, want != got {
-            mismatches.append("amount \(got) instead of \(want)")
-        }
-        if let got = r.tipAmount, got != (asked.tip ?? Money(cents: 0)), e.action == .sale {
-            mismatches.append("tip \(got) instead of \(asked.tip ?? Money(cents: 0))")
-        }
-        if !mismatches.isEmpty {
-            return (.review, "The terminal approved " + mismatches.joined(separator: " and ")
+        let problems = AnswerRules.moneyProblems(r, action: e.action, askedAmount: asked.amount, askedTip: asked.tip)
+        if !problems.isEmpty {
+            return (.review, "The terminal approved with " + problems.joined(separator: " and ")
                     + ": not counted until checked. Check the terminal and the receipt, then settle it as charged or not charged.")
         }
         return (.approved, nil)
-    }
-
-    /// Whether an answer belongs to this request: the same action (an answer naming no action belongs to nothing),
-    /// the same client transaction id when both carry one, and no file name pointing elsewhere. A payment answer that
-    /// carries no client transaction id for a request that had one matches only when its file name says so, or its
-    /// amount is the one asked.
-    static func matches(_ r: CallbackResponse, _ e: JournalEntry, hint: String?) -> Bool {
-        if let hint, hint != e.requestId { return false }
-        guard let action = r.action, action == e.action else { return false }
-        if let a = r.clientTransactionId, let b = e.clientTransactionId { return a == b }
-        if e.clientTransactionId != nil, hint == nil {
-            guard let got = r.amount, let want = e.amount, got == want else { return false }
-        }
-        return true
     }
 
     /// A second answer for an entry already settled tells the same story (the sale's own "aborted" after the abort's
     /// answer, or the very same answer again).
     static func consistent(_ stored: JournalEntry, _ r: CallbackResponse) -> Bool {
         if let s = stored.response, s.fields == Journal.storable(r).fields { return true }
-        let new = state(for: r)
+        let new = AnswerRules.state(for: r)
         return new != .approved && (stored.state == .aborted || stored.state == .declined) && new == stored.state
     }
 
@@ -605,7 +570,7 @@ public actor TillController: TillService {
             // Not journaled: not acknowledged either (a file stays where the next start finds it), and said at once.
             let m = journalProblem("the terminal's answer (\(response.rawAction ?? "no action"), \(response.status))", error)
             if let f = current, f.result == nil,
-               f.inFlight.entry.requestId == a.requestIdHint || TillController.matches(response, f.inFlight.entry, hint: a.requestIdHint) {
+               f.inFlight.entry.requestId == a.requestIdHint || AnswerRules.link(response, to: f.inFlight.entry, hint: a.requestIdHint) != .none {
                 let known = response.isApproved ? "The terminal APPROVED it, but " : "The terminal answered (\(response.status)), but "
                 finish(.journalFailed(f.inFlight.entry, known + m + " It is journaled at the next start; do not charge again before."))
             }
@@ -620,9 +585,10 @@ public actor TillController: TillService {
             a.requestIdHint = nil
         }
 
-        // The abort's own answer.
+        // The abort's own answer. One that names another payment is not about this flight.
         if let f = current, f.result == nil, let ab = f.abort,
-           response.action == .abort || a.requestIdHint == ab.entry.requestId {
+           response.action == .abort || a.requestIdHint == ab.entry.requestId,
+           AnswerRules.abortNames(response, f.inFlight.entry) {
             let outcome = response.abortOutcome ?? .other
             let abortState: EntryState = outcome == .aborted ? .aborted : (outcome == .nothingToAbort ? .resolved : .declined)
             try journal.recordAnswer(ab.entry.id, response: response, state: abortState,
@@ -649,29 +615,64 @@ public actor TillController: TillService {
             return
         }
 
+        let flightLink: AnswerLink = current.map { f in
+            f.result == nil ? AnswerRules.link(response, to: f.inFlight.entry, hint: a.requestIdHint) : .none
+        } ?? .none
+        let namesFlight = flightLink == .exact && response.clientTransactionId != nil
+
+        // A repeat of a transaction the journal already holds is that transaction's, never a new one for the flight
+        // (unless it carries the flight's own reference: then the flight is answered, as a duplicate).
+        if !namesFlight, response.isApproved, let action = response.action,
+           let same = try journal.entry(sameTransactionAs: response, action: action) {
+            if TillController.consistent(same, response) { await transport.acknowledge(a); return }
+            let note = "An answer repeating the transaction of journal entry \(same.id): nothing new was charged."
+            let (row, inserted) = try journal.insertUnmatched(response: response, text: a.text, note: note, batch: try journal.batch(),
+                                                              state: .duplicate)
+            await transport.acknowledge(a)
+            if inserted { hub.emit(.unmatchedAnswer(response, note: note + " (journal entry \(row.id))")) }
+            return
+        }
+
         // The answer to what is in flight.
-        if let f = current, f.result == nil, TillController.matches(response, f.inFlight.entry, hint: a.requestIdHint) {
-            let (state, note) = try settledState(response, for: f.inFlight.entry)
+        if let f = current, f.result == nil, flightLink != .none {
+            var (state, note) = try settledState(response, for: f.inFlight.entry)
+            if flightLink == .unnamed {
+                if state == .approved || state == .review {
+                    note = (note.map { $0 + " " } ?? "") + "The answer did not name the payment (no client transaction id); "
+                        + "the terminal's own answer, if it comes, replaces it."
+                } else {
+                    // A failure that does not name the payment may be a stray; taken as a decline it would hide a charge.
+                    state = .unknown
+                    note = "The terminal answered '\(response.message ?? response.status.description)' without naming this payment: "
+                        + "it may be another payment's answer, so the outcome is unknown. Check the terminal."
+                }
+            }
             try journal.recordAnswer(f.inFlight.entry.id, response: response, state: state, note: note)
             CrashHook.hit("answer-journaled", armed: f.hooks)
             await transport.acknowledge(a)
             // Settled: no request of it may be left for a peer to run later (file drop: matched by content, unclaimed).
-            _ = await transport.withdrawIfUnclaimed(id: f.inFlight.entry.requestId)
-            let e = try journal.entry(id: f.inFlight.entry.id)
-            finish(.answered(e ?? f.inFlight.entry))
+            if state != .unknown { _ = await transport.withdrawIfUnclaimed(id: f.inFlight.entry.requestId) }
+            let e = try journal.entry(id: f.inFlight.entry.id) ?? f.inFlight.entry
+            finish(state == .unknown ? .unknown(e) : .answered(e))
             return
         }
 
-        // A late answer for an entry left sent/unknown, or the same answer again.
+        // A late answer for an entry left sent/unknown, the same answer again, or the exact answer of an entry an
+        // unnamed answer settled.
         if let target = try lateTarget(for: response, hint: a.requestIdHint), current?.inFlight.entry.id != target.id {
-            if target.state.awaitsTerminal {
+            let exact = response.clientTransactionId != nil && response.clientTransactionId == target.clientTransactionId
+            if target.state.awaitsTerminal || (exact && AnswerRules.settledByUnnamed(target) && !TillController.consistent(target, response)) {
                 var (state, note) = try settledState(response, for: target)
-                note = (note.map { $0 + " " } ?? "") + "The answer arrived after till stopped waiting for it."
-                if try journal.recordAnswer(target.id, response: response, state: state, note: note, onlyIf: [.pending, .sent, .unknown]) {
+                let was = target.state
+                note = (note.map { $0 + " " } ?? "") + (was.awaitsTerminal
+                    ? "The answer arrived after till stopped waiting for it."
+                    : "The terminal's own answer for this payment replaced an earlier one that did not name it (\(was.rawValue)). Check the terminal.")
+                if try journal.recordAnswer(target.id, response: response, state: state, note: note, onlyIf: was.awaitsTerminal ? [.pending, .sent, .unknown] : [was]) {
                     await transport.acknowledge(a)
                     _ = await transport.withdrawIfUnclaimed(id: target.requestId)
                     if let e = try journal.entry(id: target.id) {
-                        hub.emit(.unmatchedAnswer(response, note: "A late answer settled journal entry \(e.id) (\(e.action.rawValue)): \(e.state.rawValue)."))
+                        let what = was.awaitsTerminal ? "A late answer settled" : "CHECK THE TERMINAL: the terminal's own answer changed"
+                        hub.emit(.unmatchedAnswer(response, note: "\(what) journal entry \(e.id) (\(e.action.rawValue)): \(e.state.rawValue)."))
                         hub.emit(.recovered(e))
                     }
                     return
@@ -686,18 +687,16 @@ public actor TillController: TillService {
 
         // Matches nothing (or contradicts what is journaled): journal it once, for a person to review; never counted,
         // never a batch event.
-        let repeatOf = response.isApproved && response.action != nil
-            ? try journal.entry(sameTransactionAs: response, action: response.action!) : nil
-        let note = repeatOf.map { "An answer repeating the transaction of journal entry \($0.id): nothing new was charged." }
-            ?? "An answer that matches nothing till sent or is waiting for (\(response.rawAction ?? "no action"), \(response.status)): check the terminal."
+        let note = "An answer that matches nothing till sent or is waiting for (\(response.rawAction ?? "no action"), \(response.status)): check the terminal."
         let (row, inserted) = try journal.insertUnmatched(response: response, text: a.text, note: note, batch: try journal.batch(),
-                                                          state: repeatOf == nil ? .review : .duplicate)
+                                                          state: .review)
         await transport.acknowledge(a)
         if inserted { hub.emit(.unmatchedAnswer(response, note: note + " (journal entry \(row.id))")) }
     }
 
     /// The journal entry a stray answer belongs to: by file name, then by client transaction id, then the latest
-    /// unresolved entry of the same action (with the same amount when both say).
+    /// entry still waiting of the same action that carries no reference (refund, capture, batch), as `AnswerRules.link`
+    /// allows.
     func lateTarget(for r: CallbackResponse, hint: String?) throws -> JournalEntry? {
         if let hint, let e = try journal.entry(requestId: hint) { return e }
         guard let action = r.action, action != .transactionDetails else { return nil }
@@ -706,8 +705,7 @@ public actor TillController: TillService {
         }
         let open = try journal.unresolved().reversed()
         return open.first { e in
-            e.state.awaitsTerminal && e.action == action && e.clientTransactionId == nil
-                && (r.amount == nil || e.amount == nil || r.amount == e.amount)
+            e.state.awaitsTerminal && e.clientTransactionId == nil && AnswerRules.link(r, to: e, hint: nil) == .exact
         }
     }
 
@@ -784,7 +782,7 @@ public actor TillController: TillService {
                     continue
                 }
                 if case .answered(let d) = outcome, let r = d.response {
-                    if TillController.isNotFound(r) {
+                    if AnswerRules.isNotFound(r) {
                         if now.state == .pending {
                             settle(now.id, .resolved, "Never sent: the terminal has no record of it.")
                         } else {
@@ -792,7 +790,7 @@ public actor TillController: TillService {
                         }
                         continue
                     }
-                    if let found = TillController.detailsState(r) {
+                    if let found = AnswerRules.detailsState(r) {
                         do {
                             var (state, note) = found == .approved ? try settledState(r, for: now) : (found, nil)
                             note = (note.map { $0 + " " } ?? "") + "Settled at start-up from the terminal's record (transactionDetails)."
@@ -803,6 +801,9 @@ public actor TillController: TillService {
                         } catch { _ = journalProblem("what recovery found for entry \(now.id)", error) }
                         continue
                     }
+                    settle(now.id, .unknown, "Outcome unknown: the terminal's record does not say whether the payment went through "
+                           + "('\(r.message ?? r.status.description)'). Check the terminal.")
+                    continue
                 }
                 settle(now.id, .unknown, "Outcome unknown: the terminal could not be asked. Check the terminal.")
                 continue

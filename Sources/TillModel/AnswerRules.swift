@@ -1,0 +1,114 @@
+import TillProtocol
+
+/// How strongly an answer names a journal entry.
+public enum AnswerLink: Sendable, Hashable {
+    /// The answer names this entry: the entry's own client transaction id, or the transport's address for its request
+    /// (a file drop's `responses/<request id>.url`), or, for an action that carries no reference at all (refund,
+    /// capture, batch, abort), the same action, not contradicted by amount or batch command.
+    case exact
+    /// Same action, but without the reference the entry has (and without an amount that contradicts it). It may settle
+    /// a flight only as far as nothing contradicts it: an approval for the amount asked stands until the exact answer
+    /// comes; anything else leaves the outcome unknown, since it could be a stray that hides the real approval.
+    case unnamed
+    /// Not an answer to this entry.
+    case none
+}
+
+/// Which entry an answer settles, and how: the controller's rules as pure values, so that each is tested on its own.
+///
+/// The rule everything else follows: an answer that carries the entry's own reference (client transaction id) is the
+/// truth about that entry. Anything weaker (no reference, another action, a look-up, an abort) never overrides it,
+/// never makes the cashier believe a charge did not happen, and never moves money in or out of a report without a
+/// person deciding.
+public enum AnswerRules {
+    /// How `r` names entry `e`. `hint` is the request id the transport filed the answer under, when it did.
+    public static func link(_ r: CallbackResponse, to e: JournalEntry, hint: String?) -> AnswerLink {
+        if let hint, hint != e.requestId { return .none }
+        guard let action = r.action, action == e.action else { return .none }
+        if let a = r.clientTransactionId, let b = e.clientTransactionId { return a == b ? .exact : .none }
+        if e.action == .batch, let asked = batchCommand(of: e), r.batchCommand != asked { return .none }
+        if let got = r.amount, let want = e.amount, got != want, e.action != .cancel, e.action != .capturePreAuth {
+            return .none
+        }
+        if e.clientTransactionId != nil, hint == nil {
+            // A look-up has nothing to hide: any answer to it, in its time, ends it (it settles no money by itself).
+            return e.action == .transactionDetails ? .exact : .unnamed
+        }
+        return .exact
+    }
+
+    /// The batch command a journaled batch request asked for (open or close).
+    public static func batchCommand(of e: JournalEntry) -> BatchCommand? {
+        guard e.action == .batch, let q = QueryFields(url: e.requestURL), let c = q.value(named: "command") else { return nil }
+        return BatchCommand(rawValue: c.lowercased())
+    }
+
+    /// Whether the stored answer of a settled entry named it only weakly (no client transaction id where the entry has
+    /// one): then the entry's exact answer, when it comes, is the truth and replaces it.
+    public static func settledByUnnamed(_ e: JournalEntry) -> Bool {
+        guard let stored = e.response, e.clientTransactionId != nil else { return false }
+        return stored.clientTransactionId == nil
+    }
+
+    /// The state an answer gives the entry it belongs to, before any money check.
+    public static func state(for r: CallbackResponse) -> EntryState {
+        if r.action == .abort {
+            // An abort's own answer: `success` means the terminal took the abort, never a payment's approval; the
+            // page's `status=success&message=nothing to abort` is nothing done (abort.txt).
+            switch r.abortOutcome {
+            case .aborted?: return .aborted
+            case .nothingToAbort?: return .resolved
+            default: return r.isApproved ? .resolved : .declined
+            }
+        }
+        if r.isApproved { return .approved }
+        if r.abortOutcome == .aborted { return .aborted }
+        return .declined
+    }
+
+    /// Whether an abort's answer may end payment `e` in flight: it names it, or names no payment at all.
+    public static func abortNames(_ r: CallbackResponse, _ e: JournalEntry) -> Bool {
+        guard let named = r.clientTransactionId else { return true }
+        return named == e.clientTransactionId
+    }
+
+    /// Why an approval of a money action cannot be counted as it stands: an amount or tip other than asked, or one
+    /// that cannot be read (a field present but not a number of cents, or no amount at all). Empty: it counts.
+    public static func moneyProblems(_ r: CallbackResponse, action: Action, askedAmount: Money?, askedTip: Money?) -> [String] {
+        var out: [String] = []
+        let amountText = r["amount"]
+        if amountText != nil && r.amount == nil {
+            out.append("an amount that cannot be read ('\(SafeText.terminal(amountText ?? ""))')")
+        } else if r.amount == nil, askedAmount != nil || action == .sale || action == .preAuth {
+            out.append("no amount")
+        } else if let want = askedAmount, let got = r.amount, want != got {
+            out.append("amount \(got) instead of \(want)")
+        }
+        if action == .sale {
+            let tipText = r["tipAmount"]
+            if let t = tipText, !t.trimmingWhitespace().isEmpty, r.tipAmount == nil {
+                out.append("a tip that cannot be read ('\(SafeText.terminal(t))')")
+            } else if let got = r.tipAmount, got != (askedTip ?? Money(cents: 0)) {
+                out.append("tip \(got) instead of \(askedTip ?? Money(cents: 0))")
+            }
+        }
+        return out
+    }
+
+    /// `TRANSACTION_NOT_FOUND` (or a failed details answer naming no transaction).
+    public static func isNotFound(_ r: CallbackResponse) -> Bool {
+        let m = (r.messageName ?? r.message ?? "").uppercased()
+        return m.contains("NOT_FOUND") || m.contains("NOT FOUND")
+    }
+
+    /// What a look-up (`transactionDetails`) answer says about the payment it looked up: only its transaction status
+    /// (`transactionStatus`) says. Its own `status=success` says the look-up worked, not that the payment did; without
+    /// a transaction status the payment stays unknown, for a person.
+    public static func detailsState(_ r: CallbackResponse) -> EntryState? {
+        guard let s = r["transactionStatus"]?.trimmingWhitespace().lowercased(), !s.isEmpty else { return nil }
+        if s == "success" || s == "approved" { return .approved }
+        if s.contains("abort") || (r["transactionMessage"] ?? "").uppercased().contains("ABORTED") { return .aborted }
+        if s == "fail" || s == "failed" || s == "declined" { return .declined }
+        return nil
+    }
+}

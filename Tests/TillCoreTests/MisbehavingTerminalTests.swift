@@ -1,0 +1,204 @@
+import Foundation
+import Testing
+@testable import TillCore
+import TillIO
+import TillProtocol
+import TillSimulator
+
+/// A terminal that misbehaves, as an independent peer on a file-drop folder would: answers without the payment's
+/// reference, answers for other payments, repeats, look-ups that say too little. The peer files its answers under
+/// names of its own (as a pipe bridge gives none), so nothing but the answer's text ties it to a request.
+/// Each test failed on the code before the rule it checks.
+@Suite(.serialized) struct MisbehavingTerminalTests {
+    static let ok = "interapp-callback://result?status=success&message=Transaction%20successful."
+
+    static func ctid(_ url: String) throws -> String {
+        try TerminalRequest.parse(url).request.clientTransactionId ?? ""
+    }
+
+    /// A stray `fail` without a reference came before the real approval: the cashier was shown DECLINED for a charged
+    /// card, and the approval went to review. Now the stray leaves the outcome unknown, and the approval that names the
+    /// payment settles it approved and counted.
+    @Test func aFailureWithoutReferenceNeverHidesTheApprovalThatFollows() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let task = Task { await c.perform(sale(1000)) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        try peer.drop("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=1000", as: "stray-1")
+        let shown = await task.value
+        #expect(shown.journalEntry?.state != .declined, "the cashier was told the card was not charged")
+        #expect(shown.journalEntry?.state == .unknown)
+        let approval = peer.answers(to: r.url)[0]
+        #expect(approval.contains(try Self.ctid(r.url)))
+        try peer.drop(approval, as: "real-1")
+        #expect(await eventuallyAsync { await c.entry(id: shown.journalEntry?.id ?? -1)?.state == .approved })
+        #expect(await c.totals().sales == ActionTotals(count: 1, amountCents: 1000, tipCents: 0))
+        #expect(await c.unresolved().isEmpty)
+        await c.shutdown()
+    }
+
+    /// Thousands of stray approvals for the same amount, without a reference, each with another transaction: the sale
+    /// was journaled with a stray's STAN and transaction id. The exact answer now replaces what an unnamed one said.
+    @Test func theExactAnswerReplacesWhatAnUnnamedApprovalSaid() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let task = Task { await c.perform(sale(2000)) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        try peer.drop(Self.ok + "&action=sale&amount=2000&tipAmount=0&referenceNumber=999999&transactionId=stray-tx", as: "stray-2")
+        let shown = await task.value
+        let id = shown.journalEntry?.id ?? -1
+        let real = peer.answers(to: r.url)[0]
+        try peer.drop(real, as: "real-2")
+        let realTx = try CallbackResponse.decode(real).transactionId
+        #expect(await eventuallyAsync { (try? c.journal.entry(id: id))??.response?.transactionId == realTx })
+        #expect(try c.journal.entry(id: id)?.state == .approved)
+        #expect(await c.totals().sales == ActionTotals(count: 1, amountCents: 2000, tipCents: 0))
+        await c.shutdown()
+    }
+
+    /// An abort's answer naming another payment marked the sale in flight aborted, and its approval went to review.
+    @Test func anAbortAnswerNamingAnotherPaymentDoesNotEndTheFlight() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let task = Task { await c.perform(sale(3000)) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        let abort = Task { await c.abort() }
+        guard let ab = await peer.nextRequest() else { Issue.record("no abort request"); await c.shutdown(); return }
+        #expect(ab.url.contains("action=abort"))
+        try peer.drop("interapp-callback://result?status=fail&message=(-57)%20ABORTED&action=ABORT&amount=3000&tipAmount=0"
+                      + "&clientTransactionId=someone-elses-payment", as: "stray-abort")
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(await c.inFlight() != nil, "the flight was ended by an abort of another payment")
+        try peer.drop(peer.answers(to: r.url)[0], as: "real-3")
+        let outcome = await task.value
+        _ = await abort.value
+        #expect(outcome.journalEntry?.state == .approved)
+        #expect(await c.totals().sales == ActionTotals(count: 1, amountCents: 3000, tipCents: 0))
+        await c.shutdown()
+    }
+
+    /// A repeated answer of an earlier refund made the refund in flight a duplicate and its own approval a review:
+    /// 5.00 refunded in the report where the terminal refunded 15.00. A repeat is the earlier transaction's.
+    @Test func aRepeatOfAnEarlierRefundIsThatRefundsNotTheOneInFlight() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        func refund(_ cents: Int, stan: String) -> Request {
+            .cancel(CancelRequest(amount: Money(cents: cents), finder: TransactionFinder(referenceNumber: stan)))
+        }
+        let first = Task { await c.perform(refund(500, stan: "000001")) }
+        guard let r1 = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        let answer1 = Self.ok + "&action=cancel&amount=500&referenceNumber=000101&orderCode=1111111111&transactionId=refund-tx-1"
+        try peer.drop(answer1, as: r1.id)
+        #expect(await first.value.journalEntry?.state == .approved)
+
+        let second = Task { await c.perform(refund(1000, stan: "000002")) }
+        guard await peer.nextRequest() != nil else { Issue.record("no second request"); await c.shutdown(); return }
+        // The first refund's answer again (its fields in another order), then the second's own.
+        try peer.drop(Self.ok + "&transactionId=refund-tx-1&amount=500&action=cancel&orderCode=1111111111&referenceNumber=000101", as: "repeat")
+        try await Task.sleep(nanoseconds: 300_000_000)
+        try peer.drop(Self.ok + "&action=cancel&amount=1000&referenceNumber=000102&orderCode=2222222222&transactionId=refund-tx-2", as: "real")
+        let outcome = await second.value
+        #expect(outcome.journalEntry?.state == .approved)
+        #expect(await c.totals().refunds == ActionTotals(count: 2, amountCents: 1500, tipCents: 0))
+        #expect(await c.unresolved().isEmpty)
+        await c.shutdown()
+    }
+
+    /// An approval whose amount cannot be read was counted at the amount asked, exit 0.
+    @Test(arguments: ["1000.00", "", "ten"])
+    func anApprovalWhoseAmountCannotBeReadNeedsReview(_ amount: String) async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let task = Task { await c.perform(sale(1000)) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        try peer.drop(replacing(peer.answers(to: r.url)[0], "amount", with: amount), as: r.id)
+        let outcome = await task.value
+        #expect(outcome.journalEntry?.state == .review)
+        #expect(outcome.exitCode == 3)
+        #expect(await c.totals().sales.count == 0)
+        await c.shutdown()
+    }
+
+    /// A sale left `sent` by a till that stopped, asked about at the next start.
+    static func recoveryOf(answer: @escaping (String, String) -> String) async throws -> (JournalEntry?, TillController, TempDir, Duration) {
+        let dir = TempDir()
+        let journal = try Journal(path: dir.path + "/journal.sqlite")
+        let req = TerminalRequest(caller: testCaller, request: TillController.withClientTransactionId(sale(4200)))
+        let e = try journal.insertPending(requestId: UUID().uuidString.lowercased(), request: req, batch: BatchInfo())
+        try journal.markSent(e.id)
+        journal.close()
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let clock = ContinuousClock()
+        let start = clock.now
+        let recovery = Task { await c.recover() }
+        if let q = await peer.nextRequest() {
+            try peer.drop(answer(q.url, req.request.clientTransactionId ?? ""), as: "lookup-answer")
+        }
+        _ = await recovery.value
+        return (try c.journal.entry(id: e.id), c, dir, clock.now - start)
+    }
+
+    /// `status=success` on a look-up says the look-up worked, not the payment: a declined sale whose answer was lost
+    /// was settled approved by recovery.
+    @Test func aLookUpWithoutTransactionStatusLeavesThePaymentUnknown() async throws {
+        let (e, c, dir, _) = try await Self.recoveryOf { _, ctid in
+            "interapp-callback://result?status=success&message=Transaction%20Details%20Fetched&action=transactionDetails"
+                + "&clientTransactionId=\(ctid)&amount=4200&referenceNumber=000123&transactionId=tx-lookup"
+        }
+        defer { dir.cleanup() }
+        #expect(e?.state == .unknown)
+        #expect(await c.totals().sales.count == 0)
+        await c.shutdown()
+    }
+
+    @Test func aLookUpWithTransactionStatusFailSettlesTheSaleDeclined() async throws {
+        let (e, c, dir, _) = try await Self.recoveryOf { _, ctid in
+            "interapp-callback://result?status=success&message=Transaction%20Details%20Fetched&action=transactionDetails"
+                + "&clientTransactionId=\(ctid)&amount=4200&transactionStatus=fail"
+        }
+        defer { dir.cleanup() }
+        #expect(e?.state == .declined)
+        await c.shutdown()
+    }
+
+    /// A look-up answer without a reference (`(-99) NOT_FOUND`) never matched, so recovery waited out its 15 s.
+    @Test func aLookUpAnswerWithoutReferenceEndsTheLookUp() async throws {
+        let (e, c, dir, took) = try await Self.recoveryOf { _, _ in
+            "interapp-callback://result?status=fail&message=(-99)%20NOT_FOUND&action=transactionDetails"
+        }
+        defer { dir.cleanup() }
+        #expect(e?.state == .unknown)
+        #expect(e?.note?.contains("no record") == true)
+        #expect(took < .seconds(10), "recovery waited \(took) for a look-up that was answered")
+        await c.shutdown()
+    }
+
+    /// An answer to a close that says "Batch opened" settled the close as an open.
+    @Test func aBatchAnswerForAnotherCommandDoesNotSettleIt() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let open = Task { await c.perform(.batch(BatchRequest(command: .open, batchName: "Morning"))) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        try peer.drop(peer.answers(to: r.url)[0], as: r.id)
+        #expect(await open.value.journalEntry?.state == .approved)
+
+        let close = Task { await c.perform(.batch(BatchRequest(command: .close))) }
+        guard await peer.nextRequest() != nil else { Issue.record("no close request"); await c.shutdown(); return }
+        try peer.drop(Self.ok.replacingOccurrences(of: "Transaction%20successful.", with: "Batch%20opened")
+                      + "&action=batch&command=open&batchName=Evening&batchId=11111111-2222-3333-4444-555555555555", as: "wrong-command")
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(await c.inFlight() != nil, "a batch open's answer settled the close")
+        try peer.drop(Self.ok.replacingOccurrences(of: "Transaction%20successful.", with: "Batch%20closed")
+                      + "&action=batch&command=close&batchName=Morning", as: "right-command")
+        #expect(await close.value.journalEntry?.state == .approved)
+        #expect(await c.batch().isOpen == false)
+        await c.shutdown()
+    }
+}

@@ -1,0 +1,70 @@
+import Testing
+import TillModel
+import TillProtocol
+
+/// The answer rules as a table: which answer names which entry, and what it may say about it.
+@Suite struct AnswerRulesTests {
+    static let base = "interapp-callback://result?"
+    static func answer(_ q: String) throws -> CallbackResponse { try CallbackResponse.decode(base + q) }
+    static func entry(_ action: Action, ctid: String? = nil, amount: Int? = nil, url: String = "", requestId: String = "req-1") -> JournalEntry {
+        JournalEntry(id: 1, requestId: requestId, action: action, clientTransactionId: ctid, amount: amount.map(Money.init(cents:)),
+                     tipAmount: nil, requestURL: url, state: .sent, createdAtMs: 0, updatedAtMs: 0)
+    }
+
+    struct Row: Sendable, CustomStringConvertible {
+        var answer: String; var entry: JournalEntry; var hint: String?; var link: AnswerLink
+        var description: String { answer }
+    }
+
+    static let rows: [Row] = [
+        // The entry's own reference names it; another reference never does.
+        Row(answer: "status=success&action=sale&clientTransactionId=A&amount=1000", entry: entry(.sale, ctid: "A", amount: 1000), link: .exact),
+        Row(answer: "status=fail&action=sale&clientTransactionId=B&amount=1000", entry: entry(.sale, ctid: "A", amount: 1000), link: .none),
+        // No reference: unnamed, for the same action and amount; nothing for another amount or action.
+        Row(answer: "status=fail&action=sale&amount=1000", entry: entry(.sale, ctid: "A", amount: 1000), link: .unnamed),
+        Row(answer: "status=success&action=sale&amount=999", entry: entry(.sale, ctid: "A", amount: 1000), link: .none),
+        Row(answer: "status=success&action=pre_auth&amount=1000", entry: entry(.sale, ctid: "A", amount: 1000), link: .none),
+        Row(answer: "status=success&amount=1000", entry: entry(.sale, ctid: "A", amount: 1000), link: .none),
+        // The transport's address for the request names it; an address of another request never does.
+        Row(answer: "status=fail&action=sale&amount=1000", entry: entry(.sale, ctid: "A", amount: 1000), hint: "req-1", link: .exact),
+        Row(answer: "status=success&action=sale&clientTransactionId=A", entry: entry(.sale, ctid: "A", amount: 1000), hint: "req-2", link: .none),
+        // Actions with no reference: the action (and, for a batch, its command) is all there is.
+        Row(answer: "status=success&action=cancel&amount=500", entry: entry(.cancel, amount: 1000), link: .exact),
+        Row(answer: "status=success&action=batch&command=close", entry: entry(.batch, url: "vivapayclient://pay/v1?action=batch&command=close"), link: .exact),
+        Row(answer: "status=success&action=batch&command=open&batchName=X", entry: entry(.batch, url: "vivapayclient://pay/v1?action=batch&command=close"), link: .none),
+        // A look-up in flight is ended by any answer to a look-up (it settles no money by itself).
+        Row(answer: "status=fail&message=(-99) NOT_FOUND&action=transactionDetails", entry: entry(.transactionDetails, ctid: "A"), link: .exact),
+    ]
+
+    @Test(arguments: rows) func link(_ row: Row) throws {
+        #expect(AnswerRules.link(try Self.answer(row.answer), to: row.entry, hint: row.hint) == row.link)
+    }
+
+    @Test func anAbortEndsOnlyThePaymentItNamesOrAnyWhenItNamesNone() throws {
+        let e = Self.entry(.sale, ctid: "A", amount: 1000)
+        #expect(AnswerRules.abortNames(try Self.answer("status=fail&message=(-57) ABORTED&action=ABORT"), e))
+        #expect(AnswerRules.abortNames(try Self.answer("status=fail&message=(-57) ABORTED&action=ABORT&clientTransactionId=A"), e))
+        #expect(!AnswerRules.abortNames(try Self.answer("status=fail&message=(-57) ABORTED&action=ABORT&clientTransactionId=B"), e))
+    }
+
+    @Test func aLookUpSaysWhatThePaymentDidOnlyByItsTransactionStatus() throws {
+        #expect(AnswerRules.detailsState(try Self.answer("status=success&action=transactionDetails&amount=100&transactionId=t")) == nil)
+        #expect(AnswerRules.detailsState(try Self.answer("status=success&action=transactionDetails&transactionStatus=success")) == .approved)
+        #expect(AnswerRules.detailsState(try Self.answer("status=success&action=transactionDetails&transactionStatus=fail")) == .declined)
+        #expect(AnswerRules.detailsState(try Self.answer("status=success&action=transactionDetails&transactionStatus=pending")) == nil)
+    }
+
+    @Test func anApprovalCountsOnlyWithAnAmountThatReadsAsAsked() throws {
+        func problems(_ q: String, asked: Int?, tip: Int? = nil, _ action: Action = .sale) throws -> [String] {
+            AnswerRules.moneyProblems(try Self.answer(q), action: action, askedAmount: asked.map(Money.init(cents:)), askedTip: tip.map(Money.init(cents:)))
+        }
+        #expect(try problems("status=success&action=sale&amount=1000&tipAmount=0", asked: 1000).isEmpty)
+        #expect(try problems("status=success&action=sale&amount=1000.00", asked: 1000).first?.contains("cannot be read") == true)
+        #expect(try problems("status=success&action=sale&amount=", asked: 1000).first?.contains("cannot be read") == true)
+        #expect(try problems("status=success&action=sale", asked: 1000) == ["no amount"])
+        #expect(try problems("status=success&action=sale&amount=1", asked: 1000) == ["amount 0.01 instead of 10.00"])
+        #expect(try problems("status=success&action=sale&amount=1000&tipAmount=x", asked: 1000).first?.contains("tip that cannot be read") == true)
+        // A full refund asks no amount: the terminal's is the truth.
+        #expect(try problems("status=success&action=cancel&amount=700", asked: nil, .cancel).isEmpty)
+    }
+}
