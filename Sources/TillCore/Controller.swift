@@ -246,7 +246,7 @@ public actor TillController: TillService {
         var entry: JournalEntry
         do {
             if hooks, let refused = try refusal(for: request, confirmingUnknown: confirmingUnknown) { return refused }
-            batch = try journal.batch()
+            batch = try journal.batch(for: request.action)
             entry = try journal.insertPending(requestId: requestId, request: terminalRequest, batch: batch)
         } catch {
             return .journalFailed(nil, journalProblem("the request, so it was not sent", error))
@@ -529,7 +529,7 @@ public actor TillController: TillService {
     /// With the note why.
     func settledState(_ r: CallbackResponse, for e: JournalEntry) throws -> (EntryState, String?) {
         let state = AnswerRules.state(for: r)
-        guard state == .approved, [.sale, .preAuth, .capturePreAuth, .cancel].contains(e.action) else { return (state, nil) }
+        guard state == .approved, Report.moneyActions.contains(e.action) else { return (state, nil) }
         if let same = try journal.entry(sameTransactionAs: r, action: e.action, excluding: e.id) {
             return (.duplicate, "The terminal answered with a transaction already journaled as entry \(same.id) "
                     + "(\(r.transactionId ?? r.referenceNumber ?? "same STAN")): nothing new was charged for this request. Check the terminal.")

@@ -321,6 +321,15 @@ public final class Journal: Sendable {
             UPDATE entry SET state = 'review' WHERE origin = 'unmatched' AND state IN ('approved', 'declined', 'aborted');
             """)
         }
+        m.registerMigration("v4-z-restated") { db in
+            // A Z report holds every entry journaled in its batch: one settled after the close (a sale in flight when a
+            // late close answer came) makes the stored one stale, so it is dropped and made again when next asked for.
+            try db.execute(sql: """
+            CREATE TRIGGER z_report_restated AFTER UPDATE OF state, amountCents, tipCents ON entry WHEN NEW.batchId IS NOT NULL BEGIN
+              DELETE FROM z_report WHERE batchKey = NEW.batchId;
+            END;
+            """)
+        }
         return m
     }
 

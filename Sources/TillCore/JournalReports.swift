@@ -155,6 +155,19 @@ extension Journal {
         return out
     }
 
+    /// The batch a request is filed under. A payment (sale, pre-auth, capture, refund) always has one: with none open on
+    /// till's side (a new journal, or the terminal opened one by itself), till opens one for it, as the terminal does, so
+    /// that every payment is in exactly one report. Other requests take the open batch, if any.
+    public func batch(for action: Action, nowMs: Int64 = WallClock.nowMs()) throws -> BatchInfo {
+        let open = try batch(nowMs: nowMs)
+        guard !open.isOpen, Report.moneyActions.contains(action) else { return open }
+        try write { db in
+            try db.execute(sql: "INSERT INTO batch_event (entryId, command, batchId, batchName, atMs) VALUES (NULL, 'open', ?, ?, ?)",
+                           arguments: [Journal.terminalStartedBatchKeyPrefix + String(nowMs), Journal.terminalStartedBatchName, nowMs])
+        }
+        return try batch(nowMs: nowMs)
+    }
+
     /// Finds a batch by its key, in the order `BatchKey` documents: `current` is the open batch (nil when none is
     /// open), `last` the latest one; an id matches ignoring case; typed text is an id first, then the latest batch
     /// of exactly that name.

@@ -67,7 +67,7 @@ public struct Tally: Sendable, Hashable, Codable {
 public struct Report: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Hashable, Codable { case running = "X", closing = "Z" }
 
-    static let moneyActions: Set<Action> = [.sale, .preAuth, .capturePreAuth, .cancel]
+    public static let moneyActions: Set<Action> = [.sale, .preAuth, .capturePreAuth, .cancel]
 
     public var kind: Kind
     public var batchId: String?
@@ -165,6 +165,15 @@ public struct ReportFormat: Sendable, Hashable {
     public init(currencySymbol: String = "€", decimalSeparator: String = ".", utcOffsetMinutes: Int = 0) {
         self.currencySymbol = currencySymbol; self.decimalSeparator = decimalSeparator; self.utcOffsetMinutes = utcOffsetMinutes
     }
+    /// The currency's ISO 4217 code, for exports: the configured currency when it is one (`EUR`), else the code of a
+    /// symbol that names one currency only (`€`, `£`); empty when the symbol is ambiguous (`$`, `kr`).
+    public var currencyCode: String {
+        let s = currencySymbol.trimmingWhitespace()
+        if s.count == 3, s.allSatisfy({ $0.isASCII && $0.isUppercase }) { return s }
+        return ["€": "EUR", "£": "GBP", "zł": "PLN", "Kč": "CZK", "Ft": "HUF", "lei": "RON", "лв": "BGN", "₺": "TRY",
+                "CHF": "CHF", "¥": "JPY", "₹": "INR", "₽": "RUB", "₴": "UAH", "₪": "ILS"][s] ?? ""
+    }
+
     public func money(_ cents: Int) -> String {
         Money(cents: cents).formatted(symbol: currencySymbol, decimalSeparator: decimalSeparator)
     }

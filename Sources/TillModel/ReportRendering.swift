@@ -129,17 +129,30 @@ public enum TransactionExport {
                                  "verification method", "STAN", "order code", "short order code", "client transaction id",
                                  "transaction id", "message", "note", "paid"]
 
-    /// `paid` (the last column, so that columns read by position stay where they were) is what the card paid or was
-    /// asked to pay, read with the tip style: with the tip included `amount` already holds `tip` (found by attack: a
-    /// spreadsheet adding the two counted the tip twice).
+    /// `paid` (the last column, so that columns read by position stay where they were) is the money the row moved, so
+    /// that an accountant's sum of it is the day's money: what the card paid for an approved sale (read with the tip
+    /// style: with the tip included `amount` already holds `tip`) or capture, minus what an approved refund gave back;
+    /// zero for everything else (declined, unknown, needing review, repeated answers, pre-auths that only reserve,
+    /// look-ups, batches, aborts). `currency` is the ISO 4217 code.
     static func values(_ e: JournalEntry, _ f: ReportFormat, _ tipStyle: TipStyle) -> [String] {
         let r = e.response
         let amount = Money(cents: ReportBucket.amountCents(of: e)), tip = Money(cents: ReportBucket.tipCents(of: e))
         return [String(e.id), f.time(e.createdAtMs), e.action.rawValue, e.state.rawValue,
                 amount.formatted(), tip.formatted(),
-                f.currencySymbol, r?.cardType ?? "", r?.accountNumber ?? "", r?.verificationMethod ?? "",
+                f.currencyCode, r?.cardType ?? "", r?.accountNumber ?? "", r?.verificationMethod ?? "",
                 r?.referenceNumber ?? "", r?.orderCode ?? "", r?.shortOrderCode ?? "", e.clientTransactionId ?? "",
-                r?.transactionId ?? "", r?.message ?? "", e.note ?? "", tipStyle.charged(amount: amount, tip: tip).formatted()]
+                r?.transactionId ?? "", r?.message ?? "", e.note ?? "", paid(e, amount: amount, tip: tip, tipStyle).formatted()]
+    }
+
+    /// The money an entry moved (refunds negative): only approved sales, captures and refunds move money.
+    public static func paid(_ e: JournalEntry, amount: Money, tip: Money, _ tipStyle: TipStyle) -> Money {
+        guard e.state == .approved else { return Money(cents: 0) }
+        switch e.action {
+        case .sale: return tipStyle.charged(amount: amount, tip: tip)
+        case .capturePreAuth: return amount
+        case .cancel: return Money(cents: -amount.cents)
+        default: return Money(cents: 0)
+        }
     }
 
     public static func csv(_ entries: [JournalEntry], _ f: ReportFormat, tipStyle: TipStyle) -> String {

@@ -99,7 +99,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         #expect(second.journalEntry?.state == .duplicate)
         #expect(second.exitCode == 3)
         #expect(await c.totals().sales.count == 1)
-        let report = try c.journal.report(for: nil)   // no batch open: the entries outside any batch
+        let report = try c.journal.report(for: try c.journal.reportBatch(.current))   // the batch till opened for the payments
         #expect(report.sales.count == 1 && report.duplicates.count == 1)
         await c.shutdown()
     }
@@ -118,7 +118,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         #expect(e.note?.contains("0.01") == true && e.note?.contains("12.00") == true)
         #expect(try c.journal.requestedAmounts(of: e.id).amount == Money(cents: 1200))
         #expect(await c.totals().sales.count == 0)
-        let report = try c.journal.report(for: nil)
+        let report = try c.journal.report(for: try c.journal.reportBatch(.current))
         #expect(report.sales.count == 0 && report.review.count == 1)
         try await c.resolve(entryId: e.id, charged: true, note: "receipt shows 0.01")
         #expect(await c.totals().sales == ActionTotals(count: 1, amountCents: 1, tipCents: 0))
