@@ -76,7 +76,12 @@ public actor TillController: TillService {
         var abort: AbortFlight?
         /// The crash hook is armed for the cashier's own requests, not recovery's queries.
         var hooks: Bool
+        /// A failure that came without naming this payment: the flight waits a little longer for an answer that
+        /// contradicts it, and settles by it if none comes (see `unnamedFailureGraceMs`).
+        var unnamedFailure: CallbackResponse?
     }
+    /// How long a flight waits for the payment's own answer after a failure that did not name it.
+    static let unnamedFailureGraceMs: Int64 = 3_000
     var current: Flight?
     var started = false
     var consumer: Task<Void, Never>?
@@ -356,7 +361,21 @@ public actor TillController: TillService {
     private func timedOut(_ requestId: String) async {
         guard let f = current, f.inFlight.entry.requestId == requestId, f.result == nil else { return }
         let seconds = timeoutMs % 1000 == 0 ? String(timeoutMs / 1000) : String(Double(timeoutMs) / 1000)
-        let note = "No answer within \(seconds) s: the outcome is unknown; check the terminal."
+        if let failure = f.unnamedFailure, f.inFlight.entry.clientTransactionId == nil {
+            // A request that carries no reference: its only answer, a failure nothing contradicted, settles it.
+            do {
+                try journal.recordAnswer(f.inFlight.entry.id, response: failure, state: AnswerRules.state(for: failure),
+                                         note: nil, onlyIf: [.pending, .sent])
+                finish(.answered(try journal.entry(id: f.inFlight.entry.id) ?? f.inFlight.entry))
+            } catch {
+                finish(.journalFailed(f.inFlight.entry, journalProblem("the terminal's answer", error)))
+            }
+            return
+        }
+        let note = f.unnamedFailure.map {
+            "The terminal answered '\($0.message ?? $0.status.description)' without naming this payment, and never named it: "
+                + "it may be another payment's answer, so the outcome is unknown. Check the terminal."
+        } ?? "No answer within \(seconds) s: the outcome is unknown; check the terminal."
         var e = f.inFlight.entry
         var journalError: String?
         do { try journal.transition(e.id, to: .unknown, note: note, from: [.pending, .sent]) } catch {
@@ -376,6 +395,22 @@ public actor TillController: TillService {
             return
         }
         finish(journalError.map { .journalFailed(e, $0 + " " + note) } ?? .unknown(e))
+    }
+
+    /// After a failure that did not name the payment in flight: wait at most a short while more for its own answer.
+    private func shortenWait(for requestId: String, failure: CallbackResponse) {
+        guard var f = current, f.inFlight.entry.requestId == requestId, f.result == nil else { return }
+        if f.unnamedFailure == nil { f.unnamedFailure = failure }
+        let deadline = min(f.inFlight.deadlineMs, WallClock.nowMs() + TillController.unnamedFailureGraceMs)
+        f.inFlight.deadlineMs = deadline
+        f.timer?.cancel()
+        f.timer = Task { [weak self] in
+            await Pause.sleep(nanoseconds: UInt64(max(0, deadline - WallClock.nowMs())) * 1_000_000)
+            if Task.isCancelled { return }
+            await self?.timedOut(requestId)
+        }
+        current = f
+        hub.emit(.inFlight(f.inFlight))
     }
 
     /// Stops waiting for the request in flight, at the cashier's word: it becomes unknown (the terminal may still be
@@ -530,7 +565,7 @@ public actor TillController: TillService {
     func settledState(_ r: CallbackResponse, for e: JournalEntry) throws -> (EntryState, String?) {
         let state = AnswerRules.state(for: r)
         guard state == .approved, Report.moneyActions.contains(e.action) else { return (state, nil) }
-        if let same = try journal.entry(sameTransactionAs: r, action: e.action, excluding: e.id) {
+        if let same = try journal.entry(sameTransactionAs: r, action: e.action, excluding: e.id, countedOnly: true) {
             return (.duplicate, "The terminal answered with a transaction already journaled as entry \(same.id) "
                     + "(\(r.transactionId ?? r.referenceNumber ?? "same STAN")): nothing new was charged for this request. Check the terminal.")
         }
@@ -622,7 +657,8 @@ public actor TillController: TillService {
 
         // A repeat of a transaction the journal already holds is that transaction's, never a new one for the flight
         // (unless it carries the flight's own reference: then the flight is answered, as a duplicate).
-        if !namesFlight, response.isApproved, let action = response.action,
+        let namesARequest = try response.clientTransactionId.map { try !journal.entries(clientTransactionId: $0).isEmpty } ?? false
+        if !namesFlight, !namesARequest, response.isApproved, let action = response.action,
            let same = try journal.entry(sameTransactionAs: response, action: action) {
             if TillController.consistent(same, response) { await transport.acknowledge(a); return }
             let note = "An answer repeating the transaction of journal entry \(same.id): nothing new was charged."
@@ -636,30 +672,39 @@ public actor TillController: TillService {
         // The answer to what is in flight.
         if let f = current, f.result == nil, flightLink != .none {
             var (state, note) = try settledState(response, for: f.inFlight.entry)
-            if flightLink == .unnamed {
-                if state == .approved || state == .review {
-                    note = (note.map { $0 + " " } ?? "") + "The answer did not name the payment (no client transaction id); "
-                        + "the terminal's own answer, if it comes, replaces it."
-                } else {
-                    // A failure that does not name the payment may be a stray; taken as a decline it would hide a charge.
-                    state = .unknown
-                    note = "The terminal answered '\(response.message ?? response.status.description)' without naming this payment: "
-                        + "it may be another payment's answer, so the outcome is unknown. Check the terminal."
-                }
+            // A request that carries no reference (refund, capture) has no answer that names it: its first failure
+            // is as weak as an unnamed one, since a stray could stand before the real approval.
+            let referenceless = f.inFlight.entry.clientTransactionId == nil && a.requestIdHint == nil
+                && Report.moneyActions.contains(f.inFlight.entry.action)
+            let failed = state != .approved && state != .review && state != .duplicate
+            if flightLink == .unnamed && !failed {
+                note = (note.map { $0 + " " } ?? "") + "The answer did not name the payment (no client transaction id); "
+                    + "the terminal's own answer, if it comes, replaces it."
+            } else if failed && (flightLink == .unnamed || (referenceless && f.unnamedFailure == nil)) {
+                // Taken at once as a decline, a stray would hide a charge: kept with the entry (still waiting), and the
+                // flight waits a little for an answer that contradicts it.
+                let said = response.message ?? response.status.description
+                try journal.recordAnswer(f.inFlight.entry.id, response: response, state: .sent,
+                                         note: "The terminal answered '\(said)' without naming this payment; waiting for its own answer.",
+                                         onlyIf: [.pending, .sent])
+                await transport.acknowledge(a)
+                shortenWait(for: f.inFlight.entry.requestId, failure: response)
+                return
             }
             try journal.recordAnswer(f.inFlight.entry.id, response: response, state: state, note: note)
             CrashHook.hit("answer-journaled", armed: f.hooks)
             await transport.acknowledge(a)
             // Settled: no request of it may be left for a peer to run later (file drop: matched by content, unclaimed).
-            if state != .unknown { _ = await transport.withdrawIfUnclaimed(id: f.inFlight.entry.requestId) }
+            _ = await transport.withdrawIfUnclaimed(id: f.inFlight.entry.requestId)
             let e = try journal.entry(id: f.inFlight.entry.id) ?? f.inFlight.entry
-            finish(state == .unknown ? .unknown(e) : .answered(e))
+            finish(.answered(e))
             return
         }
 
         // A late answer for an entry left sent/unknown, the same answer again, or the exact answer of an entry an
         // unnamed answer settled.
-        if let target = try lateTarget(for: response, hint: a.requestIdHint), current?.inFlight.entry.id != target.id {
+        let stillInFlight = current.flatMap { $0.result == nil ? $0.inFlight.entry.id : nil }
+        if let target = try lateTarget(for: response, hint: a.requestIdHint), target.id != stillInFlight {
             let exact = response.clientTransactionId != nil && response.clientTransactionId == target.clientTransactionId
             if target.state.awaitsTerminal || (exact && AnswerRules.settledByUnnamed(target) && !TillController.consistent(target, response)) {
                 var (state, note) = try settledState(response, for: target)

@@ -447,6 +447,11 @@ public final class Journal: Sendable {
             try db.execute(sql: sql, arguments: args)
             guard db.changesCount > 0 else { return false }
             let origin = try String.fetchOne(db, sql: "SELECT origin FROM entry WHERE id = ?", arguments: [id])
+            if state == .approved, origin == EntryOrigin.request.rawValue {
+                // The same transaction journaled earlier as an answer that matched nothing (it came while nothing was
+                // waiting for it) is this entry's answer: no longer for review, never counted twice.
+                try Journal.absorbUnmatched(db, response, into: id, nowMs: nowMs)
+            }
             if response.action == .batch, response.isApproved, state == .approved, origin == EntryOrigin.request.rawValue {
                 try Journal.insertBatchEvent(db, entryId: id, response: response, nowMs: nowMs)
                 if response.batchCommand == .open {
@@ -480,6 +485,17 @@ public final class Journal: Sendable {
         return String(a, radix: 16) + "-" + String(b, radix: 16) + "-" + String(n)
     }
 
+    static func absorbUnmatched(_ db: Database, _ r: CallbackResponse, into id: Int64, nowMs: Int64) throws {
+        let note = "The answer of journal entry \(id), journaled before it was known whose it was: nothing more was charged."
+        if let t = r.transactionId, !t.isEmpty {
+            try db.execute(sql: "UPDATE entry SET state = 'duplicate', note = ?, updatedAtMs = ? WHERE origin = 'unmatched' AND state = 'review' AND transactionId = ?",
+                           arguments: [note, nowMs, t])
+        } else if let stan = r.referenceNumber, !stan.isEmpty, let order = r.orderCode, !order.isEmpty {
+            try db.execute(sql: "UPDATE entry SET state = 'duplicate', note = ?, updatedAtMs = ? WHERE origin = 'unmatched' AND state = 'review' AND stan = ? AND orderCode = ?",
+                           arguments: [note, nowMs, stan, order])
+        }
+    }
+
     /// Journals an answer that matched nothing: a row of its own (origin `unmatched`, state `review` — or
     /// `duplicate` when it repeats a transaction the journal already holds). Never counted in totals, never opens or
     /// closes a batch. Idempotent: the same answer text journaled twice is one row. Returns the row and whether
@@ -509,14 +525,19 @@ public final class Journal: Sendable {
 
     /// An approved (or duplicate-flagged) entry of a card transaction the terminal already reported: same transaction id,
     /// else same STAN and order code. Used to recognise an answer that repeats one already journaled.
-    public func entry(sameTransactionAs r: CallbackResponse, action: Action, excluding id: Int64? = nil) throws -> JournalEntry? {
-        try pool.read { db in
+    /// `countedOnly`: leave out answers that matched nothing and wait for review (an entry's own answer that came
+    /// while nothing waited for it: the entry that it answers takes it over, see `absorbUnmatched`).
+    public func entry(sameTransactionAs r: CallbackResponse, action: Action, excluding id: Int64? = nil,
+                      countedOnly: Bool = false) throws -> JournalEntry? {
+        let which = "state IN ('approved', 'review') AND id IS NOT ? AND action = ?"
+            + (countedOnly ? " AND NOT (origin = 'unmatched' AND state = 'review')" : "")
+        return try pool.read { db in
             if let t = r.transactionId, !t.isEmpty {
-                return try Row.fetchOne(db, sql: "SELECT \(Journal.columns) FROM entry WHERE transactionId = ? AND state IN ('approved', 'review') AND id IS NOT ? AND action = ? ORDER BY id LIMIT 1",
+                return try Row.fetchOne(db, sql: "SELECT \(Journal.columns) FROM entry WHERE transactionId = ? AND \(which) ORDER BY id LIMIT 1",
                                         arguments: [t, id, action.rawValue]).map(Journal.entry(from:))
             }
             guard let stan = r.referenceNumber, !stan.isEmpty, let order = r.orderCode, !order.isEmpty else { return nil }
-            return try Row.fetchOne(db, sql: "SELECT \(Journal.columns) FROM entry WHERE stan = ? AND orderCode = ? AND state IN ('approved', 'review') AND id IS NOT ? AND action = ? ORDER BY id LIMIT 1",
+            return try Row.fetchOne(db, sql: "SELECT \(Journal.columns) FROM entry WHERE stan = ? AND orderCode = ? AND \(which) ORDER BY id LIMIT 1",
                                     arguments: [stan, order, id, action.rawValue]).map(Journal.entry(from:))
         }
     }

@@ -26,6 +26,8 @@ public enum AnswerRules {
         if let hint, hint != e.requestId { return .none }
         guard let action = r.action, action == e.action else { return .none }
         if let a = r.clientTransactionId, let b = e.clientTransactionId { return a == b ? .exact : .none }
+        // A refund's answer carries no client transaction id (the pages list none): one that does is another payment's.
+        if e.action == .cancel, r.clientTransactionId != nil, hint == nil { return .none }
         if e.action == .batch, let asked = batchCommand(of: e), r.batchCommand != asked { return .none }
         if let got = r.amount, let want = e.amount, got != want, e.action != .cancel, e.action != .capturePreAuth {
             return .none

@@ -17,8 +17,7 @@ import TillSimulator
     }
 
     /// A stray `fail` without a reference came before the real approval: the cashier was shown DECLINED for a charged
-    /// card, and the approval went to review. Now the stray leaves the outcome unknown, and the approval that names the
-    /// payment settles it approved and counted.
+    /// card, and the approval went to review. Now the flight waits on for the answer that names the payment.
     @Test func aFailureWithoutReferenceNeverHidesTheApprovalThatFollows() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let (c, _) = try await fileDropController(dir)
@@ -26,15 +25,32 @@ import TillSimulator
         let task = Task { await c.perform(sale(1000)) }
         guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
         try peer.drop("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=1000", as: "stray-1")
-        let shown = await task.value
-        #expect(shown.journalEntry?.state != .declined, "the cashier was told the card was not charged")
-        #expect(shown.journalEntry?.state == .unknown)
+        try await Task.sleep(nanoseconds: 200_000_000)
         let approval = peer.answers(to: r.url)[0]
         #expect(approval.contains(try Self.ctid(r.url)))
         try peer.drop(approval, as: "real-1")
-        #expect(await eventuallyAsync { await c.entry(id: shown.journalEntry?.id ?? -1)?.state == .approved })
+        let shown = await task.value
+        #expect(shown.journalEntry?.state == .approved, "the cashier was not told the card was charged")
         #expect(await c.totals().sales == ActionTotals(count: 1, amountCents: 1000, tipCents: 0))
         #expect(await c.unresolved().isEmpty)
+        await c.shutdown()
+    }
+
+    /// The same stray with no answer of the payment's own after it: OUTCOME UNKNOWN (never DECLINED), and the approval
+    /// that comes later still settles it.
+    @Test func aFailureWithoutReferenceAloneLeavesTheOutcomeUnknown() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let task = Task { await c.perform(sale(1000)) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        try peer.drop("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=1000", as: "stray-1")
+        let shown = await task.value
+        #expect(shown.journalEntry?.state == .unknown)
+        #expect(shown.journalEntry?.note?.contains("without naming this payment") == true)
+        try peer.drop(peer.answers(to: r.url)[0], as: "real-1")
+        #expect(await eventuallyAsync { await c.entry(id: shown.journalEntry?.id ?? -1)?.state == .approved })
+        #expect(await c.totals().sales == ActionTotals(count: 1, amountCents: 1000, tipCents: 0))
         await c.shutdown()
     }
 

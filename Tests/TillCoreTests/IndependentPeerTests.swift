@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+@testable import TillCore
+import TillIO
+import TillProtocol
+
+/// The built `till` binary, one process per command as a script runs it, against an independent terminal peer
+/// (`Tests/peers/independent_peer.py`, not till's simulator) through the pipe transport. The peer keeps its own ledger
+/// of what it charged and misbehaves (failures that name no payment, approvals of other payments, repeats of earlier
+/// answers, look-up answers without a reference). After every command: the cashier is never told DECLINED for a payment
+/// the ledger charged. At the end: every report and every export agree with the ledger to the cent.
+@Suite(.serialized) struct IndependentPeerTests {
+    static let peer: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<2 { url.deleteLastPathComponent() }
+        return url.path + "/peers/independent_peer.py"
+    }()
+
+    struct Ledger {
+        var transactions: [[String: Any]]
+        /// What the cards paid, net of refunds, in cents.
+        var netCents: Int {
+            transactions.reduce(0) { sum, t in
+                guard t["approved"] as? Bool == true else { return sum }
+                let amount = t["amount"] as? Int ?? 0, tip = t["tip"] as? Int ?? 0
+                return t["kind"] as? String == "refund" ? sum - amount : sum + amount + tip
+            }
+        }
+        func charged(ctid: String) -> Bool {
+            transactions.contains { $0["ctid"] as? String == ctid && $0["approved"] as? Bool == true }
+        }
+        /// Approved sales with money left to refund: (STAN, cents left).
+        var refundable: [(String, Int)] {
+            transactions.compactMap { t in
+                guard t["kind"] as? String == "sale", t["approved"] as? Bool == true, let stan = t["stan"] as? String else { return nil }
+                let left = (t["amount"] as? Int ?? 0) + (t["tip"] as? Int ?? 0) - (t["refunded"] as? Int ?? 0)
+                return left > 0 ? (stan, left) : nil
+            }
+        }
+    }
+
+    static func ledger(_ path: String) throws -> Ledger {
+        guard FileManager.default.fileExists(atPath: path) else { return Ledger(transactions: []) }
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return Ledger(transactions: json["transactions"] as? [[String: Any]] ?? [])
+    }
+
+    static func money(_ cents: Int) -> String { Money(cents: cents).description }
+
+    @Test(arguments: [1, 2, 3])
+    func aRandomSessionAgreesWithThePeersLedger(seed: Int) throws {
+        let dir = TempDir("till-peer"); defer { if ProcessInfo.processInfo.environment["TILL_PEER_KEEP"] == nil { dir.cleanup() } else { print("kept", dir.path) } }
+        let ledgerPath = dir.path + "/ledger.json"
+        let env = ["PEER_LEDGER": ledgerPath, "PEER_SEED": String(seed)]
+        let common = ["--journal", dir.path + "/journal.sqlite", "--transport", "pipe:python3 \(Self.peer)", "--timeout", "5"]
+        var rng = SeededRandom(seed: UInt64(seed))
+        var failures: [String] = []
+        func till(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+            let r = try runTillCapturing(args + common, environment: env)
+            #expect(!r.signalled, "till \(args) was killed by a signal")
+            return (r.status, r.output, r.errors)
+        }
+        var shifts = 0
+        // The first sales come before any shift is opened: till files them under a batch of their own.
+        for step in 0..<24 {
+            let roll = rng.next(100)
+            if step > 3 && roll < 8 {
+                shifts += 1
+                if shifts > 1 { _ = try till(["batch", "close"]) }
+                #expect(try till(["batch", "open", "--name", "Shift \(shifts)"]).status == 0)
+            } else if roll < 30, let pick = try Self.ledger(ledgerPath).refundable.randomElement(using: &rng) {
+                let cents = rng.next(4) == 0 ? pick.1 + 100 : 1 + rng.next(pick.1)
+                _ = try till(["refund", "--reference", pick.0, "--amount", Self.money(cents)])
+            } else {
+                let ctid = "s\(seed)-\(step)"
+                var args = ["sale", "--amount", Self.money(100 + rng.next(9_900)), "--client-transaction-id", ctid]
+                if rng.next(3) == 0 { args += ["--tip", Self.money(rng.next(500))] }
+                let r = try till(args)
+                if r.status == 1, (try? Self.ledger(ledgerPath))?.charged(ctid: ctid) == true {
+                    failures.append("step \(step): the cashier was told DECLINED for \(ctid), which the peer charged")
+                }
+            }
+        }
+        let recovered = try till(["recover"])
+        // 3: answers that matched nothing (the peer's strays) wait for review; none of them is counted.
+        #expect(recovered.status == 0 || recovered.status == 3, "\(recovered.out) \(recovered.err)")
+        #expect(failures.isEmpty, "\(failures)")
+
+        // Every report and every export, over every batch the journal knows, against the ledger.
+        let batches = try #require(try JSONSerialization.jsonObject(with: Data(try till(["batches", "--json"]).out.utf8)) as? [[String: Any]])
+        var reported = 0, paid = 0
+        for b in batches {
+            let id = try #require(b["id"] as? String)
+            let report = try till(["report", "--batch", id, "--format", "json"])
+            #expect(report.status == 0, "\(report.err)")
+            let json = try #require(try JSONSerialization.jsonObject(with: Data(report.out.utf8)) as? [String: Any])
+            reported += json["netCents"] as? Int ?? 0
+            #expect((json["unknown"] as? [String: Int])?["count"] == 0, "batch \(id) has payments of unknown outcome")
+            let export = try till(["export", "--batch", id, "--format", "json"])
+            #expect(export.status == 0)
+            let exported = try #require(try JSONSerialization.jsonObject(with: Data(export.out.utf8)) as? [String: Any])
+            for row in exported["transactions"] as? [[String: String]] ?? [] {
+                let text = row["paid"] ?? "", negative = text.hasPrefix("-")
+                let m = try Money.parse(negative ? String(text.dropFirst()) : text)
+                paid += negative ? -m.cents : m.cents
+            }
+        }
+        let truth = try Self.ledger(ledgerPath).netCents
+        #expect(reported == truth, "reports say \(Self.money(reported)), the peer charged \(Self.money(truth))")
+        #expect(paid == truth, "exports' paid says \(Self.money(paid)), the peer charged \(Self.money(truth))")
+        #expect(batches.count >= 1)
+    }
+}
+
+/// SplitMix64: the same numbers for the same seed, on every machine.
+struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func next(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+}
