@@ -17,6 +17,19 @@ enum AnswerFault: String, Sendable, Hashable, CaseIterable {
     case wrongAmount
     /// Held back; delivered at a later step (late, possibly after till gave up).
     case hold
+    // A misbehaving terminal, as an independent peer showed one (each comes before the real answer, which follows):
+    /// A failure of the same action and amount that names no payment.
+    case unnamedFailureFirst
+    /// An earlier answer of this terminal again.
+    case repeatEarlierAnswer
+    /// An abort's answer naming another payment.
+    case abortOfAnotherFirst
+    /// An approval naming another payment, same action and amount.
+    case approvalOfAnotherFirst
+    /// The real answer, with its amount written as the terminal never should (`10.00` for 1000 cents).
+    case unreadableAmount
+    /// A look-up's answer without its transaction status (`status=success` alone).
+    case lookUpWithoutStatus
 }
 
 /// A transport around the built-in simulator whose link can drop, repeat, alter or delay answers, and inject
@@ -28,6 +41,9 @@ final class FaultyTransport: Transport, @unchecked Sendable {
     private var sink: (@Sendable (TransportEvent) -> Void)?
     private var nextFault: AnswerFault = .none
     private var held: [IncomingAnswer] = []
+    /// Every answer delivered so far (for repeats).
+    private var delivered: [String] = []
+    private var strayCount = 0
 
     init(_ inner: SimulatorTransport) { self.inner = inner }
 
@@ -53,10 +69,42 @@ final class FaultyTransport: Transport, @unchecked Sendable {
                 a.text = FaultyTransport.replacing(a.text, "amount") { v in String((Int(v) ?? 0) / 2 + 1) }
                 out = [.answer(a)]
             case .hold: held.append(a)
+            case .unnamedFailureFirst, .approvalOfAnotherFirst, .abortOfAnotherFirst:
+                strayCount += 1
+                let r = try? CallbackResponse.decode(a.text)
+                let action = r?.rawAction ?? "sale", amount = r?.amount.map { String($0.cents) } ?? "1000"
+                let text: String
+                switch f {
+                case .unnamedFailureFirst:
+                    text = "interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=\(action)&amount=\(amount)"
+                case .approvalOfAnotherFirst:
+                    text = "interapp-callback://result?status=success&message=Transaction%20successful.&action=\(action)&amount=\(amount)"
+                        + "&tipAmount=0&clientTransactionId=another-payment-\(strayCount)&referenceNumber=8\(String(format: "%05d", strayCount))"
+                        + "&transactionId=00000000-0000-0000-0000-\(String(format: "%012d", strayCount))"
+                default:
+                    text = "interapp-callback://result?status=fail&message=(-57)%20ABORTED&action=ABORT&amount=\(amount)&tipAmount=0"
+                        + "&clientTransactionId=another-payment-\(strayCount)"
+                }
+                out = [.answer(IncomingAnswer(text: text)), e]
+            case .repeatEarlierAnswer:
+                out = (delivered.last.map { [.answer(IncomingAnswer(text: $0))] } ?? []) + [e]
+            case .unreadableAmount:
+                a.text = FaultyTransport.replacing(a.text, "amount") { v in (Int(v)).map { String(format: "%d.%02d", $0 / 100, $0 % 100) } ?? v }
+                out = [.answer(a)]
+            case .lookUpWithoutStatus:
+                if a.text.contains("action=transactionDetails") {
+                    a.text = a.text.replacingOccurrences(of: "&transactionStatus=success", with: "")
+                        .replacingOccurrences(of: "&transactionStatus=fail", with: "")
+                    out = [.answer(a)]
+                } else {
+                    nextFault = .lookUpWithoutStatus   // kept for the next look-up
+                    out = [e]
+                }
             }
         } else {
             out = [e]
         }
+        for case .answer(let x) in out { delivered.append(x.text) }
         lock.unlock()
         for x in out { s?(x) }
     }

@@ -278,7 +278,14 @@ final class SystemRun: @unchecked Sendable {
 
     /// One message to the UI, as the runtime delivers it.
     func handle(_ m: Msg) {
-        if case .performed(let outcome, _) = m { checkJournaledRequest(outcome) }
+        if case .performed(let outcome, _) = m {
+            checkJournaledRequest(outcome)
+            // The cashier is never told NOT CHARGED, DECLINED or ABORTED for a payment the terminal charged.
+            if let e = outcome.journalEntry, e.action == .sale || e.action == .preAuth, [.declined, .aborted, .resolved].contains(e.state),
+               let ctid = e.clientTransactionId, ledger().contains(where: { $0.approved && $0.clientTransactionId == ctid }) {
+                violate("the cashier was shown \(e.state.rawValue) for entry \(e.id), which the terminal charged")
+            }
+        }
         dispatch(update(&state, m))
     }
 
@@ -392,6 +399,25 @@ final class SystemRun: @unchecked Sendable {
                 violate("the terminal charged \(l.amount) (STAN \(l.referenceNumber)) but entry \(rows[0].id) says \(st.rawValue)")
             }
         }
+        // Every approved payment is in exactly one report: filed under a batch the journal knows.
+        let batchIds = Set(((try? journal.batches()) ?? []).compactMap(\.id))
+        for e in payments where e.state == .approved && !(e.batchId.map(batchIds.contains) ?? false) {
+            violate("approved entry \(e.id) is in no report (batch \(e.batchId ?? "none"))")
+        }
+        // The export's paid: nothing for a row that moved no money; what the terminal charged for each approved sale.
+        var paidSales = 0, chargedSales = 0
+        for e in entries {
+            let p = TransactionExport.paid(e, amount: Money(cents: ReportBucket.amountCents(of: e)), tip: Money(cents: ReportBucket.tipCents(of: e)), tipStyle).cents
+            if e.state != .approved && p != 0 { violate("entry \(e.id) (\(e.state.rawValue)) has paid \(p) in the export") }
+            guard e.action == .sale, e.state == .approved, !e.requestId.hasPrefix("unmatched-") else { continue }
+            paidSales += p
+            if let t = e.response?.transactionId, let l = byTransaction[t] {
+                chargedSales += tipStyle.charged(amount: Money(cents: l.amount), tip: Money(cents: l.tipAmount)).cents
+            } else {
+                chargedSales += p   // marked charged by the cashier: checked against the ledger above
+            }
+        }
+        if paidSales != chargedSales { violate("the export's paid for approved sales is \(paidSales), the terminal charged \(chargedSales)") }
         // Unmatched answers are never counted.
         for e in entries where e.requestId.hasPrefix("unmatched-") && (e.state == .approved || e.state == .declined) {
             violate("unmatched answer \(e.id) is \(e.state.rawValue)")
