@@ -934,7 +934,7 @@ public actor TillController: TillService {
         let stamp = format.time(report.generatedAtMs).replacingOccurrences(of: " ", with: "-").replacingOccurrences(of: ":", with: "")
         let base = dir + "/" + (b.name ?? "batch").map { $0.isLetter || $0.isNumber ? $0 : "-" } + "-" + report.kind.rawValue + "-" + stamp
         try AtomicFile.write(report.csv(format), to: base + "-report.csv")
-        try AtomicFile.write(TransactionExport.csv(try journal.entries(batchId: b.id), format, tipStyle: journal.tipStyle), to: base + "-transactions.csv")
+        try AtomicFile.write(TransactionExport.csv(try journal.entries(batchId: b.id), format), to: base + "-transactions.csv")
         return [base + "-report.csv", base + "-transactions.csv"]
     }
 

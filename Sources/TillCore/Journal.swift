@@ -158,7 +158,7 @@ public final class Journal: Sendable {
             var s2 = stat()
             if lstat(path + suffix, &s2) == 0, (s2.st_mode & S_IFMT) == S_IFREG, s2.st_uid == geteuid() { chmod(path + suffix, 0o600) }
         }
-        try Journal.migrate(pool)
+        try Journal.migrate(pool, tipStyle: tipStyle)
     }
 
     /// Opens the pool. A new journal is turned to WAL by the first till that opens it; another doing the same at
@@ -179,10 +179,10 @@ public final class Journal: Sendable {
     /// a table or column the other has just made (SQLite's write lock makes it wait for the other's transaction
     /// first). Each try reads again which migrations are done, so every failure is a step further; a lasting
     /// failure (a full disk) is thrown after a few.
-    static func migrate(_ pool: DatabasePool) throws {
+    static func migrate(_ pool: DatabasePool, tipStyle: TipStyle) throws {
         var tries = 0
         while true {
-            do { return try migrator.migrate(pool) } catch {
+            do { return try migrator(tipStyle: tipStyle).migrate(pool) } catch {
                 tries += 1
                 if tries > 4 { throw error }
             }
@@ -263,7 +263,9 @@ public final class Journal: Sendable {
         return try pool.write(body)
     }
 
-    static var migrator: DatabaseMigrator {
+    /// `tipStyle`: the style entries journaled before the journal kept one per entry are read with (the config's when
+    /// the journal is first opened by a till that keeps it).
+    static func migrator(tipStyle: TipStyle) -> DatabaseMigrator {
         var m = DatabaseMigrator()
         m.registerMigration("v1") { db in
             try db.execute(sql: """
@@ -330,6 +332,7 @@ public final class Journal: Sendable {
             END;
             """)
         }
+        registerTipStyleMigration(&m, tipStyle: tipStyle)
         return m
     }
 
@@ -343,17 +346,17 @@ public final class Journal: Sendable {
         let id = try write { db -> Int64 in
             try db.execute(sql: """
                 INSERT INTO entry (requestId, action, origin, parentId, clientTransactionId, amountCents, tipCents, requestURL,
-                                   state, createdAtMs, updatedAtMs, batchId, batchName, requestedAmountCents, requestedTipCents)
-                VALUES (?, ?, 'request', ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?)
+                                   state, createdAtMs, updatedAtMs, batchId, batchName, requestedAmountCents, requestedTipCents, tipIncluded)
+                VALUES (?, ?, 'request', ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [requestId, request.request.action.rawValue, parentId, request.request.clientTransactionId,
                                  amount?.cents, tip?.cents, url, nowMs, nowMs, batch.isOpen ? batch.id : nil,
-                                 batch.isOpen ? batch.name : nil, amount?.cents, tip?.cents])
+                                 batch.isOpen ? batch.name : nil, amount?.cents, tip?.cents, tipStyle == .included])
             return db.lastInsertedRowID
         }
         return JournalEntry(id: id, requestId: requestId, action: request.request.action,
                             clientTransactionId: request.request.clientTransactionId, amount: amount, tipAmount: tip,
                             requestURL: url, state: .pending, createdAtMs: nowMs, updatedAtMs: nowMs,
-                            batchId: batch.isOpen ? batch.id : nil, batchName: batch.isOpen ? batch.name : nil)
+                            batchId: batch.isOpen ? batch.id : nil, batchName: batch.isOpen ? batch.name : nil, tipStyle: tipStyle)
     }
 
     static func amounts(of r: Request) -> (Money?, Money?) {
@@ -459,7 +462,7 @@ public final class Journal: Sendable {
                     try db.execute(sql: "UPDATE entry SET batchId = ?, batchName = ? WHERE id = ?",
                                    arguments: [response.batchId, response.batchName, id])
                 }
-                try Journal.storeZReportOnClose(db, nowMs: nowMs, tipStyle: tipStyle)
+                try Journal.storeZReportOnClose(db, nowMs: nowMs)
             }
             return true
         }
@@ -509,14 +512,14 @@ public final class Journal: Sendable {
             try db.execute(sql: """
                 INSERT OR IGNORE INTO entry (requestId, action, origin, clientTransactionId, amountCents, tipCents, requestURL, state,
                                    createdAtMs, answeredAtMs, updatedAtMs, batchId, batchName, status, message, stan, orderCode,
-                                   shortOrderCode, transactionId, cardType, verificationMethod, response, note)
-                VALUES (?, ?, 'unmatched', ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                                   shortOrderCode, transactionId, cardType, verificationMethod, response, note, tipIncluded)
+                VALUES (?, ?, 'unmatched', ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [requestId, action.rawValue, response.clientTransactionId, response.amount?.cents,
                                  response.tipAmount?.cents, state.rawValue, nowMs, nowMs, nowMs,
                                  batch.isOpen ? batch.id : nil, batch.isOpen ? batch.name : nil,
                                  response.status.description, response.message, response.referenceNumber, response.orderCode,
                                  response.shortOrderCode, response.transactionId, response.cardType, response.verificationMethod,
-                                 Journal.encode(response), note])
+                                 Journal.encode(response), note, tipStyle == .included])
             return db.changesCount > 0
         }
         guard let e = try entry(requestId: requestId) else { throw FileError(path: path, operation: "read back the unmatched answer in") }
@@ -589,7 +592,7 @@ public final class Journal: Sendable {
 
     // MARK: reading
 
-    static let columns = "id, requestId, action, clientTransactionId, amountCents, tipCents, requestURL, state, createdAtMs, updatedAtMs, response, batchId, batchName, note"
+    static let columns = "id, requestId, action, clientTransactionId, amountCents, tipCents, requestURL, state, createdAtMs, updatedAtMs, response, batchId, batchName, note, tipIncluded"
 
     static func entry(from row: Row) -> JournalEntry {
         let responseText: String? = row["response"]
@@ -603,7 +606,8 @@ public final class Journal: Sendable {
                             tipAmount: tip.map(Money.init(cents:)), requestURL: row["requestURL"],
                             state: EntryState(rawValue: row["state"]) ?? .unknown, createdAtMs: row["createdAtMs"],
                             updatedAtMs: row["updatedAtMs"], response: response, batchId: row["batchId"],
-                            batchName: row["batchName"], note: row["note"])
+                            batchName: row["batchName"], note: row["note"],
+                            tipStyle: (row["tipIncluded"] as Int?) == 1 ? .included : .onTop)
     }
 
     public func entry(id: Int64) throws -> JournalEntry? {

@@ -75,6 +75,47 @@ extension Journal {
         }
     }
 
+    /// Each entry keeps the tip style it was journaled with (`tipIncluded`), and the summary the sum of the tips that
+    /// its amounts hold (`includedTipCents`), so that a report reads every entry as the terminal did, whatever the config
+    /// says today.
+    static func registerTipStyleMigration(_ m: inout DatabaseMigrator, tipStyle: TipStyle) {
+        m.registerMigration("v5-tip-style") { db in
+            let included = tipStyle == .included ? 1 : 0
+            try db.execute(sql: """
+            ALTER TABLE entry ADD COLUMN tipIncluded INTEGER NOT NULL DEFAULT 0;
+            UPDATE entry SET tipIncluded = \(included) WHERE action = 'sale';
+            ALTER TABLE batch_summary ADD COLUMN includedTipCents INTEGER NOT NULL DEFAULT 0;
+            UPDATE batch_summary SET includedTipCents = \(included) * tipCents WHERE action = 'sale';
+            DROP TRIGGER entry_summary_insert;
+            DROP TRIGGER entry_summary_update;
+            CREATE TRIGGER entry_summary_insert AFTER INSERT ON entry BEGIN
+              INSERT INTO batch_summary VALUES (COALESCE(NEW.batchId, ''), NEW.action, NEW.state, COALESCE(NEW.cardType, ''),
+                COALESCE(NEW.verificationMethod, ''), 1, COALESCE(NEW.amountCents, 0), COALESCE(NEW.tipCents, 0),
+                COALESCE(NEW.tipCents, 0) > 0, NEW.createdAtMs, NEW.createdAtMs, NEW.tipIncluded * COALESCE(NEW.tipCents, 0))
+              ON CONFLICT DO UPDATE SET n = n + 1, amountCents = amountCents + excluded.amountCents,
+                tipCents = tipCents + excluded.tipCents, tipped = tipped + excluded.tipped,
+                firstAtMs = MIN(firstAtMs, excluded.firstAtMs), lastAtMs = MAX(lastAtMs, excluded.lastAtMs),
+                includedTipCents = includedTipCents + excluded.includedTipCents;
+            END;
+            CREATE TRIGGER entry_summary_update AFTER UPDATE OF state, amountCents, tipCents, cardType, verificationMethod, batchId, tipIncluded ON entry BEGIN
+              UPDATE batch_summary SET n = n - 1, amountCents = amountCents - COALESCE(OLD.amountCents, 0),
+                tipCents = tipCents - COALESCE(OLD.tipCents, 0), tipped = tipped - (COALESCE(OLD.tipCents, 0) > 0),
+                includedTipCents = includedTipCents - OLD.tipIncluded * COALESCE(OLD.tipCents, 0)
+              WHERE batchKey = COALESCE(OLD.batchId, '') AND action = OLD.action AND state = OLD.state
+                AND cardType = COALESCE(OLD.cardType, '') AND verificationMethod = COALESCE(OLD.verificationMethod, '');
+              DELETE FROM batch_summary WHERE n <= 0;
+              INSERT INTO batch_summary VALUES (COALESCE(NEW.batchId, ''), NEW.action, NEW.state, COALESCE(NEW.cardType, ''),
+                COALESCE(NEW.verificationMethod, ''), 1, COALESCE(NEW.amountCents, 0), COALESCE(NEW.tipCents, 0),
+                COALESCE(NEW.tipCents, 0) > 0, NEW.createdAtMs, NEW.createdAtMs, NEW.tipIncluded * COALESCE(NEW.tipCents, 0))
+              ON CONFLICT DO UPDATE SET n = n + 1, amountCents = amountCents + excluded.amountCents,
+                tipCents = tipCents + excluded.tipCents, tipped = tipped + excluded.tipped,
+                firstAtMs = MIN(firstAtMs, excluded.firstAtMs), lastAtMs = MAX(lastAtMs, excluded.lastAtMs),
+                includedTipCents = includedTipCents + excluded.includedTipCents;
+            END;
+            """)
+        }
+    }
+
     /// The report buckets of one batch (nil: entries outside any batch), from the summary table.
     public func reportBuckets(batchId: String?) throws -> [ReportBucket] {
         try pool.read { db in try Journal.reportBuckets(db, batchKey: batchId ?? "") }
@@ -82,13 +123,13 @@ extension Journal {
 
     static func reportBuckets(_ db: Database, batchKey: String) throws -> [ReportBucket] {
         try Row.fetchAll(db, sql: """
-            SELECT action, state, cardType, verificationMethod, n, amountCents, tipCents, tipped, firstAtMs, lastAtMs
+            SELECT action, state, cardType, verificationMethod, n, amountCents, tipCents, tipped, firstAtMs, lastAtMs, includedTipCents
             FROM batch_summary WHERE batchKey = ? ORDER BY action, state, cardType, verificationMethod
             """, arguments: [batchKey]).compactMap { r in
             guard let action = Action(rawValue: r["action"]), let state = EntryState(rawValue: r["state"]) else { return nil }
             return ReportBucket(action: action, state: state, cardType: r["cardType"], verificationMethod: r["verificationMethod"],
                                 count: r["n"], amountCents: r["amountCents"], tipCents: r["tipCents"], tippedCount: r["tipped"],
-                                firstAtMs: r["firstAtMs"], lastAtMs: r["lastAtMs"])
+                                firstAtMs: r["firstAtMs"], lastAtMs: r["lastAtMs"], includedTipCents: r["includedTipCents"])
         }
     }
 
@@ -205,13 +246,12 @@ extension Journal {
             return try write { db in
                 if let r = try stored(db) { return r }
                 let r = Report(kind: .closing, batch: batch.info, closedAtMs: batch.closedAtMs, closedHow: batch.closedHow,
-                               generatedAtMs: nowMs, buckets: try Journal.reportBuckets(db, batchKey: key), tipStyle: tipStyle)
+                               generatedAtMs: nowMs, buckets: try Journal.reportBuckets(db, batchKey: key))
                 try Journal.storeZReport(db, r, key: key)
                 return r
             }
         }
-        return Report(kind: .running, batch: batch?.info, generatedAtMs: nowMs, buckets: try reportBuckets(batchId: batch?.id),
-                      tipStyle: tipStyle)
+        return Report(kind: .running, batch: batch?.info, generatedAtMs: nowMs, buckets: try reportBuckets(batchId: batch?.id))
     }
 
     static func storeZReport(_ db: Database, _ r: Report, key: String) throws {
@@ -222,13 +262,13 @@ extension Journal {
 
     /// Called in the transaction that journals a successful batch answer: a close stores the
     /// closed batch's Z report right away, with the journal exactly as it stood at the close.
-    static func storeZReportOnClose(_ db: Database, nowMs: Int64, tipStyle: TipStyle) throws {
+    static func storeZReportOnClose(_ db: Database, nowMs: Int64) throws {
         let all = try batches(db, nowMs: nowMs)
         for b in all where !b.isOpen {
             let key = b.id ?? ""
             if try Int.fetchOne(db, sql: "SELECT 1 FROM z_report WHERE batchKey = ?", arguments: [key]) != nil { continue }
             let r = Report(kind: .closing, batch: b.info, closedAtMs: b.closedAtMs, closedHow: b.closedHow,
-                           generatedAtMs: nowMs, buckets: try reportBuckets(db, batchKey: key), tipStyle: tipStyle)
+                           generatedAtMs: nowMs, buckets: try reportBuckets(db, batchKey: key))
             try storeZReport(db, r, key: key)
         }
     }

@@ -13,14 +13,18 @@ public struct ReportBucket: Sendable, Hashable, Codable {
     public var tipCents: Int
     /// How many of the entries carried a tip.
     public var tippedCount: Int
+    /// The part of `tipCents` that the amounts already hold (entries journaled with the tip included): the goods are
+    /// `amountCents - includedTipCents`, the cards paid `amountCents + tipCents - includedTipCents`.
+    public var includedTipCents: Int
     public var firstAtMs: Int64
     public var lastAtMs: Int64
 
     public init(action: Action, state: EntryState, cardType: String, verificationMethod: String,
-                count: Int, amountCents: Int, tipCents: Int, tippedCount: Int, firstAtMs: Int64, lastAtMs: Int64) {
+                count: Int, amountCents: Int, tipCents: Int, tippedCount: Int, firstAtMs: Int64, lastAtMs: Int64,
+                includedTipCents: Int = 0) {
         self.action = action; self.state = state; self.cardType = cardType; self.verificationMethod = verificationMethod
         self.count = count; self.amountCents = amountCents; self.tipCents = tipCents; self.tippedCount = tippedCount
-        self.firstAtMs = firstAtMs; self.lastAtMs = lastAtMs
+        self.firstAtMs = firstAtMs; self.lastAtMs = lastAtMs; self.includedTipCents = includedTipCents
     }
 
     struct Key: Hashable { var action: Action; var state: EntryState; var cardType: String; var method: String }
@@ -36,15 +40,17 @@ public struct ReportBucket: Sendable, Hashable, Codable {
         for e in entries where Report.moneyActions.contains(e.action) {
             let key = Key(action: e.action, state: e.state, cardType: e.response?.cardType ?? "",
                           method: e.response?.verificationMethod ?? "")
-            let amount = amountCents(of: e), tip = tipCents(of: e)
+            let amount = amountCents(of: e), tip = tipCents(of: e), included = e.tipStyle == .included ? tip : 0
             if var b = map[key] {
                 b.count += 1; b.amountCents += amount; b.tipCents += tip; b.tippedCount += tip > 0 ? 1 : 0
+                b.includedTipCents += included
                 b.firstAtMs = min(b.firstAtMs, e.createdAtMs); b.lastAtMs = max(b.lastAtMs, e.createdAtMs)
                 map[key] = b
             } else {
                 order.append(key)
                 map[key] = ReportBucket(action: e.action, state: e.state, cardType: key.cardType, verificationMethod: key.method,
-                                        count: 1, amountCents: amount, tipCents: tip, tippedCount: tip > 0 ? 1 : 0, firstAtMs: e.createdAtMs, lastAtMs: e.createdAtMs)
+                                        count: 1, amountCents: amount, tipCents: tip, tippedCount: tip > 0 ? 1 : 0, firstAtMs: e.createdAtMs, lastAtMs: e.createdAtMs,
+                                        includedTipCents: included)
             }
         }
         return order.map { map[$0]! }
@@ -107,19 +113,15 @@ public struct Report: Sendable, Hashable, Codable {
     public var preAuthsAwaitingCapture: Int { max(0, preAuths.count - captures.count) }
     public var netCents: Int { sales.cents + tips.cents + captures.cents - refunds.cents }
 
-    /// How the terminal's `amount` relates to its `tipAmount` (config `tip`): on top (the card paid amount + tip) or
-    /// included (the card paid amount, of which tip). Stored, optional, so Z reports made before it still read.
-    public var tipStyle: TipStyle { tipStyleStored ?? .onTop }
-    private var tipStyleStored: TipStyle?
-
+    /// Each bucket says how much of its tips its amounts already hold (the tip style each entry was journaled with), so
+    /// the figures never depend on today's config.
     public init(kind: Kind, batch: BatchInfo?, closedAtMs: Int64? = nil, closedHow: BatchCloseReason? = nil,
-                generatedAtMs: Int64, buckets: [ReportBucket], tipStyle: TipStyle = .onTop) {
-        tipStyleStored = tipStyle == .onTop ? nil : tipStyle
+                generatedAtMs: Int64, buckets: [ReportBucket]) {
         self.kind = kind
         batchId = batch?.id; batchName = batch?.name; openedAtMs = batch?.openedAtMs
         self.closedAtMs = closedAtMs; self.closedHow = closedHow; self.generatedAtMs = generatedAtMs
         /// A bucket's money as the card pays it: amount + tip on top, the amount alone when it holds the tip.
-        func asked(_ b: ReportBucket) -> Int { tipStyle.charged(amount: Money(cents: b.amountCents), tip: Money(cents: b.tipCents)).cents }
+        func asked(_ b: ReportBucket) -> Int { b.amountCents + b.tipCents - b.includedTipCents }
         for b in buckets where Report.moneyActions.contains(b.action) {
             firstAtMs = min(firstAtMs ?? b.firstAtMs, b.firstAtMs)
             lastAtMs = max(lastAtMs ?? b.lastAtMs, b.lastAtMs)
@@ -129,7 +131,7 @@ public struct Report: Sendable, Hashable, Codable {
                 case .sale:
                     // The terminal's figures are the truth; the tip style says whether its amount holds the tip.
                     // `sales` is always the goods and `tips` the tips, so the net total is the money the cards paid.
-                    let goods = tipStyle == .included ? b.amountCents - b.tipCents : b.amountCents
+                    let goods = b.amountCents - b.includedTipCents
                     sales.add(b.count, goods); tips.add(b.tippedCount, b.tipCents)
                     byCardType[b.cardType.isEmpty ? "(unknown)" : b.cardType, default: Tally()].add(b.count, goods + b.tipCents)
                     byVerificationMethod[b.verificationMethod.isEmpty ? "(unknown)" : b.verificationMethod, default: Tally()]
@@ -139,8 +141,7 @@ public struct Report: Sendable, Hashable, Codable {
                 case .cancel: refunds.add(b.count, b.amountCents)
                 default: break
                 }
-            // Outside the totals: what the card was asked for (or may have paid), read with the tip style (found by
-            // attack: with the tip included, an unknown 9.09 read 10.09).
+            // Outside the totals: what the card was asked for (or may have paid), read with each entry's tip style.
             case .declined: declined.add(b.count, asked(b))
             case .aborted: aborted.add(b.count, asked(b))
             case .pending, .sent, .unknown: unknown.add(b.count, asked(b))

@@ -134,36 +134,36 @@ public enum TransactionExport {
     /// style: with the tip included `amount` already holds `tip`) or capture, minus what an approved refund gave back;
     /// zero for everything else (declined, unknown, needing review, repeated answers, pre-auths that only reserve,
     /// look-ups, batches, aborts). `currency` is the ISO 4217 code.
-    static func values(_ e: JournalEntry, _ f: ReportFormat, _ tipStyle: TipStyle) -> [String] {
+    static func values(_ e: JournalEntry, _ f: ReportFormat) -> [String] {
         let r = e.response
         let amount = Money(cents: ReportBucket.amountCents(of: e)), tip = Money(cents: ReportBucket.tipCents(of: e))
         return [String(e.id), f.time(e.createdAtMs), e.action.rawValue, e.state.rawValue,
                 amount.formatted(), tip.formatted(),
                 f.currencyCode, r?.cardType ?? "", r?.accountNumber ?? "", r?.verificationMethod ?? "",
                 r?.referenceNumber ?? "", r?.orderCode ?? "", r?.shortOrderCode ?? "", e.clientTransactionId ?? "",
-                r?.transactionId ?? "", r?.message ?? "", e.note ?? "", paid(e, amount: amount, tip: tip, tipStyle).formatted()]
+                r?.transactionId ?? "", r?.message ?? "", e.note ?? "", paid(e, amount: amount, tip: tip).formatted()]
     }
 
     /// The money an entry moved (refunds negative): only approved sales, captures and refunds move money.
-    public static func paid(_ e: JournalEntry, amount: Money, tip: Money, _ tipStyle: TipStyle) -> Money {
+    public static func paid(_ e: JournalEntry, amount: Money, tip: Money) -> Money {
         guard e.state == .approved else { return Money(cents: 0) }
         switch e.action {
-        case .sale: return tipStyle.charged(amount: amount, tip: tip)
+        case .sale: return e.tipStyle.charged(amount: amount, tip: tip)
         case .capturePreAuth: return amount
         case .cancel: return Money(cents: -amount.cents)
         default: return Money(cents: 0)
         }
     }
 
-    public static func csv(_ entries: [JournalEntry], _ f: ReportFormat, tipStyle: TipStyle) -> String {
-        CSV.text([columns] + entries.map { values($0, f, tipStyle) })
+    public static func csv(_ entries: [JournalEntry], _ f: ReportFormat) -> String {
+        CSV.text([columns] + entries.map { values($0, f) })
     }
 
-    public static func json(_ entries: [JournalEntry], report: Report?, _ f: ReportFormat, tipStyle: TipStyle) -> JSONValue {
+    public static func json(_ entries: [JournalEntry], report: Report?, _ f: ReportFormat) -> JSONValue {
         var o: [(String, JSONValue)] = []
         if let report { o.append(("report", report.json)) }
         o.append(("transactions", .array(entries.map { e in
-            .object(zip(columns, values(e, f, tipStyle)).map { ($0.0, JSONValue.string($0.1)) })
+            .object(zip(columns, values(e, f)).map { ($0.0, JSONValue.string($0.1)) })
         })))
         return .object(o)
     }

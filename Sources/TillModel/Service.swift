@@ -57,15 +57,23 @@ public struct JournalEntry: Sendable, Hashable, Codable, Identifiable {
     public var batchName: String?
     /// Why the outcome is unknown, or how it was resolved, in the cashier's words.
     public var note: String?
+    /// How the terminal read this entry's tip when it was journaled (config `tip` then): every total of the entry reads
+    /// this, never the config of the day it is shown, so changing `tip` restates nothing already journaled.
+    public var tipStyle: TipStyle
 
     public init(id: Int64, requestId: String, action: Action, clientTransactionId: String?, amount: Money?, tipAmount: Money?,
                 requestURL: String, state: EntryState, createdAtMs: Int64, updatedAtMs: Int64, response: CallbackResponse? = nil,
-                batchId: String? = nil, batchName: String? = nil, note: String? = nil) {
+                batchId: String? = nil, batchName: String? = nil, note: String? = nil, tipStyle: TipStyle = .onTop) {
         self.id = id; self.requestId = requestId; self.action = action; self.clientTransactionId = clientTransactionId
         self.amount = amount; self.tipAmount = tipAmount; self.requestURL = requestURL; self.state = state
         self.createdAtMs = createdAtMs; self.updatedAtMs = updatedAtMs; self.response = response
-        self.batchId = batchId; self.batchName = batchName; self.note = note
+        self.batchId = batchId; self.batchName = batchName; self.note = note; self.tipStyle = tipStyle
     }
+
+    /// What the card paid (or was asked to pay), read with the entry's own tip style.
+    public var charged: Money? { (response?.amount ?? amount).map { tipStyle.charged(amount: $0, tip: response?.tipAmount ?? tipAmount) } }
+    /// The goods, without the tip, read with the entry's own tip style.
+    public var goods: Money? { (response?.amount ?? amount).map { tipStyle.goods(amount: $0, tip: response?.tipAmount ?? tipAmount) } }
 }
 
 /// The request currently waiting for the terminal.

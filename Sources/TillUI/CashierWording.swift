@@ -302,7 +302,7 @@ public enum CashierWording {
                            sentence: "Another till on this journal is waiting for the terminal: wait for it, then try again.")
         case .needsConfirmation(let unknown):
             let named = unknown.prefix(3).map { e -> String in
-                return Format.money(Format.total(e, tipStyle) ?? .zero, currency) + " at " + String(Format.clock(e.createdAtMs, offsetMinutes: tzOffsetMinutes).prefix(5))
+                return Format.money(Format.total(e) ?? .zero, currency) + " at " + String(Format.clock(e.createdAtMs, offsetMinutes: tzOffsetMinutes).prefix(5))
             }
             let list = named.isEmpty ? "An earlier sale" : named.joined(separator: ", ") + (unknown.count > 3 ? " and \(unknown.count - 3) more" : "")
             return Verdict(role: .unknown, mark: "?", word: "CHECK", headline: "CHECK THE TERMINAL FIRST",
@@ -317,7 +317,7 @@ public enum CashierWording {
     public static func verdict(for e: JournalEntry, currency: String = "€", tipStyle: TipStyle) -> Verdict {
         let resp = e.response
         let amount = resp?.amount ?? e.amount
-        let total = Format.total(e, tipStyle)
+        let total = Format.total(e)
         switch e.state {
         case .approved:
             let said = sentence(resp.map { TerminalMessage($0) } ?? .success, action: e.action, approved: true)

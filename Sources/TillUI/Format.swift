@@ -158,16 +158,11 @@ public enum Format {
     }
 
     /// The money a journal row moved (the card paid): its amount and tip as the terminal answered them (as asked,
-    /// before an answer), read with the configured tip style (`tip`: on top of the amount, or included in it). Every
-    /// total the screen shows is this one function, as every report's is `TipStyle.charged`.
-    public static func total(_ e: JournalEntry, _ tipStyle: TipStyle) -> Money? {
-        (e.response?.amount ?? e.amount).map { tipStyle.charged(amount: $0, tip: e.response?.tipAmount ?? e.tipAmount) }
-    }
+    /// before an answer), read with the tip style the row was journaled with. Every total the screen shows is this.
+    public static func total(_ e: JournalEntry) -> Money? { e.charged }
 
-    /// The goods of a journal row (the amount without the tip), read with the tip style.
-    public static func goods(_ e: JournalEntry, _ tipStyle: TipStyle) -> Money? {
-        (e.response?.amount ?? e.amount).map { tipStyle.goods(amount: $0, tip: e.response?.tipAmount ?? e.tipAmount) }
-    }
+    /// The goods of a journal row (the amount without the tip), read with its own tip style.
+    public static func goods(_ e: JournalEntry) -> Money? { e.goods }
 
     /// What a sale or pre-auth request charges the card, read with the tip style; nil for other requests.
     public static func charged(_ r: Request, _ tipStyle: TipStyle) -> Money? {
@@ -185,7 +180,7 @@ public enum Format {
     public static func hoursMinutesOfDay(_ ms: Int64, offsetMinutes: Int) -> String { String(clock(ms, offsetMinutes: offsetMinutes).prefix(5)) }
 
     /// A journaled request in a cashier's words: `Sale € 13.13`, `Refund € 5.00`.
-    public static func entrySummary(_ e: JournalEntry, currency: String = "€", tipStyle: TipStyle) -> String {
+    public static func entrySummary(_ e: JournalEntry, currency: String = "€") -> String {
         let what: String
         switch e.action {
         case .sale: what = "Sale"
@@ -198,12 +193,12 @@ public enum Format {
         case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: what = actionName(e.action).prefix(1).uppercased() + actionName(e.action).dropFirst()
         }
         // What the card pays (a tip on top included): the figure a cashier compares with the terminal's screen.
-        guard let a = total(e, tipStyle) else { return what }
+        guard let a = total(e) else { return what }
         return what + " " + money(a, currency)
     }
 
     /// What is in flight when this screen did not send it (start-up recovery's look-ups, another till).
-    public static func inFlightSummary(_ e: JournalEntry, currency: String = "€", tipStyle: TipStyle) -> String {
-        e.action == .transactionDetails ? "Asking the terminal about an earlier payment" : entrySummary(e, currency: currency, tipStyle: tipStyle)
+    public static func inFlightSummary(_ e: JournalEntry, currency: String = "€") -> String {
+        e.action == .transactionDetails ? "Asking the terminal about an earlier payment" : entrySummary(e, currency: currency)
     }
 }

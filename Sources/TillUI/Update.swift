@@ -122,7 +122,7 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
             state.pending = p
         } else if state.pending == nil || state.pending?.entryId == f.entry.id {
             // Something this screen did not send (start-up recovery asking the terminal, another process).
-            state.pending = Pending(summary: Format.inFlightSummary(f.entry, currency: state.currency, tipStyle: state.tipStyle), action: f.entry.action,
+            state.pending = Pending(summary: Format.inFlightSummary(f.entry, currency: state.currency), action: f.entry.action,
                                     startedAtMs: f.startedAtMs, deadlineMs: f.deadlineMs, abortRequested: f.abortRequested,
                                     entryId: f.entry.id, own: false)
         }
@@ -163,14 +163,14 @@ func settledEvent(_ state: inout AppState, _ outcome: ActionOutcome) -> [Command
 /// of its own ("Sale € 13.13 at 10:31 WAS CHARGED"), never only as a list that empties itself.
 func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
     if let p = state.pending, !p.own, p.action == .transactionDetails || p.entryId == e.id { state.pending = nil }
-    let what = Format.entrySummary(e, currency: state.currency, tipStyle: state.tipStyle) + " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
+    let what = Format.entrySummary(e, currency: state.currency) + " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
     switch e.state {
     case .approved: setNotice(&state, "Recovered: \(what) WAS CHARGED (journal #\(e.id)).")
     case .declined, .aborted, .resolved: setNotice(&state, "Recovered: \(what) was NOT charged (journal #\(e.id)).")
     default: setNotice(&state, "\(what) (journal #\(e.id)): outcome still unknown; check the terminal.", error: true)
     }
     if Format.movesMoney(e.action) {
-        state.result = ResultInfo(summary: Format.entrySummary(e, currency: state.currency, tipStyle: state.tipStyle),
+        state.result = ResultInfo(summary: Format.entrySummary(e, currency: state.currency),
                                   outcome: e.state.awaitsTerminal ? .unknown(e) : .answered(e), atMs: e.createdAtMs, recovered: true)
         state.verdicts += 1
     }
@@ -201,7 +201,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     case .needsConfirmation(let list):
         guard let r = state.lastRequest else { setNotice(&state, "Check the unknown payments first.", error: true); return [.loadUnresolved] }
         let lines = list.prefix(3).map { e in
-            "\(Format.money(Format.total(e, state.tipStyle), state.currency)) at \(Format.clock(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)) may have been charged:"
+            "\(Format.money(Format.total(e), state.currency)) at \(Format.clock(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)) may have been charged:"
         } + ["check the terminal before charging again."]
         state.overlay = .confirm(Confirmation(
             title: "Charge again?", lines: lines,

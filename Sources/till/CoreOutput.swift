@@ -80,12 +80,12 @@ struct GlobalOptions: ParsableArguments {
             let left = await c.recover()
             let report = await c.lastRecovery
             // What recovery learned is said, not only what it could not learn.
-            for e in report.settled where !e.state.awaitsTerminal { printToStandardError("till: recovered: " + recoveredText(e, tipStyle: s.resolvedTip)) }
+            for e in report.settled where !e.state.awaitsTerminal { printToStandardError("till: recovered: " + recoveredText(e)) }
             if report.skipped {
                 printToStandardError("till: another till on this journal is waiting for the terminal; recovery is left for later.")
             } else if !left.isEmpty {
                 printToStandardError("till: \(left.count) earlier transaction(s) with an unknown outcome or to review; check the terminal, then `till resolve ID --charged|--not-charged`:")
-                for e in left { printToStandardError("  " + journalEntryLine(e, tipStyle: s.resolvedTip)) }
+                for e in left { printToStandardError("  " + journalEntryLine(e)) }
             }
         }
         return c
@@ -157,9 +157,9 @@ extension CallerOptions {
 }
 
 /// What start-up recovery found about one entry, in a cashier's words: "sale 13.13 (entry 2) WAS CHARGED".
-func recoveredText(_ e: JournalEntry, tipStyle: TipStyle) -> String {
+func recoveredText(_ e: JournalEntry) -> String {
     // What the card paid (a tip on top counted), as the terminal would show it.
-    let paid = e.amount.map { tipStyle.charged(amount: $0, tip: e.tipAmount).description }
+    let paid = e.charged?.description
     let what = ([e.action.rawValue] + [paid].compactMap { $0 }).joined(separator: " ") + " (entry \(e.id))"
     switch e.state {
     case .approved: return what + " WAS CHARGED (the terminal's record)."
@@ -172,10 +172,10 @@ func recoveredText(_ e: JournalEntry, tipStyle: TipStyle) -> String {
 
 /// `#12  2026-11-22 01:52:03  sale  12.00 + 2.00  approved  STAN 000001  note`; with the tip included in the amount
 /// (config `tip = "included"`), `22.00 incl. tip 2.00`.
-func journalEntryLine(_ e: JournalEntry, tipStyle: TipStyle) -> String {
+func journalEntryLine(_ e: JournalEntry) -> String {
     var parts = ["#\(e.id)", journalTimeText(e.createdAtMs), e.action.rawValue]
     if let a = e.amount {
-        if let t = e.tipAmount, t.cents > 0 { parts.append(tipStyle == .included ? "\(a) incl. tip \(t)" : "\(a) + \(t)") }
+        if let t = e.tipAmount, t.cents > 0 { parts.append(e.tipStyle == .included ? "\(a) incl. tip \(t)" : "\(a) + \(t)") }
         else { parts.append(a.description) }
     }
     parts.append(e.state.rawValue)
@@ -245,7 +245,7 @@ func printOutcome(_ outcome: ActionOutcome, json: Bool, tipStyle: TipStyle) -> I
             outJSON(JSONValue.object([("outcome", .string("needsConfirmation")), ("unknown", .array(list.map(journalEntryJSON)))]))
         } else {
             printToStandardError("NOT SENT: earlier payment(s) with an unknown outcome may have been charged:")
-            for e in list { printToStandardError("  " + journalEntryLine(e, tipStyle: tipStyle)) }
+            for e in list { printToStandardError("  " + journalEntryLine(e)) }
             let ids = list.map { String($0.id) }
             printToStandardError("Check the terminal first. Settle each with `till resolve ID --charged|--not-charged`, or charge again anyway with "
                                  + ids.map { "--confirm-unknown \($0)" }.joined(separator: " ") + ".")

@@ -137,7 +137,7 @@ struct BatchTillCommand: AsyncParsableCommand {
             let open = (try? journal.unresolved()) ?? []
             if !open.isEmpty {
                 printToStandardError("till: not closing: \(open.count) transaction(s) have an unknown outcome, so the Z report cannot be final:")
-                for e in open { printToStandardError("  " + journalEntryLine(e, tipStyle: journal.tipStyle)) }
+                for e in open { printToStandardError("  " + journalEntryLine(e)) }
                 printToStandardError("Check them on the terminal and settle each with `till resolve ID --charged|--not-charged` (or `till recover`), "
                                      + "then close again; or close anyway with --force.")
                 throw ExitCode(2)
@@ -227,7 +227,7 @@ struct JournalListCommand: AsyncParsableCommand {
         } else {
             if current.isOpen { out("Current batch: \(current.name ?? "?") (\(current.id ?? "?"))") }
             if list.isEmpty { out("No entries.") }
-            for e in list { out(journalEntryLine(e, tipStyle: journal.tipStyle)) }
+            for e in list { out(journalEntryLine(e)) }
         }
     }
 }
@@ -244,7 +244,7 @@ struct JournalShowCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         if global.json { outJSON(journalEntryJSON(e)); return }
-        out(journalEntryLine(e, tipStyle: journal.tipStyle))
+        out(journalEntryLine(e))
         out("  request id   \(e.requestId)")
         out("  request      \(terminalSafe(e.requestURL))")
         if let b = e.batchName ?? e.batchId { out("  batch        \(terminalSafe(b))") }
@@ -303,7 +303,7 @@ struct ResolveCommand: AsyncParsableCommand {
         } catch let error as ResolveError {
             printToStandardError("till: " + error.message); throw ExitCode(1)
         }
-        if let e = try journal.entry(id: id) { if global.json { outJSON(journalEntryJSON(e)) } else { out(journalEntryLine(e, tipStyle: journal.tipStyle)) } }
+        if let e = try journal.entry(id: id) { if global.json { outJSON(journalEntryJSON(e)) } else { out(journalEntryLine(e)) } }
     }
 }
 
@@ -326,7 +326,7 @@ struct RecoverCommand: AsyncParsableCommand {
             out("Nothing left unresolved.")
         } else {
             out("\(left.count) outcome(s) unknown or to review: check the terminal, then `till resolve ID --charged|--not-charged`:")
-            for e in left { out(journalEntryLine(e, tipStyle: settings.resolvedTip)) }
+            for e in left { out(journalEntryLine(e)) }
         }
         throw ExitCode(left.isEmpty ? 0 : 3)
     }

@@ -87,8 +87,8 @@ struct ExportCommand: AsyncParsableCommand {
         do {
             let entries = try journal.entries(batchId: batch?.id)
             switch global.json ? .json : format {
-            case .csv, .text: text = TransactionExport.csv(entries, f, tipStyle: journal.tipStyle)
-            case .json: text = Output.jsonText(TransactionExport.json(entries, report: try journal.report(for: batch), f, tipStyle: journal.tipStyle))
+            case .csv, .text: text = TransactionExport.csv(entries, f)
+            case .json: text = Output.jsonText(TransactionExport.json(entries, report: try journal.report(for: batch), f))
             }
         } catch {
             printToStandardError("till: cannot read the journal: \(error)"); throw ExitCode(3)

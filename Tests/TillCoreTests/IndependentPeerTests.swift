@@ -49,15 +49,16 @@ import TillProtocol
     static func money(_ cents: Int) -> String { Money(cents: cents).description }
 
     @Test(arguments: [1, 2, 3])
-    func aRandomSessionAgreesWithThePeersLedger(seed: Int) throws {
+    func aRandomSessionAgreesWithThePeersLedger(seed: Int) async throws {
         let dir = TempDir("till-peer"); defer { if ProcessInfo.processInfo.environment["TILL_PEER_KEEP"] == nil { dir.cleanup() } else { print("kept", dir.path) } }
         let ledgerPath = dir.path + "/ledger.json"
         let env = ["PEER_LEDGER": ledgerPath, "PEER_SEED": String(seed)]
         let common = ["--journal", dir.path + "/journal.sqlite", "--transport", "pipe:python3 \(Self.peer)", "--timeout", "5"]
         var rng = SeededRandom(seed: UInt64(seed))
         var failures: [String] = []
-        func till(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
-            let r = try runTillCapturing(args + common, environment: env)
+        // Off the cooperative pool's threads (runTillCapturing's async form): the other tests' deadlines run there.
+        func till(_ args: [String]) async throws -> (status: Int32, out: String, err: String) {
+            let r = try await runTillCapturing(args + common, environment: env)
             #expect(!r.signalled, "till \(args) was killed by a signal")
             return (r.status, r.output, r.errors)
         }
@@ -67,37 +68,37 @@ import TillProtocol
             let roll = rng.next(100)
             if step > 3 && roll < 8 {
                 shifts += 1
-                if shifts > 1 { _ = try till(["batch", "close"]) }
-                #expect(try till(["batch", "open", "--name", "Shift \(shifts)"]).status == 0)
+                if shifts > 1 { _ = try await till(["batch", "close"]) }
+                #expect(try await till(["batch", "open", "--name", "Shift \(shifts)"]).status == 0)
             } else if roll < 30, let pick = try Self.ledger(ledgerPath).refundable.randomElement(using: &rng) {
                 let cents = rng.next(4) == 0 ? pick.1 + 100 : 1 + rng.next(pick.1)
-                _ = try till(["refund", "--reference", pick.0, "--amount", Self.money(cents)])
+                _ = try await till(["refund", "--reference", pick.0, "--amount", Self.money(cents)])
             } else {
                 let ctid = "s\(seed)-\(step)"
                 var args = ["sale", "--amount", Self.money(100 + rng.next(9_900)), "--client-transaction-id", ctid]
                 if rng.next(3) == 0 { args += ["--tip", Self.money(rng.next(500))] }
-                let r = try till(args)
+                let r = try await till(args)
                 if r.status == 1, (try? Self.ledger(ledgerPath))?.charged(ctid: ctid) == true {
                     failures.append("step \(step): the cashier was told DECLINED for \(ctid), which the peer charged")
                 }
             }
         }
-        let recovered = try till(["recover"])
+        let recovered = try await till(["recover"])
         // 3: answers that matched nothing (the peer's strays) wait for review; none of them is counted.
         #expect(recovered.status == 0 || recovered.status == 3, "\(recovered.out) \(recovered.err)")
         #expect(failures.isEmpty, "\(failures)")
 
         // Every report and every export, over every batch the journal knows, against the ledger.
-        let batches = try #require(try JSONSerialization.jsonObject(with: Data(try till(["batches", "--json"]).out.utf8)) as? [[String: Any]])
+        let batches = try #require(try JSONSerialization.jsonObject(with: Data(try await till(["batches", "--json"]).out.utf8)) as? [[String: Any]])
         var reported = 0, paid = 0
         for b in batches {
             let id = try #require(b["id"] as? String)
-            let report = try till(["report", "--batch", id, "--format", "json"])
+            let report = try await till(["report", "--batch", id, "--format", "json"])
             #expect(report.status == 0, "\(report.err)")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(report.out.utf8)) as? [String: Any])
             reported += json["netCents"] as? Int ?? 0
             #expect((json["unknown"] as? [String: Int])?["count"] == 0, "batch \(id) has payments of unknown outcome")
-            let export = try till(["export", "--batch", id, "--format", "json"])
+            let export = try await till(["export", "--batch", id, "--format", "json"])
             #expect(export.status == 0)
             let exported = try #require(try JSONSerialization.jsonObject(with: Data(export.out.utf8)) as? [String: Any])
             for row in exported["transactions"] as? [[String: String]] ?? [] {

@@ -82,12 +82,12 @@ enum ScriptedDay {
     #expect(r.lines(ReportFormat()).allSatisfy { $0.count <= 80 })
 }
 
-// The transactions export's last column, `paid`, is what the card paid read with the tip style (found by attack: with
-// the tip included `amount` holds `tip`, and a spreadsheet adding the two counted the tip twice).
+// The transactions export's last column, `paid`, is what the card paid read with each entry's tip style: with the tip
+// included `amount` holds `tip`, and a spreadsheet adding the two would count the tip twice.
 @Test func theTransactionsExportSaysWhatTheCardPaid() {
     let f = ReportFormat(currencySymbol: "EUR")
     func approvedSales(_ style: TipStyle) -> [[String]] {
-        TransactionExport.csv(ScriptedDay.entries, f, tipStyle: style).split(separator: "\r\n").dropFirst()
+        TransactionExport.csv(ScriptedDay.entries.map { var e = $0; e.tipStyle = style; return e }, f).split(separator: "\r\n").dropFirst()
             .map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
             .filter { $0[2] == "sale" && $0[3] == "approved" }
     }
@@ -104,7 +104,7 @@ enum ScriptedDay {
     let csv = r.csv(f)
     #expect(csv.contains("totals,net total,,107.50,EUR\r\n"))
     #expect(csv.contains("totals,sales approved,3,72.50,EUR\r\n"))
-    let tx = TransactionExport.csv(ScriptedDay.entries, f, tipStyle: .onTop)
+    let tx = TransactionExport.csv(ScriptedDay.entries, f)
     let lines = tx.split(separator: "\r\n")
     #expect(lines.count == ScriptedDay.entries.count + 1)
     // Summing approved sales from the transaction export gives the report's figure.

@@ -407,7 +407,7 @@ final class SystemRun: @unchecked Sendable {
         // The export's paid: nothing for a row that moved no money; what the terminal charged for each approved sale.
         var paidSales = 0, chargedSales = 0
         for e in entries {
-            let p = TransactionExport.paid(e, amount: Money(cents: ReportBucket.amountCents(of: e)), tip: Money(cents: ReportBucket.tipCents(of: e)), tipStyle).cents
+            let p = TransactionExport.paid(e, amount: Money(cents: ReportBucket.amountCents(of: e)), tip: Money(cents: ReportBucket.tipCents(of: e))).cents
             if e.state != .approved && p != 0 { violate("entry \(e.id) (\(e.state.rawValue)) has paid \(p) in the export") }
             guard e.action == .sale, e.state == .approved, !e.requestId.hasPrefix("unmatched-") else { continue }
             paidSales += p
@@ -436,7 +436,7 @@ final class SystemRun: @unchecked Sendable {
                 violate("report \(name) \(a) ≠ journal \(b) (batch \(key ?? "none"))")
             }
             let approvedSales = rows.filter { $0.action == .sale && $0.state == .approved }
-            if summary.sales.cents != approvedSales.reduce(0, { $0 + ($1.amount?.cents ?? 0) }) { violate("report sales ≠ sum of approved sale rows") }
+            if summary.sales.cents != approvedSales.reduce(0, { $0 + ($1.goods?.cents ?? 0) }) { violate("report sales ≠ sum of the goods of the approved sale rows") }
         }
 
         // 6. No payment sent while an earlier one was unknown, unless the cashier confirmed it.

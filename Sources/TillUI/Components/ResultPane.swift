@@ -74,10 +74,10 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     let tip = resp?.tipAmount ?? e?.tipAmount
     if e?.action != .batch, let e {
         // Goods, tip and what the card paid, read with the tip style (the amount holds the tip when it is included).
-        row("Amount", Format.goods(e, s.tipStyle).map { Format.money($0, s.currency) }, role: .amount)
+        row("Amount", Format.goods(e).map { Format.money($0, s.currency) }, role: .amount)
         if let tip, tip.cents > 0 {
             row("Tip", Format.money(tip, s.currency), role: .amount)
-            row("Total", Format.total(e, s.tipStyle).map { Format.money($0, s.currency) }, role: .amount)
+            row("Total", Format.total(e).map { Format.money($0, s.currency) }, role: .amount)
         }
     }
     row("Card", resp?.cardType)

@@ -77,7 +77,7 @@ enum FinderScreen: ScreenComponent {
     static func originLines(_ origin: JournalEntry?, _ finder: TransactionFinder, _ state: AppState) -> [String] {
         var lines: [String] = []
         if let e = origin {
-            let total = Format.total(e, state.tipStyle)
+            let total = Format.total(e)
             lines.append("\(Format.actionName(e.action)) of \(Format.money(total, state.currency)) at "
                          + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes) + ",")
             if let card = Format.card(e.response) { lines.append("card " + card + ",") }

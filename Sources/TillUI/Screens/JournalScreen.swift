@@ -168,7 +168,7 @@ func confirmReprint(_ state: inout AppState, _ e: JournalEntry) {
         return
     }
     var what = Format.actionName(e.action).capitalizedFirst
-    if let amount = Format.total(e, state.tipStyle) { what += " " + Format.money(amount, state.currency) }
+    if let amount = Format.total(e) { what += " " + Format.money(amount, state.currency) }
     what += " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
     var lines = [what + (Format.card(e.response).map { ", " + $0 } ?? ""), "order code " + order]
     lines.append("The terminal prints its receipt again; no money moves.")
@@ -204,7 +204,7 @@ func refundLinkTexts(_ e: JournalEntry, _ s: AppState) -> [String] {
     if let id = links.original[e.id], let sale = s.journal.entry(id) {
         let when = Format.hoursMinutesOfDay(sale.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
         let what = Format.actionName(sale.action)
-        let amount = Format.total(sale, s.tipStyle).map { $0.formatted() + " " } ?? ""
+        let amount = Format.total(sale).map { $0.formatted() + " " } ?? ""
         return ["refund of \(amount)\(what) \(when)", "of \(amount)\(what) \(when)", "of \(what) \(when)", "\(what) \(when)", "of \(when)"]
     }
     if links.unknownAmount.contains(e.id) {
@@ -251,7 +251,7 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         }
         let last = link ?? e.response?.referenceNumber.map(SafeText.terminal) ?? card ?? ""
         var values = [String(Format.clock(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).prefix(5)), Format.actionName(e.action),
-                      Format.total(e, s.tipStyle).map { $0.formatted() } ?? "", Format.stateName(e.state), last]
+                      Format.total(e).map { $0.formatted() } ?? "", Format.stateName(e.state), last]
         if wide { values.insert("\(e.id)", at: 0) }
         let line = columns(values, widths, width)
         buf.put(line, x: x, y: y, role: selected ? .selection : .normal, attrs: selected ? .bold : [], maxWidth: width)
@@ -328,22 +328,22 @@ func cashierDetailRows(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
     if Format.movesMoney(e.action) || e.amount != nil {
         // Goods, tip and what the card paid, read with the tip style (the amount holds the tip when it is included).
         let tip = resp?.tipAmount ?? e.tipAmount
-        add("Amount", Format.goods(e, s.tipStyle).map { Format.money($0, s.currency) } ?? (e.action == .cancel || e.action == .capturePreAuth ? "in full" : nil), .amount)
+        add("Amount", Format.goods(e).map { Format.money($0, s.currency) } ?? (e.action == .cancel || e.action == .capturePreAuth ? "in full" : nil), .amount)
         if let tip, tip.cents > 0 {
             add("Tip", Format.money(tip, s.currency), .amount)
-            add("Total", Format.total(e, s.tipStyle).map { Format.money($0, s.currency) }, .amount)
+            add("Total", Format.total(e).map { Format.money($0, s.currency) }, .amount)
         }
     }
     if e.action == .cancel { add("Refund of", refundOfText(e, s)) }
     let unknownBack = s.journal.links.unknownAmount.contains(e.id)
     if s.journal.links.refunded[e.id] != nil || unknownBack {
-        let of = Format.total(e, s.tipStyle).map { " of " + Format.money($0, s.currency) } ?? ""
+        let of = Format.total(e).map { " of " + Format.money($0, s.currency) } ?? ""
         let known = s.journal.links.refunded[e.id].map { Format.money($0, s.currency) + of } ?? "amount unknown" + of
         add("Refunded", known + (unknownBack && s.journal.links.refunded[e.id] != nil ? ", and a refund of unknown amount" : "")
             + (unknownBack ? ": check the terminal" : ""), .warning)
         let refunds = (s.journal.links.refunds[e.id] ?? []).compactMap { s.journal.entry($0) }.map { r in
             "#\(r.id) at " + Format.hoursMinutesOfDay(r.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
-                + (Format.total(r, s.tipStyle).map { " " + Format.money($0, s.currency) } ?? "")
+                + (Format.total(r).map { " " + Format.money($0, s.currency) } ?? "")
         }
         add("Refunds", refunds.joined(separator: ", "))
     }
@@ -365,7 +365,7 @@ func cashierDetailRows(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
 /// "sale € 22.00 at 10:31 (#1)" for a refund whose sale is among the rows loaded; else the key it named.
 func refundOfText(_ e: JournalEntry, _ s: AppState) -> String {
     if let id = s.journal.links.original[e.id], let sale = s.journal.entry(id) {
-        return Format.actionName(sale.action) + (Format.total(sale, s.tipStyle).map { " " + Format.money($0, s.currency) } ?? "") + " at "
+        return Format.actionName(sale.action) + (Format.total(sale).map { " " + Format.money($0, s.currency) } ?? "") + " at "
             + Format.hoursMinutesOfDay(sale.createdAtMs, offsetMinutes: s.tzOffsetMinutes) + " (#\(sale.id))"
     }
     switch RefundLinks.finder(of: e).key {

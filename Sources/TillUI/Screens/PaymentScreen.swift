@@ -83,7 +83,7 @@ enum PaymentScreen: ScreenComponent {
         let unknown = state.unresolved.entries.filter { ($0.action == .sale || $0.action == .preAuth) && $0.state.awaitsTerminal }
         if let u = unknown.last {
             // Never silently charged twice: the cashier checks the terminal first, then says so.
-            let what = "\(Format.money(Format.total(u, state.tipStyle), state.currency)) at \(Format.hoursMinutesOfDay(u.createdAtMs, offsetMinutes: state.tzOffsetMinutes))"
+            let what = "\(Format.money(Format.total(u), state.currency)) at \(Format.hoursMinutesOfDay(u.createdAtMs, offsetMinutes: state.tzOffsetMinutes))"
             let n = unknown.count
             var lines = ["\(what) may have been charged: check the terminal before charging again."]
             if n > 1 { lines.append("(\(n) payments have an unknown outcome: see \(state.keymap.hint(.unresolved)) Unresolved.)") }

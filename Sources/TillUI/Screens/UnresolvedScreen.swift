@@ -55,7 +55,7 @@ func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
         setNotice(&state, "#\(e.id) is \(Format.stateName(e.state).lowercased()); only unknown ones need resolving.", error: true)
         return
     }
-    let what = "#\(e.id) \(Format.actionName(e.action)) \(Format.money(Format.total(e, state.tipStyle), state.currency))"
+    let what = "#\(e.id) \(Format.actionName(e.action)) \(Format.money(Format.total(e), state.currency))"
     state.overlay = .confirm(Confirmation(
         title: "Resolve \(what)?",
         lines: ["Check the terminal's own history first. Then say",
@@ -88,7 +88,7 @@ func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     y += 1
     for (i, e) in s.unresolved.entries.enumerated() where y < r.maxY - 2 {
         let selected = i == s.unresolved.selected
-        let line = "#\(e.id) \(Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).suffix(11)) \(Format.actionName(e.action)) \(Format.total(e, s.tipStyle).map { $0.formatted() } ?? "") \(Format.stateName(e.state))"
+        let line = "#\(e.id) \(Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).suffix(11)) \(Format.actionName(e.action)) \(Format.total(e).map { $0.formatted() } ?? "") \(Format.stateName(e.state))"
         buf.put(line, x: x, y: y, role: selected ? .selection : .normal, maxWidth: w)
         if selected { buf.restyle(Rect(x: x, y: y, width: w, height: 1), role: .selection, attrs: .bold) }
         y += 1
