@@ -61,7 +61,13 @@ final class FaultyTransport: Transport, @unchecked Sendable {
         if case .answer(var a) = e, nextFault != .none {
             let f = nextFault
             nextFault = .none
+            // The misbehaving terminal's faults wait for a payment's answer (the look-up's for its own fault).
+            let payment = ["action=sale", "action=pre_auth", "action=cancel", "action=capture_pre_auth"].contains { a.text.contains($0) }
+            let waits: Set<AnswerFault> = [.unnamedFailureFirst, .repeatEarlierAnswer, .abortOfAnotherFirst, .approvalOfAnotherFirst, .unreadableAmount]
             switch f {
+            case _ where waits.contains(f) && !payment:
+                nextFault = f
+                out = [e]
             case .none: out = [e]
             case .drop: out = []
             case .duplicate: out = [e, e]
@@ -106,6 +112,9 @@ final class FaultyTransport: Transport, @unchecked Sendable {
         }
         for case .answer(let x) in out { delivered.append(x.text) }
         lock.unlock()
+        if ProcessInfo.processInfo.environment["TILL_SIM_TRACE"] != nil, out.count != 1 || out.first.map({ if case .answer(let x) = $0, case .answer(let y) = e { return x.text != y.text }; return false }) == true {
+            print("    link: \(out.count) answer(s) for one: \(out.map { if case .answer(let x) = $0 { return String(x.text.prefix(90)) }; return "" })")
+        }
         for x in out { s?(x) }
     }
 

@@ -94,6 +94,11 @@ func generateSteps(seed: UInt64, count: Int) -> [Step] {
         case 73..<76: steps.append(.resize([80, 40, 120, 100][pick(4)], [24, 12, 40, 30][pick(4)]))
         case 76..<80: steps.append(.wait(50 + pick(300)))
         case 80..<84: steps += [.key(.f(7)), .key(.enter), .key(.esc)]
+        case 84..<92:   // a sale through a misbehaving terminal
+            let misbehaviour: [AnswerFault] = [.unnamedFailureFirst, .repeatEarlierAnswer, .abortOfAnotherFirst, .approvalOfAnotherFirst,
+                                               .unreadableAmount]
+            steps += [.fault(misbehaviour[pick(misbehaviour.count)]), .key(.f(2)), .freshAmount, .text(["12.50", "7.77", "20", "4.04"][pick(4)]),
+                      .key(.enter), .cashier(pick(2))]
         default:
             let noise: [Key] = [.tab, .backTab, .enter, .esc, .char("-"), .char(","), .char("."), .char("7"), .char("%"),
                                 .f(2), .f(7), .f(8), .backspace, .delete, .ctrl("u"), .down, .up, .f(9), .char("y"), .char("x")]
