@@ -564,7 +564,7 @@ public actor TillController: TillService {
     /// With the note why.
     func settledState(_ r: CallbackResponse, for e: JournalEntry) throws -> (EntryState, String?) {
         let state = AnswerRules.state(for: r)
-        guard state == .approved, Report.moneyActions.contains(e.action) else { return (state, nil) }
+        guard state == .approved, e.action.movesMoney else { return (state, nil) }
         if let same = try journal.entry(sameTransactionAs: r, action: e.action, excluding: e.id, countedOnly: true) {
             return (.duplicate, "The terminal answered with a transaction already journaled as entry \(same.id) "
                     + "(\(r.transactionId ?? r.referenceNumber ?? "same STAN")): nothing new was charged for this request. Check the terminal.")
@@ -675,7 +675,7 @@ public actor TillController: TillService {
             // A request that carries no reference (refund, capture) has no answer that names it: its first failure
             // is as weak as an unnamed one, since a stray could stand before the real approval.
             let referenceless = f.inFlight.entry.clientTransactionId == nil && a.requestIdHint == nil
-                && Report.moneyActions.contains(f.inFlight.entry.action)
+                && f.inFlight.entry.action.movesMoney
             let failed = state != .approved && state != .review && state != .duplicate
             if flightLink == .unnamed && !failed {
                 note = (note.map { $0 + " " } ?? "") + "The answer did not name the payment (no client transaction id); "

@@ -333,6 +333,7 @@ public final class Journal: Sendable {
             """)
         }
         registerTipStyleMigration(&m, tipStyle: tipStyle)
+        registerBatchIndexMigration(&m)
         return m
     }
 
@@ -667,7 +668,7 @@ public final class Journal: Sendable {
     static func isForeign(tables: [String]) -> Bool { !tables.isEmpty && !tables.contains("grdb_migrations") }
 
     static func glance(_ db: Database, nowMs: Int64) throws -> JournalGlance {
-        glance(events: try Row.fetchAll(db, sql: batchEventsSQL).map(Journal.batchEvent(from:)),
+        glance(events: try Row.fetchAll(db, sql: currentBatchEventsSQL).map(Journal.batchEvent(from:)),
                unresolved: try Journal.unresolved(db), nowMs: nowMs)
     }
 
@@ -758,7 +759,7 @@ public final class Journal: Sendable {
     /// The open batch as the batch history tells it, including one the terminal started by itself after a 48-hour
     /// auto-close (batch.txt:10), so entries made meanwhile are filed under it.
     public func batch(nowMs: Int64 = WallClock.nowMs()) throws -> BatchInfo {
-        guard let last = try batches(nowMs: nowMs).last else { return BatchInfo() }
+        guard let last = try latestBatch(nowMs: nowMs) else { return BatchInfo() }
         return last.info
     }
 

@@ -149,6 +149,29 @@ extension Journal {
     }
 
     static let batchEventsSQL = "SELECT * FROM batch_event ORDER BY id"
+    /// The events from the last open on: all that the open batch (or the last one) depends on. One indexed look-up
+    /// (`batch_event_command`), so a sale, a start-up and a report of the current shift cost the same on a till's
+    /// first day and after thousands of shifts.
+    static let currentBatchEventsSQL = """
+        SELECT * FROM batch_event WHERE id >= COALESCE((SELECT MAX(id) FROM batch_event WHERE command = 'open'), 0) ORDER BY id
+        """
+    /// From the open before the last one: also the batch the last open closed.
+    static let recentBatchEventsSQL = """
+        SELECT * FROM batch_event WHERE id >= COALESCE((SELECT id FROM batch_event WHERE command = 'open' ORDER BY id DESC LIMIT 1 OFFSET 1), 0) ORDER BY id
+        """
+
+    /// The latest batch (open or not), from the events since the last open.
+    public func latestBatch(nowMs: Int64 = WallClock.nowMs()) throws -> BatchRecord? {
+        try pool.read { db in
+            Journal.batches(events: try Row.fetchAll(db, sql: Journal.currentBatchEventsSQL).map(Journal.batchEvent(from:)), nowMs: nowMs).last
+        }
+    }
+
+    static func registerBatchIndexMigration(_ m: inout DatabaseMigrator) {
+        m.registerMigration("v6-batch-index") { db in
+            try db.execute(sql: "CREATE INDEX batch_event_command ON batch_event(command, id)")
+        }
+    }
 
     /// The batches the events (oldest first) tell of, as at `nowMs`.
     static func batches(events: [BatchEvent], nowMs: Int64) -> [BatchRecord] {
@@ -201,7 +224,7 @@ extension Journal {
     /// that every payment is in exactly one report. Other requests take the open batch, if any.
     public func batch(for action: Action, nowMs: Int64 = WallClock.nowMs()) throws -> BatchInfo {
         let open = try batch(nowMs: nowMs)
-        guard !open.isOpen, Report.moneyActions.contains(action) else { return open }
+        guard !open.isOpen, action.movesMoney else { return open }
         try write { db in
             try db.execute(sql: "INSERT INTO batch_event (entryId, command, batchId, batchName, atMs) VALUES (NULL, 'open', ?, ?, ?)",
                            arguments: [Journal.terminalStartedBatchKeyPrefix + String(nowMs), Journal.terminalStartedBatchName, nowMs])
@@ -213,6 +236,11 @@ extension Journal {
     /// open), `last` the latest one; an id matches ignoring case; typed text is an id first, then the latest batch
     /// of exactly that name.
     public func findBatch(_ key: BatchKey, nowMs: Int64 = WallClock.nowMs()) throws -> BatchRecord? {
+        switch key {
+        case .current: return try latestBatch(nowMs: nowMs).flatMap { $0.isOpen ? $0 : nil }
+        case .last: return try latestBatch(nowMs: nowMs)
+        default: break
+        }
         let all = try batches(nowMs: nowMs)
         func byId(_ id: String) -> BatchRecord? { all.last(where: { $0.id?.lowercased() == id.lowercased() }) }
         switch key {
@@ -262,9 +290,10 @@ extension Journal {
 
     /// Called in the transaction that journals a successful batch answer: a close stores the
     /// closed batch's Z report right away, with the journal exactly as it stood at the close.
+    /// Only the batches a batch answer can have closed: the last and the one before it (an open closes the one before).
     static func storeZReportOnClose(_ db: Database, nowMs: Int64) throws {
-        let all = try batches(db, nowMs: nowMs)
-        for b in all where !b.isOpen {
+        let recent = batches(events: try Row.fetchAll(db, sql: recentBatchEventsSQL).map(Journal.batchEvent(from:)), nowMs: nowMs)
+        for b in recent where !b.isOpen {
             let key = b.id ?? ""
             if try Int.fetchOne(db, sql: "SELECT 1 FROM z_report WHERE batchKey = ?", arguments: [key]) != nil { continue }
             let r = Report(kind: .closing, batch: b.info, closedAtMs: b.closedAtMs, closedHow: b.closedHow,

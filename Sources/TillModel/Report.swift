@@ -37,7 +37,7 @@ public struct ReportBucket: Sendable, Hashable, Codable {
     public static func aggregate(_ entries: [JournalEntry]) -> [ReportBucket] {
         var map: [Key: ReportBucket] = [:]
         var order: [Key] = []
-        for e in entries where Report.moneyActions.contains(e.action) {
+        for e in entries where e.action.movesMoney {
             let key = Key(action: e.action, state: e.state, cardType: e.response?.cardType ?? "",
                           method: e.response?.verificationMethod ?? "")
             let amount = amountCents(of: e), tip = tipCents(of: e), included = e.tipStyle == .included ? tip : 0
@@ -73,7 +73,6 @@ public struct Tally: Sendable, Hashable, Codable {
 public struct Report: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Hashable, Codable { case running = "X", closing = "Z" }
 
-    public static let moneyActions: Set<Action> = [.sale, .preAuth, .capturePreAuth, .cancel]
 
     public var kind: Kind
     public var batchId: String?
@@ -122,7 +121,7 @@ public struct Report: Sendable, Hashable, Codable {
         self.closedAtMs = closedAtMs; self.closedHow = closedHow; self.generatedAtMs = generatedAtMs
         /// A bucket's money as the card pays it: amount + tip on top, the amount alone when it holds the tip.
         func asked(_ b: ReportBucket) -> Int { b.amountCents + b.tipCents - b.includedTipCents }
-        for b in buckets where Report.moneyActions.contains(b.action) {
+        for b in buckets where b.action.movesMoney {
             firstAtMs = min(firstAtMs ?? b.firstAtMs, b.firstAtMs)
             lastAtMs = max(lastAtMs ?? b.lastAtMs, b.lastAtMs)
             switch b.state {

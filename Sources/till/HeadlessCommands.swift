@@ -286,7 +286,7 @@ struct ResolveCommand: AsyncParsableCommand {
         }
         if charged && notCharged { printToStandardError("till: say --charged or --not-charged, not both."); throw ExitCode(2) }
         let text = (note ?? "").trimmingWhitespace()
-        let isPayment = [.sale, .preAuth, .capturePreAuth, .cancel].contains(e.action)
+        let isPayment = e.action.movesMoney
         do {
             if charged || notCharged {
                 let how = charged ? "Marked charged" : "Marked not charged"

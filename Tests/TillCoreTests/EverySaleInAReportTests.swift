@@ -4,19 +4,20 @@ import Testing
 import TillIO
 import TillProtocol
 
-/// Every payment the terminal charged is in exactly one report, and an export's `paid` adds up to the money that moved.
+/// Every payment the terminal charged is in exactly one report (the commands run off the cooperative pool's threads,
+/// through the async helpers, so that other tests' deadlines are not starved), and an export's `paid` adds up to the money that moved.
 /// Each test failed on the code before its fix.
 @Suite(.serialized) struct EverySaleInAReportTests {
     /// Sales taken with no batch open on till's side were in no report and no export (`till report` exited 2).
-    @Test func aSaleWithNoShiftOpenIsInTheReport() throws {
+    @Test func aSaleWithNoShiftOpenIsInTheReport() async throws {
         let dir = TempDir("till-nobatch"); defer { dir.cleanup() }
         let common = ["--journal", dir.path + "/journal.sqlite", "--sim-speed", "0"]
-        #expect(try runTill(["sale", "--amount", "100.00"] + common).status == 0)
-        let report = try runTillCapturing(["report", "--format", "json"] + common)
+        #expect(try await runTill(["sale", "--amount", "100.00"] + common).status == 0)
+        let report = try await runTillCapturing(["report", "--format", "json"] + common)
         #expect(report.status == 0, "\(report.errors)")
         let json = try #require(try? JSONSerialization.jsonObject(with: Data(report.output.utf8)) as? [String: Any])
         #expect((json["sales"] as? [String: Int])?["cents"] == 10000)
-        let export = try runTillCapturing(["export", "--format", "csv"] + common)
+        let export = try await runTillCapturing(["export", "--format", "csv"] + common)
         #expect(export.status == 0)
         #expect(export.output.contains("100.00"))
     }
@@ -57,17 +58,17 @@ import TillProtocol
 
     /// The export listed look-ups with `paid` set and a declined sale with `paid` equal to its amount: an accountant
     /// summing `paid` counted money twice. Only what moved money has a `paid`; the currency is its ISO code.
-    @Test func theExportsPaidAddsUpToTheMoneyThatMoved() throws {
+    @Test func theExportsPaidAddsUpToTheMoneyThatMoved() async throws {
         let dir = TempDir("till-paid"); defer { dir.cleanup() }
         let common = ["--journal", dir.path + "/journal.sqlite", "--sim-speed", "0"]
-        #expect(try runTill(["batch", "open", "--name", "Paid"] + common).status == 0)
-        let sale = try runTill(["sale", "--amount", "20.00", "--tip", "2.00", "--json"] + common)
+        #expect(try await runTill(["batch", "open", "--name", "Paid"] + common).status == 0)
+        let sale = try await runTill(["sale", "--amount", "20.00", "--tip", "2.00", "--json"] + common)
         #expect(sale.status == 0)
-        #expect(try runTill(["sale", "--amount", "6.66"] + common).status == 1)      // declined
+        #expect(try await runTill(["sale", "--amount", "6.66"] + common).status == 1)      // declined
         let stan = try #require(sale.output.range(of: #""referenceNumber" *: *"([0-9]{6})""#, options: .regularExpression)
             .map { String(sale.output[$0].suffix(7).prefix(6)) })
-        #expect(try runTill(["refund", "--reference", stan, "--amount", "5"] + common).status == 0)
-        let export = try runTillCapturing(["export", "--format", "csv"] + common)
+        #expect(try await runTill(["refund", "--reference", stan, "--amount", "5"] + common).status == 0)
+        let export = try await runTillCapturing(["export", "--format", "csv"] + common)
         #expect(export.status == 0)
         let rows = export.output.split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) }
         let header = try #require(rows.first)

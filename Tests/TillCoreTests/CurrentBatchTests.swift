@@ -1,0 +1,40 @@
+import Foundation
+import GRDB
+import Testing
+@testable import TillCore
+import TillProtocol
+
+/// The open batch is read from the events since the last open (one indexed look-up), not from the whole history: the
+/// same answer as folding every event, for any history (opens, closes by id, by name or none, 48-hour gaps).
+@Suite struct CurrentBatchTests {
+    @Test func theCurrentBatchFromTheLastOpenIsTheWholeHistorysLast() throws {
+        var failures: [String] = []
+        for seed in 1...60 {
+            let dir = TempDir(); defer { dir.cleanup() }
+            let j = try Journal(path: dir.path + "/j.sqlite")
+            var rng = SeededRandom(seed: UInt64(seed))
+            var t: Int64 = 1_700_000_000_000
+            let gaps: [Int64] = [60_000, 3_600_000, 30 * 3_600_000, 50 * 3_600_000, 200 * 3_600_000]
+            try j.write { db in
+                for i in 0..<(1 + rng.next(30)) {
+                    t += gaps[rng.next(gaps.count)]
+                    let open = rng.next(2) == 0
+                    let id: String? = rng.next(4) == 0 ? nil : "b\(rng.next(max(1, i)))"
+                    let name: String? = rng.next(3) == 0 ? nil : "name \(rng.next(4))"
+                    let command = open ? "open" : "close"
+                    try db.execute(sql: "INSERT INTO batch_event (entryId, command, batchId, batchName, atMs) VALUES (NULL, ?, ?, ?, ?)",
+                                   arguments: [command, id, name, t])
+                }
+            }
+            let laters: [Int64] = [0, 3_600_000, 49 * 3_600_000, 500 * 3_600_000]
+            for later in laters {
+                let now = t + later
+                let whole = try j.batches(nowMs: now).last
+                let quick = try j.latestBatch(nowMs: now)
+                if whole != quick { failures.append("seed \(seed) +\(later): \(String(describing: whole)) ≠ \(String(describing: quick))") }
+                if try j.batch(nowMs: now) != (whole?.info ?? BatchInfo()) { failures.append("seed \(seed): batch() differs") }
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(5))")
+    }
+}
