@@ -595,17 +595,25 @@ public final class Journal: Sendable {
 
     static let columns = "id, requestId, action, clientTransactionId, amountCents, tipCents, requestURL, state, createdAtMs, updatedAtMs, response, batchId, batchName, note, tipIncluded"
 
-    static func entry(from row: Row) -> JournalEntry {
+    /// A row this build cannot read as an entry (an action or state a newer till wrote): an error, never a guess.
+    struct UnreadableRow: Error, CustomStringConvertible {
+        var id: Int64; var what: String
+        var description: String { "journal entry \(id) has \(what) this version of till does not know; use a newer till to read it" }
+    }
+
+    static func entry(from row: Row) throws -> JournalEntry {
         let responseText: String? = row["response"]
         // The answer as journaled (JSON this code wrote); the money columns, state and summary never depend on it, so a
         // row whose JSON could not be read still counts right and shows its columns.
         let response = responseText.flatMap { try? JSONDecoder().decode(CallbackResponse.self, from: Data($0.utf8)) }
         let amount: Int? = row["amountCents"]
         let tip: Int? = row["tipCents"]
-        return JournalEntry(id: row["id"], requestId: row["requestId"], action: Action(rawValue: row["action"]) ?? .sale,
+        guard let action = Action(rawValue: row["action"]) else { throw UnreadableRow(id: row["id"], what: "an action ('\(String(describing: row["action"] as String?))')") }
+        guard let state = EntryState(rawValue: row["state"]) else { throw UnreadableRow(id: row["id"], what: "a state ('\(String(describing: row["state"] as String?))')") }
+        return JournalEntry(id: row["id"], requestId: row["requestId"], action: action,
                             clientTransactionId: row["clientTransactionId"], amount: amount.map(Money.init(cents:)),
                             tipAmount: tip.map(Money.init(cents:)), requestURL: row["requestURL"],
-                            state: EntryState(rawValue: row["state"]) ?? .unknown, createdAtMs: row["createdAtMs"],
+                            state: state, createdAtMs: row["createdAtMs"],
                             updatedAtMs: row["updatedAtMs"], response: response, batchId: row["batchId"],
                             batchName: row["batchName"], note: row["note"],
                             tipStyle: (row["tipIncluded"] as Int?) == 1 ? .included : .onTop)

@@ -27,11 +27,12 @@ struct JournalFirstReading {
         defer { sqlite3_exec(db, "COMMIT", nil, nil, nil) }
         guard let tables = names(db, Journal.tablesSQL) else { return nil }
         let foreign = Journal.isForeign(tables: tables)
-        guard !foreign, let events = rows(db, Journal.currentBatchEventsSQL), let unresolved = rows(db, Journal.unresolvedSQL) else {
+        guard !foreign, let events = rows(db, Journal.currentBatchEventsSQL), let unresolved = rows(db, Journal.unresolvedSQL),
+              let open = try? unresolved.map(Journal.entry(from:)) else {
             return JournalFirstReading(foreign: foreign, glance: nil)
         }
         return JournalFirstReading(foreign: false, glance: Journal.glance(events: events.map(Journal.batchEvent(from:)),
-                                                                          unresolved: unresolved.map(Journal.entry(from:)),
+                                                                          unresolved: open,
                                                                           nowMs: nowMs))
     }
 

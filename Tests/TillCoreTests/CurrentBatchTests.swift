@@ -38,3 +38,22 @@ import TillProtocol
         #expect(failures.isEmpty, "\(failures.prefix(5))")
     }
 }
+
+/// A row this build cannot read (an action or state a newer till wrote) is an error, never read as a sale.
+@Suite struct UnreadableRowTests {
+    @Test func anUnknownActionIsAnErrorNotASale() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let j = try Journal(path: dir.path + "/j.sqlite")
+        try j.write { db in
+            try db.execute(sql: """
+                INSERT INTO entry (requestId, action, origin, amountCents, requestURL, state, createdAtMs, updatedAtMs)
+                VALUES ('r1', 'refund_v2', 'request', 500, '', 'approved', 1, 1)
+                """)
+        }
+        #expect(throws: Journal.UnreadableRow.self) { try j.entries(JournalFilter()) }
+        #expect(throws: Journal.UnreadableRow.self) { try j.report(for: nil) }
+        let r = try runTillCapturing(["journal", "--journal", dir.path + "/j.sqlite"])
+        #expect(r.status != 0)
+        #expect(r.errors.contains("refund_v2") && r.errors.contains("newer till"), "\(r.errors)")
+    }
+}
