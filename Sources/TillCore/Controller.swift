@@ -748,10 +748,7 @@ public actor TillController: TillService {
         if let ctid = r.clientTransactionId {
             return try journal.entries(clientTransactionId: ctid).first(where: { $0.action == action })
         }
-        let open = try journal.unresolved().reversed()
-        return open.first { e in
-            e.state.awaitsTerminal && e.clientTransactionId == nil && AnswerRules.link(r, to: e, hint: nil) == .exact
-        }
+        return try journal.awaitingWithoutReference(action: action).first { e in AnswerRules.link(r, to: e, hint: nil) == .exact }
     }
 
     // MARK: recovery and journal

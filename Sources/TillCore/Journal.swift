@@ -642,6 +642,17 @@ public final class Journal: Sendable {
         try pool.read { db in try Int64.fetchOne(db, sql: "SELECT parentId FROM entry WHERE id = ?", arguments: [id]) }
     }
 
+    /// Requests of this action that carry no reference and still wait for the terminal, newest first (a few: an
+    /// indexed read whatever the journal's size, so that a flood of stray answers costs the same on any journal).
+    public func awaitingWithoutReference(action: Action, limit: Int = 16) throws -> [JournalEntry] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown') AND action = ?
+                  AND clientTransactionId IS NULL AND origin = 'request' ORDER BY id DESC LIMIT ?
+                """, arguments: [action.rawValue, limit]).map(Journal.entry(from:))
+        }
+    }
+
     /// Entries that need attention (pending, sent, unknown, or an answer to review), oldest first.
     public func unresolved() throws -> [JournalEntry] {
         try pool.read(Journal.unresolved)
