@@ -44,20 +44,21 @@ func runningReport(_ report: Report, _ s: AppState, x: Int, y: inout Int, maxY: 
     let f = s.reportFormat
     let title = report.kind == .running ? "Running (X) report" : "Last shift's (Z) report"
     buf.put(title, x: x, y: y, role: .title, attrs: .bold, maxWidth: width); y += 1
+    // The count goes with the label ("Sales (2)"): "2 × € 60.00" read as two times 60.00.
     var rows: [(label: String, value: String, role: Role, bold: Bool)] = [
-        ("Sales", "\(report.sales.count) × " + f.money(report.sales.cents) + " + tips " + f.money(report.tips.cents), .amount, false),
-        ("Refunds", "\(report.refunds.count) × " + (report.refunds.cents > 0 ? "-" : "") + f.money(report.refunds.cents), .amount, false),
+        ("Sales (\(report.sales.count))", f.money(report.sales.cents) + " + tips " + f.money(report.tips.cents), .amount, false),
+        ("Refunds (\(report.refunds.count))", (report.refunds.cents > 0 ? "-" : "") + f.money(report.refunds.cents), .amount, false),
         ("NET TOTAL", f.money(report.netCents), .approved, true),
     ]
     if report.captures.count > 0 || report.preAuths.count > 0 {
-        rows.insert(("Captured", "\(report.captures.count) × " + f.money(report.captures.cents), .amount, false), at: 1)
+        rows.insert(("Captured (\(report.captures.count))", f.money(report.captures.cents), .amount, false), at: 1)
     }
     let notIn = "\(report.declined.count) declined, \(report.aborted.count) aborted"
     rows.append(("Not counted", notIn, .normal, false))
     if report.unknown.count > 0 { rows.append(("UNKNOWN", "\(report.unknown.count): check the terminal", .unknown, false)) }
     for row in rows where y < maxY {
-        buf.put(row.label, x: x + 2, y: y, role: .label, maxWidth: 12)
-        buf.put(row.value, x: x + 14, y: y, role: row.role, attrs: row.bold ? .bold : [], maxWidth: width - 14)
+        buf.put(row.label, x: x + 2, y: y, role: .label, maxWidth: 13)
+        buf.put(row.value, x: x + 16, y: y, role: row.role, attrs: row.bold ? .bold : [], maxWidth: width - 16)
         y += 1
     }
 }
