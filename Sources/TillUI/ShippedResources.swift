@@ -82,7 +82,7 @@ public enum ShippedResources {
         fg = "bright-white"
         bg = "red"
         attrs = ["bold"]
-        mono = ["reverse", "bold"]
+        mono = ["underline", "bold"]
 
         [roles.aborted]
         fg = "black"
@@ -217,7 +217,7 @@ public enum ShippedResources {
         fg = "white"
         bg = "red"
         attrs = ["bold"]
-        mono = ["reverse", "bold"]
+        mono = ["underline", "bold"]
 
         [roles.aborted]
         fg = "black"
@@ -335,8 +335,8 @@ public enum ShippedResources {
         mono = ["reverse", "bold"]
 
         [roles.declined]
-        attrs = ["reverse", "bold"]
-        mono = ["reverse", "bold"]
+        attrs = ["underline", "bold"]
+        mono = ["underline", "bold"]
 
         [roles.aborted]
         attrs = ["reverse"]

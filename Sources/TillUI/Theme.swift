@@ -111,7 +111,8 @@ public struct Theme: Sendable, Hashable {
             .hint: s(.basic(6), mono: .dim),
             .amount: s(.bright(3), .default, .bold, mono: .bold),
             .approved: s(.basic(0), .basic(2), .bold, mono: [.reverse, .bold]),
-            .declined: s(.bright(7), .basic(1), .bold, mono: [.reverse, .bold]),
+            // Underlined, not reversed as an approval is: without colour the two differ by more than the word.
+            .declined: s(.bright(7), .basic(1), .bold, mono: [.underline, .bold]),
             .aborted: s(.basic(0), .basic(3), .bold, mono: [.reverse]),
             .unknown: s(.basic(0), .basic(5), .bold, mono: [.reverse, .bold, .underline]),
             .inFlight: s(.bright(6), .default, .bold, mono: .bold),

@@ -15,6 +15,9 @@ import Testing
         for role in [Role.approved, .declined, .unknown, .fieldFocused, .statusLine] {
             #expect(!theme.style(role).mono.isEmpty, "\(name): \(role.name) has no monochrome emphasis")
         }
+        // Approved and declined differ by more than the word where there is no colour (and in the monochrome theme).
+        #expect(theme.style(.approved).mono != theme.style(.declined).mono, "\(name): approved and declined look alike without colour")
+        if name == "monochrome" { #expect(theme.style(.approved).attrs != theme.style(.declined).attrs) }
     }
 
     @Test func shippedDefaultThemeMatchesBuiltIn() throws {
