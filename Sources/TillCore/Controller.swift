@@ -89,7 +89,7 @@ public actor TillController: TillService {
         self.caller = caller
         self.timeoutMs = timeoutMs
         self.abortWaitMs = abortWaitMs
-        self.senderLock = SenderLock(path: journal.path + ".lock")
+        self.senderLock = SenderLock(journalPath: journal.path)
     }
 
     // MARK: life cycle

@@ -5,8 +5,8 @@ import TillProtocol
 import Glibc
 #endif
 
-/// The pipe transport: till starts the bridge (`/bin/sh -c COMMAND`, in a process group of its own, without till's
-/// secrets in its environment), writes each request URL as one line to its standard input and reads callback URLs,
+/// The pipe transport: till starts the bridge (`/bin/sh -c COMMAND`, in a process group of its own, with an
+/// allow-listed environment: `bridgeVariables`), writes each request URL as one line to its standard input and reads callback URLs,
 /// one a line (at most 64 KiB), from its standard output.
 ///
 /// A request counts as handed over once the bridge has read it from the pipe: `send` watches the pipe drain (or the
@@ -74,20 +74,23 @@ public final class PipeTransport: Transport, @unchecked Sendable {
 
     // MARK: environment
 
-    /// Whether till keeps an environment variable from the bridge: its own secrets (`TILL_MERCHANT_KEY`, and any
-    /// `TILL_…` variable whose name says KEY, SECRET, TOKEN or PASSWORD). The bridge gets no merchant key from till's
-    /// environment; the request URL carries what the terminal needs.
-    public static func withholds(_ name: String) -> Bool {
-        let upper = name.uppercased()
-        guard upper.hasPrefix("TILL_") else { return false }
-        return ["KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD"].contains { upper.contains($0) }
+    /// The variables the bridge gets from till's environment: what any program needs to run in the cashier's locale
+    /// (`PATH`, `HOME`, `USER`, `LOGNAME`, `SHELL`, `LANG`, `LANGUAGE`, `LC_*`, `TZ`, `TMPDIR`), nothing else. An
+    /// allow-list, not a deny-list: till's environment holds the merchant key and whatever else the shop put there
+    /// (PINs, passphrases, credentials under any name), and no list of bad names is ever complete. A bridge that
+    /// needs more is given it in its command: `pipe:BRIDGE_URL=… my-bridge`.
+    public static let bridgeVariables: Set<String> = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TMPDIR"]
+
+    /// Whether the bridge gets the variable `name` (see `bridgeVariables`).
+    public static func passes(_ name: String) -> Bool {
+        bridgeVariables.contains(name) || (name.hasPrefix("LC_") && name.count > 3)
     }
 
-    /// `NAME=value` entries for the bridge: the given ones less those `withholds` names.
+    /// `NAME=value` entries for the bridge: those of the given ones that `passes` names.
     public static func bridgeEnvironment(_ entries: [String]) -> [String] {
         entries.filter { entry in
-            let name = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? entry
-            return !withholds(name)
+            guard let eq = entry.firstIndex(of: "=") else { return false }
+            return passes(String(entry[..<eq]))
         }
     }
 

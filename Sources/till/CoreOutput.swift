@@ -132,7 +132,10 @@ struct GlobalValues: Sendable {
             o.timeoutSeconds = timeout
         }
         if let simSpeed {
-            guard simSpeed >= 0, simSpeed.isFinite else { printToStandardError("till: --sim-speed must be 0 or more."); Foundation.exit(2) }
+            guard simSpeed >= 0, simSpeed <= TillConfig.maximumSimSpeed else {
+                printToStandardError("till: --sim-speed must be from 0 (no delays) to \(Int(TillConfig.maximumSimSpeed)) (delays 1000 times real time); nothing was sent.")
+                Foundation.exit(2)
+            }
             o.simSpeed = simSpeed
         }
         o.journalPath = journal

@@ -1,0 +1,132 @@
+import Foundation
+import Testing
+@testable import TillCore
+import TillIO
+import TillProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Faults of the surroundings rather than of the terminal: files deleted, replaced or made hostile under a live till,
+/// a bridge's environment, values that overflow, control characters typed into arguments. Real files, real processes.
+@Suite(.serialized) struct HostileSurroundingsTests {
+    /// The text of `<journal>.lock` once the first till took the sender lock (it writes its process id there).
+    static func lockNoteHasPid(_ journal: String) -> Bool {
+        Int32((AtomicFile.read(journal + ".lock") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) != nil
+    }
+
+    // Guarantee 5 — defect: deleting `<journal>.lock` while a sale was in flight let a second till take a new lock
+    // file of the same name and send beside the first.
+    @Test func deletingTheLockFileLetsNoSecondSenderIn() async throws {
+        let dir = TempDir("till-lock"); defer { dir.cleanup() }
+        let journal = dir.path + "/journal.sqlite"
+        // The first waits for a card that never comes (9.09 at real speed on the built-in simulator).
+        let first = try SpawnedTill(["sale", "--amount", "9.09", "--timeout", "600", "--journal", journal])
+        defer { first.kill() }
+        #expect(await eventuallyAsync(120) { Self.lockNoteHasPid(journal) }, "the first till never took the sender lock")
+        #expect(unlink(journal + ".lock") == 0)
+        let second = try await runTillCapturing(["sale", "--amount", "4", "--sim-speed", "0", "--journal", journal])
+        #expect(second.status == 3 && second.errors.contains("another till on this journal"),
+                "a second till sent while the first waited: status \(second.status), \(second.errors)")
+        kill(first.pid, SIGTERM)
+        #expect(await eventuallyAsync(30) { first.poll() != nil })
+        let sales = try Journal(path: journal).entries(JournalFilter()).filter { $0.action == .sale }
+        #expect(sales.count == 1, "only the first till's sale is journaled: \(sales.map(\.state))")
+    }
+
+    // Defect: TILL_PIN_CODE, TILL_PIN, TILL_PASSPHRASE, TILL_AUTH and TILL_CREDENTIALS (and anything else that is not
+    // the bridge's business) reached the pipe bridge's environment: only a deny-list of names was kept back.
+    @Test func theBridgeGetsAnAllowListedEnvironmentOnly() async throws {
+        let dir = TempDir("till-env"); defer { dir.cleanup() }
+        let dump = dir.path + "/bridge-env"
+        let secrets = ["TILL_PIN_CODE": "1234", "TILL_PIN": "4321", "TILL_PASSPHRASE": "open sesame", "TILL_AUTH": "Basic eA==",
+                       "TILL_CREDENTIALS": "u:p", "TILL_MERCHANT_KEY": "MK-secret", "SOME_OTHER_SECRET": "s3",
+                       "LANG": "C.UTF-8", "LC_TIME": "C", "TZ": "UTC", "TMPDIR": "/tmp"]
+        let r = try await runTillCapturing(["sale", "--amount", "1", "--journal", dir.path + "/journal.sqlite",
+                                            "--transport", "pipe:env > '\(dump)'"], environment: secrets)
+        #expect(r.status == 3, "the bridge ended without reading: \(r.errors)")
+        let env = try #require(AtomicFile.read(dump), "the bridge never ran")
+        let names = Set(env.split(separator: "\n").compactMap { $0.split(separator: "=", maxSplits: 1).first.map(String.init) })
+        for secret in ["TILL_PIN_CODE", "TILL_PIN", "TILL_PASSPHRASE", "TILL_AUTH", "TILL_CREDENTIALS", "TILL_MERCHANT_KEY", "SOME_OTHER_SECRET"] {
+            #expect(!names.contains(secret), "\(secret) reached the bridge")
+        }
+        for kept in ["PATH", "HOME", "LANG", "LC_TIME", "TZ", "TMPDIR"] {
+            #expect(names.contains(kept), "\(kept) did not reach the bridge: \(names.sorted())")
+        }
+    }
+
+    // Defect: a config file others could write (it can name a `pipe:` command, run as the cashier) was used silently.
+    @Test(arguments: [0o666, 0o620, 0o602])
+    func aConfigOthersCanWriteIsRefused(mode: Int) async throws {
+        let dir = TempDir("till-cfg"); defer { dir.cleanup() }
+        let path = dir.path + "/config.toml"
+        try "transport = \"pipe:touch \(dir.path)/ran\"\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, mode_t(mode))
+        do { _ = try TillConfig.load(path: path); Issue.record("a config of mode \(String(mode, radix: 8)) was used") } catch {
+            #expect(error.message.contains(path) && error.message.contains("chmod"), "\(error.message)")
+        }
+        let r = try await runTillCapturing(["sale", "--amount", "1", "--config", path, "--journal", dir.path + "/journal.sqlite"])
+        #expect(r.status == 2 && r.errors.contains("chmod"), "status \(r.status): \(r.errors)")
+        #expect(!Path.exists(dir.path + "/ran"), "the config's bridge was run")
+    }
+
+    @Test func aConfigOfAnotherOwnerIsRefused() throws {
+        guard geteuid() == 0 else { return }   // only root can give a file away
+        let dir = TempDir("till-cfg"); defer { dir.cleanup() }
+        let path = dir.path + "/config.toml"
+        try "timeout = 30\n".write(toFile: path, atomically: true, encoding: .utf8)
+        chmod(path, 0o600)
+        #expect(chown(path, 65534, 65534) == 0)
+        do { _ = try TillConfig.load(path: path); Issue.record("a config owned by another user was used") } catch {
+            #expect(error.message.contains(path) && error.message.contains("belongs to"), "\(error.message)")
+        }
+    }
+
+    // Defect: `sim_speed = 1e308` was taken, and its delays overflowed (SIGILL, the entry left `sent`).
+    @Test func anOverflowingSimulatorSpeedIsRefusedInWords() async throws {
+        #expect(throws: ConfigError.self) { _ = try TillConfig.parse("sim_speed = 1e308\n") }
+        #expect(throws: ConfigError.self) { _ = try TillConfig.parse("sim_speed = 1e16\n") }
+        #expect(try TillConfig.parse("sim_speed = 2.5\n").simSpeed == 2.5)
+        let dir = TempDir("till-speed"); defer { dir.cleanup() }
+        let journal = dir.path + "/journal.sqlite"
+        let r = try await runTillCapturing(["sale", "--amount", "1", "--sim-speed", "1e16", "--journal", journal])
+        #expect(!r.signalled && r.status == 2 && r.errors.contains("--sim-speed"), "status \(r.status) signalled \(r.signalled): \(r.errors)")
+        if Path.exists(journal) {
+            #expect(try Journal(path: journal).entries(JournalFilter()).isEmpty, "something was journaled")
+        }
+    }
+
+    // Defect: a FIFO as the config file hung every command (it was opened for reading, waiting for a writer).
+    @Test func aFifoAsTheConfigIsRefusedAtOnce() async throws {
+        let dir = TempDir("till-fifo"); defer { dir.cleanup() }
+        let path = dir.path + "/config.toml"
+        #expect(mkfifo(path, 0o600) == 0)
+        let p = try SpawnedTill(["journal", "--config", path, "--journal", dir.path + "/journal.sqlite"])
+        defer { p.kill() }
+        try #require(await eventuallyAsync(30) { p.poll() != nil }, "till hung on a FIFO as its config")
+        #expect(p.poll() == .exited(2))
+        do { _ = try TillConfig.load(path: path); Issue.record("a FIFO was read as the config") } catch {
+            #expect(error.message.contains("not a regular file"), "\(error.message)")
+        }
+    }
+
+    // Defect: escape sequences typed into arguments were echoed raw in validation errors (a terminal obeys them).
+    @Test func controlCharactersTypedIntoArgumentsAreShownNotObeyed() async throws {
+        let dir = TempDir("till-esc"); defer { dir.cleanup() }
+        let journal = dir.path + "/journal.sqlite"
+        let cases: [[String]] = [
+            ["sale", "--amount", "\u{1B}[2J5", "--sim-speed", "0", "--journal", journal],
+            ["sale", "--amount", "5", "--transport", "bogus\u{1B}]0;owned\u{07}", "--journal", journal],
+            ["sale", "--amount", "5", "--config", dir.path + "/\u{1B}[31mnone.toml", "--journal", journal],
+            ["url", "sale", "--amount", "5", "--client-transaction-id", "x\u{1B}[1m\u{9B}y", "--tip", "\u{1B}[7m"],
+        ]
+        for args in cases {
+            let r = try await runTillCapturing(args)
+            #expect(r.status != 0, "\(args) was accepted")
+            let all = r.output + r.errors
+            #expect(!all.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x9B },
+                    "raw control characters echoed for \(args.map { $0.debugDescription }): \(all.debugDescription)")
+            #expect(all.contains("\\u{1B}") || all.contains("\\e"), "the escape is not shown: \(all.debugDescription)")
+        }
+    }
+}
