@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import Testing
 @testable import TillCore
 import TillIO
@@ -170,5 +171,61 @@ import Glibc
         #expect(outcome.journalEntry?.state == .approved, "\(outcome)")
         #expect(events.rejected.isEmpty, "\(events.rejected)")
         await c.shutdown()
+    }
+
+    // Defect: the journal replaced (or cut short) while till ran: the answer was written to the old file and the
+    // sale reported approved (exit 0) while the journal on disk said it was still in flight.
+    @Test(arguments: ["replaced", "truncated"])
+    func aJournalReplacedOrCutShortUnderALiveTillIsLoud(how: String) async throws {
+        let dir = TempDir("till-replace"); defer { dir.cleanup() }
+        let path = dir.path + "/journal.sqlite"
+        let (c, _) = try await fileDropController(dir, timeoutMs: 15_000)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let task = Task { await c.perform(sale(1400)) }
+        let r = try #require(await peer.nextRequest())
+        if how == "replaced" {
+            try FileManager.default.copyItem(atPath: path, toPath: path + ".copy")
+            #expect(rename(path + ".copy", path) == 0)
+        } else {
+            #expect(truncate(path, 0) == 0)
+        }
+        try peer.drop(peer.answers(to: r.url)[0], as: r.id)
+        let outcome = await task.value
+        guard case .journalFailed(_, let message) = outcome else {
+            Issue.record("the sale was reported as \(outcome) though the journal on disk never got the answer"); await c.shutdown(); return
+        }
+        #expect(message.contains("JOURNAL FILE") && message.contains(how == "replaced" ? "replaced" : "cut short"), "\(message)")
+        #expect(outcome.exitCode == 3)
+        // Nothing more is sent on a journal that is not the one on disk.
+        let next = await c.perform(sale(100))
+        #expect(next.exitCode == 3 && next.journalEntry?.state != .approved, "\(next)")
+        await c.shutdown()
+    }
+
+    // Defect: a journal with damaged pages was exported (exit 0) with rows missing, while the report showed them all.
+    @Test func aDamagedJournalIsNeverExportedAsWhole() async throws {
+        let dir = TempDir("till-damaged"); defer { dir.cleanup() }
+        let path = dir.path + "/journal.sqlite"
+        let common = ["--journal", path, "--sim-speed", "0", "--sim-state", dir.path + "/sim.json"]
+        #expect(try await runTillCapturing(["batch", "open", "--name", "b1"] + common).status == 0)
+        for i in 0..<60 {
+            let r = try await runTillCapturing(["sale", "--amount", "\(10 + i).00"] + common)
+            #expect(r.status == 0, "\(r.errors)")
+        }
+        let whole = try await runTillCapturing(["export", "--journal", path, "--batch", "b1"])
+        #expect(whole.status == 0 && whole.output.split(whereSeparator: \.isNewline).count > 60,
+                "\(whole.status) \(whole.errors) \(whole.output.split(whereSeparator: \.isNewline).count) rows")
+        // 200 bytes of garbage over the start of a page in the middle of the file.
+        var st = stat()
+        #expect(stat(path, &st) == 0 && st.st_size > 8_192)
+        let fd = open(path, O_WRONLY)
+        try #require(fd >= 0)
+        let garbage = [UInt8](repeating: 0xA5, count: 200)
+        _ = garbage.withUnsafeBytes { pwrite(fd, $0.baseAddress, 200, off_t((st.st_size / 4096 / 2) * 4096)) }
+        close(fd)
+        let export = try await runTillCapturing(["export", "--journal", path, "--batch", "b1"])
+        #expect(export.status == 3 && export.errors.contains("DAMAGED"), "status \(export.status): \(export.errors) rows: \(export.output.split(whereSeparator: \.isNewline).count)")
+        let sale = try await runTillCapturing(["sale", "--amount", "1", "--sim-speed", "0", "--journal", path])
+        #expect(sale.status == 3 && sale.errors.contains("DAMAGED"), "status \(sale.status): \(sale.errors)")
     }
 }
