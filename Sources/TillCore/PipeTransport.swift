@@ -43,6 +43,8 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         var sink: (@Sendable (TransportEvent) -> Void)?
         var bridge: Bridge?
         var generation = 0
+        /// `stop()` was called: no bridge is started again.
+        var stopped = false
         /// The last request written and not yet followed by any answer line: its id and length in bytes.
         var outstanding: (id: String, length: Int)?
         /// A `send` waiting to see its request read: the bridge's generation (its end is then `send`'s to report).
@@ -65,7 +67,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
     }
 
     public func start(sink: @escaping @Sendable (TransportEvent) -> Void) async throws -> [IncomingAnswer] {
-        state.withLock { $0.sink = sink }
+        state.withLock { $0.sink = sink; $0.stopped = false }
         do { try ensureBridge() } catch {
             sink(.problem("The bridge '\(command)' could not be started: \(error). till tries again with the next request."))
         }
@@ -109,6 +111,8 @@ public final class PipeTransport: Transport, @unchecked Sendable {
 
     private func ensureBridge() throws(TransportError) {
         if state.withLock({ $0.bridge != nil }) { return }
+        // After stop() no bridge is started again: one started then would outlive till (nobody stops it).
+        if state.withLock({ $0.stopped }) { throw .notSent("till is stopping; the bridge is not started again") }
         var inPipe: [Int32] = [0, 0]
         var outPipe: [Int32] = [0, 0]
         guard PipeTransport.cloexecPipe(&inPipe) else { throw .notSent("cannot make a pipe: \(String(cString: strerror(errno)))") }
@@ -446,7 +450,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
 
     /// Closes the bridge's input, then ends its whole process group: SIGTERM, and SIGKILL after a short grace.
     public func stop() async {
-        state.withLock { $0.sink = nil }
+        state.withLock { $0.sink = nil; $0.stopped = true }
         guard let b = detachBridge(generation: nil) else { return }
         close(b.stdin)
         await PipeTransport.terminateGroup(b.pid)

@@ -228,4 +228,60 @@ import Glibc
         let sale = try await runTillCapturing(["sale", "--amount", "1", "--sim-speed", "0", "--journal", path])
         #expect(sale.status == 3 && sale.errors.contains("DAMAGED"), "status \(sale.status): \(sale.errors)")
     }
+
+    // Defect: SIGTERM or SIGHUP while start-up recovery waited for the terminal: the command went on to send its sale
+    // (left pending), and the bridge started for it kept running. After the signal nothing more is sent, the entry
+    // in flight is unknown, and every bridge till started is stopped.
+    @Test(arguments: [SIGTERM, SIGHUP])
+    func aSignalDuringRecoverySendsNothingMore(sig: Int32) async throws {
+        let dir = TempDir("till-recsig"); defer { dir.cleanup() }
+        let journal = dir.path + "/journal.sqlite"
+        let log = dir.path + "/bridge.log", pids = dir.path + "/bridge.pids"
+        let bridge = "pipe:trap '' TERM HUP; echo $$ >> '\(pids)'; while read l; do echo \"$l\" >> '\(log)'; done; sleep 30"
+        // The bridge ignores SIGTERM (till stops it with SIGKILL a second later). An entry left `sent` by a till that
+        // was killed: the next start's recovery asks the terminal about it.
+        let killed = try SpawnedTill(["sale", "--amount", "7.00", "--journal", journal, "--timeout", "600", "--transport", bridge])
+        defer { killed.kill() }
+        try #require(await eventuallyAsync(60) { (AtomicFile.read(log) ?? "").contains("action=sale") }, "the first sale never reached the bridge")
+        try await Task.sleep(nanoseconds: 300_000_000)   // till journals `sent` once the bridge has read
+        killed.kill()
+        for p in (AtomicFile.read(pids) ?? "").split(separator: "\n").compactMap({ pid_t($0) }) { kill(-p, SIGKILL); kill(p, SIGKILL) }
+        unlink(log); unlink(pids)
+
+        let p = try SpawnedTill(["sale", "--amount", "5.00", "--journal", journal, "--timeout", "600", "--transport", bridge])
+        defer { p.kill() }
+        try #require(await eventuallyAsync(60) { (AtomicFile.read(log) ?? "").contains("transactionDetails") }, "recovery never asked")
+        kill(p.pid, sig)
+        try #require(await eventuallyAsync(30) { p.poll() != nil }, "till did not end after signal \(sig)")
+        try await Task.sleep(nanoseconds: 500_000_000)   // a bridge started late would have logged by now
+        let sent = AtomicFile.read(log) ?? ""
+        #expect(!sent.contains("action=sale"), "the sale was sent after the signal: \(sent)")
+        let bridges = (AtomicFile.read(pids) ?? "").split(separator: "\n").compactMap { pid_t($0) }
+        let gone = await eventuallyAsync(20) { bridges.allSatisfy { !isRunning($0) } }
+        #expect(gone, "a bridge survived signal \(sig): \(bridges.filter { isRunning($0) })")
+        for b in bridges { kill(-b, SIGKILL) }
+        let entries = try Journal(path: journal).entries(JournalFilter())
+        #expect(!entries.contains { $0.state == .pending || $0.state == .sent }, "\(entries.map { ($0.action, $0.state) })")
+        #expect(!entries.contains { $0.action == .sale && $0.amount?.cents == 500 && $0.state != .resolved }, "\(entries.map { ($0.action, $0.state) })")
+    }
+
+    // The same defect, at its root: once shutdown began (the signal's path), a request that came after it (recovery's
+    // next question, the command's sale) started a new bridge and was sent to it; that bridge outlived till.
+    @Test func nothingIsSentOnceShutdownBegan() async throws {
+        let dir = TempDir("till-stopped"); defer { dir.cleanup() }
+        let log = dir.path + "/bridge.log", pids = dir.path + "/bridge.pids"
+        let bridge = "echo $$ >> '\(pids)'; while read l; do echo \"$l\" >> '\(log)'; done"
+        let c = TillController(transport: PipeTransport(command: bridge), journal: try Journal(path: dir.path + "/journal.sqlite"),
+                               caller: testCaller, timeoutMs: 5_000)
+        try await c.start()
+        await c.shutdown()
+        let outcome = await c.perform(sale(500))
+        #expect(outcome.exitCode == 3 && outcome.journalEntry == nil, "\(outcome)")
+        try await Task.sleep(nanoseconds: 300_000_000)
+        #expect(!(AtomicFile.read(log) ?? "").contains("action=sale"), "the sale was sent after shutdown")
+        let bridges = (AtomicFile.read(pids) ?? "").split(separator: "\n").compactMap { pid_t($0) }
+        #expect(await eventuallyAsync(10) { bridges.allSatisfy { !isRunning($0) } }, "a bridge runs after shutdown")
+        for b in bridges { kill(-b, SIGKILL) }
+        #expect(try c.journal.entries(JournalFilter()).isEmpty)
+    }
 }
