@@ -1,5 +1,6 @@
 import Foundation
 import TillIO
+import TillModel
 import TillProtocol
 import TillSimulator
 import TOMLKit
@@ -71,6 +72,9 @@ public struct TillConfig: Sendable, Hashable {
     public static let defaultAppId = "com.example.till"
     public static let defaultCallback = "interapp-callback"
     public static let defaultTimeoutSeconds = 90.0
+    /// The slowest the built-in simulator runs: its delays times this stay far inside the clock's range (a factor of
+    /// 1e16 overflowed the delay arithmetic and killed till mid-sale).
+    public static let maximumSimSpeed = 1000.0
 
     /// The keys a config file may hold.
     public static let keys = ["merchant_key", "app_id", "callback", "currency", "decimal_separator", "transport", "timeout",
@@ -90,14 +94,57 @@ public struct TillConfig: Sendable, Hashable {
             if path != nil { throw ConfigError(message: "\(p): no such config file.") }
             return TillConfig()
         }
-        guard let text = AtomicFile.read(p) else { throw ConfigError(message: "\(p): cannot be read.") }
+        let (text, st) = try readOwnFile(p)
         var c = try parse(text, file: p)
         c.sourcePath = p
-        var st = stat()
-        if c.merchantKey != nil, stat(p, &st) == 0, (st.st_mode & 0o077) != 0 {
+        if c.merchantKey != nil, (st.st_mode & 0o077) != 0 {
             c.warnings.append("The config file \(p) holds the merchant key and others on this machine can read it: run chmod 600 \(p)")
         }
         return c
+    }
+
+    /// The largest config file read (a config is a few lines; this bounds what a wrong path can make till read).
+    static let maximumBytes = 1 << 20
+
+    /// Reads the config file, refusing one that is not the user's own: the config names the command a `pipe:`
+    /// transport runs and the folder answers come from, so whoever can write it can run commands as the cashier and
+    /// plant approvals, as with a shared drop folder. Refused: not a regular file (a FIFO would block every command:
+    /// it is opened without blocking and checked with `fstat` before a byte is read), writable by group or others,
+    /// or owned by another user than this one or root. A symbolic link is followed: the file it leads to is checked.
+    static func readOwnFile(_ p: String) throws(ConfigError) -> (String, stat) {
+        let shown = SafeText.terminal(p)
+        let fd = open(p, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw ConfigError(message: "\(shown): cannot be read (\(String(cString: strerror(errno)))).") }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw ConfigError(message: "\(shown): cannot be read (\(String(cString: strerror(errno)))).") }
+        guard FileKind.isRegular(st.st_mode) else {
+            throw ConfigError(message: "\(shown) is \(FileKind.describe(st.st_mode)), not a regular file: till reads its config only from a regular file. "
+                              + "Give the path of a config file, or remove this one.")
+        }
+        if st.st_uid != geteuid() && st.st_uid != 0 {
+            throw ConfigError(message: "The config file \(shown) belongs to another user (uid \(st.st_uid)): it can name a command till runs "
+                              + "and the folder answers come from, so it must be yours. Make it yours: chown \(geteuid()) \(p) && chmod 600 \(p)")
+        }
+        if (st.st_mode & 0o022) != 0 {
+            let who = (st.st_mode & 0o002) != 0 ? "every user on this machine" : "its group"
+            throw ConfigError(message: "The config file \(shown) is writable by \(who) (mode \(String(st.st_mode & 0o777, radix: 8))): "
+                              + "whoever can write it can make till run a command or read answers from a folder of theirs. "
+                              + "Make it yours alone: chmod 600 \(p)")
+        }
+        guard st.st_size <= Int64(maximumBytes) else { throw ConfigError(message: "\(shown) is larger than 1 MiB: not a till config.") }
+        var bytes = [UInt8]()
+        var buf = [UInt8](repeating: 0, count: 65536)
+        while bytes.count <= maximumBytes {
+            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw ConfigError(message: "\(shown): cannot be read (\(String(cString: strerror(errno)))).")
+            }
+            if n == 0 { break }
+            bytes += buf[0..<n]
+        }
+        return (String(decoding: bytes, as: UTF8.self), st)
     }
 
     /// Parses config text. Errors name the file, the line and the key.
@@ -188,7 +235,9 @@ public struct TillConfig: Sendable, Hashable {
                 c.journalPath = s
             case "sim_speed":
                 let n = try number()
-                guard n >= 0, n.isFinite else { throw fail(key, "must be 0 or more.") }
+                guard n >= 0, n <= TillConfig.maximumSimSpeed else {
+                    throw fail(key, "must be from 0 (no delays) to \(Int(TillConfig.maximumSimSpeed)) (delays 1000 times real time).")
+                }
                 c.simSpeed = n
             case "sim_seed":
                 guard let i = v.int, i >= 0 else { throw fail(key, "must be a whole number, 0 or more.") }

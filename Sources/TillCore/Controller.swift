@@ -84,6 +84,8 @@ public actor TillController: TillService {
     static let unnamedFailureGraceMs: Int64 = 3_000
     var current: Flight?
     var started = false
+    /// Set when `shutdown()` begins: nothing is sent after it.
+    var stopped = false
     var consumer: Task<Void, Never>?
     var eventContinuation: AsyncStream<TransportEvent>.Continuation?
 
@@ -94,7 +96,7 @@ public actor TillController: TillService {
         self.caller = caller
         self.timeoutMs = timeoutMs
         self.abortWaitMs = abortWaitMs
-        self.senderLock = SenderLock(path: journal.path + ".lock")
+        self.senderLock = SenderLock(journalPath: journal.path)
     }
 
     // MARK: life cycle
@@ -117,8 +119,11 @@ public actor TillController: TillService {
         hub.emit(.transportReady(transportDescription))
     }
 
-    /// Stops the transport; a request still in flight is journaled as unknown.
+    /// Stops the transport; a request still in flight is journaled as unknown. From its first line on nothing more is
+    /// sent: a request that comes after it (recovery's next question, the command's own sale, while the bridge is
+    /// being stopped) is refused, never handed to a bridge started anew that would outlive till.
     public func shutdown() async {
+        stopped = true
         if var f = current, f.result == nil {
             if let ab = f.abort, await transport.withdrawIfUnclaimed(id: ab.entry.requestId) {
                 do { try journal.transition(ab.entry.id, to: .resolved, note: "Never sent: withdrawn when till stopped.", from: [.pending, .sent]) }
@@ -232,6 +237,7 @@ public actor TillController: TillService {
     }
 
     func perform(_ request: Request, hooks: Bool, timeoutMs: Int64? = nil, confirmingUnknown: Set<Int64> = []) async -> ActionOutcome {
+        if stopped { return .transportError(nil, "till is stopping: nothing was sent.") }
         if let c = current { return .busy(c.inFlight) }
         if case .abort = request {
             return .invalid([ValidationError(field: "action", message: "Use abort() to abort what is in flight.")])

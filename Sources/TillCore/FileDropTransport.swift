@@ -147,8 +147,37 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
         }
     }
 
+    /// How often `responses/` is listed besides the events: a file can arrive with no event telling it is whole (a
+    /// name made by `link()` for a file written elsewhere, finished through its other name), and an event can be
+    /// lost (the queue's overflow is reported, but a safety net costs one listing every two seconds).
+    static let rescanMs: Int64 = 2_000
+    /// A file that does not end in a newline is taken once it has not changed for this long (its writer is done).
+    static let settledMs: Int64 = 5_000
+
+    /// Whether a regular file in `responses/` that got no "complete" event looks whole: not empty, and ending in a
+    /// newline (an answer is one line), or unchanged for `settledMs`. Not a regular file: true (it is rejected at
+    /// once; nothing more is coming). Never blocks (never opens it: `lstat` and, for the last byte, a non-blocking
+    /// open of a regular file).
+    private func looksWhole(_ name: String) -> Bool {
+        let path = responsesDir + "/" + name
+        var st = stat()
+        guard lstat(path, &st) == 0 else { return false }
+        guard FileKind.isRegular(st.st_mode) else { return true }
+        guard st.st_size > 0 else { return false }
+        let ageMs = WallClock.nowMs() - (Int64(st.st_mtim.tv_sec) * 1000 + Int64(st.st_mtim.tv_nsec) / 1_000_000)
+        if ageMs >= FileDropTransport.settledMs { return true }
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var last: UInt8 = 0
+        guard fstat(fd, &st) == 0, FileKind.isRegular(st.st_mode), st.st_size > 0,
+              pread(fd, &last, 1, off_t(st.st_size - 1)) == 1 else { return false }
+        return last == UInt8(ascii: "\n")
+    }
+
     private func watchLoop(_ watcher: DirectoryWatcher) {
         defer { finished.signal() }
+        var lastScan = WallClock.nowMs()
         while true {
             let (stopping, sink) = state.withLock { ($0.stopping, $0.sink) }
             if stopping { return }
@@ -157,15 +186,22 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
                 case .complete:
                     if let a = take(event.name) { sink?(.answer(a)) }
                 case .created:
-                    // A regular file made in place is still being written: its close brings it. Anything else (a FIFO,
-                    // a link, a folder) gets no other event, and is set aside now.
-                    var st = stat()
-                    if lstat(responsesDir + "/" + event.name, &st) == 0, !FileKind.isRegular(st.st_mode),
-                       let a = take(event.name) { sink?(.answer(a)) }
+                    // A regular file made in place is still being written, and its close brings it; but a name made
+                    // by `link()` or `mknod` gets no other event: taken now if it is whole (or not a regular file),
+                    // else by the close or by the rescan below.
+                    if looksWhole(event.name), let a = take(event.name) { sink?(.answer(a)) }
                 case .overflow:
                     for name in Path.list(responsesDir) where !name.hasPrefix(".") {
                         if let a = take(name) { sink?(.answer(a)) }
                     }
+                }
+            }
+            let now = WallClock.nowMs()
+            if now - lastScan >= FileDropTransport.rescanMs {
+                lastScan = now
+                let known = state.withLock { $0.delivered.union($0.stuck) }
+                for name in Path.list(responsesDir) where !name.hasPrefix(".") && !known.contains(name) && looksWhole(name) {
+                    if let a = take(name) { sink?(.answer(a)) }
                 }
             }
         }

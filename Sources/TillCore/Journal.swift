@@ -152,6 +152,7 @@ public final class Journal: Sendable {
             chmod(path, 0o600)
         }
         fileID = lstat(path, &st) == 0 ? Journal.register(st) : nil
+        knownSize.withLock { $0 = Int64(st.st_size) }
         Journal.openJournals.withLock { $0.append(WeakJournal(journal: self)) }
         Journal.closeAtExit()
         for suffix in ["-wal", "-shm"] where Path.exists(path + suffix) {
@@ -256,11 +257,57 @@ public final class Journal: Sendable {
         return n == 16 && buf == Array("SQLite format 3\0".utf8)
     }
 
-    /// Every write goes through here, so an injected fault (tests) fails it exactly as a full disk would.
+    /// Every write goes through here, so an injected fault (tests) fails it exactly as a full disk would; and every
+    /// write is checked to have gone to the journal at the path: before it (nothing is written to a journal that is
+    /// not the one on disk) and after it, before its success is reported (a file replaced meanwhile got the write:
+    /// the cashier would be told "approved" while the journal on disk says pending).
     @discardableResult
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         try faults.check()
-        return try pool.write(body)
+        try checkFile()
+        let result = try pool.write(body)
+        try checkFile()
+        return result
+    }
+
+    /// The size the journal file had at the last look; it never shrinks while till uses it (no vacuum; checkpoints
+    /// only grow it), so a smaller one was cut short by someone else.
+    private let knownSize = Locked<Int64>(0)
+
+    /// Throws `JournalFileError` when the file at the journal's path is not the one this journal has open any more
+    /// (deleted, moved, replaced: another device or inode) or was truncated. A look at the path (`lstat`), never an
+    /// open: closing a descriptor of the file would drop SQLite's locks on it.
+    public func checkFile() throws {
+        guard let id = fileID else { return }
+        var st = stat()
+        guard lstat(path, &st) == 0 else {
+            throw JournalFileError(path: path, problem: "was deleted or moved while till ran (\(String(cString: strerror(errno))))")
+        }
+        if FileID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino)) != id {
+            throw JournalFileError(path: path, problem: "was replaced by another file while till ran")
+        }
+        let size = Int64(st.st_size)
+        let shrunk = knownSize.withLock { known -> Bool in
+            if size < known { return true }
+            known = size
+            return false
+        }
+        if shrunk { throw JournalFileError(path: path, problem: "was cut short (truncated to \(size) bytes) while till ran") }
+    }
+
+    /// SQLite's own check of the file: `quick_check` (every page readable and well-formed; linear in the journal's
+    /// size), or with `full` `integrity_check` (also that every index agrees with its table: an export reads through
+    /// an index, and a damaged one silently leaves rows out). Throws `JournalDamagedError` with SQLite's findings.
+    public func checkIntegrity(full: Bool = false) throws {
+        let findings: [String]
+        do {
+            findings = try pool.read { db in
+                try String.fetchAll(db, sql: full ? "PRAGMA integrity_check(20)" : "PRAGMA quick_check(20)")
+            }
+        } catch {
+            throw JournalDamagedError(path: path, findings: ["\(error)"])
+        }
+        if findings != ["ok"] { throw JournalDamagedError(path: path, findings: findings) }
     }
 
     /// `tipStyle`: the style entries journaled before the journal kept one per entry are read with (the config's when
@@ -835,5 +882,26 @@ public final class JournalFaults: @unchecked Sendable {
         guard failing > 0 else { return }
         if failing != .max { failing -= 1 }
         throw InjectedJournalFault()
+    }
+}
+
+/// The journal file at the path is not the one till has open, or was cut short: what till would write or report would
+/// not be what is on disk.
+public struct JournalFileError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var problem: String
+    public var description: String {
+        "THE JOURNAL FILE \(path) \(problem). Nothing more is written to it: stop till, keep every file beside it "
+            + "(\(path)-wal too) and have it checked before taking more payments."
+    }
+}
+
+/// SQLite found the journal file damaged.
+public struct JournalDamagedError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var findings: [String]
+    public var description: String {
+        "THE JOURNAL \(path) IS DAMAGED (SQLite: \(findings.prefix(3).joined(separator: "; "))). Nothing was read from it as if "
+            + "whole: keep a copy of the file and restore the last backup, or have it repaired, before relying on it."
     }
 }

@@ -5,8 +5,8 @@ import TillProtocol
 import Glibc
 #endif
 
-/// The pipe transport: till starts the bridge (`/bin/sh -c COMMAND`, in a process group of its own, without till's
-/// secrets in its environment), writes each request URL as one line to its standard input and reads callback URLs,
+/// The pipe transport: till starts the bridge (`/bin/sh -c COMMAND`, in a process group of its own, with an
+/// allow-listed environment: `bridgeVariables`), writes each request URL as one line to its standard input and reads callback URLs,
 /// one a line (at most 64 KiB), from its standard output.
 ///
 /// A request counts as handed over once the bridge has read it from the pipe: `send` watches the pipe drain (or the
@@ -43,6 +43,8 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         var sink: (@Sendable (TransportEvent) -> Void)?
         var bridge: Bridge?
         var generation = 0
+        /// `stop()` was called: no bridge is started again.
+        var stopped = false
         /// The last request written and not yet followed by any answer line: its id and length in bytes.
         var outstanding: (id: String, length: Int)?
         /// A `send` waiting to see its request read: the bridge's generation (its end is then `send`'s to report).
@@ -65,7 +67,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
     }
 
     public func start(sink: @escaping @Sendable (TransportEvent) -> Void) async throws -> [IncomingAnswer] {
-        state.withLock { $0.sink = sink }
+        state.withLock { $0.sink = sink; $0.stopped = false }
         do { try ensureBridge() } catch {
             sink(.problem("The bridge '\(command)' could not be started: \(error). till tries again with the next request."))
         }
@@ -74,20 +76,23 @@ public final class PipeTransport: Transport, @unchecked Sendable {
 
     // MARK: environment
 
-    /// Whether till keeps an environment variable from the bridge: its own secrets (`TILL_MERCHANT_KEY`, and any
-    /// `TILL_…` variable whose name says KEY, SECRET, TOKEN or PASSWORD). The bridge gets no merchant key from till's
-    /// environment; the request URL carries what the terminal needs.
-    public static func withholds(_ name: String) -> Bool {
-        let upper = name.uppercased()
-        guard upper.hasPrefix("TILL_") else { return false }
-        return ["KEY", "SECRET", "TOKEN", "PASSWORD", "PASSWD"].contains { upper.contains($0) }
+    /// The variables the bridge gets from till's environment: what any program needs to run in the cashier's locale
+    /// (`PATH`, `HOME`, `USER`, `LOGNAME`, `SHELL`, `LANG`, `LANGUAGE`, `LC_*`, `TZ`, `TMPDIR`), nothing else. An
+    /// allow-list, not a deny-list: till's environment holds the merchant key and whatever else the shop put there
+    /// (PINs, passphrases, credentials under any name), and no list of bad names is ever complete. A bridge that
+    /// needs more is given it in its command: `pipe:BRIDGE_URL=… my-bridge`.
+    public static let bridgeVariables: Set<String> = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TMPDIR"]
+
+    /// Whether the bridge gets the variable `name` (see `bridgeVariables`).
+    public static func passes(_ name: String) -> Bool {
+        bridgeVariables.contains(name) || (name.hasPrefix("LC_") && name.count > 3)
     }
 
-    /// `NAME=value` entries for the bridge: the given ones less those `withholds` names.
+    /// `NAME=value` entries for the bridge: those of the given ones that `passes` names.
     public static func bridgeEnvironment(_ entries: [String]) -> [String] {
         entries.filter { entry in
-            let name = entry.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? entry
-            return !withholds(name)
+            guard let eq = entry.firstIndex(of: "=") else { return false }
+            return passes(String(entry[..<eq]))
         }
     }
 
@@ -106,6 +111,8 @@ public final class PipeTransport: Transport, @unchecked Sendable {
 
     private func ensureBridge() throws(TransportError) {
         if state.withLock({ $0.bridge != nil }) { return }
+        // After stop() no bridge is started again: one started then would outlive till (nobody stops it).
+        if state.withLock({ $0.stopped }) { throw .notSent("till is stopping; the bridge is not started again") }
         var inPipe: [Int32] = [0, 0]
         var outPipe: [Int32] = [0, 0]
         guard PipeTransport.cloexecPipe(&inPipe) else { throw .notSent("cannot make a pipe: \(String(cString: strerror(errno)))") }
@@ -443,7 +450,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
 
     /// Closes the bridge's input, then ends its whole process group: SIGTERM, and SIGKILL after a short grace.
     public func stop() async {
-        state.withLock { $0.sink = nil }
+        state.withLock { $0.sink = nil; $0.stopped = true }
         guard let b = detachBridge(generation: nil) else { return }
         close(b.stdin)
         await PipeTransport.terminateGroup(b.pid)

@@ -52,9 +52,18 @@ struct GlobalOptions: ParsableArguments {
     /// The config file with these flags on top; a bad config or flag exits 2 with the reason.
     func settings() -> TillConfig { values.settings() }
 
-    func journalOnly() -> Journal {
+    /// The journal, checked by SQLite (`quick_check`; `full`: `integrity_check`, for what reads every row through an
+    /// index: reports and exports). A damaged journal exits 3, loudly, before anything is read from it as if whole.
+    func journalOnly(full: Bool = false) -> Journal {
         let s = settings()
-        do { return try Journal(path: s.resolvedJournalPath, tipStyle: s.resolvedTip) } catch let error as JournalOpenError {
+        do {
+            let j = try Journal(path: s.resolvedJournalPath, tipStyle: s.resolvedTip)
+            try j.checkIntegrity(full: full)
+            return j
+        } catch let error as JournalDamagedError {
+            printToStandardError("till: JOURNAL ERROR: \(error)")
+            Foundation.exit(3)
+        } catch let error as JournalOpenError {
             printToStandardError("till: \(error)")
             Foundation.exit(2)
         } catch {
@@ -76,6 +85,11 @@ struct GlobalOptions: ParsableArguments {
             Foundation.exit(3)
         }
         Termination.watch(c)
+        do { try c.journal.checkIntegrity() } catch {
+            printToStandardError("till: JOURNAL ERROR: \(error) Nothing was sent.")
+            await c.shutdown()
+            Foundation.exit(3)
+        }
         if recover {
             let left = await c.recover()
             let report = await c.lastRecovery
@@ -132,7 +146,10 @@ struct GlobalValues: Sendable {
             o.timeoutSeconds = timeout
         }
         if let simSpeed {
-            guard simSpeed >= 0, simSpeed.isFinite else { printToStandardError("till: --sim-speed must be 0 or more."); Foundation.exit(2) }
+            guard simSpeed >= 0, simSpeed <= TillConfig.maximumSimSpeed else {
+                printToStandardError("till: --sim-speed must be from 0 (no delays) to \(Int(TillConfig.maximumSimSpeed)) (delays 1000 times real time); nothing was sent.")
+                Foundation.exit(2)
+            }
             o.simSpeed = simSpeed
         }
         o.journalPath = journal

@@ -80,7 +80,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = global.settings()
-        let journal = global.journalOnly()
+        let journal = global.journalOnly(full: true)
         let batch = selection.resolve(journal)
         let f = settings.reportFormat
         let text: String
@@ -112,7 +112,10 @@ struct BatchListCommand: AsyncParsableCommand {
         let settings = global.settings()
         let journal = global.journalOnly()
         let f = settings.reportFormat
-        let all = (try? journal.batches()) ?? []
+        let all: [BatchRecord]
+        do { all = try journal.batches() } catch {
+            printToStandardError("till: cannot read the journal: \(error)"); throw ExitCode(3)
+        }
         if global.json {
             outJSON(JSONValue.array(all.map { b in
                 .object([("id", b.id.map { .string($0) } ?? .null), ("name", b.name.map { .string($0) } ?? .null),

@@ -477,7 +477,15 @@ func validationErrorText(_ failure: ValidationFailure, heading: String = "The re
 
 /// Writes a line (or several) to standard error.
 func printToStandardError(_ text: String) {
-    FileHandle.standardError.write(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
+    let shown = visibleLines(text)
+    FileHandle.standardError.write(Data((shown.hasSuffix("\n") ? shown : shown + "\n").utf8))
+}
+
+/// Text with every control character shown (`\u{1B}`) instead of acting, line breaks kept: error messages echo what
+/// was typed, and an escape sequence typed into an argument must not reach the terminal as one.
+func visibleLines(_ text: String) -> String {
+    if SafeText.isSafe(text.replacingOccurrences(of: "\n", with: "")) { return text }
+    return text.split(separator: "\n", omittingEmptySubsequences: false).map { SafeText.terminal(String($0)) }.joined(separator: "\n")
 }
 
 /// Prints every problem to standard error, one a line, and exits with status 2.

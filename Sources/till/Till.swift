@@ -45,8 +45,14 @@ struct Till: AsyncParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
-                FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+                printToStandardError(fullMessage(for: error))
                 Foundation.exit(2)
+            }
+            // ArgumentParser's messages echo the arguments: printed with their control characters shown.
+            if code != .success {
+                let message = fullMessage(for: error)
+                if !message.isEmpty { printToStandardError(message) }
+                Foundation.exit(code.rawValue)
             }
             exit(withError: error)
         }

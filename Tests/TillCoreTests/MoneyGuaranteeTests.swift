@@ -207,7 +207,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         #expect(try b.journal.transition(approved!.id, to: .unknown, note: "stale", from: [.pending, .sent]) == false)
         #expect(try b.journal.entry(id: approved!.id)?.state == .approved)
         // Once A is done, B may send.
-        #expect(!SenderLock(path: dir.path + "/journal.sqlite.lock").isHeldElsewhere())
+        #expect(!SenderLock(journalPath: dir.path + "/journal.sqlite").isHeldElsewhere())
         await a.shutdown(); await b.shutdown()
     }
 
@@ -335,7 +335,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         first.standardError = FileHandle.nullDevice
         try first.run()
         defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
-        let lock = SenderLock(path: dir.path + "/journal.sqlite.lock")
+        let lock = SenderLock(journalPath: dir.path + "/journal.sqlite")
         #expect(await eventuallyAsync(120) { lock.isHeldElsewhere() }, "the first till never took the sender lock")
         let second = try await runTillCapturing(["sale", "--amount", "4", "--sim-speed", "0"] + common)
         #expect(second.status == 3 && second.errors.contains("BUSY") && second.errors.contains("another till on this journal"))
