@@ -55,7 +55,7 @@ func requestFiles(_ drop: String) -> [String] { Path.list(drop + "/requests").fi
         let log = TransportEventLog()
         let started = Outcome<[IncomingAnswer]>()
         Task.detached { do { started.set(.success(try await transport.start(sink: log.sink))) } catch { started.set(.failure(error)) } }
-        let returned = await eventuallyAsync(10) { started.result != nil }
+        let returned = await eventuallyAsync(30) { started.result != nil }
         #expect(returned, "start() hung on a FIFO in responses/")
         if !returned { unblockFifo(drop + "/responses/evil.url") }
         #expect(await eventuallyAsync(10) { started.result != nil })

@@ -20,9 +20,9 @@ final class ScriptedPeer: @unchecked Sendable {
         try? Path.makeDirectories(dir + "/claimed")
     }
 
-    /// Waits (up to 10 s, off the cooperative pool's threads) for the next request file; claims it; returns its id and URL.
+    /// Waits (up to 30 s: a deadline, generous for a loaded machine) for the next request file; claims it; returns its id and URL.
     func nextRequest() async -> (id: String, url: String)? {
-        let end = Date().addingTimeInterval(10)
+        let end = Date().addingTimeInterval(30)
         while Date() < end {
             for name in Path.list(dir + "/requests") where name.hasSuffix(".url") && !name.hasPrefix(".") {
                 let claimed = dir + "/claimed/" + name
