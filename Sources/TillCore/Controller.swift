@@ -626,6 +626,14 @@ public actor TillController: TillService {
             a.requestIdHint = nil
         }
 
+        // An answer filed under a request this till is not waiting for, while another till on the journal is sending:
+        // it is that till's answer (file drop: both watch one folder). Left where it is, untouched, for it to take.
+        if let h = a.requestIdHint, h != current?.inFlight.entry.requestId, h != current?.abort?.entry.requestId,
+           senderLock.isHeldElsewhere() {
+            await transport.leave(a)
+            return
+        }
+
         // The abort's own answer. One that names another payment is not about this flight.
         if let f = current, f.result == nil, let ab = f.abort,
            response.action == .abort || a.requestIdHint == ab.entry.requestId,

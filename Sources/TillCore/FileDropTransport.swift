@@ -275,6 +275,11 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
     /// `responses/`, is not taken again in this run, and is delivered again at the next start (where the controller
     /// recognises it as already journaled and only archives it). Also clears a request the peer answered without
     /// claiming it (its file still in `requests/`), so it can never run again.
+    public func leave(_ answer: IncomingAnswer) async {
+        guard let name = answer.receipt else { return }
+        _ = state.withLock { $0.delivered.remove(name) }
+    }
+
     public func acknowledge(_ answer: IncomingAnswer) async {
         if let id = answer.requestIdHint, state.withLock({ $0.sent.contains(id) }) {
             let path = requestsDir + "/" + id + ".url"

@@ -54,6 +54,9 @@ public protocol Transport: AnyObject, Sendable {
     func acknowledge(_ answer: IncomingAnswer) async
     /// The answer could not be decoded (file drop: move to `rejected/` with `<name>.reason`).
     func reject(_ answer: IncomingAnswer, reason: String) async
+    /// The answer is another process's (a till on the same journal and folder waits for it): left where it is, and
+    /// offered again later (file drop: at the next listing), in case that process goes without taking it.
+    func leave(_ answer: IncomingAnswer) async
     /// Till gave up waiting for this request (timeout). A pipe transport restarts a bridge that hangs; the file drop
     /// withdraws a request file the peer never took. Returns true when the request certainly never reached the peer.
     func gaveUp(on id: String) async -> Bool
@@ -73,6 +76,8 @@ extension Transport {
     /// A pipe or the built-in simulator cannot take a request back once written.
     public func withdrawIfUnclaimed(id: String) async -> Bool { false }
     public func unclaimedRequestIds() async -> [String] { [] }
+    /// A pipe's or the simulator's answers are this process's alone.
+    public func leave(_ answer: IncomingAnswer) async {}
 }
 
 /// Which transport to use, as `--transport` and the config file spell it.

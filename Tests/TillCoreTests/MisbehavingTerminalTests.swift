@@ -218,3 +218,30 @@ import TillSimulator
         await c.shutdown()
     }
 }
+
+/// Two tills on one journal and one drop folder (the screen idle, a headless command selling): the idle one took the
+/// other's answer (file named after the other's request), so the seller waited out its time and said OUTCOME UNKNOWN.
+@Suite(.serialized) struct SharedDropFolderTests {
+    @Test func anIdleTillLeavesTheAnswerTheOtherTillWaitsFor() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (idle, _) = try await fileDropController(dir)
+        let sellerTransport = FileDropTransport(directory: dir.path + "/drop")
+        let seller = TillController(transport: sellerTransport, journal: try Journal(path: dir.path + "/journal.sqlite"),
+                                    caller: testCaller, timeoutMs: 10_000)
+        try await seller.start()
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let task = Task { await seller.perform(sale(1800)) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); return }
+        let answer = peer.answers(to: r.url)[0]
+        // The idle till meets the answer first.
+        await idle.handleAnswer(IncomingAnswer(text: answer, receipt: r.id + ".url", requestIdHint: r.id))
+        let entry = try #require(try idle.journal.entry(requestId: r.id))
+        #expect(entry.state.awaitsTerminal, "the idle till settled the other till's payment (\(entry.state.rawValue))")
+        try peer.drop(answer, as: r.id)
+        let outcome = await task.value
+        #expect(outcome.journalEntry?.state == .approved)
+        #expect(outcome.journalEntry?.note == nil, "\(outcome.journalEntry?.note ?? "")")
+        await seller.shutdown()
+        await idle.shutdown()
+    }
+}
