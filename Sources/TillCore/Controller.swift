@@ -889,12 +889,24 @@ public actor TillController: TillService {
         return r.isApproved ? .approved : .declined
     }
 
+    /// A request another live till is still waiting on (it holds the journal's sender lock, and the entry is pending
+    /// or sent) is that till's to settle: marking it here would contradict the answer it is about to get.
+    func refuseIfInProgressElsewhere(_ e: JournalEntry) throws {
+        guard e.state == .pending || e.state == .sent, current?.inFlight.entry.id != e.id, senderLock.isHeldElsewhere() else { return }
+        throw ResolveError(message: "Entry \(e.id) is in progress on another till, which is waiting for the terminal's answer: "
+                           + "wait for it to finish; nothing changed.")
+    }
+
+    /// Whether another till on this journal is waiting for the terminal now (its pending and sent entries are its own).
+    public func anotherTillIsSending() async -> Bool { current == nil && senderLock.isHeldElsewhere() }
+
     public func resolve(entryId: Int64, note: String) async throws {
         guard let e = try journal.entry(id: entryId) else { throw ResolveError(message: "No journal entry \(entryId).") }
         guard e.state.needsAttention else {
             throw ResolveError(message: "Entry \(entryId) is \(e.state.rawValue), not unknown: nothing to resolve.")
         }
         if current?.inFlight.entry.id == entryId { throw ResolveError(message: "Entry \(entryId) is in flight; wait or abort.") }
+        try refuseIfInProgressElsewhere(e)
         let text = note.trimmingWhitespace()
         guard !text.isEmpty else { throw ResolveError(message: "Say how it was resolved (--note …).") }
         if !(try journal.transition(entryId, to: .resolved, note: text, from: [.pending, .sent, .unknown, .review])) {
@@ -908,6 +920,7 @@ public actor TillController: TillService {
             throw ResolveError(message: "Entry \(entryId) is \(e.state.rawValue): nothing to resolve.")
         }
         if current?.inFlight.entry.id == entryId { throw ResolveError(message: "Entry \(entryId) is in flight; wait or abort.") }
+        try refuseIfInProgressElsewhere(e)
         let text = note.trimmingWhitespace()
         let how = charged ? "Marked charged by the cashier" : "Marked not charged by the cashier"
         try journal.resolve(entryId, charged: charged, note: text.isEmpty ? how + "." : how + ": " + text)

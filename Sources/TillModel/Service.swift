@@ -227,4 +227,11 @@ public protocol TillService: Sendable {
     /// Writes the batch's report and transactions as CSV files beside the journal (`exports/`);
     /// returns the paths written.
     func exportReport(batch: BatchKey, format: ReportFormat) async throws -> [String]
+    /// Whether another till on this journal is waiting for the terminal now: its pending and sent entries are its own
+    /// ("in progress on another till"), and cannot be settled here.
+    func anotherTillIsSending() async -> Bool
+}
+
+extension TillService {
+    public func anotherTillIsSending() async -> Bool { false }
 }

@@ -245,3 +245,27 @@ import TillSimulator
         await idle.shutdown()
     }
 }
+
+/// A second till marked resolved a payment the first was still waiting on ("marked resolved", then the first showed
+/// APPROVED): an entry another live till owns cannot be settled from here.
+@Suite(.serialized) struct InProgressElsewhereTests {
+    @Test func aPaymentAnotherTillWaitsOnCannotBeSettledHere() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (seller, _) = try await fileDropController(dir)
+        let other = TillController(transport: FileDropTransport(directory: dir.path + "/drop-other"),
+                                   journal: try Journal(path: dir.path + "/journal.sqlite"), caller: testCaller)
+        try await other.start()
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let task = Task { await seller.perform(sale(2100)) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); return }
+        let entry = try #require(try seller.journal.entry(requestId: r.id))
+        #expect(await other.anotherTillIsSending())
+        await #expect(throws: ResolveError.self) { try await other.resolve(entryId: entry.id, charged: false, note: "not on the terminal") }
+        await #expect(throws: ResolveError.self) { try await other.resolve(entryId: entry.id, note: "not on the terminal") }
+        try peer.drop(peer.answers(to: r.url)[0], as: r.id)
+        #expect(await task.value.journalEntry?.state == .approved)
+        #expect(await other.anotherTillIsSending() == false)
+        await seller.shutdown()
+        await other.shutdown()
+    }
+}
