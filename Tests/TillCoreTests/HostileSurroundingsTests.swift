@@ -320,4 +320,43 @@ import Glibc
         #expect(events.problems.contains { $0.contains("dropped") }, "the dropped strays were not reported: \(events.problems.suffix(3))")
         await c.shutdown()
     }
+
+    // Defect: a journal that cannot be written made even the read-only commands fail (`till journal`, `till report`).
+    @Test func aReadOnlyJournalCanStillBeRead() async throws {
+        let dir = TempDir("till-ro"); defer { dir.cleanup() }
+        let journal = dir.path + "/journal.sqlite"
+        let common = ["--journal", journal, "--sim-speed", "0", "--sim-state", dir.path + "/sim.json"]
+        #expect(try await runTillCapturing(["batch", "open", "--name", "ro"] + common).status == 0)
+        #expect(try await runTillCapturing(["sale", "--amount", "3.33"] + common).status == 0)
+        // Unwritable even for root: the immutable attribute (where the file system and privileges allow it).
+        guard (try? await runCommand("/usr/bin/chattr", ["+i", journal])) == 0 else { return }
+        defer { _ = try? runCommandSync("/usr/bin/chattr", ["-i", journal]) }
+        for command in [["journal"], ["report"], ["export"], ["batches"]] {
+            let r = try await runTillCapturing(command + common)
+            #expect(r.status == 0, "till \(command[0]) on a read-only journal: \(r.status) \(r.errors)")
+            if command[0] != "batches" { #expect(r.output.contains("3.33") || r.output.contains("3,33"), "till \(command[0]): \(r.output.prefix(300))") }
+        }
+        // A sale cannot be journaled there: refused, nothing sent.
+        let sale = try await runTillCapturing(["sale", "--amount", "4"] + common)
+        #expect(sale.status != 0)
+    }
+}
+
+func runCommandSync(_ tool: String, _ args: [String]) throws -> Int32 {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: tool)
+    p.arguments = args
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    p.waitUntilExit()
+    return p.terminationStatus
+}
+
+func runCommand(_ tool: String, _ args: [String]) async throws -> Int32 {
+    try await withCheckedThrowingContinuation { c in
+        DispatchQueue.global().async {
+            do { c.resume(returning: try runCommandSync(tool, args)) } catch { c.resume(throwing: error) }
+        }
+    }
 }
