@@ -120,6 +120,11 @@ public struct TillConfig: Sendable, Hashable {
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0 else { throw ConfigError(message: "\(shown): cannot be read (\(String(cString: strerror(errno)))).") }
+        // `--config /dev/null`: no config, said plainly (it reads as empty and never blocks).
+        var null = stat()
+        if (st.st_mode & S_IFMT) == S_IFCHR, stat("/dev/null", &null) == 0, (null.st_mode & S_IFMT) == S_IFCHR, null.st_rdev == st.st_rdev {
+            return ("", st)
+        }
         guard FileKind.isRegular(st.st_mode) else {
             throw ConfigError(message: "\(shown) is \(FileKind.describe(st.st_mode)), not a regular file: till reads its config only from a regular file. "
                               + "Give the path of a config file, or remove this one.")

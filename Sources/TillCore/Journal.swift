@@ -80,8 +80,13 @@ public final class Journal: Sendable {
     /// `firstGlance`, when given, is called once the file is known to be a regular SQLite file (or nil: new, or
     /// not readable as a journal), before the writer is set up, with what the first frame shows, read through a
     /// read-only connection of its own: start-up paints it while the writer opens.
-    public init(path: String, tipStyle: TipStyle = .onTop, firstGlance: (@Sendable (JournalGlance?) -> Void)? = nil) throws {
+    ///
+    /// `readOnly` opens an existing journal for reading only (nothing is created, changed, migrated or chmodded): for
+    /// the commands that only read (`journal`, `report`, `export`, `batches`) when the file cannot be written.
+    public init(path: String, tipStyle: TipStyle = .onTop, readOnly: Bool = false,
+                firstGlance: (@Sendable (JournalGlance?) -> Void)? = nil) throws {
         self.tipStyle = tipStyle
+        self.readOnly = readOnly
         guard !path.isEmpty else { throw JournalOpenError(path: path, reason: "no journal path was given (journal = \"\")") }
         self.path = path
         let dir = Path.directory(of: path)
@@ -100,6 +105,8 @@ public final class Journal: Sendable {
             if st.st_size > 0, !Journal.isOpenInProcess(st), !Journal.hasSQLiteHeader(path) {
                 throw JournalOpenError(path: path, reason: "it is not a till journal (not an SQLite file); till leaves it alone")
             }
+        } else if readOnly {
+            throw JournalOpenError(path: path, reason: "there is no journal there to read")
         } else {
             let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
             if fd >= 0 {
@@ -134,6 +141,16 @@ public final class Journal: Sendable {
             firstGlance?(first.glance)
         } else {
             firstGlance?(nil)
+        }
+        if readOnly {
+            config.readonly = true
+            pool = try DatabasePool(path: path, configuration: config)
+            if !checked, try pool.read(Journal.isForeign) {
+                throw JournalOpenError(path: path, reason: "it is an SQLite database, but not a till journal; till leaves it alone")
+            }
+            fileID = lstat(path, &st) == 0 ? Journal.register(st) : nil
+            knownSize.withLock { $0 = Int64(st.st_size) }
+            return
         }
         pool = try Journal.openPool(path, config)
         // GRDB turns WAL on with `synchronous = NORMAL` on the writer, after `prepareDatabase`: its commits would
@@ -196,6 +213,8 @@ public final class Journal: Sendable {
     private static let openFiles = Locked<[FileID]>([])
     struct FileID: Equatable { var dev: UInt64; var ino: UInt64 }
     private let fileID: FileID?
+    /// Opened for reading only (`init(readOnly:)`): every write throws.
+    public let readOnly: Bool
 
     static func isOpenInProcess(_ st: stat) -> Bool {
         let id = FileID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))

@@ -45,6 +45,8 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         var generation = 0
         /// `stop()` was called: no bridge is started again.
         var stopped = false
+        /// The client transaction id of the request last sent: a line that carries it is never held back (`StrayGate`).
+        var flightReference: String?
         /// The last request written and not yet followed by any answer line: its id and length in bytes.
         var outstanding: (id: String, length: Int)?
         /// A `send` waiting to see its request read: the bridge's generation (its end is then `send`'s to report).
@@ -205,7 +207,61 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         }
     }
 
+    /// The value of `clientTransactionId` in a request or callback URL (percent-decoded, trimmed), or nil. A scan of
+    /// the query, not a full decoding: it runs for every line a bridge writes.
+    static func clientTransactionId(in url: String) -> String? {
+        guard let q = url.firstIndex(of: "?") else { return nil }
+        for pair in url[url.index(after: q)...].split(separator: "&") {
+            let p = pair.drop { $0 == " " }
+            guard p.hasPrefix("clientTransactionId") else { continue }
+            let rest = p.dropFirst("clientTransactionId".count).drop { $0 == " " }
+            guard rest.first == "=" else { continue }
+            let value = String(rest.dropFirst()).trimmingWhitespace()
+            return (value.removingPercentEncoding ?? value).trimmingWhitespace()
+        }
+        return nil
+    }
+
+    /// Bounds what a bridge can make till queue. Every line goes to the controller, which journals it (a durable
+    /// commit each); a bridge can write far faster than that, and a queue without bound grew by hundreds of megabytes
+    /// and put the real answer behind a hundred thousand strays. So: a line that carries the reference of the request
+    /// in flight always passes at once; any other line passes while a budget lasts (a burst of `burst`, refilled at
+    /// `perSecond`), and beyond it is dropped and counted, and the count reported (`problem`) at most once a second.
+    /// Nothing of a flood is kept: memory stays what one line needs.
+    struct StrayGate {
+        static let burst = 200.0
+        static let perSecond = 50.0
+        var tokens = StrayGate.burst
+        var lastRefillNs: UInt64 = 0
+        var dropped = 0
+        var lastReportNs: UInt64 = 0
+
+        /// Whether a line that is not the flight's answer may pass now.
+        mutating func admit(nowNs: UInt64) -> Bool {
+            if lastRefillNs != 0 {
+                tokens = min(StrayGate.burst, tokens + Double(nowNs - lastRefillNs) / 1e9 * StrayGate.perSecond)
+            }
+            lastRefillNs = nowNs
+            if tokens >= 1 { tokens -= 1; return true }
+            dropped += 1
+            return false
+        }
+
+        /// The count to report now (and reset), if any and a second passed since the last report (or `force`).
+        mutating func report(nowNs: UInt64, force: Bool = false) -> Int? {
+            guard dropped > 0, force || nowNs - lastReportNs >= 1_000_000_000 else { return nil }
+            defer { dropped = 0; lastReportNs = nowNs }
+            return dropped
+        }
+    }
+
+    private func droppedMessage(_ n: Int) -> String {
+        "The bridge '\(command)' wrote \(n) answer line(s) faster than till can journal them, none naming the request in "
+            + "flight: they were dropped, not journaled. A terminal does not send that many: check the bridge."
+    }
+
     private func readLoop(fd: Int32, pid: pid_t, generation: Int) {
+        var gate = StrayGate()
         var splitter = LineSplitter(limit: PipeTransport.lineLimit)
         var buf = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
@@ -224,14 +280,23 @@ public final class PipeTransport: Transport, @unchecked Sendable {
                 case .line(let bytes):
                     let line = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
                     guard !line.isEmpty else { continue }
+                    let reference = state.withLock { $0.flightReference }
+                    let now = WallClock.monotonicNs()
+                    let theFlights = reference != nil && PipeTransport.clientTransactionId(in: line) == reference
+                    let pass = theFlights || gate.admit(nowNs: now)
                     let sink = state.withLock { s -> (@Sendable (TransportEvent) -> Void)? in
                         guard s.bridge?.generation == generation || s.bridge == nil else { return nil }
-                        s.outstanding = nil
+                        if pass { s.outstanding = nil }
                         return s.sink
                     }
-                    sink?(.answer(IncomingAnswer(text: line)))
+                    if pass { sink?(.answer(IncomingAnswer(text: line))) }
+                    if let n = gate.report(nowNs: now) { sink?(.problem(droppedMessage(n))) }
                 }
             }
+        }
+        if let n = gate.report(nowNs: WallClock.monotonicNs(), force: true),
+           let sink = state.withLock({ s in s.bridge?.generation == generation || s.bridge == nil ? s.sink : nil }) {
+            sink(.problem(droppedMessage(n)))
         }
         close(fd)
         // Standard output is closed: the bridge (and whatever it started that held it) ended. Unless till is stopping
@@ -345,9 +410,11 @@ public final class PipeTransport: Transport, @unchecked Sendable {
             try ensureBridge()
             guard let current = state.withLock({ s in s.bridge.map { (fd: $0.stdin, generation: $0.generation) } }) else { continue }
             let (fd, generation) = (current.fd, current.generation)
+            let reference = PipeTransport.clientTransactionId(in: url)
             state.withLock { s in
                 s.outstanding = (id, bytes.count)
                 s.handover = generation
+                s.flightReference = reference
             }
             var written = 0
             var failure: Int32 = 0

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TillIO
 import TillCore
 import TillProtocol
 import TillSimulator
@@ -54,10 +55,18 @@ struct GlobalOptions: ParsableArguments {
 
     /// The journal, checked by SQLite (`quick_check`; `full`: `integrity_check`, for what reads every row through an
     /// index: reports and exports). A damaged journal exits 3, loudly, before anything is read from it as if whole.
+    /// A journal that cannot be written (a read-only file, folder or medium) is opened for reading only, with a
+    /// warning: these commands only read.
     func journalOnly(full: Bool = false) -> Journal {
         let s = settings()
+        let path = s.resolvedJournalPath
         do {
-            let j = try Journal(path: s.resolvedJournalPath, tipStyle: s.resolvedTip)
+            let j: Journal
+            do { j = try Journal(path: path, tipStyle: s.resolvedTip) } catch let error where !(error is JournalOpenError) && Path.exists(path) {
+                guard let r = try? Journal(path: path, tipStyle: s.resolvedTip, readOnly: true) else { throw error }
+                printToStandardError("till: warning: the journal \(path) cannot be written (\(error)); it was opened for reading only.")
+                j = r
+            }
             try j.checkIntegrity(full: full)
             return j
         } catch let error as JournalDamagedError {

@@ -4,6 +4,7 @@ import Testing
 @testable import TillCore
 import TillIO
 import TillProtocol
+import TillSimulator
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -283,5 +284,79 @@ import Glibc
         #expect(await eventuallyAsync(10) { bridges.allSatisfy { !isRunning($0) } }, "a bridge runs after shutdown")
         for b in bridges { kill(-b, SIGKILL) }
         #expect(try c.journal.entries(JournalFilter()).isEmpty)
+    }
+
+    /// This process's resident memory, in KiB.
+    static func residentKiB() -> Int {
+        let status = AtomicFile.read("/proc/self/status") ?? ""
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return 0 }
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
+    }
+
+    // Defect: a bridge flooding stray answers (another payment's reference) grew till's memory without bound and
+    // queued the real approval behind them (outcome unknown). What the transport queues is bounded; the answer that
+    // carries the reference of the request in flight is never held back behind strays.
+    @Test func aFloodOfStrayAnswersNeitherGrowsMemoryNorStarvesTheRealAnswer() async throws {
+        let dir = TempDir("till-flood"); defer { dir.cleanup() }
+        let req = dir.path + "/request", ans = dir.path + "/answer"
+        let stray = "interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale"
+            + "&clientTransactionId=someone-else&amount=100&tipAmount=0"
+        let bridge = "read l; echo \"$l\" > '\(req).tmp'; mv '\(req).tmp' '\(req)'; yes '\(stray)' | head -n 200000; "
+            + "while [ ! -f '\(ans)' ]; do sleep 0.05; done; cat '\(ans)'; exec sleep 600"
+        let c = TillController(transport: PipeTransport(command: bridge), journal: try Journal(path: dir.path + "/journal.sqlite"),
+                               caller: testCaller, timeoutMs: 30_000)
+        let events = EventLog(c)
+        try await c.start()
+        let before = Self.residentKiB()
+        let task = Task { await c.perform(sale(1500)) }
+        try #require(await eventuallyAsync(20) { Path.exists(req) }, "the bridge never got the request")
+        let url = (AtomicFile.read(req) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        let answer = try #require(TerminalSimulator(config: SimulatorConfig(speed: 0)).receive(url, nowMs: WallClock.nowMs()).first)
+        try AtomicFile.write(answer + "\n", to: ans)
+        let outcome = await task.value
+        #expect(outcome.journalEntry?.state == .approved, "\(outcome)")
+        let grownMiB = (Self.residentKiB() - before) / 1024
+        #expect(grownMiB < 200, "memory grew by \(grownMiB) MiB")
+        #expect(events.problems.contains { $0.contains("dropped") }, "the dropped strays were not reported: \(events.problems.suffix(3))")
+        await c.shutdown()
+    }
+
+    // Defect: a journal that cannot be written made even the read-only commands fail (`till journal`, `till report`).
+    @Test func aReadOnlyJournalCanStillBeRead() async throws {
+        let dir = TempDir("till-ro"); defer { dir.cleanup() }
+        let journal = dir.path + "/journal.sqlite"
+        let common = ["--journal", journal, "--sim-speed", "0", "--sim-state", dir.path + "/sim.json"]
+        #expect(try await runTillCapturing(["batch", "open", "--name", "ro"] + common).status == 0)
+        #expect(try await runTillCapturing(["sale", "--amount", "3.33"] + common).status == 0)
+        // Unwritable even for root: the immutable attribute (where the file system and privileges allow it).
+        guard (try? await runCommand("/usr/bin/chattr", ["+i", journal])) == 0 else { return }
+        defer { _ = try? runCommandSync("/usr/bin/chattr", ["-i", journal]) }
+        for command in [["journal"], ["report"], ["export"], ["batches"]] {
+            let r = try await runTillCapturing(command + common)
+            #expect(r.status == 0, "till \(command[0]) on a read-only journal: \(r.status) \(r.errors)")
+            if command[0] != "batches" { #expect(r.output.contains("3.33") || r.output.contains("3,33"), "till \(command[0]): \(r.output.prefix(300))") }
+        }
+        // A sale cannot be journaled there: refused, nothing sent.
+        let sale = try await runTillCapturing(["sale", "--amount", "4"] + common)
+        #expect(sale.status != 0)
+    }
+}
+
+func runCommandSync(_ tool: String, _ args: [String]) throws -> Int32 {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: tool)
+    p.arguments = args
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    try p.run()
+    p.waitUntilExit()
+    return p.terminationStatus
+}
+
+func runCommand(_ tool: String, _ args: [String]) async throws -> Int32 {
+    try await withCheckedThrowingContinuation { c in
+        DispatchQueue.global().async {
+            do { c.resume(returning: try runCommandSync(tool, args)) } catch { c.resume(throwing: error) }
+        }
     }
 }
