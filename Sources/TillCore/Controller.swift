@@ -570,6 +570,9 @@ public actor TillController: TillService {
     /// With the note why.
     func settledState(_ r: CallbackResponse, for e: JournalEntry) throws -> (EntryState, String?) {
         let state = AnswerRules.state(for: r)
+        if state == .resolved, AnswerRules.terminalWasBusy(r) {
+            return (state, "The terminal was busy with another transaction and did not start this one: nothing was charged. Try again.")
+        }
         guard state == .approved, e.action.movesMoney else { return (state, nil) }
         if let same = try journal.entry(sameTransactionAs: r, action: e.action, excluding: e.id, countedOnly: true) {
             return (.duplicate, "The terminal answered with a transaction already journaled as entry \(same.id) "

@@ -65,7 +65,18 @@ public enum AnswerRules {
         }
         if r.isApproved { return .approved }
         if r.abortOutcome == .aborted { return .aborted }
+        // The terminal refused to start it (busy with another transaction): nothing was charged, and it is no decline
+        // (a cashier reading DECLINED asks for another card). Settled as not charged; reports count it apart.
+        if terminalWasBusy(r) { return .resolved }
         return .declined
+    }
+
+    /// `(-20) TRANSACTION_IN_PROGRESS`, `TERMINAL_BUSY`, "terminal busy": the terminal did not start the request.
+    public static func terminalWasBusy(_ r: CallbackResponse) -> Bool {
+        guard !r.isApproved else { return false }
+        if r.messageCode == -20 { return true }
+        let m = (r.messageName ?? r.message ?? "").uppercased()
+        return m.contains("BUSY") || m.contains("TRANSACTION_IN_PROGRESS") || m.contains("TRANSACTION IN PROGRESS")
     }
 
     /// Whether an abort's answer may end payment `e` in flight: it names it, or names no payment at all.

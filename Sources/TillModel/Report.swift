@@ -94,6 +94,10 @@ public struct Report: Sendable, Hashable, Codable {
     public var declined = Tally()
     public var aborted = Tally()
     public var unknown = Tally()
+    /// Settled as not charged without a decline: the terminal was busy and did not start it, it was never sent, or a
+    /// person found it not charged. Optional in storage so Z reports stored before it existed still read.
+    public var notCharged: Tally { get { notChargedStored ?? Tally() } set { notChargedStored = newValue } }
+    private var notChargedStored: Tally?
     /// Answers that need a person before they count (approved for another amount than asked, answers that matched
     /// nothing till sent). Optional in storage so Z reports stored before it existed still read.
     public var review: Tally { get { reviewStored ?? Tally() } set { reviewStored = newValue } }
@@ -146,7 +150,7 @@ public struct Report: Sendable, Hashable, Codable {
             case .pending, .sent, .unknown: unknown.add(b.count, asked(b))
             case .review: review.add(b.count, asked(b))
             case .duplicate: duplicates.add(b.count, asked(b))
-            case .resolved: break
+            case .resolved: notCharged.add(b.count, asked(b))
             }
         }
     }

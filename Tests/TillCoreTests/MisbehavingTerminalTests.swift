@@ -269,3 +269,25 @@ import TillSimulator
         await other.shutdown()
     }
 }
+
+/// A busy terminal was shown DECLINED and counted as a decline: a cashier reading DECLINED asks for another card.
+@Suite(.serialized) struct TerminalBusyTests {
+    @Test func aBusyTerminalIsNotChargedAndNoDecline() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let task = Task { await c.perform(sale(900)) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); return }
+        let ctid = try MisbehavingTerminalTests.ctid(r.url)
+        try peer.drop("interapp-callback://result?status=fail&message=(-20)%20TRANSACTION_IN_PROGRESS&action=sale&amount=900"
+                      + "&clientTransactionId=\(ctid)", as: r.id)
+        let outcome = await task.value
+        #expect(outcome.journalEntry?.state == .resolved)
+        #expect(outcome.journalEntry?.note?.contains("busy") == true)
+        #expect(outcome.exitCode == 3)
+        let report = try c.journal.report(for: try c.journal.reportBatch(.current))
+        #expect(report.declined.count == 0 && report.notCharged == Tally(count: 1, cents: 900))
+        #expect(report.text(ReportFormat()).contains("Not charged (busy, not sent)"))
+        await c.shutdown()
+    }
+}
