@@ -49,6 +49,8 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
         var sent: Set<String> = []
         var stopping = false
         var running = false
+        /// Woken by `stop()`, so the watching thread ends at once, not at its next timeout.
+        var watcher: DirectoryWatcher?
     }
     private let state = Locked(State())
     private let finished = DispatchSemaphore(value: 0)
@@ -90,7 +92,7 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
     public func start(sink: @escaping @Sendable (TransportEvent) -> Void) async throws -> [IncomingAnswer] {
         let warnings = try prepareFolders()
         let watcher = try DirectoryWatcher(directory: responsesDir)
-        state.withLock { $0.sink = sink; $0.running = true; $0.stopping = false }
+        state.withLock { $0.sink = sink; $0.running = true; $0.stopping = false; $0.watcher = watcher }
         for w in warnings { sink(.problem(w)) }
         // The watcher is on before the scan, so nothing that lands in between is missed (the set drops doubles).
         var backlog: [IncomingAnswer] = []
@@ -249,11 +251,14 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
         sink?(.rejected(file: name, reason: reason))
     }
 
+    /// The name itself when free; else the name with when and a random tag after it, so a peer that reuses its
+    /// answers' names costs one look, not one per earlier answer of that name.
     private func uniqueName(in dir: String, _ name: String) -> String {
         if !Path.exists(dir + "/" + name) { return name }
-        var n = 1
-        while Path.exists(dir + "/" + name + ".\(n)") { n += 1 }
-        return name + ".\(n)"
+        while true {
+            let candidate = name + "." + String(WallClock.nowMs()) + "-" + String(UInt32.random(in: 0...UInt32.max), radix: 16)
+            if !Path.exists(dir + "/" + candidate) { return candidate }
+        }
     }
 
     /// A request id becomes a file name: it must be one plain name.
@@ -344,11 +349,14 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
     }
 
     public func stop() async {
-        let wasRunning = state.withLock { s -> Bool in
+        let (wasRunning, watcher) = state.withLock { s -> (Bool, DirectoryWatcher?) in
             let r = s.running
             s.stopping = true; s.running = false; s.sink = nil
-            return r
+            let w = s.watcher
+            s.watcher = nil
+            return (r, w)
         }
+        watcher?.wake()
         if wasRunning {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
                 DispatchQueue.global().async { self.finished.wait(); c.resume() }

@@ -5,10 +5,14 @@ import Glibc
 /// Reports a file once it is complete: closed after writing, or renamed into the folder; and, separately, every
 /// name created in place (`created`), so a caller can catch what never gets a "complete" event: a FIFO, a link,
 /// a folder.
-public final class DirectoryWatcher {
+///
+/// `wake()` (from any thread) ends a wait at once, so the thread that waits can stop without sitting out its timeout.
+public final class DirectoryWatcher: @unchecked Sendable {
     public let directory: String
     private let fd: Int32
     private var wd: Int32 = -1
+    /// A pipe whose read end the wait also polls: `wake()` writes a byte.
+    private var wakePipe: [Int32] = [-1, -1]
 
     public enum Kind: Sendable, Equatable {
         /// Closed after writing, or renamed into the folder: a regular file written this way is whole.
@@ -29,9 +33,22 @@ public final class DirectoryWatcher {
         guard fd >= 0 else { throw FileError(path: directory, operation: "watch (inotify_init)") }
         wd = inotify_add_watch(fd, directory, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE))
         guard wd >= 0 else { let e = errno; close(fd); throw FileError(path: directory, operation: "watch", code: e) }
+        guard pipe(&wakePipe) == 0 else {
+            let e = errno; close(fd); throw FileError(path: directory, operation: "watch (pipe)", code: e)
+        }
+        for end in wakePipe {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        }
     }
 
-    deinit { close(fd) }
+    deinit { close(fd); close(wakePipe[0]); close(wakePipe[1]) }
+
+    /// Ends the current (or next) wait at once.
+    public func wake() {
+        var one: UInt8 = 1
+        _ = write(wakePipe[1], &one, 1)
+    }
 
     /// Blocks up to `timeoutMs` (-1: forever) for events; returns the names of files that
     /// became complete (hidden names, starting with `.`, are left out). Empty on timeout.
@@ -41,9 +58,14 @@ public final class DirectoryWatcher {
 
     /// Blocks up to `timeoutMs` (-1: forever) for events; returns them in order (hidden names left out).
     public func events(timeoutMs: Int32) -> [Event] {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        let r = poll(&p, 1, timeoutMs)
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0)]
+        let r = poll(&fds, 2, timeoutMs)
         guard r > 0 else { return [] }
+        if fds[1].revents != 0 {
+            var drain = [UInt8](repeating: 0, count: 64)
+            while drain.withUnsafeMutableBytes({ read(wakePipe[0], $0.baseAddress, $0.count) }) > 0 {}
+        }
+        guard fds[0].revents != 0 else { return [] }
         var out: [Event] = []
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import TillCore
+import TillIO
 import TillProtocol
 
 /// The open batch is read from the events since the last open (one indexed look-up), not from the whole history: the
@@ -55,5 +56,20 @@ import TillProtocol
         let r = try runTillCapturing(["journal", "--journal", dir.path + "/j.sqlite"])
         #expect(r.status != 0)
         #expect(r.errors.contains("refund_v2") && r.errors.contains("newer till"), "\(r.errors)")
+    }
+}
+
+/// The file drop's watcher ends its wait when told to, so a headless command does not sit out the watcher's timeout
+/// on its way out (it did: 250 of a file-drop sale's 320 ms).
+@Suite struct WatcherWakeTests {
+    @Test func wakeEndsAWaitAtOnce() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let watcher = try DirectoryWatcher(directory: dir.path)
+        let returned = Outcome<[DirectoryWatcher.Event]>()
+        let box = UncheckedBox(watcher)
+        Thread { returned.set(.success(box.value.events(timeoutMs: 120_000))) }.start()
+        try await Task.sleep(nanoseconds: 50_000_000)
+        watcher.wake()
+        #expect(await eventuallyAsync(30) { returned.result != nil }, "a wait of two minutes did not end when woken")
     }
 }
