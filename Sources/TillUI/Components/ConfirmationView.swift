@@ -17,7 +17,7 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
             return []
         }
         choice = c.choices[i]
-    case .esc, .backspace, .char("-"): state.overlay = nil; setNotice(&state, "Cancelled: nothing was done."); return []
+    case .esc, .backspace, .char("-"): closeBox(&state); setNotice(&state, "Cancelled: nothing was done." + keptNote(state)); return []
     case .char(let ch) where ch.isASCII && ch.isNumber:
         // A number selects (the keypad's way to answer), then Enter does it; but only as the first key since the box
         // opened. Found by attack: "1500 Enter" opened "Check the amount", and the cashier's "15 Enter" then charged
@@ -37,7 +37,7 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
     case .char(let ch):
         let lower = Character(ch.lowercased())
         if lower == "n" && !c.choices.contains(where: { $0.key == "n" }) {
-            state.overlay = nil; setNotice(&state, "Cancelled: nothing was done."); return []
+            closeBox(&state); setNotice(&state, "Cancelled: nothing was done." + keptNote(state)); return []
         }
         choice = c.choices.first { $0.key == lower }
         if choice == nil {
@@ -49,10 +49,10 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
             return []
         }
     default:
-        if state.keymap.action(for: key) == .cancel { state.overlay = nil; return [] }
+        if state.keymap.action(for: key) == .cancel { closeBox(&state); return [] }
     }
     guard let choice else { return [] }
-    state.overlay = nil
+    closeBox(&state)
     switch choice.action {
     case .quit:
         state.quit = true
@@ -60,6 +60,8 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
     case .send(let r):
         return send(&state, r)
     case .resolve(let id, let charged, let note):
+        state.unresolved.asking[id] = nil
+        if charged, let e = state.unresolved.entries.first(where: { $0.id == id }) { foundCharged(&state, e) }
         return [.resolve(entryId: id, charged: charged, note: note)]
     case .goTo(let screen):
         return go(&state, screen)
@@ -77,6 +79,21 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         state.unresolved.recovering = true
         return [.recover]
     }
+}
+
+/// A box closes, whatever it did: the form under it is kept (its text selected), so digits typed next replace the
+/// amount instead of being appended to it. A payment then sent makes its form fresh (`send`).
+func closeBox(_ state: inout AppState) {
+    state.overlay = nil
+    guard holdsTyping(state.screen), var f = state.forms[state.screen], f.hasText else { return }
+    f.keep()
+    state.forms[state.screen] = f
+}
+
+/// "Amount € 20 kept …" after a box over a form closed, for the notice.
+func keptNote(_ state: AppState) -> String {
+    guard let a = state.form.fields.first(where: { $0.id == "amount" && $0.selected })?.text else { return "" }
+    return " Amount \(state.currency) \(a) kept (selected): typing replaces it."
 }
 
 func confirmOverlay(_ c: Confirmation, _ s: AppState, _ buf: inout ScreenBuffer) {

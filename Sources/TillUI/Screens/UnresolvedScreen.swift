@@ -8,6 +8,16 @@ public struct UnresolvedState: Sendable, Hashable {
     public var entries: [JournalEntry] = []
     public var selected = 0
     public var recovering = false
+    /// Payments recovery could not settle yet (the terminal could not be asked: busy, no answer), by journal id, with
+    /// when asking began: the till asks again every `askAgainEveryMs` until `askingForMs` has passed, says "asking the
+    /// terminal…" meanwhile, and refuses a new sale of the same amount (it may be that very payment, still running).
+    public var asking: [Int64: Int64] = [:]
+    /// When the till last asked the terminal again by itself.
+    public var lastAskMs: Int64 = 0
+    /// The recovery running was started by the till itself (asking again): its end moves no screen and keeps the notice.
+    public var askingQuietly = false
+    public static let askAgainEveryMs: Int64 = 3_000
+    public static let askingForMs: Int64 = 60_000
     public init() {}
     /// The entry with the cursor.
     var current: JournalEntry? { entries.indices.contains(selected) ? entries[selected] : nil }
