@@ -114,7 +114,8 @@ import TillProtocol
         let text = c.lines.joined(separator: " ")
         #expect(text.contains("Refund the FULL amount") && text.contains("sale of € 13.75 at 11:00"))
         #expect(text.contains("card Visa 478212******7417") && text.contains("STAN 654321"))
-        #expect(press(&s, .enter) == [.perform(.cancel(CancelRequest(amount: nil, finder: TransactionFinder(referenceNumber: "654321"))),
+        #expect(press(&s, .enter).isEmpty)   // never Enter alone: the cashier picks the refund
+        #expect(press(&s, .char("y")) == [.perform(.cancel(CancelRequest(amount: nil, finder: TransactionFinder(referenceNumber: "654321"))),
                                                summary: "Refund in full, STAN 654321")])
     }
 
@@ -141,7 +142,8 @@ import TillProtocol
         #expect(press(&s, .enter).isEmpty)
         guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
         #expect(c.title == "Capture?" && c.lines.joined(separator: " ").contains("Capture € 42.00"))
-        #expect(press(&s, .enter).count == 1)
+        #expect(press(&s, .enter).isEmpty)   // never Enter alone
+        #expect(press(&s, .char("1"), .enter).count == 1)
     }
 
     @Test func theJournalReadsLikeATillRoll() {
