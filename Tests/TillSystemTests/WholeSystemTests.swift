@@ -202,10 +202,12 @@ final class SystemRun: @unchecked Sendable {
         let before = state
         // What the cashier means: the amount already on the sale screen plus what they type after F2.
         // (An F2 that a confirmation on screen swallows is no fresh sale.)
-        // From another screen, F2 keeps an amount left there only until the cashier types: then typing replaces it.
+        // From another screen, F2 keeps an amount left there only until the cashier types: then typing replaces it; so
+        // does an amount the screen shows selected (kept after a box, or a sale not sent).
         if k == .f(2) && before.overlay == nil {
             expectingAmount = true
-            intendedAmount = before.screen == .sale ? (before.forms[.sale]?["amount"] ?? "") : ""
+            let amount = before.forms[.sale]?.fields.first { $0.id == "amount" }
+            intendedAmount = before.screen == .sale && amount?.selected != true ? (amount?.text ?? "") : ""
         }
         else if k == .f(2) { expectingAmount = false; intendedAmount = nil } else if case .char = k {} else { expectingAmount = false }
         if [.backspace, .delete, .ctrl("u"), .esc].contains(k) && before.screen == .sale { intendedAmount = nil }

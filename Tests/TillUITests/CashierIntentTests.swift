@@ -259,13 +259,13 @@ import TillProtocol
         #expect(s.overlay == nil)
         #expect(s.notice?.contains("asking the terminal") == true)
         // The till asks again by itself, without moving the cashier.
-        #expect(update(&s, .tick(nowMs: fixedNow + 3_000)) == [.recover])
+        #expect(update(&s, .tick(nowMs: fixedNow + 5_000)) == [.recover])
         var charged = left; charged.state = .approved
         _ = update(&s, .event(.recovered(charged)))
         _ = update(&s, .unresolvedLoaded([], recovered: true))
         #expect(s.screen == .sale)
         #expect(s.form["amount"] == "")
-        #expect(update(&s, .tick(nowMs: fixedNow + 9_000)).isEmpty)
+        #expect(update(&s, .tick(nowMs: fixedNow + 12_000)).isEmpty)
     }
 
     // MARK: the journal

@@ -75,9 +75,7 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         setNotice(&state, "Stopping the wait…")
         return [.stopWaiting]
     case .askAgain:
-        setNotice(&state, "Asking the terminal again…")
-        state.unresolved.recovering = true
-        return [.recover]
+        return askAgain(&state)
     }
 }
 

@@ -16,7 +16,7 @@ public struct UnresolvedState: Sendable, Hashable {
     public var lastAskMs: Int64 = 0
     /// The recovery running was started by the till itself (asking again): its end moves no screen and keeps the notice.
     public var askingQuietly = false
-    public static let askAgainEveryMs: Int64 = 3_000
+    public static let askAgainEveryMs: Int64 = 5_000
     public static let askingForMs: Int64 = 60_000
     public init() {}
     /// The entry with the cursor.
@@ -35,9 +35,7 @@ enum UnresolvedScreen: ScreenComponent {
 func unresolvedChar(_ state: inout AppState, _ ch: Character) -> [Command]? {
     switch Character(ch.lowercased()) {
     case "a":
-        setNotice(&state, "Asking the terminal again…")
-        state.unresolved.recovering = true
-        return [.recover]
+        return askAgain(&state)
     case "c", "x":
         guard let e = state.unresolved.current else { return [] }
         confirmResolve(&state, e)
@@ -45,6 +43,15 @@ func unresolvedChar(_ state: inout AppState, _ ch: Character) -> [Command]? {
     default:
         return nil
     }
+}
+
+/// The cashier asks the terminal again about the unresolved entries (`a`, the menu, the resolve box): what it learns
+/// is shown as results, and the Unresolved list follows.
+func askAgain(_ state: inout AppState) -> [Command] {
+    setNotice(&state, "Asking the terminal again…")
+    state.unresolved.recovering = true
+    state.unresolved.askingQuietly = false
+    return [.recover]
 }
 
 func unresolvedAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
