@@ -415,6 +415,8 @@ public enum Msg: Sendable, Hashable {
     case exported(paths: [String], error: String?)
     /// The controller stopped waiting (the outcome follows as `.performed(.unknown)`), or could not.
     case stoppedWaiting(error: String?)
+    /// The journal's payments, looked up for the refund or capture box (`Command.findPayment`) about `finder`.
+    case paymentsFound(screen: Screen, finder: TransactionFinder, entries: [JournalEntry])
 }
 
 /// What the UI asks the outside world to do. Data only: the runtime performs them and answers with a `Msg`.
@@ -433,5 +435,9 @@ public enum Command: Sendable, Hashable {
     case exportReport(batch: BatchKey, format: ReportFormat)
     /// Stop waiting for the terminal: the request in flight becomes unknown (`TillService.stopWaiting`).
     case stopWaiting
+    /// Looks the journal's recent payments up for the refund or capture box about a typed STAN / order code: answered
+    /// with `Msg.paymentsFound`, so the box can name the payment, what was refunded or captured of it, or say that the
+    /// journal does not know it.
+    case findPayment(screen: Screen, finder: TransactionFinder)
     case quit
 }

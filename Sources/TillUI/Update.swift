@@ -68,6 +68,8 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
             state.overlay = .report(panel)
         }
         return []
+    case .paymentsFound(let screen, let finder, let entries):
+        return FinderScreen.found(&state, screen, finder, entries)
     case .stoppedWaiting(let error):
         if let error { setNotice(&state, "Could not stop waiting: " + error, error: true) }
         return []
@@ -497,9 +499,9 @@ func keepForm(_ state: inout AppState, _ screen: Screen) {
     state.forms[screen] = f
     guard f.hasSelection, state.screen == screen else { return }
     if let amount = f.fields.first(where: { $0.id == "amount" && $0.selected })?.text {
-        setNotice(&state, "Amount \(state.currency) \(amount) kept from before (selected): typing replaces it; Enter sends it as shown.")
+        setNotice(&state, "Amount \(state.currency) \(amount) kept, selected: typing replaces it; Enter sends it.")
     } else {
-        setNotice(&state, "What was typed here is kept (selected): typing replaces it; Enter sends it as shown.")
+        setNotice(&state, "What was typed here is kept, selected: typing replaces it; Enter sends it.")
     }
 }
 

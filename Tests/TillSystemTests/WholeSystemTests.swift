@@ -183,6 +183,8 @@ final class SystemRun: @unchecked Sendable {
                     if case .journalFailed(_, let m)? = await service.stopWaiting() { inbox.post(g, .stoppedWaiting(error: m)) }
                     else { inbox.post(g, .stoppedWaiting(error: nil)) }
                 case .loadJournal(let f): inbox.post(g, .journalLoaded(await service.entries(f)))
+                case .findPayment(let screen, let finder):
+                    inbox.post(g, .paymentsFound(screen: screen, finder: finder, entries: await service.entries(JournalFilter(scope: .all))))
                 case .loadBatch: inbox.post(g, .batchLoaded(await service.batch()))
                 case .recover: inbox.post(g, .unresolvedLoaded(await service.recover(), recovered: true))
                 case .loadUnresolved: inbox.post(g, .unresolvedLoaded(await service.unresolved(), recovered: false))

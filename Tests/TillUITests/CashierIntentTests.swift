@@ -163,7 +163,7 @@ import TillProtocol
 
     @Test func theCaptureBoxNeverAnswersEnterAlone() {
         var s = readyState()
-        press(&s, .f(4)); type(&s, "000001"); press(&s, .enter)
+        press(&s, .f(4)); type(&s, "000001"); enterFinding(&s)
         #expect(s.overlay != nil)
         #expect(!sends(press(&s, .enter)))
         #expect(!sends(press(&s, .char("1")) + press(&s, .char("5")) + press(&s, .enter)))
@@ -297,5 +297,59 @@ import TillProtocol
         press(&s, .f(4))
         #expect(s.screen == .journal)
         #expect(s.notice?.contains("no transactions") == true)
+    }
+
+    // MARK: a refund or capture by a typed STAN names the payment
+
+    @Test func aRefundByTypedStanNamesTheJournaledPaymentAndWarnsAboveWhatIsLeft() {
+        var s = readyState()
+        press(&s, .f(5)); type(&s, "654321")
+        for _ in 0..<5 { press(&s, .tab) }
+        type(&s, "20")
+        let cmds = press(&s, .enter)
+        let finder = TransactionFinder(referenceNumber: "654321")
+        #expect(cmds == [.findPayment(screen: .refund, finder: finder)])
+        #expect(s.overlay == nil)
+        var refund = entry(2, .cancel, cents: 500, response: response("status=success&message=Transaction successful.&action=cancel&amount=500&referenceNumber=654322"))
+        refund.requestURL = "vivapayclient://pay/v1?action=cancel&amount=500&referenceNumber=654321"
+        _ = update(&s, .paymentsFound(screen: .refund, finder: finder, entries: [refund, entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)]))
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
+        let text = c.lines.joined(separator: " ")
+        #expect(text.contains("sale of € 13.75 at 11:00"))
+        #expect(text.contains("card Visa 478212******7417"))
+        #expect(text.contains("€ 5.00 already refunded (€ 8.75 left)"))
+        #expect(text.contains("MORE THAN IS LEFT: € 20.00 > € 8.75"))
+    }
+
+    @Test func aRefundByAStanTheJournalDoesNotKnowSaysSo() {
+        var s = readyState()
+        press(&s, .f(5)); type(&s, "999999"); press(&s, .enter)
+        _ = update(&s, .paymentsFound(screen: .refund, finder: TransactionFinder(referenceNumber: "999999"),
+                                      entries: [entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)]))
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
+        #expect(c.lines.joined(separator: " ").contains("The journal knows no payment with this key"))
+    }
+
+    @Test func aLateAnswerAboutAnotherKeyIsDropped() {
+        var s = readyState()
+        press(&s, .f(5)); type(&s, "999999"); press(&s, .enter)
+        press(&s, .esc)   // clears the STAN
+        type(&s, "654321")
+        _ = update(&s, .paymentsFound(screen: .refund, finder: TransactionFinder(referenceNumber: "999999"), entries: []))
+        #expect(s.overlay == nil)
+    }
+
+    @Test func aSecondCaptureIsWarnedAbout() {
+        var s = readyState()
+        press(&s, .f(4)); type(&s, "654321"); press(&s, .enter)
+        let finder = TransactionFinder(referenceNumber: "654321")
+        let pre = entry(1, .preAuth, cents: 5000, response: response("status=success&message=Transaction successful.&action=pre_auth&amount=5000&referenceNumber=654321"))
+        var cap = entry(2, .capturePreAuth, cents: 4200, response: response("status=success&message=Transaction successful.&action=capture_pre_auth&amount=4200&referenceNumber=654322"))
+        cap.requestURL = "vivapayclient://pay/v1?action=capture_pre_auth&amount=4200&referenceNumber=654321"
+        _ = update(&s, .paymentsFound(screen: .capture, finder: finder, entries: [cap, pre]))
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
+        let text = c.lines.joined(separator: " ")
+        #expect(text.contains("pre-auth of € 50.00"))
+        #expect(text.contains("ALREADY CAPTURED (€ 42.00"))
     }
 }
