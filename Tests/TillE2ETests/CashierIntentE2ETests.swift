@@ -208,4 +208,26 @@ import Testing
         try t.keys("F5")
         t.waitFor("Refund", stan)
     }
+
+    @Test func aRefundByTypedStanNamesThePaymentAndWarnsAboveIt() throws {
+        // A refund by a typed STAN named nothing but the STAN, with no warning above what the sale was.
+        let t = try TillSession(args: fast)
+        try t.openShift()
+        try t.type("12"); try t.keys("Enter")
+        t.waitFor("SALE APPROVED", "Amount   € 12.00")
+        let stan = try #require(t.value(after: "STAN"))
+        try t.keys("F5"); t.waitFor("Find the payment")
+        try t.type(stan)
+        for _ in 0..<5 { try t.keys("Tab") }
+        try t.type("15"); try t.keys("Enter")
+        t.waitFor("Refund?", "sale of € 12.00 at", "MORE THAN THE PAYMENT")
+        try t.keys("Escape")
+        // A STAN the journal does not know is said plainly (Tab from Amount is the STAN again, kept: typing replaces it).
+        try t.keys("Tab")
+        try t.type("999999")
+        t.waitFor("STAN           999999")
+        try t.keys("Enter")
+        t.waitFor("Refund?", "The journal knows no payment with this key")
+        try t.keys("Escape")
+    }
 }
