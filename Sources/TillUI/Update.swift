@@ -45,9 +45,9 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
         }
         return []
     case .journalLoaded(let entries):
-        // The highlight stays on the entry it was on, not on the row number: a payment journaled meanwhile comes in
-        // at the top, and F5 must refund the sale the cashier picked (found by hand: after a refund, the rows had
-        // moved and Enter opened another entry).
+        // While the journal is open, the highlight stays on the entry it was on, not on the row number: a payment
+        // journaled meanwhile comes in at the top, and F5 must refund the sale the cashier picked. (Opening the
+        // journal starts with no rows, so it opens on the newest.)
         let picked = state.visibleJournal.indices.contains(state.journal.selected) ? state.visibleJournal[state.journal.selected].id : nil
         state.journal.entries = entries
         if let picked, let i = state.visibleJournal.firstIndex(where: { $0.id == picked }) { state.journal.selected = i }

@@ -20,9 +20,9 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
     case .esc, .backspace, .char("-"): closeBox(&state); setNotice(&state, "Cancelled: nothing was done." + keptNote(state)); return []
     case .char(let ch) where ch.isASCII && ch.isNumber:
         // A number selects (the keypad's way to answer), then Enter does it; but only as the first key since the box
-        // opened. Found by attack: "1500 Enter" opened "Check the amount", and the cashier's "15 Enter" then charged
-        // 1500.00 (the 1 selected "charge", the 5 left it). A number after any other key selects nothing and undoes
-        // a selection: an amount typed by habit never answers the box.
+        // opened: in "15 Enter" typed by habit the 1 would select the first choice and Enter pick it. A number after
+        // any other key selects nothing and undoes a selection, so an amount typed into a box never answers it (and
+        // in a box that moves money nothing is selected to fall back to).
         var next = c
         next.keysPressed += 1
         if c.keysPressed == 0, let n = ch.wholeNumberValue, n >= 1, n <= c.choices.count {
