@@ -434,7 +434,7 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
                 lines: [(amount.isEmpty ? "Text typed on " + typed.map(\.title).joined(separator: ", ")
                          : "The amount \(state.currency) \(amount) typed on Sale") + " is lost",
                         "if you quit now; nothing was sent."],
-                choices: [ConfirmChoice(key: "y", label: "quit, losing what was typed", action: .quit)]))
+                choices: [ConfirmChoice(key: "y", label: "quit anyway", action: .quit)]))
             return []
         }
         state.quit = true

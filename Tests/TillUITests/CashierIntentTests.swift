@@ -254,6 +254,8 @@ import TillProtocol
         _ = update(&s, .event(.recovered(left)))
         _ = update(&s, .unresolvedLoaded([left], recovered: true))
         #expect(view(s, size: s.size).contains("ASKING THE TERMINAL"))
+        #expect(s.screen == .unresolved && view(s, size: s.size).contains("Asking the terminal…"))
+        #expect(!view(s, size: s.size).contains("could not be asked"))
         press(&s, .f(2)); type(&s, "7.77")
         #expect(!sends(press(&s, .enter)))
         #expect(s.overlay == nil)

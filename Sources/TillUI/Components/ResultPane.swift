@@ -94,7 +94,7 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     row("Order", resp?.orderCode)
     row("Auth", resp?.authorisationCode)
     if e?.action == .batch { row("Batch", resp?.batchName ?? resp?.batchId) }
-    if case .unknown(let u) = res.outcome { row("Note", u.note, role: .warning) }
+    if case .unknown(let u) = res.outcome, s.unresolved.asking[u.id] == nil { row("Note", u.note, role: .warning) }
     buf.put("at " + Format.clock(res.atMs, offsetMinutes: s.tzOffsetMinutes), x: x, y: inner.maxY - 1, role: .dim, maxWidth: w)
 }
 

@@ -88,7 +88,7 @@ enum PaymentScreen: ScreenComponent {
             // The terminal has not been asked about that payment yet (it may still be running it): a new one of the
             // same amount waits for the answer.
             let what = "\(Format.entrySummary(a, currency: state.currency, tipStyle: state.tipStyle)) at \(Format.hoursMinutesOfDay(a.createdAtMs, offsetMinutes: state.tzOffsetMinutes))"
-            setNotice(&state, "Not sent: asking the terminal about \(what) first; it may be this payment. Wait for its answer.", error: true)
+            setNotice(&state, "Not sent: asking the terminal about \(what) first.", error: true)
             return []
         }
         let unknown = state.unresolved.entries.filter { ($0.action == .sale || $0.action == .preAuth) && $0.state.awaitsTerminal }

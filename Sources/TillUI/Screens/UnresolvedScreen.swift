@@ -110,7 +110,8 @@ func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         if selected { buf.restyle(Rect(x: x, y: y, width: w, height: 1), role: .selection, attrs: .bold) }
         y += 1
         // The note says why it is unknown and what to do: wrapped (two lines at most), never cut mid-word.
-        if let n = e.note {
+        // While the till is still asking the terminal about it, that is what the row says (not "could not be asked").
+        if let n = s.unresolved.asking[e.id] != nil ? "Asking the terminal… do not charge it again meanwhile." : e.note {
             for l in wrap(n, width: max(10, w - 2)).prefix(2) where y < r.maxY - 2 {
                 buf.put("  " + l, x: x, y: y, role: .hint, maxWidth: w); y += 1
             }
