@@ -100,4 +100,65 @@ import Testing
         print(report)
         try? report.write(toFile: NSTemporaryDirectory() + "till-full-shift-keys.txt", atomically: true, encoding: .utf8)
     }
+
+    /// A shift as a busy cashier works it: typing the next customer's amount while the terminal works, a refund box
+    /// cancelled and answered again, till stopped in the middle of a payment and started again. Nothing typed is
+    /// charged by surprise, nothing twice; the README's second key-count table is this test's output.
+    @Test func aShiftWithTypingAheadACancelledBoxAndARestart() throws {
+        let args = ["--sim-speed", "0.5", "--timeout", "60"]
+        let t = try TillSession(width: 80, height: 24, args: args)
+        let k = Keys(t)
+        t.waitFor("Amount", "no batch open")
+
+        k.begin("open the shift (at the first sale) and sell 20.00")
+        try k.type("20"); try k.keys("Enter")
+        t.waitFor("No shift open"); try k.keys("o")
+        t.waitFor("BATCH OPENED"); try k.keys("Enter")
+        t.waitFor("SALE APPROVED € 20.00")
+
+        k.begin("sell 7.77 (slow), typing the next customer's 4.00 meanwhile, then sell it")
+        try k.type("7.77"); try k.keys("Enter")
+        t.waitFor("Waiting for the terminal")
+        try k.type("4")
+        t.waitFor("€ 4_", "Sale € 7.77")
+        t.waitFor("SALE APPROVED € 7.77", timeout: 30)
+        try k.keys("Enter")
+        t.waitFor("SALE APPROVED € 4.00")
+        let stan = try #require(t.value(after: "STAN"))
+
+        k.begin("refund the 4.00 by its STAN: the box cancelled, then answered")
+        try k.keys("F5"); t.waitFor("Find the payment")
+        try k.type(stan); try k.keys("Enter")
+        t.waitFor("Refund?", "sale of € 4.00 at")
+        try k.keys("Enter")
+        t.waitFor("Press y to refund")
+        try k.keys("Escape")
+        t.waitFor("Cancelled: nothing was done")
+        try k.keys("Enter")
+        t.waitFor("Refund?", "sale of € 4.00 at"); try k.keys("y")
+        t.waitFor("REFUNDED € 4.00")
+
+        k.begin("sell 7.77 again; quit while it waits; start again")
+        try k.keys("F2"); try k.type("7.77"); try k.keys("Enter")
+        t.waitFor("Waiting for the terminal")
+        try k.keys("F10"); t.waitFor("Quit while waiting?")
+        try k.keys("y")
+        t.waitFor("TILL-EXITED")
+        try t.restart(args: args)
+        t.waitFor("ASKING THE TERMINAL", timeout: 30)
+        t.waitFor("WAS CHARGED", timeout: 40)
+
+        k.begin("close the shift and see its Z report")
+        try k.keys("F6", "C-k")
+        t.waitFor("Close batch?"); try k.keys("y")
+        t.waitFor("Z report (closing)")
+        // Charged: 20.00, 7.77, 4.00 and the 7.77 found at the restart (39.54), refunded 4.00: never 7.774, never twice.
+        t.waitFor("Sales approved                      4           € 39.54", "NET TOTAL                                       € 35.54")
+
+        var report = "KEY COUNTS (80x24 shift with typing ahead, a cancelled box and a restart)\n"
+        for (task, n) in k.counts { report += "| \(task) | \(n) |\n" }
+        report += "| total | \(k.counts.reduce(0) { $0 + $1.1 }) |\n"
+        print(report)
+        try? report.write(toFile: NSTemporaryDirectory() + "till-intent-shift-keys.txt", atomically: true, encoding: .utf8)
+    }
 }
