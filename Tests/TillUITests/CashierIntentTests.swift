@@ -114,6 +114,15 @@ import TillProtocol
         #expect(s.form["amount"] == "5")
     }
 
+    @Test func aTipPresetOnAKeptSaleIsNotASelection() {
+        var s = readyState()
+        type(&s, "20"); press(&s, .alt("2")); press(&s, .f(7)); press(&s, .f(2))
+        #expect(s.form.fields.first { $0.id == "tipAmount" }?.selected == true)
+        press(&s, .alt("1"))
+        #expect(s.form["tipAmount"] == "5%" && s.form.fields.first { $0.id == "tipAmount" }?.selected == false)
+        #expect(s.form.fields[0].selected)   // the amount is still kept, selected
+    }
+
     @Test func aKeptAmountIsDrawnSelected() {
         var s = readyState()
         press(&s, .f(3)); type(&s, "50"); press(&s, .f(2)); press(&s, .f(3))

@@ -33,6 +33,9 @@ enum PaymentScreen: ScreenComponent {
             let pct = action == .tip5 ? "5%" : action == .tip10 ? "10%" : action == .tip15 ? "15%" : ""
             state.form["tipAmount"] = pct
             state.form.errors["tipAmount"] = nil
+            // A preset is typed anew: no longer a selection kept from before.
+            if let i = state.form.index(of: "tipAmount") { state.form.fields[i].selected = false }
+            if state.form.life == .fresh || state.form.life == .kept { state.form.life = typedLife(state, state.form.life) }
             return []
         case .paymentMethod:
             // One key: card present → MOTO (phone orders) → the other methods → card present.
