@@ -153,8 +153,11 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
         setNotice(&state, "Rejected answer \(file): \(reason)", error: true)
         return []
     case .transportReady(let m):
+        // Said when the link comes back after a problem; the start's own "ready" (which may arrive after recovery's
+        // notice, or a theme file's warning) says nothing the status line does not already show.
+        let was = state.connection
         state.connection = .ready
-        setNotice(&state, m)
+        if case .problem = was { setNotice(&state, m) }
         return []
     }
 }

@@ -279,6 +279,18 @@ import TillProtocol
         #expect(update(&s, .tick(nowMs: fixedNow + 12_000)).isEmpty)
     }
 
+    @Test func theStartsReadyDoesNotHideAWarning() {
+        var s = AppState(nowMs: fixedNow)
+        s.startupWarnings = ["broken.toml:4: not a value"]
+        _ = initialCommands(&s)
+        _ = update(&s, .unresolvedLoaded([], recovered: true))
+        _ = update(&s, .event(.transportReady("simulator")))
+        #expect(s.notice == "broken.toml:4: not a value")
+        _ = update(&s, .event(.transportProblem("bridge died")))
+        _ = update(&s, .event(.transportReady("bridge back")))
+        #expect(s.notice == "bridge back")
+    }
+
     // MARK: the journal
 
     @Test func theJournalOpensOnItsNewestRowWithAnEmptyFilter() {
