@@ -288,6 +288,8 @@ public final class Runtime: Sendable {
             }
         case .loadJournal(let f):
             Task.detached { inbox.post(.journalLoaded(await service.entries(f))) }
+        case .findPayment(let screen, let finder):
+            Task.detached { inbox.post(.paymentsFound(screen: screen, finder: finder, entries: await service.entries(JournalFilter(scope: .all)))) }
         case .loadBatch:
             Task.detached { inbox.post(.batchLoaded(await service.batch())) }
         case .recover:

@@ -91,7 +91,8 @@ public enum TerminalMessage: Sendable, Hashable {
         let (code, name) = TerminalMessage.split(text)
         if let name {
             let key = name.uppercased().replacing(" ", with: "_")
-            self = TerminalMessage.coded.first { $0.2 == key }?.0 ?? .unrecognised(code: code)
+            // A busy terminal by another name (`TERMINAL_BUSY`) is still busy: never read as a decline.
+            self = TerminalMessage.coded.first { $0.2 == key }?.0 ?? (key.contains("BUSY") ? .terminalBusy : .unrecognised(code: code))
             return
         }
         if let code {
@@ -101,7 +102,7 @@ public enum TerminalMessage: Sendable, Hashable {
         var words = text.lowercased()
         while words.hasSuffix(".") || words.hasSuffix("!") { words.removeLast() }
         words = words.split(whereSeparator: { $0 == " " || $0 == "_" || $0 == "\t" }).joined(separator: " ")
-        self = TerminalMessage.worded[words] ?? .unrecognised(code: nil)
+        self = TerminalMessage.worded[words] ?? (words.split(separator: " ").contains("busy") ? .terminalBusy : .unrecognised(code: nil))
     }
 
     /// Reads an answer's message (its decoded code and name when the decoder found them).
@@ -288,18 +289,21 @@ public enum CashierWording {
     public static func verdict(for outcome: ActionOutcome, currency: String = "€", tzOffsetMinutes: Int = 0, tipStyle: TipStyle) -> Verdict {
         switch outcome {
         case .answered(let e), .unknown(let e): return verdict(for: e, currency: currency, tipStyle: tipStyle)
+        case .transportError(let e, let why) where e?.state == .unknown:
+            return Verdict(role: .unknown, mark: "?", word: "UNKNOWN", headline: "CHECK THE TERMINAL",
+                           sentence: "The link to the terminal failed after sending: " + lowerFirst(why) + " Check the terminal before charging again.")
         case .transportError(_, let why):
-            return Verdict(role: .declined, mark: "✗", word: "NOT SENT", headline: "NOT SENT",
-                           sentence: "The terminal could not be reached, nothing was charged: " + lowerFirst(why))
+            return Verdict(role: .aborted, mark: "✗", word: "NOT SENT", headline: "NOT SENT — NOT CHARGED",
+                           sentence: "The terminal could not be reached, nothing was charged: " + lowerFirst(why) + " Try again.")
         case .invalid(let errors):
             return Verdict(role: .declined, mark: "✗", word: "NOT SENT", headline: "NOT SENT",
                            sentence: errors.map(\.message).joined(separator: " "))
         case .busy:
-            return Verdict(role: .aborted, mark: "✗", word: "BUSY", headline: "NOT SENT",
-                           sentence: "Another request is still waiting for the terminal: wait for its result.")
+            return Verdict(role: .aborted, mark: "✗", word: "BUSY", headline: "TERMINAL BUSY — NOT CHARGED",
+                           sentence: "Another request is still waiting for the terminal: nothing was sent. Wait for its result, then try again.")
         case .otherTillBusy:
-            return Verdict(role: .aborted, mark: "✗", word: "BUSY", headline: "NOT SENT",
-                           sentence: "Another till on this journal is waiting for the terminal: wait for it, then try again.")
+            return Verdict(role: .aborted, mark: "✗", word: "BUSY", headline: "TERMINAL BUSY — NOT CHARGED",
+                           sentence: "Another till on this journal is waiting for the terminal: nothing was sent. Wait for it, then try again.")
         case .needsConfirmation(let unknown):
             let named = unknown.prefix(3).map { e -> String in
                 return Format.money(Format.total(e) ?? .zero, currency) + " at " + String(Format.clock(e.createdAtMs, offsetMinutes: tzOffsetMinutes).prefix(5))
@@ -337,6 +341,13 @@ public enum CashierWording {
         case .declined:
             let message = resp.map { TerminalMessage($0) } ?? .unrecognised(code: nil)
             let said = sentence(message, action: e.action, approved: false)
+            if message == .terminalBusy {
+                // The terminal never started it: not a decline (a cashier reading DECLINED asks for another card).
+                let money = Format.movesMoney(e.action)
+                return Verdict(role: .aborted, mark: "✗", word: "BUSY", headline: money ? "TERMINAL BUSY — NOT CHARGED" : "TERMINAL BUSY — NOT DONE",
+                               sentence: "The terminal is busy with another transaction: " + (money ? "nothing was charged. " : "nothing was done. ")
+                                + "Wait for it to finish, then try again.")
+            }
             let word = message == .userCancel ? "NOT PAID" : (e.action == .batch || e.action == .transactionDetails ? "FAILED" : "DECLINED")
             let headline: String
             switch e.action {

@@ -59,6 +59,9 @@ public struct Field: Sendable, Hashable {
     public var maxLength: Int
     /// A secret (PIN, API key, API secret): never drawn in clear, one • per character typed.
     public var secret: Bool
+    /// The text is selected: the next key typed here replaces it (Backspace deletes it), as in a text input whose
+    /// old value is highlighted. Set when a form is kept from before (`Form.keep`); the field editor owns it.
+    public var selected = false
     public init(_ id: String, _ label: String, _ kind: FieldKind, placeholder: String = "", maxLength: Int = 20, text: String = "",
                 secret: Bool = false) {
         self.id = id; self.label = label; self.kind = kind; self.placeholder = placeholder; self.maxLength = maxLength; self.text = text
@@ -78,10 +81,25 @@ public struct Form: Sendable, Hashable {
     /// the text on screen is not what the cashier typed, so the error stays, and blocks Enter,
     /// until the cashier corrects the field (Backspace or clear). Typing on does not lift it.
     public var refused: Set<String> = []
-    /// The next character typed replaces the focused field's text (the field was just entered
-    /// from another screen or after a result, so a new amount never appends to an old one).
-    public var replaceOnType = false
+    /// Where the form stands in the cashier's work (`FormLife`): what typing does to it, and what a result does.
+    public var life: FormLife = .fresh
     public init(_ fields: [Field]) { self.fields = fields }
+
+    /// Whether any field holds text.
+    public var hasText: Bool { fields.contains { !$0.text.isEmpty } }
+    /// Whether a field's text is selected (typing there replaces it).
+    public var hasSelection: Bool { fields.contains { $0.selected && !$0.text.isEmpty } }
+
+    /// The form is left from before (the cashier went to another screen, cancelled a box, or a box did something
+    /// else): every field with text (and no error to correct) is selected, so typing replaces it and a new amount
+    /// never appends to an old one; Enter still sends what is shown. A form with no text is simply fresh.
+    public mutating func keep() {
+        guard hasText else { life = .fresh; return }
+        life = .kept
+        for i in fields.indices where !fields[i].text.isEmpty && errors[fields[i].id] == nil && !refused.contains(fields[i].id) {
+            fields[i].selected = true
+        }
+    }
 
     public subscript(id: String) -> String {
         get { fields.first { $0.id == id }?.text ?? "" }
@@ -128,6 +146,26 @@ public struct Form: Sendable, Hashable {
     }
 }
 
+/// A form's lifetime: the transitions are explicit (`Form.keep`, a payment sent, a key typed) and tested.
+public enum FormLife: Sendable, Hashable {
+    /// Blank, or as a journal row filled it: nothing typed since.
+    case fresh
+    /// Being typed for the customer at the till.
+    case typing
+    /// Typed while a payment sent from this form was with the terminal: the next customer's, alone, in a form that
+    /// became fresh the moment the request was sent. Kept as it is after the verdict.
+    case nextCustomer
+    /// Left from before: its text is selected (`Field.selected`), the next key replaces it.
+    case kept
+}
+
+/// A payment found charged after its outcome was unknown.
+public struct FoundCharged: Sendable, Hashable {
+    public var entry: JournalEntry
+    public var knownAtMs: Int64
+    public init(entry: JournalEntry, knownAtMs: Int64) { self.entry = entry; self.knownAtMs = knownAtMs }
+}
+
 /// Something that needs a yes before it happens.
 public enum ConfirmAction: Sendable, Hashable {
     case send(Request)
@@ -144,6 +182,16 @@ public enum ConfirmAction: Sendable, Hashable {
     case stopWaiting
     /// Ask the terminal again about the unresolved entries.
     case askAgain
+
+    /// Moves money, or gives up on a payment with the terminal: never the answer to an Enter alone, nor to a
+    /// number typed by habit; the cashier picks it (its letter, or its number then Enter).
+    public var needsDeliberateChoice: Bool {
+        switch self {
+        case .send(let r): return Format.movesMoney(r.action)
+        case .sendConfirmingUnknown, .sendChecked, .stopWaiting, .resolve: return true
+        case .quit, .goTo, .askAgain: return false
+        }
+    }
 }
 
 public struct ConfirmChoice: Sendable, Hashable {
@@ -168,7 +216,10 @@ public struct Confirmation: Sendable, Hashable {
     /// Keys pressed since the box opened or since an Enter that picked nothing: only a number pressed first selects,
     /// so an amount typed by habit ("15", "1.50", then Enter) never answers the box.
     public var keysPressed = 0
+    /// A box with a choice that moves money (or abandons a payment) never lets Enter pick first, whatever the caller
+    /// asked: a refund, a capture or a charge is a deliberate key, never a reflex.
     public init(title: String, lines: [String], choices: [ConfirmChoice], enterPicksFirst: Bool = true) {
+        let enterPicksFirst = enterPicksFirst && !choices.contains { $0.action.needsDeliberateChoice }
         self.title = title; self.lines = lines; self.choices = choices; self.enterPicksFirst = enterPicksFirst
         self.selected = enterPicksFirst && !choices.isEmpty ? 0 : nil
     }
@@ -294,6 +345,12 @@ public struct AppState: Sendable, Hashable {
     /// The admin screen: what the terminal last said about its settings, and what is being changed.
     public var admin = AdminState()
 
+    /// Payments whose outcome was unknown and that have since been found CHARGED (recovery, "ask again", or the
+    /// cashier's "charged"), with when that became known: a new sale or pre-auth of the same amount within
+    /// `chargedAgainWindowMs` asks first, naming it.
+    public var foundCharged: [FoundCharged] = []
+    public static let chargedAgainWindowMs: Int64 = 10 * 60_000
+
     /// How many verdicts have been shown: the runtime rings the bell when it grows (if the bell is on).
     public var verdicts = 0
 
@@ -358,6 +415,8 @@ public enum Msg: Sendable, Hashable {
     case exported(paths: [String], error: String?)
     /// The controller stopped waiting (the outcome follows as `.performed(.unknown)`), or could not.
     case stoppedWaiting(error: String?)
+    /// The journal's payments, looked up for the refund or capture box (`Command.findPayment`) about `finder`.
+    case paymentsFound(screen: Screen, finder: TransactionFinder, entries: [JournalEntry])
 }
 
 /// What the UI asks the outside world to do. Data only: the runtime performs them and answers with a `Msg`.
@@ -376,5 +435,9 @@ public enum Command: Sendable, Hashable {
     case exportReport(batch: BatchKey, format: ReportFormat)
     /// Stop waiting for the terminal: the request in flight becomes unknown (`TillService.stopWaiting`).
     case stopWaiting
+    /// Looks the journal's recent payments up for the refund or capture box about a typed STAN / order code: answered
+    /// with `Msg.paymentsFound`, so the box can name the payment, what was refunded or captured of it, or say that the
+    /// journal does not know it.
+    case findPayment(screen: Screen, finder: TransactionFinder)
     case quit
 }

@@ -18,7 +18,7 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
         return handleKey(&state, key)
     case .tick(let now):
         state.nowMs = now
-        return []
+        return askAgainIfDue(&state)
     case .resize(let size):
         state.size = size
         clampJournal(&state)
@@ -45,9 +45,9 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
         }
         return []
     case .journalLoaded(let entries):
-        // The highlight stays on the entry it was on, not on the row number: a payment journaled meanwhile comes in
-        // at the top, and F5 must refund the sale the cashier picked (found by hand: after a refund, the rows had
-        // moved and Enter opened another entry).
+        // While the journal is open, the highlight stays on the entry it was on, not on the row number: a payment
+        // journaled meanwhile comes in at the top, and F5 must refund the sale the cashier picked. (Opening the
+        // journal starts with no rows, so it opens on the newest.)
         let picked = state.visibleJournal.indices.contains(state.journal.selected) ? state.visibleJournal[state.journal.selected].id : nil
         state.journal.entries = entries
         if let picked, let i = state.visibleJournal.firstIndex(where: { $0.id == picked }) { state.journal.selected = i }
@@ -68,6 +68,8 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
             state.overlay = .report(panel)
         }
         return []
+    case .paymentsFound(let screen, let finder, let entries):
+        return FinderScreen.found(&state, screen, finder, entries)
     case .stoppedWaiting(let error):
         if let error { setNotice(&state, "Could not stop waiting: " + error, error: true) }
         return []
@@ -79,7 +81,13 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
     case .unresolvedLoaded(let list, let recovered):
         state.unresolved.entries = list
         state.unresolved.selected = min(state.unresolved.selected, max(0, list.count - 1))
-        if recovered {
+        let stillOpen = Set(list.map(\.id))
+        state.unresolved.asking = state.unresolved.asking.filter { stillOpen.contains($0.key) }
+        if recovered, state.unresolved.askingQuietly {
+            // The till asked again by itself: what it learned came as results; the cashier stays where they are.
+            state.unresolved.recovering = false
+            state.unresolved.askingQuietly = false
+        } else if recovered {
             state.unresolved.recovering = false
             if list.isEmpty {
                 if state.screen == .unresolved { state.screen = .sale }
@@ -145,8 +153,11 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
         setNotice(&state, "Rejected answer \(file): \(reason)", error: true)
         return []
     case .transportReady(let m):
+        // Said when the link comes back after a problem; the start's own "ready" (which may arrive after recovery's
+        // notice, or a theme file's warning) says nothing the status line does not already show.
+        let was = state.connection
         state.connection = .ready
-        setNotice(&state, m)
+        if case .problem = was { setNotice(&state, m) }
         return []
     }
 }
@@ -165,9 +176,29 @@ func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
     if let p = state.pending, !p.own, p.action == .transactionDetails || p.entryId == e.id { state.pending = nil }
     let what = Format.entrySummary(e, currency: state.currency) + " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
     switch e.state {
-    case .approved: setNotice(&state, "Recovered: \(what) WAS CHARGED (journal #\(e.id)).")
-    case .declined, .aborted, .resolved: setNotice(&state, "Recovered: \(what) was NOT charged (journal #\(e.id)).")
-    default: setNotice(&state, "\(what) (journal #\(e.id)): outcome still unknown; check the terminal.", error: true)
+    case .approved:
+        setNotice(&state, "Recovered: \(what) WAS CHARGED (journal #\(e.id)).")
+        state.unresolved.asking[e.id] = nil
+        foundCharged(&state, e)
+    case .declined, .aborted, .resolved:
+        setNotice(&state, "Recovered: \(what) was NOT charged (journal #\(e.id)).")
+        state.unresolved.asking[e.id] = nil
+    default:
+        if e.action == .sale || e.action == .preAuth, e.state.awaitsTerminal {
+            // Not settled yet (the terminal could not be asked: busy, perhaps with this very payment): the till keeps
+            // asking for a while and says so, rather than a verdict that invites charging again.
+            let since = state.unresolved.asking[e.id] ?? state.nowMs
+            if state.nowMs - since < UnresolvedState.askingForMs {
+                state.unresolved.asking[e.id] = since
+                state.unresolved.lastAskMs = state.nowMs
+                setNotice(&state, "\(what) (journal #\(e.id)): asking the terminal… Do not charge it again meanwhile.", error: true)
+            } else {
+                state.unresolved.asking[e.id] = nil
+                setNotice(&state, "\(what) (journal #\(e.id)): outcome still unknown; check the terminal.", error: true)
+            }
+        } else {
+            setNotice(&state, "\(what) (journal #\(e.id)): outcome still unknown; check the terminal.", error: true)
+        }
     }
     if Format.movesMoney(e.action) {
         state.result = ResultInfo(summary: Format.entrySummary(e, currency: state.currency),
@@ -179,26 +210,54 @@ func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
     return cmds
 }
 
+/// A payment once unknown is found CHARGED: its amount, if still in a form, is cleared (Enter must not charge that
+/// customer again), and a new sale of the same amount soon after asks first.
+func foundCharged(_ state: inout AppState, _ e: JournalEntry) {
+    guard e.action == .sale || e.action == .preAuth else { return }
+    state.foundCharged.removeAll { $0.entry.id == e.id || state.nowMs - $0.knownAtMs > AppState.chargedAgainWindowMs }
+    state.foundCharged.append(FoundCharged(entry: e, knownAtMs: state.nowMs))
+    let screen: Screen = e.action == .sale ? .sale : .preAuth
+    if let f = state.forms[screen], let typed = try? Money.parse(f["amount"]), typed == e.amount {
+        state.forms[screen] = Form.blank(screen)
+    }
+}
+
+/// Asks the terminal again, by itself, about payments recovery could not settle yet (see `UnresolvedState.asking`).
+func askAgainIfDue(_ state: inout AppState) -> [Command] {
+    guard !state.unresolved.asking.isEmpty, !state.unresolved.recovering, state.pending == nil else { return [] }
+    state.unresolved.asking = state.unresolved.asking.filter { state.nowMs - $0.value < UnresolvedState.askingForMs }
+    guard !state.unresolved.asking.isEmpty, state.nowMs - state.unresolved.lastAskMs >= UnresolvedState.askAgainEveryMs else { return [] }
+    state.unresolved.lastAskMs = state.nowMs
+    state.unresolved.recovering = true
+    state.unresolved.askingQuietly = true
+    return [.recover]
+}
+
 func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) -> [Command] {
     let action = state.pending?.action
+    let from = state.pending?.screen
     state.pending = nil
     switch outcome {
     case .invalid(let errors):
-        // Refused by the service: put the messages back on the form.
-        var f = state.form
+        // Refused by the service: the form comes back as it was sent, with the messages on it.
+        let screen = restoreUnsent(&state, action) ?? state.screen
+        var f = state.forms[screen] ?? state.form
         for e in errors {
-            if f.index(of: e.field) != nil { f.errors[e.field] = e.message } else { f.message = e.message }
+            if let i = f.index(of: e.field) { f.errors[e.field] = e.message; f.fields[i].selected = false } else { f.message = e.message }
         }
-        state.form = f
+        state.forms[screen] = f
         setNotice(&state, errors.first?.message ?? "Refused.", error: true)
         return []
-    case .busy:
-        setNotice(&state, "Another request is in flight; nothing was sent.", error: true)
-        return []
-    case .otherTillBusy(let m):
-        setNotice(&state, "Not sent: " + m, error: true)
+    case .busy, .otherTillBusy:
+        // Nothing was sent: a verdict of its own (never DECLINED), and the amount back to try again.
+        restoreUnsent(&state, action)
+        if case .otherTillBusy(let m) = outcome { setNotice(&state, "Not sent: " + m, error: true) }
+        else { setNotice(&state, "Another request is in flight; nothing was sent.", error: true) }
+        state.result = ResultInfo(summary: summary, outcome: outcome, atMs: state.nowMs)
+        state.verdicts += 1
         return []
     case .needsConfirmation(let list):
+        restoreUnsent(&state, action)
         guard let r = state.lastRequest else { setNotice(&state, "Check the unknown payments first.", error: true); return [.loadUnresolved] }
         let lines = list.prefix(3).map { e in
             "\(Format.money(Format.total(e), state.currency)) at \(Format.clock(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)) may have been charged:"
@@ -216,26 +275,12 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     state.verdicts += 1
     if case .answered(let e) = outcome { AdminScreen.answered(&state, e) }
     var cmds: [Command] = []
-    if action == .sale || outcome.entryAction == .sale {
-        // A fresh sale for the next customer after every result: tip, installments and reference cleared; the amount
-        // too, unless the cashier typed a new one while the terminal worked (that is the next customer's amount).
-        // The cursor is on Amount.
-        var fresh = Form.blank(.sale)
-        if let old = state.forms[.sale], old["amount"] != state.sale.sentAmountText { fresh["amount"] = old["amount"] }
-        state.forms[.sale] = fresh
-        // The next customer pays by card unless the cashier picks otherwise again (a phone order's MOTO never sticks).
-        state.sale.method = .cardPresent
-    }
-    if action == .preAuth || outcome.entryAction == .preAuth {
-        // The same for a pre-auth: a fresh form, keeping only an amount typed while the terminal worked.
-        var fresh = Form.blank(.preAuth)
-        if let old = state.forms[.preAuth], old["amount"] != state.preAuth.sentAmountText { fresh["amount"] = old["amount"] }
-        state.forms[.preAuth] = fresh
-        state.preAuth.method = .cardPresent
-    }
-    if case .unknown(let e) = outcome, !state.unresolved.entries.contains(where: { $0.id == e.id }) {
-        // Known at once, before the reload: a new sale asks first.
-        state.unresolved.entries.append(e)
+    if outcome.notStarted {
+        // The terminal never started it (not sent, terminal busy): nothing was charged, the same customer tries again.
+        restoreUnsent(&state, action)
+    } else {
+        // The form of a sale or pre-auth became fresh when it was sent; what is in it now is the next customer's.
+        if let key = from.flatMap(PaymentScreen.stateKey) { state[keyPath: key].sent = nil }
     }
     if case .answered(let e) = outcome, e.state == .approved {
         // A sent form is done: clear it for the next customer.
@@ -245,6 +290,13 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         case .batch: state.forms[.batch] = Form.blank(.batch)
         default: break
         }
+    } else if let from, from == .refund || from == .capture || from == .batch {
+        // Not done: what was typed stays, selected, so typing replaces it (a STAN corrected is typed anew).
+        keepForm(&state, from)
+    }
+    if case .unknown(let e) = outcome, !state.unresolved.entries.contains(where: { $0.id == e.id }) {
+        // Known at once, before the reload: a new sale asks first.
+        state.unresolved.entries.append(e)
     }
     if action == .batch || outcome.entryAction == .batch {
         if case .answered(let e) = outcome, e.state == .approved, e.response?.batchCommand != .close {
@@ -280,6 +332,17 @@ extension ActionOutcome {
         }
     }
     var entryAction: Action? { entry?.action }
+
+    /// The terminal never started it: not sent (the transport could not take it), or the terminal answered that it
+    /// is busy with another transaction. Nothing was charged; it is not a decline.
+    var notStarted: Bool {
+        switch self {
+        case .busy, .otherTillBusy: return true
+        case .transportError(let e, _): return e?.state != .unknown
+        case .answered(let e): return e.state == .declined && e.response.map { TerminalMessage($0) } == .terminalBusy
+        case .invalid, .unknown, .needsConfirmation, .journalFailed: return false
+        }
+    }
 }
 
 func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
@@ -322,8 +385,8 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
             // Refused, never dropped: the character stays in sight with the reason (where the field has room), and
             // Enter is blocked until the cashier corrects it (`-3` must never charge 3.00).
             // A kept amount the screen said typing replaces is replaced by a refused key too (never "-3" → 3.33).
-            if state.form.replaceOnType {
-                state.form.replaceOnType = false
+            if field.selected {
+                state.form.fields[state.form.focus].selected = false
                 state.form.fields[state.form.focus].text = ""
             }
             if field.kind != .text, state.form.fields[state.form.focus].text.count < field.maxLength {
@@ -360,6 +423,20 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
                 lines: ["\(p.summary) is still waiting for the terminal.",
                         "If you quit now its outcome stays UNKNOWN and is",
                         "shown for checking at the next start."],
+                choices: [ConfirmChoice(key: "y", label: "quit anyway", action: .quit)],
+                // Abandons a payment with the terminal: a deliberate key, never Enter by reflex.
+                enterPicksFirst: false))
+            return []
+        }
+        let typed = Screen.allCases.filter { holdsTyping($0) && state.forms[$0]?.hasText == true }
+        if !typed.isEmpty {
+            // What was typed is lost on quitting: ask, naming where.
+            let amount = typed.contains(.sale) ? state.forms[.sale]?["amount"] ?? "" : ""
+            state.overlay = .confirm(Confirmation(
+                title: "Quit?",
+                lines: [(amount.isEmpty ? "Text typed on " + typed.map(\.title).joined(separator: ", ")
+                         : "The amount \(state.currency) \(amount) typed on Sale") + " is lost",
+                        "if you quit now; nothing was sent."],
                 choices: [ConfirmChoice(key: "y", label: "quit anyway", action: .quit)]))
             return []
         }
@@ -380,21 +457,24 @@ func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
     }
     let from = state.screen
     state.screen = screen
+    if from != screen { keepForm(&state, screen) }
     switch screen {
     case .sale:
-        // F2 is a sale for the next customer: the cursor is on the amount. Coming from another screen, an amount
-        // left there (a sale not sent) is replaced by what is typed next, and the screen says so: typing "5" must
-        // never make "55" (found by hand: an amount kept from a sale the cashier did not send).
+        // F2 is a sale for the next customer: the cursor is on the amount.
         state.form.focus = state.form.index(of: "amount") ?? 0
-        let kept = state.form["amount"]
-        if from != .sale, !kept.isEmpty, state.form.errors["amount"] == nil {
-            state.form.replaceOnType = true
-            setNotice(&state, "Amount \(state.currency) \(kept) kept from before: type to replace it, or Enter to charge it.")
-        }
         return []
     case .journal:
+        // The journal opens on its newest row with an empty filter: F7 then F5 refunds the sale just made, never a row
+        // picked (or a filter typed) the last time the journal was open. The rows come fresh: until they do, F4/F5
+        // say the journal is loading.
         state.journal.detail = nil
         state.journal.loading = true
+        if from != .journal {
+            state.forms[.journal] = Form.blank(.journal)
+            state.journal.entries = []
+            state.journal.selected = 0
+            state.journal.top = 0
+        }
         return [.loadJournal(journalFilter(state))]
     case .batch: return [.loadBatch]
     case .unresolved: return [.loadUnresolved]
@@ -402,6 +482,29 @@ func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
         AdminScreen.syncFocus(&state)
         return []
     default: return []
+    }
+}
+
+/// The screens whose form holds what the cashier typed for a request (not the journal's filter or the settings).
+func holdsTyping(_ screen: Screen) -> Bool {
+    switch screen {
+    case .sale, .preAuth, .capture, .refund, .batch: return true
+    case .journal, .unresolved, .admin: return false
+    }
+}
+
+/// A form the cashier comes back to (from another screen, a cancelled box, a box that did something else) is kept:
+/// its text selected, so the next key replaces it, and the screen says so. A form still fresh (blank, or filled from a
+/// journal row) stays as it is.
+func keepForm(_ state: inout AppState, _ screen: Screen) {
+    guard holdsTyping(screen), var f = state.forms[screen], f.life != .fresh, f.hasText else { return }
+    f.keep()
+    state.forms[screen] = f
+    guard f.hasSelection, state.screen == screen else { return }
+    if let amount = f.fields.first(where: { $0.id == "amount" && $0.selected })?.text {
+        setNotice(&state, "Amount \(state.currency) \(amount) kept, selected: typing replaces it; Enter sends it.")
+    } else {
+        setNotice(&state, "What was typed here is kept, selected: typing replaces it; Enter sends it.")
     }
 }
 
@@ -414,10 +517,42 @@ func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) ->
     state.pending = Pending(summary: summary, action: r.action, startedAtMs: state.nowMs)
     state.notice = nil
     state.lastRequest = r
-    if case .sale = r { state.sale.sentAmountText = state.forms[.sale]?["amount"] }
-    if case .preAuth = r { state.preAuth.sentAmountText = state.forms[.preAuth]?["amount"] }
+    if let screen = paymentScreen(r), let key = PaymentScreen.stateKey(screen) {
+        // The form is fresh the moment its payment is sent: what the cashier types while the terminal works is the
+        // next customer's amount, alone (the in-flight pane shows what was sent). The next customer pays by card
+        // unless the cashier picks otherwise again (a phone order's MOTO never sticks).
+        state[keyPath: key].sent = state.forms[screen]
+        state[keyPath: key].sentMethod = state[keyPath: key].method
+        state.forms[screen] = Form.blank(screen)
+        state[keyPath: key].method = .cardPresent
+    }
     if !confirming.isEmpty { return [.performConfirmed(r, summary: summary, confirming: confirming)] }
     return [.perform(r, summary: summary)]
+}
+
+/// The payment screen a request is sent from (Sale, Pre-auth); nil for other requests.
+func paymentScreen(_ r: Request) -> Screen? {
+    switch r {
+    case .sale: return .sale
+    case .preAuth: return .preAuth
+    default: return nil
+    }
+}
+
+/// A payment sent from Sale or Pre-auth was not sent after all: its form comes back as it was sent, kept (selected,
+/// so typing replaces it), unless the cashier has typed the next customer's amount meanwhile. Returns that screen.
+@discardableResult
+func restoreUnsent(_ state: inout AppState, _ action: Action?) -> Screen? {
+    guard let screen: Screen = action == .sale ? .sale : action == .preAuth ? .preAuth : nil,
+          let key = PaymentScreen.stateKey(screen), let sent = state[keyPath: key].sent else { return nil }
+    state[keyPath: key].sent = nil
+    guard state.forms[screen]?.hasText != true else { return screen }
+    var f = sent
+    f.life = .typing
+    f.keep()
+    state.forms[screen] = f
+    state[keyPath: key].method = state[keyPath: key].sentMethod
+    return screen
 }
 
 /// A sale or pre-auth above the configured amount (`confirm_above`) asks first, showing the amount the card
@@ -472,7 +607,7 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
         return []
     case .erase:
         if let f = state.form.focused {
-            if !f.text.isEmpty { state.form.fields[state.form.focus].text.removeLast() }
+            if !eraseSelection(&state), !f.text.isEmpty { state.form.fields[state.form.focus].text.removeLast() }
             corrected(&state, f.id)
         }
         return []

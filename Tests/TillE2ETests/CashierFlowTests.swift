@@ -74,8 +74,9 @@ import Testing
         t.waitFor("Find the payment")
         try t.type(stan)
         try t.keys("Enter")
-        t.waitFor("Refund?", "STAN \(stan)", "Refund the FULL amount")
-        try t.keys("Enter")
+        // The box names the payment the journal knows by that STAN; only y refunds.
+        t.waitFor("Refund?", "STAN \(stan)", "Refund the FULL amount", "sale of € ")
+        try t.keys("y")
         t.waitFor("REFUNDED", "What     Refund in full")
         // The journal shows both sales and the refund.
         try t.keys("F7")

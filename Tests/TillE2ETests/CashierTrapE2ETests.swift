@@ -124,7 +124,7 @@ import Testing
         t.waitFor("€ _", stan)
         try t.keys("Enter")
         t.waitFor("Refund?", "Refund the FULL amount", "sale of € 12.00 at", "STAN \(stan)")
-        try t.keys("Enter")
+        try t.keys("y")
         t.waitFor("REFUNDED", "What     Refund in full")
     }
 }

@@ -73,7 +73,9 @@ import Testing
         t.waitFor("Journal: current batch"); try k.digits(stan)
         t.waitFor("1 of "); try k.menu("Refund this sale")
         t.waitFor("Refund / cancel", "STAN           \(stan)"); try k.keys("KPEnter")
-        t.waitFor("Refund?", "Refund the FULL amount", "sale of € 20.00"); try k.keys("KPEnter")
+        t.waitFor("Refund?", "Refund the FULL amount", "sale of € 20.00")
+        // Money moves on a deliberate key: the refund's number, then Enter (Enter alone does nothing).
+        try k.keys("KP1", "KPEnter")
         t.waitFor("REFUNDED € 20.00")
 
         k.begin("the journal and back")

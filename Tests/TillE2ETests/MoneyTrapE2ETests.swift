@@ -37,7 +37,7 @@ import Testing
         try t.keys("F2"); try t.type("10"); try t.keys("Tab", "Tab", "F7")
         t.waitFor("Journal")
         try t.keys("F2")
-        t.waitFor("type to replace it")
+        t.waitFor("typing replaces it")
         try t.type("12.34")
         // The keys went where the cursor is, and replaced the amount left there: 12.34, in no installments.
         t.waitFor("€ 12.34_", "Installments   none")

@@ -39,7 +39,7 @@ import Testing
         try t.type(bigStan)
         for _ in 0..<5 { try t.keys("Tab") }
         try t.type("15"); try t.keys("Enter")
-        t.waitFor("Refund?", "Refund € 15.00"); try t.keys("Enter")
+        t.waitFor("Refund?", "Refund € 15.00"); try t.keys("y")
         t.waitFor("REFUNDED", "Amount   € 15.00")
 
         // A pre-auth of 50.00, captured at 42.00.
@@ -49,7 +49,7 @@ import Testing
         try t.keys("F4"); try t.type(preStan)
         for _ in 0..<5 { try t.keys("Tab") }
         try t.type("42"); try t.keys("Enter")
-        t.waitFor("Capture?", "Capture € 42.00"); try t.keys("Enter")   // a capture is confirmed, as a refund is
+        t.waitFor("Capture?", "Capture € 42.00"); try t.keys("y")   // a capture is confirmed, as a refund is
         t.waitFor("CAPTURED", "Amount   € 42.00")
 
         // Last, a sale the terminal never answers: unknown after till's 3 s timeout.

@@ -188,6 +188,8 @@ final class SystemRun: @unchecked Sendable {
                     if case .journalFailed(_, let m)? = await service.stopWaiting() { inbox.post(g, .stoppedWaiting(error: m)) }
                     else { inbox.post(g, .stoppedWaiting(error: nil)) }
                 case .loadJournal(let f): inbox.post(g, .journalLoaded(await service.entries(f)))
+                case .findPayment(let screen, let finder):
+                    inbox.post(g, .paymentsFound(screen: screen, finder: finder, entries: await service.entries(JournalFilter(scope: .all))))
                 case .loadBatch: inbox.post(g, .batchLoaded(await service.batch()))
                 case .recover: inbox.post(g, .unresolvedLoaded(await service.recover(), recovered: true))
                 case .loadUnresolved: inbox.post(g, .unresolvedLoaded(await service.unresolved(), recovered: false))
@@ -207,10 +209,12 @@ final class SystemRun: @unchecked Sendable {
         let before = state
         // What the cashier means: the amount already on the sale screen plus what they type after F2.
         // (An F2 that a confirmation on screen swallows is no fresh sale.)
-        // From another screen, F2 keeps an amount left there only until the cashier types: then typing replaces it.
+        // From another screen, F2 keeps an amount left there only until the cashier types: then typing replaces it; so
+        // does an amount the screen shows selected (kept after a box, or a sale not sent).
         if k == .f(2) && before.overlay == nil {
             expectingAmount = true
-            intendedAmount = before.screen == .sale ? (before.forms[.sale]?["amount"] ?? "") : ""
+            let amount = before.forms[.sale]?.fields.first { $0.id == "amount" }
+            intendedAmount = before.screen == .sale && amount?.selected != true ? (amount?.text ?? "") : ""
         }
         else if k == .f(2) { expectingAmount = false; intendedAmount = nil } else if case .char = k {} else { expectingAmount = false }
         if [.backspace, .delete, .ctrl("u"), .esc].contains(k) && before.screen == .sale { intendedAmount = nil }

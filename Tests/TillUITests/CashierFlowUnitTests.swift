@@ -114,7 +114,8 @@ import TillProtocol
         let text = c.lines.joined(separator: " ")
         #expect(text.contains("Refund the FULL amount") && text.contains("sale of € 13.75 at 11:00"))
         #expect(text.contains("card Visa 478212******7417") && text.contains("STAN 654321"))
-        #expect(press(&s, .enter) == [.perform(.cancel(CancelRequest(amount: nil, finder: TransactionFinder(referenceNumber: "654321"))),
+        #expect(press(&s, .enter).isEmpty)   // never Enter alone: the cashier picks the refund
+        #expect(press(&s, .char("y")) == [.perform(.cancel(CancelRequest(amount: nil, finder: TransactionFinder(referenceNumber: "654321"))),
                                                summary: "Refund in full, STAN 654321")])
     }
 
@@ -127,10 +128,11 @@ import TillProtocol
         press(&s, .f(5))
         #expect(s.screen == .refund && s.form["referenceNumber"] == "654321")
         s.forms[.refund]?["shortOrderCode"] = "9999999999"
-        #expect(press(&s, .enter).isEmpty)
+        #expect(enterFinding(&s, s.journal.entries).isEmpty)
         guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
         let text = c.lines.joined(separator: " ")
         #expect(!text.contains("sale of € 13.75") && text.contains("9999999999"), "\(text)")
+        #expect(text.contains("The journal knows no payment with this key"))
     }
 
     @Test func aCaptureIsConfirmedShowingThePreAuth() {
@@ -138,10 +140,11 @@ import TillProtocol
         press(&s, .f(4)); type(&s, "654321")
         for _ in 0..<5 { press(&s, .tab) }
         type(&s, "42")
-        #expect(press(&s, .enter).isEmpty)
+        #expect(enterFinding(&s).isEmpty)
         guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
         #expect(c.title == "Capture?" && c.lines.joined(separator: " ").contains("Capture € 42.00"))
-        #expect(press(&s, .enter).count == 1)
+        #expect(press(&s, .enter).isEmpty)   // never Enter alone
+        #expect(press(&s, .char("1"), .enter).count == 1)
     }
 
     @Test func theJournalReadsLikeATillRoll() {

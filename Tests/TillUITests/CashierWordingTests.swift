@@ -158,7 +158,7 @@ import TillProtocol
         #expect(confirm.sentence == "€ 13.13 at 11:31 may have been charged: check the terminal before charging again.")
         #expect(confirm.role == .unknown && confirm.mark == "?")
         let notSent = CashierWording.verdict(for: .transportError(nil, "The drop folder cannot be written."), tipStyle: .onTop)
-        #expect(notSent.headlineLine() == "✗ NOT SENT")
+        #expect(notSent.headlineLine() == "✗ NOT SENT — NOT CHARGED" && notSent.word != "DECLINED")
     }
 
     /// Every verdict word fits the result pane at 80×24 in block letters; every mark-and-word at 120.

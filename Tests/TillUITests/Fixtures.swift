@@ -64,3 +64,12 @@ func sampleReport(kind: Report.Kind = .running) -> Report {
     return Report(kind: kind, batch: openBatch, closedAtMs: kind == .closing ? fixedNow : nil,
                   closedHow: kind == .closing ? .byTill : nil, generatedAtMs: fixedNow, buckets: buckets)
 }
+
+/// Enter on Refund or Capture: the journal look-up it asks for (`findPayment`) is answered with `entries` (none: the
+/// journal knows no such payment). Returns what the answer asks for (a box opened: nothing).
+@discardableResult
+func enterFinding(_ s: inout AppState, _ entries: [JournalEntry] = []) -> [Command] {
+    let cmds = press(&s, .enter)
+    guard cmds.count == 1, case .findPayment(let screen, let finder)? = cmds.first else { return cmds }
+    return update(&s, .paymentsFound(screen: screen, finder: finder, entries: entries))
+}

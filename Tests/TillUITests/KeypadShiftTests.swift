@@ -74,7 +74,10 @@ import TillProtocol
         _ = keys(&s, "E")
         #expect(confirmation(s)?.title == "Refund?")
         #expect(confirmation(s)?.lines.first == "Refund the FULL amount of the payment")
+        // Enter alone never refunds: the keypad cashier picks the choice by its number, then Enter.
         _ = keys(&s, "E")
+        #expect(s.lastRequest == nil || { if case .cancel? = s.lastRequest { return false }; return true }())
+        _ = keys(&s, "1E")
         guard case .cancel(let r)? = s.lastRequest else { Issue.record("no refund sent"); return }
         #expect(r.amount == nil && r.finder.referenceNumber == "654321")
         _ = update(&s, .performed(.answered(entry(4, .cancel, cents: 1375, response: response("status=success&message=Transaction successful.&action=cancel&amount=1375&referenceNumber=654322"))), summary: "Refund"))

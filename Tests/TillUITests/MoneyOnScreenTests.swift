@@ -115,7 +115,7 @@ private func sentRequest(_ cmds: [Command]) -> Request? {
         // typed (the screen says so): what is sent is what the cashier typed and sees.
         var s = readyState()
         press(&s, .f(2)); type(&s, "10"); press(&s, .tab, .tab, .f(7), .f(2))
-        #expect(s.notice?.contains("type to replace it") == true)
+        #expect(s.notice?.contains("typing replaces it") == true)
         type(&s, "13.13")
         #expect(s.form.focused?.id == "amount" && s.form["amount"] == "13.13" && s.form["preferredInstallments"] == "")
         let r = sentRequest(press(&s, .enter))

@@ -201,14 +201,15 @@ import TillProtocol
         type(&s, "654321")
         for _ in 0..<5 { press(&s, .tab) }
         type(&s, "5")
-        #expect(press(&s, .enter).isEmpty)
+        #expect(enterFinding(&s).isEmpty)
         guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
         #expect(c.lines.joined(separator: " ").contains("STAN 654321"))
         // n cancels, nothing sent
         #expect(press(&s, .char("n")).isEmpty)
         #expect(s.overlay == nil)
-        press(&s, .enter)
-        let cmds = press(&s, .enter)
+        enterFinding(&s)
+        #expect(press(&s, .enter).isEmpty)   // Enter alone never refunds
+        let cmds = press(&s, .char("y"))
         let want = CancelRequest(amount: Money(cents: 500), finder: TransactionFinder(referenceNumber: "654321"))
         #expect(cmds == [.perform(.cancel(want), summary: "Refund € 5.00, STAN 654321")])
     }
@@ -223,8 +224,9 @@ import TillProtocol
         #expect(s.form["referenceNumber"] == "")
         press(&s, .tab, .tab); type(&s, "1234567890")
         press(&s, .tab); type(&s, "2026-11-20")
-        #expect(press(&s, .enter).isEmpty)   // a capture is confirmed first
-        let cmds = press(&s, .enter)
+        #expect(enterFinding(&s).isEmpty)   // a capture is confirmed first
+        #expect(press(&s, .enter).isEmpty)   // by a deliberate key, never Enter alone
+        let cmds = press(&s, .char("y"))
         let want = CaptureRequest(finder: TransactionFinder(shortOrderCode: "1234567890", txnDateFrom: "2026-11-20T00:00:00.000+01:00"))
         #expect(cmds == [.perform(.capturePreAuth(want), summary: "Capture in full, short code 1234567890")])
     }

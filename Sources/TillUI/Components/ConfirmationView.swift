@@ -17,12 +17,12 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
             return []
         }
         choice = c.choices[i]
-    case .esc, .backspace, .char("-"): state.overlay = nil; setNotice(&state, "Cancelled: nothing was done."); return []
+    case .esc, .backspace, .char("-"): closeBox(&state); setNotice(&state, "Cancelled: nothing was done." + keptNote(state)); return []
     case .char(let ch) where ch.isASCII && ch.isNumber:
         // A number selects (the keypad's way to answer), then Enter does it; but only as the first key since the box
-        // opened. Found by attack: "1500 Enter" opened "Check the amount", and the cashier's "15 Enter" then charged
-        // 1500.00 (the 1 selected "charge", the 5 left it). A number after any other key selects nothing and undoes
-        // a selection: an amount typed by habit never answers the box.
+        // opened: in "15 Enter" typed by habit the 1 would select the first choice and Enter pick it. A number after
+        // any other key selects nothing and undoes a selection, so an amount typed into a box never answers it (and
+        // in a box that moves money nothing is selected to fall back to).
         var next = c
         next.keysPressed += 1
         if c.keysPressed == 0, let n = ch.wholeNumberValue, n >= 1, n <= c.choices.count {
@@ -37,7 +37,7 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
     case .char(let ch):
         let lower = Character(ch.lowercased())
         if lower == "n" && !c.choices.contains(where: { $0.key == "n" }) {
-            state.overlay = nil; setNotice(&state, "Cancelled: nothing was done."); return []
+            closeBox(&state); setNotice(&state, "Cancelled: nothing was done." + keptNote(state)); return []
         }
         choice = c.choices.first { $0.key == lower }
         if choice == nil {
@@ -49,10 +49,10 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
             return []
         }
     default:
-        if state.keymap.action(for: key) == .cancel { state.overlay = nil; return [] }
+        if state.keymap.action(for: key) == .cancel { closeBox(&state); return [] }
     }
     guard let choice else { return [] }
-    state.overlay = nil
+    closeBox(&state)
     switch choice.action {
     case .quit:
         state.quit = true
@@ -60,6 +60,8 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
     case .send(let r):
         return send(&state, r)
     case .resolve(let id, let charged, let note):
+        state.unresolved.asking[id] = nil
+        if charged, let e = state.unresolved.entries.first(where: { $0.id == id }) { foundCharged(&state, e) }
         return [.resolve(entryId: id, charged: charged, note: note)]
     case .goTo(let screen):
         return go(&state, screen)
@@ -73,10 +75,23 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         setNotice(&state, "Stopping the wait…")
         return [.stopWaiting]
     case .askAgain:
-        setNotice(&state, "Asking the terminal again…")
-        state.unresolved.recovering = true
-        return [.recover]
+        return askAgain(&state)
     }
+}
+
+/// A box closes, whatever it did: the form under it is kept (its text selected), so digits typed next replace the
+/// amount instead of being appended to it. A payment then sent makes its form fresh (`send`).
+func closeBox(_ state: inout AppState) {
+    state.overlay = nil
+    guard holdsTyping(state.screen), var f = state.forms[state.screen], f.hasText else { return }
+    f.keep()
+    state.forms[state.screen] = f
+}
+
+/// "Amount € 20 kept …" after a box over a form closed, for the notice.
+func keptNote(_ state: AppState) -> String {
+    guard let a = state.form.fields.first(where: { $0.id == "amount" && $0.selected })?.text else { return "" }
+    return " Amount \(state.currency) \(a) kept: typing replaces it."
 }
 
 func confirmOverlay(_ c: Confirmation, _ s: AppState, _ buf: inout ScreenBuffer) {

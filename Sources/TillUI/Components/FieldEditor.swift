@@ -19,19 +19,19 @@ func refusal(_ f: Field, _ ch: Character) -> String {
 func refuse(_ state: inout AppState, _ field: Field, _ message: String) {
     state.form.errors[field.id] = message
     state.form.refused.insert(field.id)
-    state.form.replaceOnType = false
+    if let i = state.form.index(of: field.id) { state.form.fields[i].selected = false }
     setNotice(&state, field.label + ": " + message, error: true)
 }
 
 func type(_ state: inout AppState, _ ch: Character) {
     var f = state.form
     guard let field = f.focused else { return }
-    if f.replaceOnType {
-        f.replaceOnType = false
-        if !field.text.isEmpty && f.errors[field.id] == nil {
-            f.fields[f.focus].text = ""
-        }
+    if field.selected {
+        // Selected text (kept from before) is replaced by what is typed, never appended to.
+        f.fields[f.focus].selected = false
+        f.fields[f.focus].text = ""
     }
+    f.life = typedLife(state, f.life)
     if f.fields[f.focus].text.count >= field.maxLength {
         state.form = f
         refuse(&state, field, "At most \(field.maxLength) characters: " + (field.secret ? "that one" : "'\(ch)'") + " refused. Backspace to correct.")
@@ -46,12 +46,27 @@ func type(_ state: inout AppState, _ ch: Character) {
     if state.screen == .journal { state.journal.selected = 0; state.journal.top = 0 }
 }
 
+/// What typing makes of a form: on the screen whose payment is with the terminal, the next customer's amount (the
+/// form became fresh when the request was sent); else the customer at the till's.
+func typedLife(_ state: AppState, _ life: FormLife) -> FormLife {
+    if let p = state.pending, p.own, p.screen == state.screen, state.screen == .sale || state.screen == .preAuth { return .nextCustomer }
+    return life == .nextCustomer ? .nextCustomer : .typing
+}
+
+/// Selects nothing any more in the focused field (Backspace on selected text deletes all of it, as a text input does).
+func eraseSelection(_ state: inout AppState) -> Bool {
+    guard let f = state.form.focused, f.selected else { return false }
+    state.form.fields[state.form.focus].selected = false
+    state.form.fields[state.form.focus].text = ""
+    return true
+}
+
 /// The cashier corrected a field (Backspace, clear): its error goes once no refused character is left in it.
 func corrected(_ state: inout AppState, _ id: String) {
     guard let i = state.form.index(of: id) else { return }
     let f = state.form.fields[i]
     state.form.message = nil
-    state.form.replaceOnType = false
+    state.form.fields[i].selected = false
     guard !f.text.contains(where: { !f.kind.accepts($0) }) else { return }
     state.form.errors[id] = nil
     state.form.refused.remove(id)
@@ -148,7 +163,8 @@ func drawField(_ f: Field, focused: Bool, error: String?, x: Int, labelW: Int, f
     let role: Role = error != nil ? .fieldError : (focused ? .fieldFocused : .field)
     buf.fill(Rect(x: fieldX, y: y, width: fieldW, height: 1), role: role)
     var text = f.secret ? String(repeating: "•", count: f.text.count) : f.text
-    var textRole = role
+    // Selected text (typing replaces it) is drawn as a selection, in reverse where there is no colour.
+    var textRole = f.selected && !f.text.isEmpty ? .selection : role
     if text.isEmpty && !focused { text = f.placeholder; textRole = role == .field ? .dim : role }
     let prefix = (f.kind == .money && !(f.text.isEmpty && !focused)) ? currency + " " : ""
     var shown = prefix + text

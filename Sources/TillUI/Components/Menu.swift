@@ -140,9 +140,7 @@ func runMenuCommand(_ state: inout AppState, _ command: MenuCommand, _ menu: Men
         setNotice(&state, "Exporting…")
         return [.exportReport(batch: ReportPanel(report: r).batchKey, format: state.reportFormat)]
     case .askAgain:
-        setNotice(&state, "Asking the terminal again…")
-        state.unresolved.recovering = true
-        return [.recover]
+        return askAgain(&state)
     case .closeReport:
         state.overlay = nil
         return []

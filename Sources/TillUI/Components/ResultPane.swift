@@ -43,7 +43,13 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         case .approved?: v.word = "CHARGED"; v.headline = "WAS CHARGED"; v.amount = nil; v.sentence = when + " WAS CHARGED (found at start)."
         case .declined?, .aborted?, .resolved?:
             v.word = "NOT PAID"; v.headline = "NOT CHARGED"; v.amount = nil; v.sentence = when + " was NOT charged (found at start)."
-        default: v.sentence = when + ": " + v.sentence
+        default:
+            if let id = res.outcome.entry?.id, s.unresolved.asking[id] != nil {
+                v.word = "ASKING"; v.headline = "ASKING THE TERMINAL…"; v.amount = nil
+                v.sentence = when + ": asking the terminal what became of it. Do not charge it again meanwhile."
+            } else {
+                v.sentence = when + ": " + v.sentence
+            }
         }
     }
     // The previous customer's verdict dims as soon as the next amount is typed.
@@ -68,7 +74,8 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         buf.put(v, x: vx, y: y, role: role, maxWidth: inner.maxX - vx - 1)
         y += 1
     }
-    let e = res.outcome.entry
+    // A request not sent because another was in flight: that other's entry is not this result's.
+    let e: JournalEntry? = { if case .busy = res.outcome { return nil }; return res.outcome.entry }()
     let resp = e?.response
     if e?.action != .sale && e?.action != .preAuth { row("What", res.summary) }
     let tip = resp?.tipAmount ?? e?.tipAmount
@@ -87,7 +94,7 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     row("Order", resp?.orderCode)
     row("Auth", resp?.authorisationCode)
     if e?.action == .batch { row("Batch", resp?.batchName ?? resp?.batchId) }
-    if case .unknown(let u) = res.outcome { row("Note", u.note, role: .warning) }
+    if case .unknown(let u) = res.outcome, s.unresolved.asking[u.id] == nil { row("Note", u.note, role: .warning) }
     buf.put("at " + Format.clock(res.atMs, offsetMinutes: s.tzOffsetMinutes), x: x, y: inner.maxY - 1, role: .dim, maxWidth: w)
 }
 

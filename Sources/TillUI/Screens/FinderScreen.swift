@@ -6,6 +6,8 @@ public struct FinderState: Sendable, Hashable {
     /// The journal row the capture or refund was started from (F4 / F5 on the journal): the confirmation names that
     /// payment (amount, card, time) while the STAN typed is still its STAN.
     public var origin: JournalEntry?
+    /// The key typed that the journal is being asked about (`Command.findPayment`): its answer opens the box.
+    public var lookingUp: TransactionFinder?
     public init() {}
 }
 
@@ -23,7 +25,19 @@ enum FinderScreen: ScreenComponent {
 
     static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] { formAction(&state, action) }
 
-    static func submit(_ state: inout AppState) -> [Command] {
+    static func submit(_ state: inout AppState) -> [Command] { submit(&state, lookedUp: nil) }
+
+    /// The journal answered about the key typed: the box opens, naming what it found, if the cashier is still there
+    /// with that key (a late answer about another key is dropped).
+    static func found(_ state: inout AppState, _ screen: Screen, _ finder: TransactionFinder, _ entries: [JournalEntry]) -> [Command] {
+        guard let key = stateKey(screen), state[keyPath: key].lookingUp == finder else { return [] }
+        state[keyPath: key].lookingUp = nil
+        guard state.screen == screen, state.overlay == nil else { return [] }
+        state.notice = nil
+        return submit(&state, lookedUp: (finder, entries))
+    }
+
+    static func submit(_ state: inout AppState, lookedUp: (TransactionFinder, [JournalEntry])?) -> [Command] {
         guard var reader = FormReader(&state) else { return [] }
         var form: Form { get { reader.form } set { reader.form = newValue } }
         func opt(_ id: String) -> String? { reader.opt(id) }
@@ -36,33 +50,48 @@ enum FinderScreen: ScreenComponent {
                                        shortOrderCode: opt("shortOrderCode"),
                                        txnDateFrom: opt("txnDateFrom").map { expandDate($0, endOfDay: false, offset: state.tzOffsetMinutes) },
                                        txnDateTo: opt("txnDateTo").map { expandDate($0, endOfDay: true, offset: state.tzOffsetMinutes) })
-        // The row the refund started from is named only if the key the terminal goes by (short code, else order code,
-        // else STAN) is that row's: found by attack, a short code typed after F5 refunded another payment while the
-        // box named the row's.
-        let origin = stateKey(state.screen).flatMap { state[keyPath: $0].origin }.flatMap { e in
+        let capture = state.screen == .capture
+        let r = capture ? Request.capturePreAuth(CaptureRequest(amount: amountOpt, finder: finder))
+                        : Request.cancel(CancelRequest(amount: amountOpt, finder: finder))
+        if !capture, !finder.hasKey {
+            form.errors["referenceNumber"] = "Say which payment to refund: its STAN, order code or short order code."
+            form.focus = 0
+            return []
+        }
+        guard validate(r) else { return [] }
+        state.form = form
+        // What the journal knows of the payment the key names: the journal row the refund started from while its key is
+        // the one the terminal goes by (a short code typed after F5 names another payment), else what the journal
+        // answered about the key typed; asked first when it has not answered yet.
+        let rowOrigin = stateKey(state.screen).flatMap { state[keyPath: $0].origin }.flatMap { e in
             finder.key?.names(e.response) == true ? e : nil
         }
-        if state.screen == .capture {
-            let r = Request.capturePreAuth(CaptureRequest(amount: amountOpt, finder: finder))
-            guard validate(r) else { return [] }
-            state.form = form
+        let known: Known
+        if let rowOrigin {
+            known = Known(payment: rowOrigin, entries: state.journal.entries)
+        } else if let key = finder.key {
+            guard let (asked, entries) = lookedUp, asked == finder else {
+                if let k = stateKey(state.screen) { state[keyPath: k].lookingUp = finder }
+                setNotice(&state, "Looking the payment up in the journal…")
+                return [.findPayment(screen: state.screen, finder: finder)]
+            }
+            let wanted: Action = capture ? .preAuth : .sale
+            let payment = entries.filter { ($0.action == wanted || (!capture && $0.action == .capturePreAuth)) && $0.state == .approved
+                                           && key.names($0.response) }.max { $0.id < $1.id }
+            known = Known(payment: payment, entries: entries, unknownKey: payment == nil)
+        } else {
+            known = Known(payment: nil, entries: [])
+        }
+        if capture {
             var lines = ["\(amountOpt.map { "Capture " + Format.money($0, state.currency) } ?? "Capture the FULL amount") of the pre-auth"]
-            lines += originLines(origin, finder, state)
+            lines += originLines(known, finder, state, amount: amountOpt, capture: true)
             lines.append("The card is charged; what is not captured is released.")
             state.overlay = .confirm(Confirmation(title: "Capture?", lines: lines,
                                                   choices: [ConfirmChoice(key: "y", label: "capture", action: .send(r))]))
             return []
         }
-        if !finder.hasKey {
-            form.errors["referenceNumber"] = "Say which payment to refund: its STAN, order code or short order code."
-            form.focus = 0
-            return []
-        }
-        let r = Request.cancel(CancelRequest(amount: amountOpt, finder: finder))
-        guard validate(r) else { return [] }
-        state.form = form
         var lines = ["\(amountOpt.map { "Refund " + Format.money($0, state.currency) } ?? "Refund the FULL amount") of the payment"]
-        lines += originLines(origin, finder, state)
+        lines += originLines(known, finder, state, amount: amountOpt, capture: false)
         lines.append("Money goes back to the cardholder's card;")
         lines.append("this cannot be undone.")
         state.overlay = .confirm(Confirmation(title: "Refund?", lines: lines,
@@ -70,26 +99,63 @@ enum FinderScreen: ScreenComponent {
         return []
     }
 
+    /// What the journal knows about the payment a refund or capture names.
+    struct Known {
+        /// The approved sale, capture or pre-auth the key names; nil when the journal knows none (or was not asked).
+        var payment: JournalEntry?
+        /// The journal rows it was found among (for what was already refunded or captured of it).
+        var entries: [JournalEntry]
+        /// The journal was asked about the key and knows no such payment.
+        var unknownKey = false
+    }
+
     static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { formScreen(state, r, &buf) }
 
-    /// What the confirmation says about the original payment: from its journal row when the refund or capture
-    /// started there (amount, card, time), else the key typed.
-    static func originLines(_ origin: JournalEntry?, _ finder: TransactionFinder, _ state: AppState) -> [String] {
+    /// What the confirmation says about the original payment: from the journal (amount, card, time, what was already
+    /// refunded or captured of it, a warning when the amount is more than is left or the pre-auth was captured), or
+    /// plainly that the journal does not know the key; then the key typed.
+    static func originLines(_ known: Known, _ finder: TransactionFinder, _ state: AppState, amount: Money?, capture: Bool) -> [String] {
         var lines: [String] = []
-        if let e = origin {
+        if let e = known.payment {
             let total = Format.total(e)
             lines.append("\(Format.actionName(e.action)) of \(Format.money(total, state.currency)) at "
                          + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes) + ",")
             if let card = Format.card(e.response) { lines.append("card " + card + ",") }
-            // What went back already (the journal's refund links): "in full" is what remains, not the total.
-            let links = state.journal.links
-            if let back = links.refunded[e.id] {
-                let left = total.map { " (\(Format.money(Money(cents: max(0, $0.cents - back.cents)), state.currency)) left)" } ?? ""
-                lines.append("\(Format.money(back, state.currency)) already refunded\(left)"
-                             + (links.unknownAmount.contains(e.id) ? ", and a refund of unknown amount," : ","))
-            } else if links.unknownAmount.contains(e.id) {
-                lines.append("already refunded, amount unknown: check the terminal,")
+            if capture {
+                // A pre-auth is captured once: a capture the journal holds for the same key.
+                let captures = known.entries.filter { c in
+                    c.action == .capturePreAuth && c.state == .approved && c.id > e.id
+                        && (QueryFields(url: c.requestURL).map { f in
+                            let k = TransactionFinder(referenceNumber: f.value(named: "referenceNumber"), orderCode: f.value(named: "orderCode"),
+                                                      shortOrderCode: f.value(named: "shortOrderCode")).key
+                            return k.map { $0.names(e.response) } ?? false
+                        } ?? false)
+                }
+                if let c = captures.last {
+                    lines.append("⚠ ALREADY CAPTURED (\(Format.money(Format.total(c), state.currency)) at "
+                                 + Format.hoursMinutesOfDay(c.createdAtMs, offsetMinutes: state.tzOffsetMinutes) + "): a second capture")
+                    lines.append("is refused by the terminal, or charges twice.")
+                }
+            } else {
+                // What went back already (the journal's refund links): "in full" is what remains, not the total.
+                let links = RefundLinks(known.entries)
+                if let back = links.refunded[e.id] {
+                    let left = total.map { Money(cents: max(0, $0.cents - back.cents)) }
+                    lines.append("\(Format.money(back, state.currency)) already refunded"
+                                 + (left.map { " (\(Format.money($0, state.currency)) left)" } ?? "")
+                                 + (links.unknownAmount.contains(e.id) ? ", and a refund of unknown amount," : ","))
+                    if let left, let amount, amount > left {
+                        lines.append("⚠ MORE THAN IS LEFT: \(Format.money(amount, state.currency)) > \(Format.money(left, state.currency)).")
+                    }
+                } else if links.unknownAmount.contains(e.id) {
+                    lines.append("already refunded, amount unknown: check the terminal,")
+                } else if let total, let amount, amount > total {
+                    lines.append("⚠ MORE THAN THE PAYMENT: \(Format.money(amount, state.currency)) > \(Format.money(total, state.currency)).")
+                }
             }
+        } else if known.unknownKey {
+            lines.append("The journal knows no \(capture ? "pre-auth" : "payment") with this key: check it on the receipt")
+            lines.append("(the terminal looks it up itself).")
         }
         switch finder.key {
         case .shortOrderCode(let s)?: lines.append("short order code \(s)")

@@ -136,7 +136,14 @@ func journalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
 /// an approved pre-auth captured: on any other row (a refund, a decline, a batch, a look-up) nothing moves,
 /// the cashier stays on the journal and the notice says why. Returns whether the screen may change.
 func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> Bool {
-    guard let e = state.journalRow else { return true }
+    guard let e = state.journalRow else {
+        // No row to act on: say why, rather than open a form the cashier did not mean (or one left from before).
+        let why = state.journal.loading ? "the journal is still loading"
+            : state.journal.entries.isEmpty ? "the journal shows no transactions" : "nothing matches the filter"
+        setNotice(&state, "No row picked to \(screen == .refund ? "refund" : "capture"): \(why). Pick one, or type its STAN on "
+                  + "\(screen.title) (\(state.keymap.hint(.sale)), then \(state.keymap.hint(screen.action))).", error: true)
+        return false
+    }
     let wanted: Action = screen == .refund ? .sale : .preAuth
     guard e.action == wanted, e.state == .approved, let stan = e.response?.referenceNumber else {
         setNotice(&state, screen == .refund ? "Only an approved sale can be refunded: pick one, or type its STAN on Refund."

@@ -6,9 +6,11 @@ public struct PaymentState: Sendable, Hashable {
     /// How the customer pays (card present until the cashier picks another with one key; after each result it is
     /// card present again): what the screen shows is what the request carries.
     public var method: PaymentMethod = .cardPresent
-    /// The amount text of the payment last sent from this screen: after its result the amount is cleared, unless the
-    /// cashier typed a new one meanwhile (the next customer's).
-    public var sentAmountText: String?
+    /// The form as it was when its payment was sent (the screen's form is fresh from then on), with its method: put
+    /// back, kept, when the request was not sent after all (refused, another request in flight), unless the cashier
+    /// typed the next customer's amount meanwhile.
+    public var sent: Form?
+    public var sentMethod: PaymentMethod = .cardPresent
     public init() {}
 }
 
@@ -31,6 +33,9 @@ enum PaymentScreen: ScreenComponent {
             let pct = action == .tip5 ? "5%" : action == .tip10 ? "10%" : action == .tip15 ? "15%" : ""
             state.form["tipAmount"] = pct
             state.form.errors["tipAmount"] = nil
+            // A preset is typed anew: no longer a selection kept from before.
+            if let i = state.form.index(of: "tipAmount") { state.form.fields[i].selected = false }
+            if state.form.life == .fresh || state.form.life == .kept { state.form.life = typedLife(state, state.form.life) }
             return []
         case .paymentMethod:
             // One key: card present → MOTO (phone orders) → the other methods → card present.
@@ -61,7 +66,7 @@ enum PaymentScreen: ScreenComponent {
         guard var reader = FormReader(&state) else { return [] }
         var form: Form { get { reader.form } set { reader.form = newValue } }
         func focusFirstError() { reader.focusFirstError() }
-        defer { state.form = reader.form }
+        // The form read goes back to the screen here, before anything is sent (sending makes the form fresh).
         // The same reading of typed text as `till sale` / `till pre-auth`: the identical request.
         let draft = state.screen == .sale
             ? RequestDraft.sale(amount: form["amount"], tip: form["tipAmount"], installments: form["preferredInstallments"],
@@ -76,10 +81,19 @@ enum PaymentScreen: ScreenComponent {
                 if form.errors[e.field] == nil { form.errors[e.field] = m }
             } else if form.message == nil { form.message = e.message }
         }
-        guard problems.isEmpty else { focusFirstError(); return [] }
+        guard problems.isEmpty else { focusFirstError(); state.form = form; return [] }
         state.form = form
         // What the screen shows ("Paid by") is what the request carries.
         let request = withPaymentMethod(draft.request, state.paymentMethod(state.screen))
+        let charged = Format.charged(request, state.tipStyle)
+        if let a = state.unresolved.entries.first(where: { state.unresolved.asking[$0.id] != nil && $0.action == request.action
+                                                           && Format.total($0) == charged }) {
+            // The terminal has not been asked about that payment yet (it may still be running it): a new one of the
+            // same amount waits for the answer.
+            let what = "\(Format.entrySummary(a, currency: state.currency)) at \(Format.hoursMinutesOfDay(a.createdAtMs, offsetMinutes: state.tzOffsetMinutes))"
+            setNotice(&state, "Not sent: asking the terminal about \(what) first.", error: true)
+            return []
+        }
         let unknown = state.unresolved.entries.filter { ($0.action == .sale || $0.action == .preAuth) && $0.state.awaitsTerminal }
         if let u = unknown.last {
             // Never silently charged twice: the cashier checks the terminal first, then says so.
@@ -94,6 +108,19 @@ enum PaymentScreen: ScreenComponent {
                 choices: [ConfirmChoice(key: "y", label: "charge anyway", action: .sendConfirmingUnknown(request, Set(unknown.map(\.id)))),
                           ConfirmChoice(key: "u", label: "go to Unresolved", action: .goTo(.unresolved))],
                 enterPicksFirst: false))
+            return []
+        }
+        let window = AppState.chargedAgainWindowMs
+        if let c = state.foundCharged.last(where: { $0.entry.action == request.action && state.nowMs - $0.knownAtMs <= window
+                                                   && Format.total($0.entry) == charged }) {
+            // The same amount as a payment just found charged: most likely the same customer; ask, naming it.
+            let money = Format.money(charged, state.currency)
+            state.overlay = .confirm(Confirmation(
+                title: "Charged already?",
+                lines: ["\(money) was charged at \(Format.hoursMinutesOfDay(c.entry.createdAtMs, offsetMinutes: state.tzOffsetMinutes))"
+                        + " (found after its outcome was unknown).",
+                        "Charge \(money) again?"],
+                choices: [ConfirmChoice(key: "y", label: "charge \(money) again", action: .sendConfirmingUnknown(request, []))]))
             return []
         }
         return sendAskingAbove(&state, request)

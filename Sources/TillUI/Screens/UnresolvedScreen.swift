@@ -8,6 +8,16 @@ public struct UnresolvedState: Sendable, Hashable {
     public var entries: [JournalEntry] = []
     public var selected = 0
     public var recovering = false
+    /// Payments recovery could not settle yet (the terminal could not be asked: busy, no answer), by journal id, with
+    /// when asking began: the till asks again every `askAgainEveryMs` until `askingForMs` has passed, says "asking the
+    /// terminal…" meanwhile, and refuses a new sale of the same amount (it may be that very payment, still running).
+    public var asking: [Int64: Int64] = [:]
+    /// When the till last asked the terminal again by itself.
+    public var lastAskMs: Int64 = 0
+    /// The recovery running was started by the till itself (asking again): its end moves no screen and keeps the notice.
+    public var askingQuietly = false
+    public static let askAgainEveryMs: Int64 = 5_000
+    public static let askingForMs: Int64 = 60_000
     public init() {}
     /// The entry with the cursor.
     var current: JournalEntry? { entries.indices.contains(selected) ? entries[selected] : nil }
@@ -25,9 +35,7 @@ enum UnresolvedScreen: ScreenComponent {
 func unresolvedChar(_ state: inout AppState, _ ch: Character) -> [Command]? {
     switch Character(ch.lowercased()) {
     case "a":
-        setNotice(&state, "Asking the terminal again…")
-        state.unresolved.recovering = true
-        return [.recover]
+        return askAgain(&state)
     case "c", "x":
         guard let e = state.unresolved.current else { return [] }
         confirmResolve(&state, e)
@@ -35,6 +43,15 @@ func unresolvedChar(_ state: inout AppState, _ ch: Character) -> [Command]? {
     default:
         return nil
     }
+}
+
+/// The cashier asks the terminal again about the unresolved entries (`a`, the menu, the resolve box): what it learns
+/// is shown as results, and the Unresolved list follows.
+func askAgain(_ state: inout AppState) -> [Command] {
+    setNotice(&state, "Asking the terminal again…")
+    state.unresolved.recovering = true
+    state.unresolved.askingQuietly = false
+    return [.recover]
 }
 
 func unresolvedAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
@@ -93,7 +110,8 @@ func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         if selected { buf.restyle(Rect(x: x, y: y, width: w, height: 1), role: .selection, attrs: .bold) }
         y += 1
         // The note says why it is unknown and what to do: wrapped (two lines at most), never cut mid-word.
-        if let n = e.note {
+        // While the till is still asking the terminal about it, that is what the row says (not "could not be asked").
+        if let n = s.unresolved.asking[e.id] != nil ? "Asking the terminal… do not charge it again meanwhile." : e.note {
             for l in wrap(n, width: max(10, w - 2)).prefix(2) where y < r.maxY - 2 {
                 buf.put("  " + l, x: x, y: y, role: .hint, maxWidth: w); y += 1
             }

@@ -1,0 +1,233 @@
+import Foundation
+import Testing
+
+/// The cashier's intent at 80×24 on the real binary: nothing typed is charged by surprise, no box moves money on a
+/// reflex. Each test is a trap as a cashier fell into it, on the built-in simulator (7.77: the host takes 15 s × speed;
+/// 9.09: no answer; 13.13: approved, but the answer is never sent).
+@Suite(.serialized) struct CashierIntentE2ETests {
+    let fast = ["--sim-speed", "0.2"]
+
+    @Test func typingWhileTheTerminalWorksIsTheNextCustomersAmountAlone() throws {
+        // `7.77 Enter`, then `4` while the terminal works: the field read 7.774 and one Enter charged it.
+        let t = try TillSession(args: ["--sim-speed", "0.5"])
+        try t.openShift()
+        try t.type("7.77"); try t.keys("Enter")
+        t.waitFor("Waiting for the terminal", "Sale € 7.77")
+        try t.type("4")
+        // The form became fresh when the sale was sent: the 4 is alone; the in-flight pane shows what was sent.
+        t.waitFor("€ 4_", "Sale € 7.77")
+        #expect(!t.screen().contains("7.774"))
+        t.waitFor("SALE APPROVED", "Amount   € 7.77", timeout: 30)
+        // Kept after the verdict, as the next customer's amount.
+        t.waitFor("€ 4_")
+        try t.keys("Enter")
+        t.waitFor("SALE APPROVED", "Amount   € 4.00")
+    }
+
+    @Test func openingAShiftFromTheSaleBoxThenTypingReplacesTheAmount() throws {
+        // `5 Enter o 7 Enter` charged 57.00.
+        let t = try TillSession(args: fast)
+        t.waitFor("Amount", "no batch open")
+        try t.type("5"); try t.keys("Enter")
+        t.waitFor("No shift open")
+        try t.keys("o")
+        try t.type("7")
+        t.waitFor("BATCH OPENED", "€ 7_")
+        try t.keys("Enter")
+        t.waitFor("SALE APPROVED", "Amount   € 7.00")
+        #expect(!t.screen().contains("57.00"))
+    }
+
+    @Test func aPreAuthAmountLeftAndComeBackToIsReplaced() throws {
+        // Pre-auth `50`, F2, F3, `50` read 5050.
+        let t = try TillSession(args: fast)
+        try t.openShift()
+        try t.keys("F3"); t.waitFor("Pre-auth")
+        try t.type("50")
+        try t.keys("F2"); t.waitFor("Tip")
+        try t.keys("F3")
+        t.waitFor("typing replaces it")
+        try t.type("50")
+        t.waitFor("€ 50_")
+        #expect(!t.screen().contains("5050"))
+        try t.keys("Enter")
+        t.waitFor("PRE-AUTHORISED", "Amount   € 50.00")
+    }
+
+    @Test func aSaleAmountAfterACancelledBoxIsReplaced() throws {
+        // On Sale after the no-shift box, Esc, `20` read 2020.
+        let t = try TillSession(args: fast)
+        t.waitFor("Amount", "no batch open")
+        try t.type("20"); try t.keys("Enter")
+        t.waitFor("No shift open")
+        try t.keys("Escape")
+        t.waitFor("Cancelled", "typing replaces it")
+        try t.type("20")
+        t.waitFor("€ 20_")
+        #expect(!t.screen().contains("2020"))
+    }
+
+    @Test func theRefundBoxFromAJournalRowNeverAnswersEnterOrDigits() throws {
+        // `F7 F5 Enter Enter` refunded in full; so did typed `15 Enter` with the ▸ preselected.
+        let t = try TillSession(args: fast)
+        try t.openShift()
+        try t.type("12"); try t.keys("Enter")
+        t.waitFor("SALE APPROVED", "Amount   € 12.00")
+        try t.keys("F7")
+        t.waitFor("12.00    APPROVED")
+        try t.keys("F5")
+        t.waitFor("Refund", "€ _")
+        try t.keys("Enter")
+        t.waitFor("Refund?", "Refund the FULL amount")
+        try t.keys("Enter")
+        t.waitFor("Press y to refund")
+        try t.type("15"); try t.keys("Enter")
+        t.waitFor("Press y to refund")
+        #expect(t.screen().contains("Refund?"))
+        #expect(!t.screen().contains("REFUNDED"))
+        try t.keys("y")
+        t.waitFor("REFUNDED")
+    }
+
+    @Test func enterDoesNotQuitInTheMiddleOfAPayment() throws {
+        let t = try TillSession(args: ["--sim-speed", "0.5"])
+        try t.openShift()
+        try t.type("7.77"); try t.keys("Enter")
+        t.waitFor("Waiting for the terminal")
+        try t.keys("F10")
+        t.waitFor("Quit while waiting?")
+        try t.keys("Enter")
+        t.waitFor("Press y to quit anyway")
+        #expect(t.tillRunning)
+        #expect(!t.screen().contains("TILL-EXITED"))
+        try t.keys("Escape")
+        t.waitFor("SALE APPROVED", "Amount   € 7.77", timeout: 30)
+    }
+
+    @Test func ctrlCAndF10AskBeforeLosingWhatWasTyped() throws {
+        let t = try TillSession(args: fast)
+        try t.openShift()
+        try t.type("12.50")
+        try t.keys("C-c")
+        t.waitFor("Quit?", "€ 12.50 typed on Sale")
+        #expect(t.tillRunning)
+        try t.keys("Escape")
+        t.waitFor("Cancelled")
+        try t.keys("F10")
+        t.waitFor("Quit?")
+        try t.keys("y")
+        t.waitFor("TILL-EXITED 0")
+    }
+
+    @Test func afterAskAgainFindsItChargedEnterDoesNotChargeTheSameCustomerAgain() throws {
+        // Unresolved's "ask again" found the 13.13 WAS CHARGED; back on Sale the amount was still there and one Enter
+        // charged it again.
+        let t = try TillSession(args: fast + ["--timeout", "2"])
+        try t.openShift()
+        try t.type("13.13"); try t.keys("Enter")
+        t.waitFor("CHECK THE TERMINAL", timeout: 30)
+        try t.type("13.13"); try t.keys("Enter")
+        t.waitFor("may have been charged")
+        try t.keys("u")
+        t.waitFor("These may or may not have taken money")
+        try t.keys("a")
+        t.waitFor("WAS CHARGED", timeout: 30)
+        try t.keys("F2")
+        t.waitFor("Tip")
+        // The amount was cleared once the payment was known charged: Enter asks for one, charges nobody.
+        try t.keys("Enter")
+        t.waitFor("Enter an amount")
+        #expect(!t.screen().contains("Waiting for the terminal"))
+        // The same amount again asks first, naming when it was charged; Enter alone does nothing.
+        try t.type("13.13"); try t.keys("Enter")
+        t.waitFor("Charged already?", "€ 13.13 was charged at")
+        try t.keys("Enter")
+        t.waitFor("Press y to charge € 13.13 again")
+        #expect(!t.screen().contains("Waiting for the terminal"))
+        try t.keys("Escape")
+    }
+
+    @Test func aBusyTerminalIsNotShownAsDeclined() throws {
+        let t = try TillSession(args: fast + ["--timeout", "600"])
+        try t.openShift()
+        try t.type("9.09"); try t.keys("Enter")
+        t.waitFor("Waiting for the terminal")
+        try t.keys("C-w"); t.waitFor("Stop waiting?")
+        try t.keys("y")
+        t.waitFor("CHECK THE TERMINAL")
+        // The terminal still works on the 9.09: a new sale gets "in progress" back.
+        try t.type("5"); try t.keys("Enter")
+        t.waitFor("may have been charged")
+        try t.keys("y")
+        t.waitFor("TERMINAL BUSY", "NOT CHARGED")
+        #expect(!t.screen().contains("another card"))
+        // Nothing was charged: the same amount is back, for the cashier to try again.
+        #expect(t.screen().contains("€ 5"))
+    }
+
+    @Test func untilRecoveryHasAskedTheTillSaysSoAndRefusesTheSameAmount() throws {
+        // After a restart mid-payment, recovery said "the terminal could not be asked" (it was still running the
+        // payment), then WAS CHARGED seconds later; in between `y` charged the customer again.
+        let args = ["--sim-speed", "0.5", "--timeout", "60"]
+        let t = try TillSession(args: args)
+        try t.openShift()
+        try t.type("7.77"); try t.keys("Enter")
+        t.waitFor("Waiting for the terminal")
+        try t.keys("F10"); t.waitFor("Quit while waiting?")
+        try t.keys("y")
+        t.waitFor("TILL-EXITED")
+        try t.restart(args: args)
+        t.waitFor("ASKING THE TERMINAL", timeout: 30)
+        try t.keys("F2")
+        try t.type("7.77"); try t.keys("Enter")
+        t.waitFor("Not sent: asking the terminal about Sale € 7.77")
+        #expect(!t.screen().contains("charge anyway"))
+        t.waitFor("WAS CHARGED", timeout: 40)
+        try t.keys("F2")
+        try t.type("7.77"); try t.keys("Enter")
+        t.waitFor("Charged already?")
+        try t.keys("Escape")
+    }
+
+    @Test func theJournalOpensOnTheNewestRowWithAnEmptyFilter() throws {
+        // `F7 F5` refunded the row picked the last time the journal was open; a STAN typed appended to the old filter.
+        let t = try TillSession(args: fast)
+        try t.openShift()
+        try t.type("12"); try t.keys("Enter"); t.waitFor("SALE APPROVED", "Amount   € 12.00")
+        try t.type("20"); try t.keys("Enter"); t.waitFor("SALE APPROVED", "Amount   € 20.00")
+        try t.keys("F7"); t.waitFor("20.00", "12.00")
+        try t.keys("Down")
+        try t.type("1")
+        t.waitFor("Filter   1_")
+        try t.keys("Escape"); try t.keys("Escape")
+        t.waitFor("Tip")
+        try t.type("30"); try t.keys("Enter"); t.waitFor("SALE APPROVED", "Amount   € 30.00")
+        let stan = try #require(t.value(after: "STAN"))
+        try t.keys("F7")
+        t.waitFor("30.00", "Filter   _")
+        try t.keys("F5")
+        t.waitFor("Refund", stan)
+    }
+
+    @Test func aRefundByTypedStanNamesThePaymentAndWarnsAboveIt() throws {
+        // A refund by a typed STAN named nothing but the STAN, with no warning above what the sale was.
+        let t = try TillSession(args: fast)
+        try t.openShift()
+        try t.type("12"); try t.keys("Enter")
+        t.waitFor("SALE APPROVED", "Amount   € 12.00")
+        let stan = try #require(t.value(after: "STAN"))
+        try t.keys("F5"); t.waitFor("Find the payment")
+        try t.type(stan)
+        for _ in 0..<5 { try t.keys("Tab") }
+        try t.type("15"); try t.keys("Enter")
+        t.waitFor("Refund?", "sale of € 12.00 at", "MORE THAN THE PAYMENT")
+        try t.keys("Escape")
+        // A STAN the journal does not know is said plainly (Tab from Amount is the STAN again, kept: typing replaces it).
+        try t.keys("Tab")
+        try t.type("999999")
+        t.waitFor("STAN           999999")
+        try t.keys("Enter")
+        t.waitFor("Refund?", "The journal knows no payment with this key")
+        try t.keys("Escape")
+    }
+}

@@ -1,0 +1,378 @@
+import Testing
+import TillModel
+import TillProtocol
+@testable import TillUI
+
+/// The cashier's intent through `update`: nothing typed is charged by surprise, no box moves money on a reflex.
+/// Each test is a trap a cashier fell into at the till (the tmux tests in CashierIntentE2ETests repeat them on the
+/// real binary).
+@Suite struct CashierIntentTests {
+    /// The amount of the sale a command sends, if it sends one.
+    func saleAmount(_ cmds: [Command]) -> Money? {
+        for c in cmds {
+            switch c {
+            case .perform(.sale(let r), _), .performConfirmed(.sale(let r), _, _): return r.amount
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    func sends(_ cmds: [Command]) -> Bool {
+        cmds.contains { if case .perform = $0 { return true }; if case .performConfirmed = $0 { return true }; return false }
+    }
+
+    func approved(_ id: Int64, cents: Int, _ action: Action = .sale) -> ActionOutcome {
+        .answered(entry(id, action, cents: cents, response: response("status=success&message=Transaction successful.&action=\(action.rawValue)&amount=\(cents)&referenceNumber=00000\(id)")))
+    }
+
+    // MARK: typing ahead
+
+    @Test func typingWhileThePaymentIsWithTheTerminalIsTheNextCustomersAmountAlone() {
+        var s = readyState()
+        type(&s, "4")
+        #expect(saleAmount(press(&s, .enter)) == Money(cents: 400))
+        // The form is fresh the moment the request is sent; the in-flight pane shows what was sent.
+        #expect(s.form["amount"] == "" && s.form.life == .fresh)
+        type(&s, "7")
+        #expect(s.form["amount"] == "7" && s.form.life == .nextCustomer)
+        #expect(view(s, size: s.size).contains("Sale € 4.00"))
+        _ = update(&s, .performed(approved(1, cents: 400), summary: "Sale € 4.00"))
+        // Kept after the verdict, as the next customer's amount, alone.
+        #expect(s.form["amount"] == "7")
+        #expect(saleAmount(press(&s, .enter)) == Money(cents: 700))
+    }
+
+    @Test func withNothingTypedAheadTheFormIsBlankAfterTheVerdict() {
+        var s = readyState()
+        type(&s, "4"); press(&s, .enter)
+        _ = update(&s, .performed(approved(1, cents: 400), summary: "Sale € 4.00"))
+        #expect(s.form["amount"] == "")
+        #expect(!sends(press(&s, .enter)))
+    }
+
+    @Test func aSaleNotSentComesBackKeptSoTypingReplacesIt() {
+        var s = readyState()
+        type(&s, "4"); press(&s, .enter)
+        _ = update(&s, .performed(.otherTillBusy("another till is waiting"), summary: "Sale € 4.00"))
+        #expect(s.form["amount"] == "4" && s.form.life == .kept && s.form.fields[0].selected)
+        type(&s, "7")
+        #expect(s.form["amount"] == "7")
+    }
+
+    @Test func openingAShiftFromTheSaleBoxThenTypingReplacesTheAmount() {
+        var s = readyState()
+        _ = update(&s, .batchLoaded(BatchInfo()))
+        type(&s, "5"); press(&s, .enter)
+        let cmds = press(&s, .char("o"))
+        guard case .perform(.batch, _)? = cmds.first else { Issue.record("no shift opened: \(cmds)"); return }
+        // While the shift opens, a 7 is typed: it replaces the 5 (kept and selected), never makes 57.
+        type(&s, "7")
+        #expect(s.form["amount"] == "7")
+        _ = update(&s, .performed(approved(1, cents: 0, .batch), summary: "Open batch"))
+        #expect(saleAmount(press(&s, .enter)) == Money(cents: 700))
+    }
+
+    @Test func openingAShiftFromTheSaleBoxThenEnterChargesTheAmountShown() {
+        var s = readyState()
+        _ = update(&s, .batchLoaded(BatchInfo()))
+        type(&s, "5"); press(&s, .enter); press(&s, .char("o"))
+        _ = update(&s, .performed(approved(1, cents: 0, .batch), summary: "Open batch"))
+        #expect(s.form["amount"] == "5" && s.form.fields[0].selected)
+        #expect(saleAmount(press(&s, .enter)) == Money(cents: 500))
+    }
+
+    // MARK: a form left and come back to
+
+    @Test func aPreAuthAmountLeftAndComeBackToIsReplacedNotAppended() {
+        var s = readyState()
+        press(&s, .f(3)); type(&s, "50")
+        press(&s, .f(2)); press(&s, .f(3))
+        #expect(s.form.life == .kept && s.form.fields[0].selected)
+        #expect(s.notice?.contains("typing replaces it") == true)
+        type(&s, "50")
+        #expect(s.form["amount"] == "50")
+    }
+
+    @Test func aSaleAmountAfterACancelledBoxIsReplacedNotAppended() {
+        var s = readyState()
+        _ = update(&s, .batchLoaded(BatchInfo()))
+        type(&s, "20"); press(&s, .enter)
+        #expect(s.overlay != nil)
+        press(&s, .esc)
+        #expect(s.notice?.contains("typing replaces it") == true)
+        type(&s, "20")
+        #expect(s.form["amount"] == "20")
+    }
+
+    @Test func backspaceOnAKeptAmountDeletesItAll() {
+        var s = readyState()
+        press(&s, .f(3)); type(&s, "50"); press(&s, .f(2)); press(&s, .f(3))
+        press(&s, .backspace)
+        #expect(s.form["amount"] == "")
+        type(&s, "5")
+        #expect(s.form["amount"] == "5")
+    }
+
+    @Test func aTipPresetOnAKeptSaleIsNotASelection() {
+        var s = readyState()
+        type(&s, "20"); press(&s, .alt("2")); press(&s, .f(7)); press(&s, .f(2))
+        #expect(s.form.fields.first { $0.id == "tipAmount" }?.selected == true)
+        press(&s, .alt("1"))
+        #expect(s.form["tipAmount"] == "5%" && s.form.fields.first { $0.id == "tipAmount" }?.selected == false)
+        #expect(s.form.fields[0].selected)   // the amount is still kept, selected
+    }
+
+    @Test func aKeptAmountIsDrawnSelected() {
+        var s = readyState()
+        press(&s, .f(3)); type(&s, "50"); press(&s, .f(2)); press(&s, .f(3))
+        let buf = view(s, size: s.size)
+        guard let y = (0..<buf.size.height).first(where: { buf.line($0).contains("€ 50") }),
+              let r = buf.line(y).range(of: "€ 50") else { Issue.record("no amount on screen"); return }
+        let x = buf.line(y).distance(from: buf.line(y).startIndex, to: r.lowerBound)
+        #expect(buf.cells[y * buf.size.width + x + 2].role == .selection)
+        // Where it is not kept, the amount is not drawn selected.
+        type(&s, "5")
+        #expect(!(0..<buf.size.width).contains { view(s, size: s.size).cells[y * buf.size.width + $0].role == .selection })
+    }
+
+    // MARK: boxes that move money
+
+    func journalWithSale(_ s: inout AppState) {
+        press(&s, .f(7))
+        _ = update(&s, .journalLoaded([entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)]))
+    }
+
+    @Test func theRefundBoxNeverAnswersEnterAlone() {
+        var s = readyState()
+        journalWithSale(&s)
+        press(&s, .f(5))
+        #expect(s.screen == .refund)
+        press(&s, .enter)
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no refund box"); return }
+        #expect(c.selected == nil)
+        #expect(!sends(press(&s, .enter)))
+        // An amount typed by habit, then Enter: nothing.
+        #expect(!sends(type(&s, "15") + press(&s, .enter)))
+        #expect(s.overlay != nil)
+        let cmds = press(&s, .char("y"))
+        guard case .perform(.cancel, _)? = cmds.first else { Issue.record("y did not refund: \(cmds)"); return }
+    }
+
+    @Test func everyBoxThatMovesMoneyHasNoEnterDefault() {
+        let money: [ConfirmAction] = [.send(.sale(SaleRequest(amount: Money(cents: 100)))),
+                                      .send(.cancel(CancelRequest(amount: nil, finder: TransactionFinder(referenceNumber: "000001")))),
+                                      .send(.capturePreAuth(CaptureRequest(amount: nil, finder: TransactionFinder(referenceNumber: "000001")))),
+                                      .stopWaiting]
+        for a in money {
+            let c = Confirmation(title: "t", lines: [], choices: [ConfirmChoice(key: "y", label: "do", action: a)], enterPicksFirst: true)
+            #expect(c.selected == nil && !c.enterPicksFirst, "\(a)")
+        }
+    }
+
+    @Test func theCaptureBoxNeverAnswersEnterAlone() {
+        var s = readyState()
+        press(&s, .f(4)); type(&s, "000001"); enterFinding(&s)
+        #expect(s.overlay != nil)
+        #expect(!sends(press(&s, .enter)))
+        #expect(!sends(press(&s, .char("1")) + press(&s, .char("5")) + press(&s, .enter)))
+    }
+
+    // MARK: quit
+
+    @Test func enterDoesNotQuitWhileAPaymentIsWaiting() {
+        var s = readyState()
+        type(&s, "4"); press(&s, .enter)
+        press(&s, .f(10))
+        #expect(!press(&s, .enter).contains(.quit))
+        #expect(!s.quit)
+        #expect(press(&s, .char("y")).contains(.quit))
+    }
+
+    @Test func quittingWithAnAmountTypedAsksFirst() {
+        var s = readyState()
+        type(&s, "12.50")
+        #expect(!press(&s, .ctrl("c")).contains(.quit))
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no question"); return }
+        #expect(c.lines.joined(separator: " ").contains("€ 12.50"))
+        press(&s, .esc)
+        #expect(s.form["amount"] == "12.50" && !s.quit)
+        #expect(!press(&s, .f(10)).contains(.quit))
+        #expect(press(&s, .char("y")).contains(.quit))
+    }
+
+    @Test func quittingWithNothingTypedIsOneKey() {
+        var s = readyState()
+        #expect(press(&s, .f(10)) == [.quit])
+    }
+
+    // MARK: found charged after unknown
+
+    @Test func afterAskAgainFindsThePaymentChargedEnterDoesNotChargeItAgain() {
+        var s = readyState()
+        let unknown = entry(5, cents: 1313, state: .unknown, note: "No answer.")
+        _ = update(&s, .unresolvedLoaded([unknown], recovered: false))
+        type(&s, "13.13"); press(&s, .enter)
+        #expect(s.overlay != nil)
+        press(&s, .char("u"))
+        #expect(s.screen == .unresolved)
+        press(&s, .char("a"))
+        var charged = unknown; charged.state = .approved
+        _ = update(&s, .event(.recovered(charged)))
+        _ = update(&s, .unresolvedLoaded([], recovered: true))
+        press(&s, .f(2))
+        // The amount is cleared: one Enter charges nobody.
+        #expect(s.form["amount"] == "")
+        #expect(!sends(press(&s, .enter)))
+        // The same amount typed again asks first, naming when it was charged; Enter alone does not charge.
+        type(&s, "13.13")
+        #expect(!sends(press(&s, .enter)))
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no question"); return }
+        #expect(c.lines.joined(separator: " ").contains("€ 13.13 was charged at 11:00"))
+        #expect(!sends(press(&s, .enter)))
+        #expect(saleAmount(press(&s, .char("y"))) == Money(cents: 1313))
+    }
+
+    // MARK: a busy terminal
+
+    @Test func aBusyTerminalIsNotADecline() {
+        var s = readyState()
+        type(&s, "5"); press(&s, .enter)
+        let busy = entry(2, cents: 500, state: .declined, response: response("status=fail&message=(-20) TRANSACTION_IN_PROGRESS&action=sale"))
+        _ = update(&s, .performed(.answered(busy), summary: "Sale € 5.00"))
+        let text = view(s, size: s.size)
+        #expect(text.contains("TERMINAL BUSY — NOT CHARGED"))
+        #expect(text.contains("try again"))
+        let v = CashierWording.verdict(for: busy, tipStyle: .onTop)
+        #expect(v.word == "BUSY")
+        // Nothing was charged: the same customer's amount is back, to try again.
+        #expect(s.form["amount"] == "5")
+        for o: ActionOutcome in [.otherTillBusy("x"), .transportError(nil, "no link")] {
+            #expect(CashierWording.verdict(for: o, tipStyle: .onTop).word != "DECLINED")
+        }
+        #expect(TerminalMessage(message: "Terminal is busy") == .terminalBusy)
+    }
+
+    // MARK: recovery that could not ask
+
+    @Test func untilRecoveryHasAskedTheTillSaysAskingAndRefusesTheSameAmount() {
+        var s = AppState(nowMs: fixedNow, tzOffsetMinutes: 60)
+        _ = initialCommands(&s)
+        _ = update(&s, .batchLoaded(openBatch))
+        let left = entry(7, cents: 777, state: .unknown, note: "Outcome unknown: the terminal could not be asked. Check the terminal.")
+        _ = update(&s, .event(.recovered(left)))
+        _ = update(&s, .unresolvedLoaded([left], recovered: true))
+        #expect(view(s, size: s.size).contains("ASKING THE TERMINAL"))
+        #expect(s.screen == .unresolved && view(s, size: s.size).contains("Asking the terminal…"))
+        #expect(!view(s, size: s.size).contains("could not be asked"))
+        press(&s, .f(2)); type(&s, "7.77")
+        #expect(!sends(press(&s, .enter)))
+        #expect(s.overlay == nil)
+        #expect(s.notice?.contains("asking the terminal") == true)
+        // The till asks again by itself, without moving the cashier.
+        #expect(update(&s, .tick(nowMs: fixedNow + 5_000)) == [.recover])
+        var charged = left; charged.state = .approved
+        _ = update(&s, .event(.recovered(charged)))
+        _ = update(&s, .unresolvedLoaded([], recovered: true))
+        #expect(s.screen == .sale)
+        #expect(s.form["amount"] == "")
+        #expect(update(&s, .tick(nowMs: fixedNow + 12_000)).isEmpty)
+    }
+
+    @Test func theStartsReadyDoesNotHideAWarning() {
+        var s = AppState(nowMs: fixedNow)
+        s.startupWarnings = ["broken.toml:4: not a value"]
+        _ = initialCommands(&s)
+        _ = update(&s, .unresolvedLoaded([], recovered: true))
+        _ = update(&s, .event(.transportReady("simulator")))
+        #expect(s.notice == "broken.toml:4: not a value")
+        _ = update(&s, .event(.transportProblem("bridge died")))
+        _ = update(&s, .event(.transportReady("bridge back")))
+        #expect(s.notice == "bridge back")
+    }
+
+    // MARK: the journal
+
+    @Test func theJournalOpensOnItsNewestRowWithAnEmptyFilter() {
+        var s = readyState()
+        press(&s, .f(7))
+        _ = update(&s, .journalLoaded([entry(2, cents: 2000, response: approvedSaleResponse), entry(1, cents: 1250, response: approvedSaleResponse)]))
+        press(&s, .down)
+        type(&s, "12")
+        press(&s, .esc); press(&s, .esc)
+        #expect(s.screen == .sale)
+        press(&s, .f(7))
+        #expect(s.forms[.journal]?["filter"] == "")
+        _ = update(&s, .journalLoaded([entry(3, cents: 3000, response: approvedSaleResponse), entry(2, cents: 2000, response: approvedSaleResponse),
+                                       entry(1, cents: 1250, response: approvedSaleResponse)]))
+        #expect(s.journalRow?.id == 3)
+        press(&s, .f(5))
+        #expect(s.refund.origin?.id == 3)
+    }
+
+    @Test func refundFromTheJournalWithNoRowSaysWhy() {
+        var s = readyState()
+        press(&s, .f(7))
+        press(&s, .f(5))
+        #expect(s.screen == .journal)
+        #expect(s.notice?.contains("still loading") == true)
+        _ = update(&s, .journalLoaded([]))
+        press(&s, .f(4))
+        #expect(s.screen == .journal)
+        #expect(s.notice?.contains("no transactions") == true)
+    }
+
+    // MARK: a refund or capture by a typed STAN names the payment
+
+    @Test func aRefundByTypedStanNamesTheJournaledPaymentAndWarnsAboveWhatIsLeft() {
+        var s = readyState()
+        press(&s, .f(5)); type(&s, "654321")
+        for _ in 0..<5 { press(&s, .tab) }
+        type(&s, "20")
+        let cmds = press(&s, .enter)
+        let finder = TransactionFinder(referenceNumber: "654321")
+        #expect(cmds == [.findPayment(screen: .refund, finder: finder)])
+        #expect(s.overlay == nil)
+        var refund = entry(2, .cancel, cents: 500, response: response("status=success&message=Transaction successful.&action=cancel&amount=500&referenceNumber=654322"))
+        refund.requestURL = "vivapayclient://pay/v1?action=cancel&amount=500&referenceNumber=654321"
+        _ = update(&s, .paymentsFound(screen: .refund, finder: finder, entries: [refund, entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)]))
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
+        let text = c.lines.joined(separator: " ")
+        #expect(text.contains("sale of € 13.75 at 11:00"))
+        #expect(text.contains("card Visa 478212******7417"))
+        #expect(text.contains("€ 5.00 already refunded (€ 8.75 left)"))
+        #expect(text.contains("MORE THAN IS LEFT: € 20.00 > € 8.75"))
+    }
+
+    @Test func aRefundByAStanTheJournalDoesNotKnowSaysSo() {
+        var s = readyState()
+        press(&s, .f(5)); type(&s, "999999"); press(&s, .enter)
+        _ = update(&s, .paymentsFound(screen: .refund, finder: TransactionFinder(referenceNumber: "999999"),
+                                      entries: [entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)]))
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
+        #expect(c.lines.joined(separator: " ").contains("The journal knows no payment with this key"))
+    }
+
+    @Test func aLateAnswerAboutAnotherKeyIsDropped() {
+        var s = readyState()
+        press(&s, .f(5)); type(&s, "999999"); press(&s, .enter)
+        press(&s, .esc)   // clears the STAN
+        type(&s, "654321")
+        _ = update(&s, .paymentsFound(screen: .refund, finder: TransactionFinder(referenceNumber: "999999"), entries: []))
+        #expect(s.overlay == nil)
+    }
+
+    @Test func aSecondCaptureIsWarnedAbout() {
+        var s = readyState()
+        press(&s, .f(4)); type(&s, "654321"); press(&s, .enter)
+        let finder = TransactionFinder(referenceNumber: "654321")
+        let pre = entry(1, .preAuth, cents: 5000, response: response("status=success&message=Transaction successful.&action=pre_auth&amount=5000&referenceNumber=654321"))
+        var cap = entry(2, .capturePreAuth, cents: 4200, response: response("status=success&message=Transaction successful.&action=capture_pre_auth&amount=4200&referenceNumber=654322"))
+        cap.requestURL = "vivapayclient://pay/v1?action=capture_pre_auth&amount=4200&referenceNumber=654321"
+        _ = update(&s, .paymentsFound(screen: .capture, finder: finder, entries: [cap, pre]))
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
+        let text = c.lines.joined(separator: " ")
+        #expect(text.contains("pre-auth of € 50.00"))
+        #expect(text.contains("ALREADY CAPTURED (€ 42.00"))
+    }
+}
