@@ -34,6 +34,8 @@ enum Step: Hashable, Sendable, CustomStringConvertible {
     case killRestart
     /// Enter, then Esc after `ms` milliseconds while the payment is in flight: an abort race.
     case enterThenEsc(Int)
+    /// Enter, then at once (the terminal still working) the next customer's amount: typing ahead.
+    case enterThenType(String)
     /// The cashier answers what the screen asks (truthfully, having looked at the terminal); `n` picks among choices.
     case cashier(Int)
     /// Types a STAN the terminal issued (the `n`-th it knows), for a refund or capture.
@@ -53,6 +55,7 @@ enum Step: Hashable, Sendable, CustomStringConvertible {
         case .journalFault: return "journalFault"
         case .killRestart: return "killRestart"
         case .enterThenEsc(let ms): return "enterThenEsc(\(ms)ms)"
+        case .enterThenType(let t): return "enterThenType(\"\(t)\")"
         case .cashier(let n): return "cashier(\(n))"
         case .knownStan(let n): return "knownStan(\(n))"
         case .wait(let ms): return "wait(\(ms)ms)"
@@ -94,6 +97,9 @@ func generateSteps(seed: UInt64, count: Int) -> [Step] {
         case 73..<76: steps.append(.resize([80, 40, 120, 100][pick(4)], [24, 12, 40, 30][pick(4)]))
         case 76..<80: steps.append(.wait(50 + pick(300)))
         case 80..<84: steps += [.key(.f(7)), .key(.enter), .key(.esc)]
+        case 92..<97:   // a cashier on a busy Saturday: the next customer's amount typed while the terminal works
+            let a = ["12.50", "7", "4", "20"][pick(4)], b = ["7", "5", "3.30", "20"][pick(4)]
+            steps += [.key(.f(2)), .freshAmount, .text(a), .enterThenType(b), .cashier(0), .key(.enter), .cashier(pick(2))]
         case 84..<92:   // a sale through a misbehaving terminal
             let misbehaviour: [AnswerFault] = [.unnamedFailureFirst, .repeatEarlierAnswer, .abortOfAnotherFirst, .approvalOfAnotherFirst,
                                                .unreadableAmount]
@@ -140,6 +146,11 @@ final class SystemRun: @unchecked Sendable {
     /// What the cashier means to charge: the first text typed after F2 (a fresh sale for the next customer).
     var intendedAmount: String?
     var expectingAmount = false
+    /// Each amount the cashier typed as a whole (one customer each): cents → how many times. A charge must be one of
+    /// them, and no amount is charged more often than it was typed (or charged again on the cashier's explicit word).
+    var customers: [Int: Int] = [:]
+    var chargeAgainConfirmed = 0
+    var lastKey: Key?
     var stats: [String: Int] = [:]
 
     /// How this till's terminal reads the tip (config `tip`): odd seeds run with the tip included in the amount, so
@@ -219,6 +230,19 @@ final class SystemRun: @unchecked Sendable {
         else if k == .f(2) { expectingAmount = false; intendedAmount = nil } else if case .char = k {} else { expectingAmount = false }
         if [.backspace, .delete, .ctrl("u"), .esc].contains(k) && before.screen == .sale { intendedAmount = nil }
         let cmds = update(&state, .key(k))
+        defer { lastKey = k }
+        for c in cmds {
+            switch c {
+            case .perform(let r, _), .performConfirmed(let r, _, _):
+                // A box that moves money acts on a pick (y, or a number), never on Enter alone.
+                if case .confirm? = before.overlay, r.action.movesMoney {
+                    let picked: Bool = { if case .char(let ch)? = lastKey { return ch == "y" || ch.isNumber }; return false }()
+                    if k == .enter && !picked { violate("a box moved money (\(r.action.rawValue)) on Enter alone") }
+                    if case .sale(let sr) = r { customers[tipStyle.goods(amount: sr.amount, tip: sr.tipAmount).cents, default: 0] += 1 }
+                }
+            default: break
+            }
+        }
         for c in cmds {
             switch c {
             case .perform(let r, _):
@@ -332,9 +356,16 @@ final class SystemRun: @unchecked Sendable {
 
     func step(_ s: Step) async throws {
         switch s {
-        case .key(let k): press(k)
+        case .key(let k):
+            press(k)
+            // A character the cashier saw land in an amount field: what the field now shows is what they mean.
+            if case .char = k, state.overlay == nil, state.form.focused?.id == "amount",
+               let m = try? Money.parse(state.form["amount"]), m.cents > 0 {
+                customers[m.cents, default: 0] += 1
+            }
         case .text(let t):
             if expectingAmount { intendedAmount = (intendedAmount ?? "") + t }
+            if let m = try? Money.parse(t), m.cents > 0 { customers[m.cents, default: 0] += 1 }
             for ch in t { press(.char(ch)) }
         case .resize(let w, let h): dispatch(update(&state, .resize(Size(width: w, height: h))))
         case .fault(let f): transport.setNextFault(f)
@@ -351,6 +382,10 @@ final class SystemRun: @unchecked Sendable {
             for (g, m) in inbox.drain() where g == gen { handle(m) }
             press(.esc)
         case .cashier(let n): cashier(n)
+        case .enterThenType(let t):
+            press(.enter)
+            if let m = try? Money.parse(t), m.cents > 0 { customers[m.cents, default: 0] += 1 }
+            for ch in t { press(.char(ch)) }
         case .knownStan(let n):
             let stans = ledger().filter { $0.approved && !$0.referenceNumber.isEmpty }.map(\.referenceNumber)
             let stan = stans.isEmpty ? "000001" : stans[n % stans.count]
@@ -427,6 +462,16 @@ final class SystemRun: @unchecked Sendable {
             }
         }
         if paidSales != chargedSales { violate("the export's paid for approved sales is \(paidSales), the terminal charged \(chargedSales)") }
+        // The cashier's intent: every sale the terminal charged is an amount the cashier typed for a customer, and
+        // none is charged more often than it was typed (or charged again at the cashier's explicit word).
+        var chargedTimes: [Int: Int] = [:]
+        for l in ledger where l.approved && l.kind == .sale {
+            let goods = tipStyle.goods(amount: Money(cents: l.amount), tip: Money(cents: l.tipAmount)).cents
+            chargedTimes[goods, default: 0] += 1
+        }
+        for (goods, n) in chargedTimes where n > customers[goods, default: 0] {
+            violate("the terminal charged \(Money(cents: goods)) \(n) time(s); the cashier typed it for \(customers[goods, default: 0]) customer(s)")
+        }
         // Unmatched answers are never counted.
         for e in entries where e.requestId.hasPrefix("unmatched-") && (e.state == .approved || e.state == .declined) {
             violate("unmatched answer \(e.id) is \(e.state.rawValue)")
