@@ -385,7 +385,10 @@ final class SystemRun: @unchecked Sendable {
         case .enterThenType(let t):
             press(.enter)
             if let m = try? Money.parse(t), m.cents > 0 { customers[m.cents, default: 0] += 1 }
+            // What is typed while the terminal works is the next customer's amount, alone.
+            let inFlight = state.pending != nil
             for ch in t { press(.char(ch)) }
+            if inFlight { expectingAmount = true; intendedAmount = t }
         case .knownStan(let n):
             let stans = ledger().filter { $0.approved && !$0.referenceNumber.isEmpty }.map(\.referenceNumber)
             let stan = stans.isEmpty ? "000001" : stans[n % stans.count]
