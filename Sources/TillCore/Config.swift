@@ -74,7 +74,7 @@ public struct TillConfig: Sendable, Hashable {
     public static let defaultTimeoutSeconds = 90.0
     /// The slowest the built-in simulator runs: its delays times this stay far inside the clock's range (a factor of
     /// 1e16 overflowed the delay arithmetic and killed till mid-sale).
-    public static let maximumSimSpeed = 1000.0
+    public static let maximumSimSpeed = SimulatorConfig.maximumSpeed
 
     /// The keys a config file may hold.
     public static let keys = ["merchant_key", "app_id", "callback", "currency", "decimal_separator", "transport", "timeout",

@@ -78,6 +78,9 @@ public struct SimulatorConfig: Sendable, Hashable, Codable {
                   tipStyle: try c.decodeIfPresent(TipStyle.self, forKey: .tipStyle) ?? .onTop)
     }
 
+    /// The largest `speed` the commands take (delays 1000 times real time); beyond it delays are meaningless.
+    public static let maximumSpeed = 1000.0
+
     /// A delay in milliseconds, scaled by `speed` (never negative).
     func scaled(_ ms: Int) -> Int64 {
         let v = (Double(ms) * speed).rounded()

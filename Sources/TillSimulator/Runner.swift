@@ -161,7 +161,9 @@ public final class SimulatorRunner: @unchecked Sendable {
             condition.broadcast()
             if !queue.isEmpty { continue }
             if let next = simulator.nextDueMs {
-                let wait = max(0, next - SimulatorRunner.nowMs())
+                // At most an hour at a time (the loop looks again): a delay scaled past what a date can hold made
+                // the wait trap and took the process down.
+                let wait = min(max(0, next - SimulatorRunner.nowMs()), 3_600_000)
                 if wait > 0 { _ = condition.wait(until: Date(timeIntervalSinceNow: Double(wait) / 1000)) }
             } else {
                 condition.wait()

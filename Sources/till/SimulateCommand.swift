@@ -66,7 +66,9 @@ struct SimulateCommand: ParsableCommand {
 
     func validate() throws {
         if stdio == (dir != nil) { throw ValidationError("Give exactly one of --stdio or --dir DIR.") }
-        if !(speed >= 0) || !speed.isFinite { throw ValidationError("--speed must be 0 or more.") }
+        if !(speed >= 0) || speed > SimulatorConfig.maximumSpeed {
+            throw ValidationError("--speed must be from 0 (no delays) to \(Int(SimulatorConfig.maximumSpeed)) (delays 1000 times real time).")
+        }
         if cardWaitMs < 0 || hostMs < 0 || giveUpMs < 0 { throw ValidationError("Delays cannot be negative.") }
     }
 

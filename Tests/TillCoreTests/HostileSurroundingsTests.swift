@@ -96,6 +96,9 @@ import Glibc
         if Path.exists(journal) {
             #expect(try Journal(path: journal).entries(JournalFilter()).isEmpty, "something was journaled")
         }
+        // The simulator as a bridge, with the same factor: refused, never a crash mid-answer.
+        let bridge = try await runTillCapturing(["simulate", "--stdio", "--speed", "1e16"])
+        #expect(!bridge.signalled && bridge.status == 2 && bridge.errors.contains("--speed"), "status \(bridge.status) signalled \(bridge.signalled)")
     }
 
     // Defect: a FIFO as the config file hung every command (it was opened for reading, waiting for a writer).
