@@ -338,11 +338,12 @@ public enum CashierWording {
             case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos:
                 return Verdict(role: .approved, mark: "✓", word: "DONE", headline: "DONE", sentence: said)
             }
-        case .declined:
+        case .declined, .resolved where resp.map({ TerminalMessage($0) }) == .terminalBusy:
             let message = resp.map { TerminalMessage($0) } ?? .unrecognised(code: nil)
             let said = sentence(message, action: e.action, approved: false)
             if message == .terminalBusy {
-                // The terminal never started it: not a decline (a cashier reading DECLINED asks for another card).
+                // The terminal never started it (the journal settles it as not charged): not a decline (a cashier
+                // reading DECLINED asks for another card).
                 let money = Format.movesMoney(e.action)
                 return Verdict(role: .aborted, mark: "✗", word: "BUSY", headline: money ? "TERMINAL BUSY — NOT CHARGED" : "TERMINAL BUSY — NOT DONE",
                                sentence: "The terminal is busy with another transaction: " + (money ? "nothing was charged. " : "nothing was done. ")

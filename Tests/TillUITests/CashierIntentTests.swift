@@ -245,6 +245,10 @@ import TillProtocol
         #expect(text.contains("try again"))
         let v = CashierWording.verdict(for: busy, tipStyle: .onTop)
         #expect(v.word == "BUSY")
+        // As the journal settles it: not charged (resolved), never a decline.
+        var settled = busy
+        settled.state = .resolved
+        #expect(CashierWording.verdict(for: settled, tipStyle: .onTop).headline == "TERMINAL BUSY — NOT CHARGED")
         // Nothing was charged: the same customer's amount is back, to try again.
         #expect(s.form["amount"] == "5")
         for o: ActionOutcome in [.otherTillBusy("x"), .transportError(nil, "no link")] {
