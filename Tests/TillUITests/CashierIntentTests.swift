@@ -380,3 +380,19 @@ import TillProtocol
         #expect(text.contains("ALREADY CAPTURED (€ 42.00"))
     }
 }
+
+/// A second till's Unresolved screen listed a payment another till was still waiting on as SENT and let the cashier
+/// mark it resolved. Pending or sent entries this till is not waiting for are another till's.
+@Suite struct InProgressOnAnotherTillTests {
+    @Test func aPaymentAnotherTillWaitsOnIsShownSoAndCannotBeSettled() {
+        var s = readyState()
+        _ = update(&s, .key(.f(8)))
+        _ = update(&s, .unresolvedLoaded([entry(41, cents: 2100, state: .sent)], recovered: false))
+        let text = view(s, size: s.size).text
+        #expect(text.contains("IN PROGRESS") && text.contains("another till"), "\(text)")
+        #expect(!text.contains(" SENT"))
+        let cmds = update(&s, .key(.enter))
+        #expect(s.overlay == nil && cmds.isEmpty, "a resolve box opened for another till's payment")
+        #expect(s.notice?.contains("another till") == true)
+    }
+}

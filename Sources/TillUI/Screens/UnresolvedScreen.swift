@@ -67,7 +67,17 @@ func unresolvedAction(_ state: inout AppState, _ action: KeyAction) -> [Command]
     return []
 }
 
+/// A request still pending or sent that this till is not waiting for: another till on the journal is (start-up
+/// recovery leaves none of a till that stopped in these states), so it is that till's to settle.
+func inProgressElsewhere(_ e: JournalEntry, _ s: AppState) -> Bool {
+    (e.state == .pending || e.state == .sent) && s.pending?.entryId != e.id && s.unresolved.asking[e.id] == nil
+}
+
 func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
+    if inProgressElsewhere(e, state) {
+        setNotice(&state, "#\(e.id) is in progress on another till, which waits for the terminal: wait for it.", error: true)
+        return
+    }
     guard e.state.needsAttention else {
         setNotice(&state, "#\(e.id) is \(Format.stateName(e.state).lowercased()); only unknown ones need resolving.", error: true)
         return
@@ -105,13 +115,16 @@ func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     y += 1
     for (i, e) in s.unresolved.entries.enumerated() where y < r.maxY - 2 {
         let selected = i == s.unresolved.selected
-        let line = "#\(e.id) \(Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).suffix(11)) \(Format.actionName(e.action)) \(Format.total(e).map { $0.formatted() } ?? "") \(Format.stateName(e.state))"
+        let elsewhere = inProgressElsewhere(e, s)
+        let line = "#\(e.id) \(Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).suffix(11)) \(Format.actionName(e.action)) \(Format.total(e).map { $0.formatted() } ?? "") \(elsewhere ? "IN PROGRESS" : Format.stateName(e.state))"
         buf.put(line, x: x, y: y, role: selected ? .selection : .normal, maxWidth: w)
         if selected { buf.restyle(Rect(x: x, y: y, width: w, height: 1), role: .selection, attrs: .bold) }
         y += 1
         // The note says why it is unknown and what to do: wrapped (two lines at most), never cut mid-word.
         // While the till is still asking the terminal about it, that is what the row says (not "could not be asked").
-        if let n = s.unresolved.asking[e.id] != nil ? "Asking the terminal… do not charge it again meanwhile." : e.note {
+        let why = s.unresolved.asking[e.id] != nil ? "Asking the terminal… do not charge it again meanwhile."
+            : elsewhere ? "In progress on another till, which waits for the terminal's answer." : e.note
+        if let n = why {
             for l in wrap(n, width: max(10, w - 2)).prefix(2) where y < r.maxY - 2 {
                 buf.put("  " + l, x: x, y: y, role: .hint, maxWidth: w); y += 1
             }
