@@ -36,6 +36,10 @@ enum Step: Hashable, Sendable, CustomStringConvertible {
     case enterThenEsc(Int)
     /// Enter, then at once (the terminal still working) the next customer's amount: typing ahead.
     case enterThenType(String)
+    /// A flood of `n` distinct stray answers from the link, at once.
+    case flood(Int)
+    /// Killed again while the restarted till's recovery is asking the terminal.
+    case killDuringRecovery
     /// The cashier answers what the screen asks (truthfully, having looked at the terminal); `n` picks among choices.
     case cashier(Int)
     /// Types a STAN the terminal issued (the `n`-th it knows), for a refund or capture.
@@ -56,6 +60,8 @@ enum Step: Hashable, Sendable, CustomStringConvertible {
         case .killRestart: return "killRestart"
         case .enterThenEsc(let ms): return "enterThenEsc(\(ms)ms)"
         case .enterThenType(let t): return "enterThenType(\"\(t)\")"
+        case .flood(let n): return "flood(\(n))"
+        case .killDuringRecovery: return "killDuringRecovery"
         case .cashier(let n): return "cashier(\(n))"
         case .knownStan(let n): return "knownStan(\(n))"
         case .wait(let ms): return "wait(\(ms)ms)"
@@ -97,6 +103,8 @@ func generateSteps(seed: UInt64, count: Int) -> [Step] {
         case 73..<76: steps.append(.resize([80, 40, 120, 100][pick(4)], [24, 12, 40, 30][pick(4)]))
         case 76..<80: steps.append(.wait(50 + pick(300)))
         case 80..<84: steps += [.key(.f(7)), .key(.enter), .key(.esc)]
+        case 97..<98: steps += [.key(.f(2)), .freshAmount, .text("9.99"), .key(.enter), .flood(60 + pick(60)), .cashier(0)]
+        case 98..<99: steps += [.fault(.drop), .key(.f(2)), .freshAmount, .text("6.06"), .key(.enter), .killDuringRecovery]
         case 92..<97:   // a cashier on a busy Saturday: the next customer's amount typed while the terminal works
             let a = ["12.50", "7", "4", "20"][pick(4)], b = ["7", "5", "3.30", "20"][pick(4)]
             steps += [.key(.f(2)), .freshAmount, .text(a), .enterThenType(b), .cashier(0), .key(.enter), .cashier(pick(2))]
@@ -370,6 +378,18 @@ final class SystemRun: @unchecked Sendable {
         case .resize(let w, let h): dispatch(update(&state, .resize(Size(width: w, height: h))))
         case .fault(let f): transport.setNextFault(f)
         case .stray(let n): transport.inject(FaultyTransport.strays[n % FaultyTransport.strays.count])
+        case .flood(let n):
+            for i in 0..<n {
+                transport.inject(FaultyTransport.strays[i % FaultyTransport.strays.count] + "&flood=\(stepIndex)-\(i)")
+            }
+        case .killDuringRecovery:
+            await controller.simulateKill()
+            eventTask?.cancel()
+            try await startTill()       // its recovery starts asking the terminal…
+            try await Task.sleep(nanoseconds: 2_000_000)
+            await controller.simulateKill()   // …and the till is killed again meanwhile
+            eventTask?.cancel()
+            try await startTill()
         case .releaseHeld: transport.releaseHeld()
         case .journalFault: controller.journal.faults.failWrites(1)
         case .killRestart:

@@ -324,7 +324,7 @@ import TillProtocol
     @Test func resolveFromUnresolvedList() {
         var s = AppState(nowMs: fixedNow)
         _ = initialCommands(&s)
-        _ = update(&s, .unresolvedLoaded([entry(3, state: .unknown), entry(4, state: .sent)], recovered: true))
+        _ = update(&s, .unresolvedLoaded([entry(3, state: .unknown), entry(4, state: .review)], recovered: true))
         press(&s, .down)
         #expect(s.unresolved.selected == 1)
         press(&s, .enter)
