@@ -112,3 +112,30 @@ import Testing
         #expect(BigText.fit(["APPROVED"], maxWidth: 40, maxHeight: 2) == nil)
     }
 }
+
+/// At 200×50 the verdict stayed three rows in a 46-column pane beside 150 empty columns: a wide window gives the
+/// result pane room for the verdict in large letters and the amount in block digits.
+@Suite struct WideResultPaneTests {
+    func approved(_ size: Size) -> [String] {
+        var s = readyState(size: size)
+        type(&s, "12.50"); press(&s, .alt("2")); press(&s, .enter)
+        _ = update(&s, .performed(.answered(entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)), summary: "Sale € 12.50 + tip 1.25"))
+        return view(s, size: s.size).text.components(separatedBy: "\n")
+    }
+
+    @Test func aWideWindowShowsTheVerdictLargeAndTheAmountInBlockDigits() {
+        let lines = approved(Size(width: 200, height: 50))
+        // The result pane is 90 of 200 columns (its frame starts at column 110).
+        #expect(lines[1].contains("┐┌─ Result") && (lines[1].range(of: "┌─ Result").map { lines[1].distance(from: lines[1].startIndex, to: $0.lowerBound) } ?? 0) == 110)
+        // Large letters: pixels two columns wide, one row each (the small font draws half blocks).
+        let pane = lines.map { String($0.dropFirst(110)) }
+        let large = pane.prefix(12).filter { $0.contains("██  ██") || $0.contains("██████") }
+        #expect(large.count >= 5, "\(pane.prefix(20).joined(separator: "\n"))")
+        #expect(pane.contains { $0.contains("✓ SALE APPROVED € 13.75") })
+    }
+
+    @Test func at80x24TheAmountIsNotRepeatedInBlockDigits() {
+        let lines = approved(Size(width: 80, height: 24))
+        #expect(!lines.contains { $0.contains("██████") })
+    }
+}

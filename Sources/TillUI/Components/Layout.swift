@@ -12,8 +12,9 @@ public struct Layout: Sendable, Hashable {
 
     /// The tab bar: the top row.
     public var tabBar: Rect { Rect(x: 0, y: 0, width: size.width, height: 1) }
-    /// The result pane's width: wider on wider windows.
-    var resultWidth: Int { size.width >= 120 ? 46 : (size.width >= 100 ? 40 : 34) }
+    /// The result pane's width: wider on wider windows; from 160 columns nine twentieths (90 of 200), so the verdict
+    /// can be read across the counter there.
+    var resultWidth: Int { size.width >= 160 ? size.width * 9 / 20 : (size.width >= 120 ? 46 : (size.width >= 100 ? 40 : 34)) }
     /// The screen's frame (left), under the tab bar, above the notice and status lines.
     public var screen: Rect { Rect(x: 0, y: 1, width: size.width - resultWidth, height: size.height - 3) }
     /// Inside the screen's frame: where a screen component draws.

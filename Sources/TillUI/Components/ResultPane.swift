@@ -61,6 +61,16 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         buf.put(l.text, x: inner.x, y: y, role: dimmed ? .dim : l.role, attrs: dimmed ? [] : (l.bold ? .bold : []), maxWidth: inner.width)
         y += 1
     }
+    // Where the pane is large, the amount in block digits too: the figure the customer checks from across the counter.
+    if inner.height >= 30, let amount = v.amount,
+       let big = BigText.fit([Format.money(amount, s.currency)], maxWidth: inner.width, maxHeight: BigText.height(.large)) {
+        y += 1
+        for l in big.lines where y < inner.maxY {
+            let text = String(repeating: " ", count: max(0, (inner.width - l.count) / 2)) + l
+            buf.put(text, x: inner.x, y: y, role: dimmed ? .dim : .amount, attrs: dimmed ? [] : .bold, maxWidth: inner.width)
+            y += 1
+        }
+    }
     y += 1
     // The whole sentence: what to do is its end ("… then mark it on the Unresolved screen").
     for l in wrap(v.sentence, width: w).prefix(6) where y < inner.maxY {
