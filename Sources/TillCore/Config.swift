@@ -56,6 +56,9 @@ public struct TillConfig: Sendable, Hashable {
     public var simAbortStyle: AbortStyle?
     /// How the terminal reads `tipAmount` (`tip`): on top of the amount (default) or included in it.
     public var tip: TipStyle?
+    /// How the amount fields read digits: `decimal` (12.50 typed as it reads) or `cents` (1250 is 12.50, as many card
+    /// terminals take it).
+    public var amountEntry: AmountEntry?
     /// Whether the cashier UI rings the bell on each verdict (`bell`; default on).
     public var bell: Bool?
     /// A sale or pre-auth whose total (amount and tip) is above this asks for a confirmation showing the
@@ -79,7 +82,7 @@ public struct TillConfig: Sendable, Hashable {
     /// The keys a config file may hold.
     public static let keys = ["merchant_key", "app_id", "callback", "currency", "decimal_separator", "transport", "timeout",
                               "cashier", "till_name", "theme", "keymap", "journal", "sim_speed", "sim_seed", "sim_state",
-                              "sim_abort_style", "tip", "bell", "confirm_above"]
+                              "sim_abort_style", "tip", "bell", "confirm_above", "amount_entry"]
 
     /// `$XDG_CONFIG_HOME/till/config.toml`, else `~/.config/till/config.toml`.
     public static func defaultPath(environment: Environment = .process) -> String {
@@ -258,6 +261,12 @@ public struct TillConfig: Sendable, Hashable {
                     throw fail(key, "must be \"on-top\" (the tip is added to the amount) or \"included\" (the amount holds the tip) (got \"\(s)\").")
                 }
                 c.tip = style
+            case "amount_entry":
+                let s = try string()
+                guard let e = AmountEntry(rawValue: s) else {
+                    throw fail(key, "must be \"decimal\" (type 12.50) or \"cents\" (type 1250 for 12.50) (got \"\(s)\").")
+                }
+                c.amountEntry = e
             case "bell":
                 guard let b = v.bool else { throw fail(key, "must be true or false (no quotes), like bell = false.") }
                 c.bell = b
@@ -297,6 +306,7 @@ public struct TillConfig: Sendable, Hashable {
         if let v = other.simStatePath { c.simStatePath = v }
         if let v = other.simAbortStyle { c.simAbortStyle = v }
         if let v = other.tip { c.tip = v }
+        if let v = other.amountEntry { c.amountEntry = v }
         if let v = other.bell { c.bell = v }
         if let v = other.confirmAbove { c.confirmAbove = v }
         return c

@@ -1,5 +1,12 @@
 import TillProtocol
 
+/// How the screen's amount fields read the digits typed: as the amount reads (`12.50`), or in cents as many card
+/// terminals take them (`1250` is 12.50; each digit shifts in from the right).
+public enum AmountEntry: String, Sendable, Hashable, Codable, CaseIterable {
+    case decimal
+    case cents
+}
+
 /// A request read from typed text (the cashier's screen or the command line), with what could
 /// not be read. One function per request kind turns the same text into the same request for the
 /// UI and the CLI, so both send the identical URL for the same sale.

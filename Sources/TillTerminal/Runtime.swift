@@ -59,6 +59,7 @@ public struct RuntimeOptions: Sendable {
     public var confirmAbove: Money? = nil
     /// How the terminal reads `tipAmount` (config `tip`): the screen builds requests and shows totals with it.
     public var tipStyle: TipStyle = .onTop
+    public var amountEntry: AmountEntry = .decimal
     public init(theme: Theme = .standard, keymap: Keymap = .standard, monochrome: Bool = false, warnings: [String] = [], currency: String = "€",
                 decimalSeparator: String = ".") {
         self.theme = theme; self.keymap = keymap; self.monochrome = monochrome; self.warnings = warnings; self.currency = currency
@@ -172,6 +173,7 @@ public final class Runtime: Sendable {
         state.cashier = options.cashier
         state.confirmAbove = options.confirmAbove
         state.tipStyle = options.tipStyle
+        state.amountEntry = options.amountEntry
         state.startupWarnings = options.warnings
         var commands = initialCommands(&state)
         if let preload {

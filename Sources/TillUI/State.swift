@@ -363,6 +363,8 @@ public struct AppState: Sendable, Hashable {
     /// How the terminal reads `tipAmount` (config `tip`): the request the screen builds and every total it shows
     /// read it, as `till sale` and the reports do.
     public var tipStyle: TipStyle = .onTop
+    /// How the amount fields read digits (config `amount_entry`): in cents, each digit shifts in from the right.
+    public var amountEntry: AmountEntry = .decimal
 
     /// A sale or pre-auth whose total is above this asks first, showing the amount (config `confirm_above`;
     /// nil: none asks).

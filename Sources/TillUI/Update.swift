@@ -607,7 +607,9 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
         return []
     case .erase:
         if let f = state.form.focused {
-            if !eraseSelection(&state), !f.text.isEmpty { state.form.fields[state.form.focus].text.removeLast() }
+            if entersCents(state, f), !f.selected {
+                state.form.fields[state.form.focus].text = centsText(String(f.text.filter(\.isNumber).dropLast()))
+            } else if !eraseSelection(&state), !f.text.isEmpty { state.form.fields[state.form.focus].text.removeLast() }
             corrected(&state, f.id)
         }
         return []

@@ -85,6 +85,7 @@ extension UIArguments {
         options.bell = settings.bell ?? true
         options.confirmAbove = settings.confirmAbove
         options.tipStyle = settings.resolvedTip
+        options.amountEntry = settings.amountEntry ?? .decimal
         let transport = settings.resolvedTransport.description
         // Only while the journal is still being read: once its reading is here, the first frame pays the same costs.
         if !offer.isGiven { Runtime.warmUp(on: screen, options: options, transport: transport) }

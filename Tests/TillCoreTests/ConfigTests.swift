@@ -25,6 +25,12 @@ import TillProtocol
         #expect(c.caller(environment: [:]) == Caller(callback: "shop-callback", merchantKey: "SG23323424EXS3", appId: "com.shop.till"))
     }
 
+    @Test func amountEntryInCentsIsAChoiceOffByDefault() throws {
+        #expect(try TillConfig.parse("").amountEntry == nil)
+        #expect(try TillConfig.parse("amount_entry = \"cents\"").amountEntry == .cents)
+        #expect(throws: ConfigError.self) { try TillConfig.parse("amount_entry = \"pennies\"") }
+    }
+
     @Test func flagsOverrideTheFile() throws {
         let file = try TillConfig.parse("transport = \"pipe:till simulate --stdio\"\ntimeout = 30\njournal = \"/a/j.sqlite\"")
         var flags = TillConfig()

@@ -396,3 +396,34 @@ import TillProtocol
         #expect(s.notice?.contains("another till") == true)
     }
 }
+
+/// Card-terminal habit, as a config choice (`amount_entry = "cents"`): digits shift in from the right, as on many
+/// terminals, and the screen says so where the amount is typed.
+@Suite struct CentsEntryTests {
+    func centsState() -> AppState { var s = readyState(); s.amountEntry = .cents; return s }
+
+    @Test func digitsShiftInFromTheRight() {
+        var s = centsState()
+        type(&s, "1"); #expect(s.form["amount"] == "0.01")
+        type(&s, "250"); #expect(s.form["amount"] == "12.50")
+        press(&s, .backspace); #expect(s.form["amount"] == "1.25")
+        type(&s, "0"); #expect(s.form["amount"] == "12.50")
+        type(&s, "."); #expect(s.form["amount"] == "12.50")
+        #expect(s.notice?.contains("in cents") == true)
+        let cmds = press(&s, .enter)
+        guard case .perform(.sale(let sale), _)? = cmds.first else { Issue.record("no sale: \(cmds)"); return }
+        #expect(sale.amount == Money(cents: 1250))
+    }
+
+    @Test func theScreenSaysAmountsAreInCents() {
+        let s = centsState()
+        #expect(view(s, size: s.size).text.contains("Amount ¢"))
+        #expect(!view(readyState(), size: s.size).text.contains("Amount ¢"))
+    }
+
+    @Test func offByDefaultTheAmountReadsAsTyped() {
+        var s = readyState()
+        type(&s, "1250")
+        #expect(s.form["amount"] == "1250")
+    }
+}

@@ -23,9 +23,41 @@ func refuse(_ state: inout AppState, _ field: Field, _ message: String) {
     setNotice(&state, field.label + ": " + message, error: true)
 }
 
+/// Cents entry: the field shows the amount its digits make, the last two the cents (`1250` reads `12.50`).
+func centsText(_ digits: String) -> String {
+    let d = String(digits.drop(while: { $0 == "0" }))
+    guard !d.isEmpty else { return "" }
+    let padded = String(repeating: "0", count: max(0, 3 - d.count)) + d
+    return padded.dropLast(2) + "." + padded.suffix(2)
+}
+
+/// Whether the focused field is an amount that reads digits in cents here.
+func entersCents(_ state: AppState, _ field: Field) -> Bool { state.amountEntry == .cents && field.kind == .money }
+
 func type(_ state: inout AppState, _ ch: Character) {
     var f = state.form
     guard let field = f.focused else { return }
+    if entersCents(state, field) {
+        guard ch.isASCII, ch.isNumber else {
+            let why = ch == "." || ch == "," ? "'\(ch)' not needed, amounts are typed in cents (1250 is 12.50)."
+                : "digits only, in cents (1250 is 12.50)."
+            setNotice(&state, field.label + " ¢: " + why, error: true)
+            return
+        }
+        if field.selected { f.fields[f.focus].selected = false; f.fields[f.focus].text = "" }
+        f.life = typedLife(state, f.life)
+        let digits = f.fields[f.focus].text.filter(\.isNumber) + String(ch)
+        guard digits.drop(while: { $0 == "0" }).count <= 9 else {
+            state.form = f
+            refuse(&state, field, "At most 9 digits: '\(ch)' refused. Backspace to correct.")
+            return
+        }
+        f.fields[f.focus].text = centsText(digits)
+        f.errors[field.id] = nil; f.refused.remove(field.id); f.message = nil
+        state.form = f
+        if state.noticeIsError { state.notice = nil }
+        return
+    }
     if field.selected {
         // Selected text (kept from before) is replaced by what is typed, never appended to.
         f.fields[f.focus].selected = false
@@ -105,7 +137,10 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     }
     for (i, f) in form.fields.enumerated() {
         if y >= r.maxY - 2 { break }
-        drawField(f, focused: i == form.focus, error: form.errors[f.id], x: r.x + 2, labelW: labelW, fieldX: fieldX, fieldW: fieldW,
+        var shown = f
+        // Said where it is typed: 1250 reads 12.50 here.
+        if entersCents(s, f) { shown.label = f.label + " ¢"; shown.placeholder = "in cents: 1250 = 12.50" }
+        drawField(shown, focused: i == form.focus, error: form.errors[f.id], x: r.x + 2, labelW: labelW, fieldX: fieldX, fieldW: fieldW,
                   y: y, currency: s.currency, &buf)
         // What a field adds, to the right of it.
         if f.id == "tipAmount", s.screen == .sale, let extra = tipNote(form, s.currency) {
