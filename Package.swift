@@ -54,7 +54,8 @@ let package = Package(
         .testTarget(name: "TillUITests", dependencies: ["TillUI", "TillModel", "TillProtocol"], exclude: ["Golden"]),
         .testTarget(name: "TillE2ETests", dependencies: []),
         // The executable's own code (its quick start's reading of the command line against ArgumentParser's).
-        .testTarget(name: "TillCommandTests", dependencies: ["till", "TillSimulator", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        .testTarget(name: "TillCommandTests", dependencies: ["till", "TillSimulator", "TillUI", "TillModel", "TillProtocol",
+                                                           .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The whole system at once: the pure UI driven by keys, the real controller, journal and simulator.
         .testTarget(name: "TillSystemTests", dependencies: ["TillUI", "TillModel", "TillCore", "TillSimulator", "TillProtocol", "TillIO"]),
     ]

@@ -41,10 +41,13 @@ public struct RequestDraft: Sendable, Hashable {
         let amountValue = r.amount(amount, missing: missingAmount)
         var tipValue: Money?
         if let t = blankIsNil(tip) {
-            if t.hasSuffix("%") {
-                if let a = amountValue { tipValue = r.percentage(t, of: a) }
+            if t.hasSuffix("%") && amountValue == nil {
+                // A percentage of an amount that cannot be read: the amount's own error says it.
             } else {
-                tipValue = r.money(t, field: "tipAmount", label: "Tip")
+                switch RequestDraft.tip(t, of: amountValue ?? Money(cents: 0)) {
+                case .success(let v): tipValue = v
+                case .failure(let e): r.fail("tipAmount", "Tip: " + e.message)
+                }
             }
             if tipValue?.cents == 0 { tipValue = nil }
         }
@@ -60,6 +63,47 @@ public struct RequestDraft: Sendable, Hashable {
                                withInstallments: plan.withInstallments, preferredInstallments: plan.preferredInstallments,
                                protocolName: protocolName)
         return RequestDraft(request: .sale(sale), errors: r.errors, unreadable: r.unreadable)
+    }
+
+    /// Why a tip as typed cannot be read.
+    public struct TipError: Error, Sendable, Hashable { public var message: String }
+
+    /// A tip as typed: an amount (`2.50`) or a percentage of `amount` (`10%`, rounded half up to the cent). The one
+    /// reading of a tip: the screen's running total and every request use it.
+    public static func tip(_ text: String, of amount: Money) -> Result<Money, TipError> {
+        let t = text.trimmingWhitespace()
+        if t.hasSuffix("%") {
+            let num = String(t.dropLast()).trimmingWhitespace()
+            // The percentage is read with the amount rules (two decimals at most).
+            guard let p = try? Money.parse(num) else { return .failure(TipError(message: "'\(t)' is not a percentage like 10%.")) }
+            if p.cents > 100_00 { return .failure(TipError(message: "a tip of more than 100% is more than the amount.")) }
+            return .success(Money(cents: (amount.cents * p.cents + 5_000) / 10_000))
+        }
+        do { return .success(try Money.parse(t)) } catch { return .failure(TipError(message: error.description)) }
+    }
+
+    /// A refund (`cancel`) from typed text: the amount (nil, not given: the full amount), the keys that find the payment, and
+    /// the search dates (`TerminalDate.requestDate`: a day, a time in the till's zone, or a full ISO date).
+    public static func refund(amount: String?, reference: String?, orderCode: String?, shortOrderCode: String?,
+                              from: String?, to: String?, showReceipt: Bool? = nil, showResult: Bool? = nil,
+                              offsetMinutes: (Int64) -> Int) -> RequestDraft {
+        var r = TypedText()
+        let (a, finder) = r.finder(amount: amount, reference: reference, orderCode: orderCode, shortOrderCode: shortOrderCode,
+                                   from: from, to: to, offsetMinutes: offsetMinutes)
+        let c = CancelRequest(amount: a, finder: finder, showReceipt: showReceipt, showTransactionResult: showResult)
+        return RequestDraft(request: .cancel(c), errors: r.errors, unreadable: r.unreadable)
+    }
+
+    /// A capture of a pre-authorisation from typed text (see `refund`); capture-preauth.txt lists `protocol`.
+    public static func capture(amount: String?, reference: String?, orderCode: String?, shortOrderCode: String?,
+                               from: String?, to: String?, showReceipt: Bool? = nil, showResult: Bool? = nil,
+                               protocolName: String? = defaultProtocol, offsetMinutes: (Int64) -> Int) -> RequestDraft {
+        var r = TypedText()
+        let (a, finder) = r.finder(amount: amount, reference: reference, orderCode: orderCode, shortOrderCode: shortOrderCode,
+                                   from: from, to: to, offsetMinutes: offsetMinutes)
+        let c = CaptureRequest(amount: a, finder: finder, showReceipt: showReceipt, showTransactionResult: showResult,
+                               protocolName: protocolName)
+        return RequestDraft(request: .capturePreAuth(c), errors: r.errors, unreadable: r.unreadable)
     }
 
     /// A pre-authorisation from typed text (see `sale`).
@@ -98,14 +142,17 @@ struct TypedText {
         do { return try Money.parse(t) } catch { fail(field, "\(label): \(error)"); return nil }
     }
 
-    mutating func percentage(_ t: String, of amount: Money) -> Money? {
-        let num = String(t.dropLast()).trimmingWhitespace()
-        // Read the percentage with the amount rules (two decimals at most).
-        guard let p = try? Money.parse(num) else {
-            fail("tipAmount", "Tip: '\(t)' is not a percentage like 10%."); return nil
+    /// The amount (blank: none, the full amount) and the finder of a refund or capture.
+    mutating func finder(amount: String?, reference: String?, orderCode: String?, shortOrderCode: String?, from: String?, to: String?,
+                         offsetMinutes: (Int64) -> Int) -> (Money?, TransactionFinder) {
+        // Not given (nil): the full amount. Given, even blank (`--amount ""`): it must read as an amount.
+        let a = amount.flatMap { money($0.trimmingWhitespace(), field: "amount", label: "Amount") }
+        func date(_ t: String?, endOfDay: Bool) -> String? {
+            blankIsNil(t).map { TerminalDate.requestDate($0, endOfDay: endOfDay, offsetMinutes: offsetMinutes) ?? $0 }
         }
-        if p.cents > 100_00 { fail("tipAmount", "Tip: \(t) is more than the amount."); return nil }
-        return Money(cents: (amount.cents * p.cents + 5_000) / 10_000)
+        return (a, TransactionFinder(referenceNumber: blankIsNil(reference), orderCode: blankIsNil(orderCode),
+                                     shortOrderCode: blankIsNil(shortOrderCode),
+                                     txnDateFrom: date(from, endOfDay: false), txnDateTo: date(to, endOfDay: true)))
     }
 
     mutating func wholeNumber(_ text: String?, field: String, label: String) -> Int? {

@@ -369,15 +369,17 @@ struct FinderOptions: ParsableArguments {
 
     init() {}
 
-    /// The finder and the other fields, read from typed text.
-    func read() -> (amount: Money?, finder: TransactionFinder, showReceipt: Bool?, showResult: Bool?, reader: TypedTextReader) {
+    /// The show_* options, read from typed text (the rest is `RequestDraft.refund` / `.capture`'s, as the screen's).
+    func readShows() -> (showReceipt: Bool?, showResult: Bool?, reader: TypedTextReader) {
         var r = TypedTextReader()
-        let amount = r.money(amount, field: "amount", label: "Amount")
-        let finder = TransactionFinder(referenceNumber: reference, orderCode: orderCode, shortOrderCode: shortOrderCode,
-                                       txnDateFrom: r.requestDate(from, endOfDay: false), txnDateTo: r.requestDate(to, endOfDay: true))
         let receipt = r.bool(showReceipt, field: "show_receipt", label: "Show receipt")
         let result = r.bool(showTransactionResult, field: "show_transaction_result", label: "Show transaction result")
-        return (amount, finder, receipt, result, r)
+        return (receipt, result, r)
+    }
+
+    /// A draft and the show_* options' problems together.
+    static func merged(_ d: RequestDraft, _ r: TypedTextReader) -> RequestDraft {
+        RequestDraft(request: d.request, errors: d.errors + r.errors, unreadable: d.unreadable.union(r.unreadable))
     }
 
     /// As a refund (`action=cancel`).
@@ -395,9 +397,11 @@ struct FinderOptions: ParsableArguments {
 struct RefundOptionsView: RequestDraftSource {
     var options: FinderOptions
     func draft() -> RequestDraft {
-        let x = options.read()
-        let c = CancelRequest(amount: x.amount, finder: x.finder, showReceipt: x.showReceipt, showTransactionResult: x.showResult)
-        return RequestDraft(request: .cancel(c), errors: x.reader.errors, unreadable: x.reader.unreadable)
+        let o = options, x = options.readShows()
+        return FinderOptions.merged(RequestDraft.refund(amount: o.amount, reference: o.reference, orderCode: o.orderCode,
+                                                        shortOrderCode: o.shortOrderCode, from: o.from, to: o.to,
+                                                        showReceipt: x.showReceipt, showResult: x.showResult,
+                                                        offsetMinutes: tillZoneOffsetMinutes), x.reader)
     }
 }
 
@@ -405,11 +409,13 @@ struct RefundOptionsView: RequestDraftSource {
 struct CaptureOptionsView: RequestDraftSource {
     var options: FinderOptions
     func draft() -> RequestDraft {
-        let x = options.read()
+        let o = options, x = options.readShows()
         // capture-preauth.txt:36 lists `protocol` (int_default), as for a sale.
-        let c = CaptureRequest(amount: x.amount, finder: x.finder, showReceipt: x.showReceipt, showTransactionResult: x.showResult,
-                               protocolName: options.noProtocol ? nil : "int_default")
-        return RequestDraft(request: .capturePreAuth(c), errors: x.reader.errors, unreadable: x.reader.unreadable)
+        return FinderOptions.merged(RequestDraft.capture(amount: o.amount, reference: o.reference, orderCode: o.orderCode,
+                                                         shortOrderCode: o.shortOrderCode, from: o.from, to: o.to,
+                                                         showReceipt: x.showReceipt, showResult: x.showResult,
+                                                         protocolName: o.noProtocol ? nil : RequestDraft.defaultProtocol,
+                                                         offsetMinutes: tillZoneOffsetMinutes), x.reader)
     }
 }
 

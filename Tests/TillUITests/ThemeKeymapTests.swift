@@ -109,8 +109,8 @@ import Testing
         #expect(try tipValue("15%", amount: Money(cents: 333)).get() == Money(cents: 50))   // 49.95 rounds half up
         #expect(try tipValue("2,5", amount: Money(cents: 1000)).get() == Money(cents: 250))
         #expect((try? tipValue("abc%", amount: Money(cents: 1000)).get()) == nil)
-        #expect(expandDate("2026-11-20", endOfDay: false, offset: 60) == "2026-11-20T00:00:00.000+01:00")
-        #expect(expandDate("2026-11-20", endOfDay: true, offset: -330) == "2026-11-20T23:59:59.999-05:30")
-        #expect(expandDate("2026-11-20 14:30", endOfDay: false, offset: 0) == "2026-11-20T14:30:00.000+00:00")
+        #expect(TerminalDate.requestDate("2026-11-20", endOfDay: false, offsetMinutes: { _ in 60 }) == "2026-11-20T00:00:00.000+01:00")
+        #expect(TerminalDate.requestDate("2026-11-20", endOfDay: true, offsetMinutes: { _ in -330 }) == "2026-11-20T23:59:59.999-05:30")
+        #expect(TerminalDate.requestDate("2026-11-20 14:30", endOfDay: false, offsetMinutes: { _ in 0 }) == "2026-11-20T14:30:00.000+00:00")
     }
 }

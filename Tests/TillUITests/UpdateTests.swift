@@ -227,7 +227,8 @@ import TillProtocol
         #expect(enterFinding(&s).isEmpty)   // a capture is confirmed first
         #expect(press(&s, .enter).isEmpty)   // by a deliberate key, never Enter alone
         let cmds = press(&s, .char("y"))
-        let want = CaptureRequest(finder: TransactionFinder(shortOrderCode: "1234567890", txnDateFrom: "2026-11-20T00:00:00.000+01:00"))
+        let want = CaptureRequest(finder: TransactionFinder(shortOrderCode: "1234567890", txnDateFrom: "2026-11-20T00:00:00.000+01:00"),
+                                  protocolName: RequestDraft.defaultProtocol)   // as the command line sends it
         #expect(cmds == [.perform(.capturePreAuth(want), summary: "Capture in full, short code 1234567890")])
     }
 

@@ -45,14 +45,25 @@ enum FinderScreen: ScreenComponent {
         func validate(_ r: Request) -> Bool { reader.validate(r) }
         func focusFirstError() { reader.focusFirstError() }
         defer { state.form = reader.form }
-        guard let amountOpt = money("amount", required: false) else { focusFirstError(); return [] }
-        let finder = TransactionFinder(referenceNumber: opt("referenceNumber"), orderCode: opt("orderCode"),
-                                       shortOrderCode: opt("shortOrderCode"),
-                                       txnDateFrom: opt("txnDateFrom").map { expandDate($0, endOfDay: false, offset: state.tzOffsetMinutes) },
-                                       txnDateTo: opt("txnDateTo").map { expandDate($0, endOfDay: true, offset: state.tzOffsetMinutes) })
+        // The one reading of a refund's or capture's typed text, the command line's too.
         let capture = state.screen == .capture
-        let r = capture ? Request.capturePreAuth(CaptureRequest(amount: amountOpt, finder: finder))
-                        : Request.cancel(CancelRequest(amount: amountOpt, finder: finder))
+        let offset = state.tzOffsetMinutes
+        let draft = capture
+            ? RequestDraft.capture(amount: opt("amount"), reference: opt("referenceNumber"), orderCode: opt("orderCode"),
+                                   shortOrderCode: opt("shortOrderCode"), from: opt("txnDateFrom"), to: opt("txnDateTo"),
+                                   offsetMinutes: { _ in offset })
+            : RequestDraft.refund(amount: opt("amount"), reference: opt("referenceNumber"), orderCode: opt("orderCode"),
+                                  shortOrderCode: opt("shortOrderCode"), from: opt("txnDateFrom"), to: opt("txnDateTo"),
+                                  offsetMinutes: { _ in offset })
+        for e in draft.errors { form.errors[e.field] = e.message }
+        if !draft.errors.isEmpty { focusFirstError(); return [] }
+        let r = draft.request
+        let finder: TransactionFinder, amountOpt: Money?
+        switch r {
+        case .cancel(let c): finder = c.finder; amountOpt = c.amount
+        case .capturePreAuth(let c): finder = c.finder; amountOpt = c.amount
+        default: return []
+        }
         if !capture, !finder.hasKey {
             form.errors["referenceNumber"] = "Say which payment to refund: its STAN, order code or short order code."
             form.focus = 0
@@ -167,16 +178,3 @@ enum FinderScreen: ScreenComponent {
     }
 }
 
-/// Expands a typed date (`2026-11-22`, `2026-11-22 14:30`) to the ISO 8601 form the terminal takes.
-public func expandDate(_ t: String, endOfDay: Bool, offset: Int) -> String {
-    let s = t.trimmingWhitespace()
-    let u = Array(s.utf8)
-    func isDay(_ u: [UInt8]) -> Bool {
-        u.count == 10 && u[4] == 0x2D && u[7] == 0x2D && u.enumerated().allSatisfy { $0.offset == 4 || $0.offset == 7 || ($0.element >= 48 && $0.element <= 57) }
-    }
-    if isDay(u) { return s + (endOfDay ? "T23:59:59.999" : "T00:00:00.000") + Format.offset(offset) }
-    if u.count == 16, isDay(Array(u[0..<10])), u[10] == 0x20 || u[10] == 0x54 {
-        return String(s.prefix(10)) + "T" + String(s.suffix(5)) + (endOfDay ? ":59.999" : ":00.000") + Format.offset(offset)
-    }
-    return s
-}

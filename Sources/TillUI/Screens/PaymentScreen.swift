@@ -167,18 +167,9 @@ func installmentsNotice(_ form: Form) -> String? {
 
 public struct FieldMessage: Error, Sendable { public var message: String }
 
-/// A tip as typed: an amount (`2.50`) or a percentage of the amount (`10%`), rounded half up to the cent.
+/// A tip as typed, read as every request reads it (`RequestDraft.tip`).
 public func tipValue(_ text: String, amount: Money) -> Result<Money, FieldMessage> {
-    let t = text.trimmingWhitespace()
-    if t.hasSuffix("%") {
-        let num = String(t.dropLast()).trimmingWhitespace()
-        // Parse the percentage as money (two decimals) to reuse the cashier's number rules.
-        guard let p = try? Money.parse(num) else { return .failure(FieldMessage(message: "'\(t)' is not a percentage like 10%.")) }
-        if p.cents > 100_00 { return .failure(FieldMessage(message: "A tip of more than 100% is more than the amount.")) }
-        let cents = (amount.cents * p.cents + 5_000) / 10_000
-        return .success(Money(cents: cents))
-    }
-    do { return .success(try Money.parse(t)) } catch { return .failure(FieldMessage(message: error.description)) }
+    RequestDraft.tip(text, of: amount).mapError { FieldMessage(message: $0.message) }
 }
 
 func tipNote(_ form: Form, _ currency: String) -> String? {
