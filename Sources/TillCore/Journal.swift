@@ -334,6 +334,7 @@ public final class Journal: Sendable {
         }
         registerTipStyleMigration(&m, tipStyle: tipStyle)
         registerBatchIndexMigration(&m)
+        registerOutboxMigration(&m)
         return m
     }
 
