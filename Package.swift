@@ -65,6 +65,7 @@ let package = Package(
                                                           .product(name: "GRDB", package: "GRDB.swift")]),
         // Against a real PostgreSQL: scripts/pg-test-server starts a private one (scripts/test does).
         .testTarget(name: "TillStoreTests", dependencies: ["TillStore", "TillCore", "TillModel", "TillProtocol",
+                                                           .product(name: "GRDB", package: "GRDB.swift"),
                                                            .product(name: "PostgresNIO", package: "postgres-nio"),
                                                            .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "TillModelTests", dependencies: ["TillModel", "TillProtocol"]),

@@ -90,9 +90,13 @@ public final class StoreConnection: Sendable {
 
     public func close() async { try? await connection.close() }
 
-    /// Runs SQL text with the simple protocol (several statements, function bodies): for migrations and DDL.
+    /// Runs a script of statements (migrations, DDL), one after the other; the first that fails ends it.
     func execute(_ sql: String) async throws {
-        do { _ = try await connection.simpleQuery(sql).get() } catch { throw StoreConnection.explain(error, doing: "run SQL on the store") }
+        for statement in SQLScript.statements(sql) {
+            do {
+                for try await _ in try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) {}
+            } catch { throw StoreConnection.explain(error, doing: "run SQL on the store") }
+        }
     }
 
     @discardableResult

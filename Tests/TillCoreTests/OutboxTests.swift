@@ -45,10 +45,10 @@ import TillProtocol
         let dir = TempDir(); defer { dir.cleanup() }
         let j = try Journal(path: dir.path + "/j.sqlite")
         let open = try j.insertPending(requestId: "b-open", request: TerminalRequest(caller: testCaller, request: .batch(BatchRequest(command: .open, batchName: "morning"))), batch: BatchInfo(), nowMs: 10)
-        try j.recordAnswer(open.id, response: try CallbackResponse.decode("interapp-callback://result?status=success&action=batch&batchCommand=open&batchId=B1&batchName=morning"), state: .approved, note: nil, nowMs: 11)
+        try j.recordAnswer(open.id, response: try CallbackResponse.decode("interapp-callback://result?status=success&action=batch&command=open&batchId=B1&batchName=morning"), state: .approved, note: nil, nowMs: 11)
         let before = try j.outbox().count
         let close = try j.insertPending(requestId: "b-close", request: TerminalRequest(caller: testCaller, request: .batch(BatchRequest(command: .close))), batch: try j.batch(nowMs: 20), nowMs: 20)
-        try j.recordAnswer(close.id, response: try CallbackResponse.decode("interapp-callback://result?status=success&action=batch&batchCommand=close&batchId=B1&batchName=morning"), state: .approved, note: nil, nowMs: 21)
+        try j.recordAnswer(close.id, response: try CallbackResponse.decode("interapp-callback://result?status=success&action=batch&command=close&batchId=B1&batchName=morning"), state: .approved, note: nil, nowMs: 21)
         let kinds = try j.outbox(after: Int64(before)).map(\.kind)
         #expect(kinds == ["entry", "entry", "batch_event", "z_report"])
         let z = try #require(try j.outbox().last)
