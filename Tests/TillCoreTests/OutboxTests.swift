@@ -39,6 +39,11 @@ import TillProtocol
         // The masked answer, never the card number.
         #expect(!events[3].payload.contains("4792751234569999"))
         #expect(try payload(events[0])["command"] as? String == "open")
+        // Written again as it is (only its update time moves): nothing changed, no event.
+        try j.setState(e.id, .approved, note: nil, nowMs: 1_005)
+        #expect(try j.outbox().count == 4)
+        try j.setState(e.id, .approved, note: "checked", nowMs: 1_006)
+        #expect(try j.outbox().last.map { try payload($0)["note"] as? String } == "checked")
     }
 
     @Test func aBatchCloseAddsItsEventAndItsZReport() throws {
