@@ -62,7 +62,8 @@ struct Push: AsyncParsableCommand {
         }
         await sync.follow { result in
             switch result {
-            case .success(let r): print("sent up to event \(r.storeLastSeq) of journal \(r.journalId); \(r.toSend) to send")
+            // Written at once, not buffered: a service's output is a pipe (journald), read line by line.
+            case .success(let r): FileHandle.standardOutput.write(Data("sent up to event \(r.storeLastSeq) of journal \(r.journalId); \(r.toSend) to send\n".utf8))
             case .failure(let e): FileHandle.standardError.write(Data("till-sync: \(e)\(e.transient ? " (trying again)" : "")\n".utf8))
             }
         }
