@@ -298,6 +298,48 @@ struct StoreTests {
         #expect(try await count(s, "SELECT count(*) FROM till_store.journal WHERE till_id = 'A' AND status = 'retired'") == 1)
     }
 
+    /// `--follow` as a service: sales made while it runs reach the store; the store unreachable (a wrong port) is
+    /// reported once and tried again, and the first push after it comes back sends what waited.
+    @Test func followPushesWhatTheTillJournalsWhileItRuns() async throws {
+        let s = try await TestStore(); defer { s.cleanup() }
+        let a = try await s.addTill("A")
+        let j = try Journal(path: a.journalPath)
+        try shift(j, name: "m", at: 1_000, sales: [(100, nil)], close: false)
+        let reports = Locked<[Result<PushResult, StoreError>]>([])
+        let sync = Sync(journalPath: a.journalPath, address: a.address)
+        let follow = Task { await sync.follow(interval: .milliseconds(50)) { r in reports.withLock { $0.append(r) } } }
+        defer { follow.cancel() }
+        try shift(j, name: "n", at: 5_000, sales: [(2_000, 100), (300, nil)], close: true)
+        let last = Int64(try j.outbox().count)
+        let deadline = ContinuousClock.now + .seconds(30)
+        var held: Int64 = 0
+        while ContinuousClock.now < deadline {
+            held = try await Int64(count(s, "SELECT count(*) FROM till_store.event"))
+            if held == last { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(held == last)
+        #expect(try await storeNets(s, till: "A") == (try tillNets(j)))
+        follow.cancel()
+        _ = await follow.value
+
+        // A store that cannot be reached: reported as worth trying again, and nothing is lost meanwhile.
+        var away = a.address
+        away.port = 1
+        let failing = Sync(journalPath: a.journalPath, address: away)
+        let failures = Locked<[StoreError]>([])
+        let waiting = Task { await failing.follow(interval: .milliseconds(20), maxBackoff: .milliseconds(40)) { r in
+            if case .failure(let e) = r { failures.withLock { $0.append(e) } }
+        } }
+        let until = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < until, failures.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
+        waiting.cancel()
+        _ = await waiting.value
+        let seen = failures.withLock { $0 }
+        // Said once, however often it was tried.
+        #expect(seen.count == 1 && seen.allSatisfy(\.transient))
+    }
+
     @Test func thePasswordFileMustBeTheUsersOwnAndAWrongPasswordIsSaid() async throws {
         let s = try await TestStore(); defer { s.cleanup() }
         let a = try await s.addTill("A")
