@@ -31,7 +31,7 @@ enum StoreSchema {
         """
 
     /// Errors `push` raises, by SQLSTATE: the sync tells them apart.
-    static let copiedJournal = "TS001", gap = "TS003"
+    static let copiedJournal = "TS001", gap = "TS003", diverged = "TS004"
 
     static let v1 = """
     DO $$ BEGIN
@@ -151,7 +151,8 @@ enum StoreSchema {
       IF NOT FOUND THEN last_seq := 0; status := 'new'; END IF;
     END $f$;
 
-    -- Adds a run of events of the session's till's journal (-1: the journal is not the till's active one, nothing taken): `p_events` a JSON array of {seq, kind, entityKey, payload,
+    -- Adds a run of events of the session's till's journal (-1: the journal is not the till's active one, nothing taken)
+    -- that starts with the last event the store holds (when it holds any): `p_events` a JSON array of {seq, kind, entityKey, payload,
     -- atMs} in order, starting at most one past what the store holds (events it holds already are skipped: a push
     -- repeated after a timeout adds nothing), without a gap. Returns the last sequence the store then holds.
     CREATE FUNCTION till_store.push(p_journal text, p_events jsonb) RETURNS bigint
@@ -188,6 +189,19 @@ enum StoreSchema {
       END IF;
       IF max_seq - first_seq + 1 <> n OR (SELECT count(DISTINCT (e->>'seq')) FROM jsonb_array_elements(p_events) e) <> n THEN
         RAISE EXCEPTION 'gap: the events pushed are not one run of sequence numbers' USING ERRCODE = 'TS003';
+      END IF;
+      -- Every push starts with the last event the store holds, and every event the store holds already must be the
+      -- same: a journal restored from an older backup, which then journaled other sales under the same numbers, is
+      -- refused here instead of having its first new events silently skipped.
+      IF j.last_seq > 0 AND first_seq > j.last_seq THEN
+        RAISE EXCEPTION 'gap: a push of journal % starts with the last event the store holds (%), not %', p_journal, j.last_seq, first_seq
+          USING ERRCODE = 'TS003';
+      END IF;
+      IF EXISTS (SELECT 1 FROM jsonb_to_recordset(p_events) AS e(seq bigint, kind text, "entityKey" text, payload text, "atMs" bigint)
+                 JOIN till_store.event s ON s.till_id = t AND s.journal_id = p_journal AND s.seq = e.seq
+                 WHERE s.kind <> e.kind OR s.entity_key <> e."entityKey" OR s.payload <> e.payload::jsonb) THEN
+        RAISE EXCEPTION 'journal % of till % holds other events than the store under the same numbers: restored from a backup, or changed by hand; nothing was taken', p_journal, t
+          USING ERRCODE = 'TS004', HINT = 'keep the newer journal file, or have the back office retire this journal and give the till a new one';
       END IF;
       IF max_seq <= j.last_seq THEN RETURN j.last_seq; END IF;
 

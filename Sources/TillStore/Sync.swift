@@ -25,7 +25,7 @@ public struct Sync: Sendable {
     public var batchSize: Int
 
     public init(journalPath: String, address: StoreAddress, batchSize: Int = 500) {
-        self.journalPath = journalPath; self.address = address; self.batchSize = max(1, batchSize)
+        self.journalPath = journalPath; self.address = address; self.batchSize = max(2, batchSize)
     }
 
     /// Pushes everything the outbox holds now, then returns.
@@ -54,9 +54,11 @@ public struct Sync: Sendable {
         }
         var pushed: Int64 = 0, batches = 0, gaps = 0
         while true {
-            let events = try reader.events(after: storeLast, limit: batchSize)
-            guard !events.isEmpty else { break }
-            guard events[0].seq == storeLast + 1, zip(events, events.dropFirst()).allSatisfy({ $1.seq == $0.seq + 1 }) else {
+            // From the last event the store holds, which the store compares with its own: the proof that this file
+            // goes on from what the store has (see the store's push).
+            let events = try reader.events(after: max(0, storeLast - 1), limit: batchSize)
+            guard events.contains(where: { $0.seq > storeLast }) else { break }
+            guard events[0].seq == max(1, storeLast), zip(events, events.dropFirst()).allSatisfy({ $1.seq == $0.seq + 1 }) else {
                 throw StoreError("the journal's outbox has a gap after event \(storeLast): it was changed by something other than till; nothing more was pushed")
             }
             let json = String(decoding: try JSONEncoder().encode(events), as: UTF8.self)

@@ -281,6 +281,13 @@ struct StoreTests {
         // The backup restored in its place: the store holds more of this journal than the file does.
         let restored = await expectRefused(nil) { _ = try await Sync(journalPath: s.dir + "/backup.sqlite", address: a.address).pushOnce() }
         #expect(restored.contains("restored from a backup"))
+        // The restored file journals other sales under the numbers the store holds, and more: refused, not skipped.
+        let jr = try Journal(path: s.dir + "/backup.sqlite")
+        try shift(jr, name: "r", at: 7_000, sales: [(111, nil), (222, nil), (333, nil)], close: true)
+        #expect(try jr.outbox().count > Int(pushed.storeLastSeq))
+        let diverged = await expectRefused(StoreSchema.diverged) { _ = try await Sync(journalPath: s.dir + "/backup.sqlite", address: a.address).pushOnce() }
+        #expect(diverged.contains("restored from a backup"))
+        #expect(try await count(s, "SELECT max(seq) FROM till_store.event") == Int(pushed.storeLastSeq))
 
         // A new journal file on the same till: refused (and listed for the back office) until adopted.
         let fresh = s.dir + "/fresh.sqlite"
