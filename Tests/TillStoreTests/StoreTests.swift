@@ -347,6 +347,36 @@ struct StoreTests {
         #expect(seen.count == 1 && seen.allSatisfy(\.transient))
     }
 
+    /// A push held up by the store (here a lock the administrator holds on the event log) holds up no sale: the sync
+    /// reads the journal in read transactions of its own and holds nothing while it talks to the store.
+    @Test func aSaleNeverWaitsForAPushThatWaitsForTheStore() async throws {
+        let s = try await TestStore(); defer { s.cleanup() }
+        let a = try await s.addTill("A")
+        let j = try Journal(path: a.journalPath)
+        try shift(j, name: "m", at: 1_000, sales: [(100, nil)], close: false)
+        let blocker = try await StoreConnection.connect(s.admin)
+        try await blocker.execute("BEGIN; LOCK TABLE till_store.event IN ACCESS EXCLUSIVE MODE")
+        let push = Task { try await Sync(journalPath: a.journalPath, address: a.address).pushOnce() }
+        // Until the push is waiting for the lock in the store.
+        let deadline = ContinuousClock.now + .seconds(30)
+        var waiting = false
+        while !waiting, ContinuousClock.now < deadline {
+            waiting = try await count(s, "SELECT count(*) FROM pg_stat_activity WHERE usename = '\(a.role)' AND wait_event_type = 'Lock'") == 1
+            if !waiting { try await Task.sleep(for: .milliseconds(20)) }
+        }
+        #expect(waiting)
+        // Meanwhile the till sells; SQLite would make a writer wait up to its busy timeout (10 s) for a lock held.
+        let started = ContinuousClock.now
+        try shift(j, name: "n", at: 5_000, sales: [(2_000, nil), (300, 30)], close: true)
+        #expect(ContinuousClock.now - started < .seconds(5))
+        try await blocker.execute("COMMIT")
+        await blocker.close()
+        let first = try await push.value
+        let second = try await Sync(journalPath: a.journalPath, address: a.address).pushOnce()
+        #expect(first.storeLastSeq + second.pushed == Int64(try j.outbox().count))
+        #expect(try await storeNets(s, till: "A") == (try tillNets(j)))
+    }
+
     @Test func thePasswordFileMustBeTheUsersOwnAndAWrongPasswordIsSaid() async throws {
         let s = try await TestStore(); defer { s.cleanup() }
         let a = try await s.addTill("A")
