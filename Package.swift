@@ -48,7 +48,7 @@ let package = Package(
         ]),
         // The sync to the central store: reads the journal's outbox (TillCore) and pushes it to PostgreSQL.
         .target(name: "TillStore", dependencies: [
-            "TillCore", "TillModel", "TillProtocol",
+            "TillCore", "TillModel", "TillProtocol", "TillIO",
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),

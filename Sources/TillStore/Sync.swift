@@ -1,6 +1,7 @@
 import Foundation
 import PostgresNIO
 import TillCore
+import TillIO
 
 /// What one push did.
 public struct PushResult: Sendable, Hashable {
@@ -28,8 +29,26 @@ public struct Sync: Sendable {
         self.journalPath = journalPath; self.address = address; self.batchSize = max(2, batchSize)
     }
 
-    /// Pushes everything the outbox holds now, then returns.
+    /// Pushes everything the outbox holds now, then returns; and records how it went for the cashier's status line
+    /// (`SyncStatus`, beside the journal).
     public func pushOnce() async throws -> PushResult {
+        do {
+            let r = try await pushOnceUnrecorded()
+            record(SyncStatus(journalId: r.journalId, storeLastSeq: r.storeLastSeq, sentAtMs: WallClock.nowMs()))
+            return r
+        } catch {
+            let e = (error as? StoreError) ?? StoreError("\(error)", transient: true)
+            let before = SyncStatus.read(journal: journalPath)
+            record(SyncStatus(journalId: before?.journalId ?? "", storeLastSeq: before?.storeLastSeq ?? 0, sentAtMs: before?.sentAtMs,
+                              problem: e.message, failingSinceMs: before?.failingSinceMs ?? WallClock.nowMs(), needsSetUp: !e.transient))
+            throw error
+        }
+    }
+
+    /// The status is advisory: a file that cannot be written (a full disk) must not stop the pushing it reports on.
+    func record(_ status: SyncStatus) { try? status.write(journal: journalPath) }
+
+    func pushOnceUnrecorded() async throws -> PushResult {
         let reader = try OutboxReader(path: journalPath)
         defer { reader.close() }
         let store = try await StoreConnection.connect(address)

@@ -150,7 +150,12 @@ struct StoreTests {
         try shift(ja, name: "a-evening", at: 100_000, sales: [(505, 5)], close: false)
         try shift(jb, name: "b-morning", at: 2_000, sales: [(2_200, 200), (1_000, nil)], close: true)
 
+        #expect(SyncStatus.read(journal: a.journalPath) == nil)
         let ra = try await Sync(journalPath: a.journalPath, address: a.address).pushOnce()
+        // What the cashier's status line reads: all sent.
+        let status = try #require(SyncStatus.read(journal: a.journalPath))
+        let outboxLast = try ja.outboxLastSeq()
+        #expect(status.storeLastSeq == outboxLast && status.problem == nil && status.sentAtMs != nil)
         let rb = try await Sync(journalPath: b.journalPath, address: b.address).pushOnce()
         #expect(ra.pushed == Int64(try ja.outbox().count) && ra.toSend == 0)
         #expect(rb.pushed == Int64(try jb.outbox().count))
@@ -420,6 +425,11 @@ struct StoreTests {
         while ContinuousClock.now < deadline, failures.withLock({ $0.isEmpty }) { try await Task.sleep(for: .milliseconds(20)) }
         let away = failures.withLock { $0 }
         #expect(!away.isEmpty && away.allSatisfy(\.transient))
+        // The status line's file: offline since the first failure, what was sent before it kept, the rest to send.
+        let offline = try #require(SyncStatus.read(journal: a.journalPath))
+        #expect(offline.problem != nil && offline.failingSinceMs != nil && !offline.needsSetUp)
+        let journalLast = try j.outboxLastSeq()
+        #expect(offline.storeLastSeq > 0 && offline.storeLastSeq < journalLast)
         try pgctl("start")
         #expect(try await storeHolds(try j.outbox().count))
         #expect(try await storeNets(s, till: "A") == (try tillNets(j)))
@@ -442,6 +452,11 @@ struct StoreTests {
         address.passwordFile = wrong
         let said = await expectRefused("28P01") { _ = try await StoreConnection.connect(address) }
         #expect(said.contains("wrong password"))
+        // Through the sync: said in its status file as needing set-up, not as the network.
+        _ = try Journal(path: a.journalPath)
+        await expectRefused("28P01") { _ = try await Sync(journalPath: a.journalPath, address: address).pushOnce() }
+        let status = try #require(SyncStatus.read(journal: a.journalPath))
+        #expect(status.needsSetUp && status.problem?.contains("wrong password") == true)
         // Not on this machine: refused before anything is sent.
         address.host = "192.0.2.1"
         let remote = await expectRefused(nil) { _ = try await StoreConnection.connect(address) }
