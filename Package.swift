@@ -13,11 +13,15 @@ let package = Package(
     name: "till",
     products: [
         .executable(name: "till", targets: ["till"]),
+        .executable(name: "till-sync", targets: ["till-sync"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
         .package(url: "https://github.com/LebJe/TOMLKit", from: "0.6.0"),
+        // The central store's client: only till-sync and its tests link it, never the cashier's till.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .systemLibrary(name: "CNcurses", path: "Sources/CNcurses",
@@ -42,6 +46,15 @@ let package = Package(
             "TillProtocol", "TillModel", "TillIO", "TillSimulator", "TillCore", "TillUI", "TillTerminal", "CTillExecutor",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // The sync to the central store: reads the journal's outbox (TillCore) and pushes it to PostgreSQL.
+        .target(name: "TillStore", dependencies: [
+            "TillCore", "TillModel", "TillProtocol", "TillIO",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "till-sync", dependencies: [
+            "TillStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         .executableTarget(name: "TillBench", dependencies: [
             "TillProtocol", "TillIO", "TillSimulator", "TillCore", "TillUI",
         ]),
@@ -50,6 +63,11 @@ let package = Package(
                     exclude: ["golden-transcript.txt"]),
         .testTarget(name: "TillCoreTests", dependencies: ["TillCore", "TillSimulator", "TillProtocol", "TillIO",
                                                           .product(name: "GRDB", package: "GRDB.swift")]),
+        // Against a real PostgreSQL: scripts/pg-test-server starts a private one (scripts/test does).
+        .testTarget(name: "TillStoreTests", dependencies: ["TillStore", "TillCore", "TillModel", "TillProtocol",
+                                                           .product(name: "GRDB", package: "GRDB.swift"),
+                                                           .product(name: "PostgresNIO", package: "postgres-nio"),
+                                                           .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "TillModelTests", dependencies: ["TillModel", "TillProtocol"]),
         .testTarget(name: "TillUITests", dependencies: ["TillUI", "TillModel", "TillProtocol"], exclude: ["Golden"]),
         .testTarget(name: "TillE2ETests", dependencies: []),

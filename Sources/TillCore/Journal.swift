@@ -400,6 +400,7 @@ public final class Journal: Sendable {
         }
         registerTipStyleMigration(&m, tipStyle: tipStyle)
         registerBatchIndexMigration(&m)
+        registerOutboxMigration(&m)
         return m
     }
 

@@ -1,0 +1,267 @@
+// The central store's schema: SQL only, one migration per version, applied in order by `till-sync init-store`
+// (StoreAdmin.swift) in a transaction each, under an advisory lock. A version once shipped is never edited: a change is
+// a new version.
+//
+// Who may do what (the walls, outermost first):
+// - A till logs in as its own role, a member of `till_pusher`. That group has no privilege on any table: only EXECUTE
+//   on `till_store.push` and `till_store.last_seq`, SECURITY DEFINER functions that find the till from `session_user`
+//   (which `SET ROLE` and session variables do not change; only a superuser can change it), so a till adds and reads
+//   only its own rows, whatever it sends.
+// - `till_backoffice` reads every table and writes none.
+// - Row-level security is on for every table with a till's rows: a till granted SELECT by mistake still sees only its
+//   own rows; the back office sees all. The table owner (the functions run as it) is not subject to it.
+//
+// One active journal per till: the first journal a till pushes becomes its active one. Another journal id (a new or
+// replaced journal file) is refused until the back office adopts it (`till-sync adopt-journal`). A copy of a journal
+// has the same id as the journal it was copied from: pushed by another till it is refused (a journal belongs to one
+// till); restored from a backup on the same till, it holds fewer events than the store already has, and the sync
+// refuses to push it (it would never be silently skipped: the till's operator is told).
+
+enum StoreSchema {
+    static let schema = "till_store"
+
+    /// `(version, SQL)`, in order.
+    static let migrations: [(Int, String)] = [(1, v1)]
+
+    /// The events of a push that the store does not hold yet, as a table (inside `push`).
+    static let pushed = """
+        (SELECT e.seq, e.kind, e."entityKey" AS entity_key, e.payload::jsonb AS payload, e."atMs" AS till_at_ms
+           FROM jsonb_to_recordset(p_events) AS e(seq bigint, kind text, "entityKey" text, payload text, "atMs" bigint)
+          WHERE e.seq > j.last_seq) pushed
+        """
+
+    /// Errors `push` raises, by SQLSTATE: the sync tells them apart.
+    static let copiedJournal = "TS001", gap = "TS003", diverged = "TS004"
+
+    static let v1 = """
+    DO $$ BEGIN
+      IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'till_pusher') THEN CREATE ROLE till_pusher NOLOGIN; END IF;
+      IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'till_backoffice') THEN CREATE ROLE till_backoffice NOLOGIN; END IF;
+    END $$;
+
+    CREATE SCHEMA IF NOT EXISTS till_store;
+    REVOKE ALL ON SCHEMA till_store FROM PUBLIC;
+    GRANT USAGE ON SCHEMA till_store TO till_pusher, till_backoffice;
+
+    CREATE TABLE till_store.shop (
+      id text PRIMARY KEY,
+      name text NOT NULL,
+      time_zone text NOT NULL DEFAULT 'UTC'
+    );
+
+    CREATE TABLE till_store.till (
+      id text PRIMARY KEY,
+      shop_id text NOT NULL REFERENCES till_store.shop(id),
+      role_name name NOT NULL UNIQUE,
+      created_at timestamptz NOT NULL DEFAULT now()
+    );
+
+    -- A journal file a till pushed (or tried to): `active` is pushed, `refused` waits for the back office.
+    CREATE TABLE till_store.journal (
+      till_id text NOT NULL REFERENCES till_store.till(id),
+      journal_id text NOT NULL,
+      status text NOT NULL CHECK (status IN ('active', 'refused', 'retired')),
+      first_seen_at timestamptz NOT NULL DEFAULT now(),
+      last_push_at timestamptz,
+      last_seq bigint NOT NULL DEFAULT 0,
+      PRIMARY KEY (till_id, journal_id)
+    );
+    CREATE UNIQUE INDEX journal_one_active ON till_store.journal(till_id) WHERE status = 'active';
+
+    -- The append-only event log: the journal's outbox as the till committed it. Order is `seq`, never a clock.
+    CREATE TABLE till_store.event (
+      till_id text NOT NULL,
+      journal_id text NOT NULL,
+      seq bigint NOT NULL,
+      kind text NOT NULL,
+      entity_key text NOT NULL,
+      payload jsonb NOT NULL,
+      till_at_ms bigint NOT NULL,
+      store_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (till_id, journal_id, seq),
+      FOREIGN KEY (till_id, journal_id) REFERENCES till_store.journal(till_id, journal_id)
+    );
+
+    -- Every journal entry as its latest event left it.
+    CREATE TABLE till_store.payment (
+      till_id text NOT NULL,
+      journal_id text NOT NULL,
+      entry_id bigint NOT NULL,
+      request_id text NOT NULL,
+      action text NOT NULL,
+      origin text NOT NULL,
+      state text NOT NULL,
+      amount_cents bigint,
+      tip_cents bigint,
+      tip_included boolean NOT NULL,
+      batch_id text,
+      batch_name text,
+      client_transaction_id text,
+      transaction_id text,
+      stan text,
+      card_type text,
+      created_at_ms bigint NOT NULL,
+      updated_at_ms bigint NOT NULL,
+      last_seq bigint NOT NULL,
+      PRIMARY KEY (till_id, journal_id, entry_id),
+      FOREIGN KEY (till_id, journal_id) REFERENCES till_store.journal(till_id, journal_id)
+    );
+    CREATE INDEX payment_transaction ON till_store.payment(transaction_id);
+    CREATE INDEX payment_batch ON till_store.payment(till_id, batch_id);
+
+    CREATE TABLE till_store.z_report (
+      till_id text NOT NULL,
+      journal_id text NOT NULL,
+      batch_key text NOT NULL,
+      closed_at_ms bigint,
+      report jsonb NOT NULL,
+      last_seq bigint NOT NULL,
+      PRIMARY KEY (till_id, journal_id, batch_key),
+      FOREIGN KEY (till_id, journal_id) REFERENCES till_store.journal(till_id, journal_id)
+    );
+
+    -- The money an entry moved, as the till's report counts it (README, "Shifts and reports"): an approved sale its
+    -- amount plus a tip on top (a tip its amount already holds is not added again), a capture its amount, a refund its
+    -- amount taken off; nothing else counts.
+    CREATE VIEW till_store.payment_paid WITH (security_invoker = true) AS
+      SELECT p.*, CASE WHEN p.state <> 'approved' THEN 0
+                       WHEN p.action = 'sale' THEN COALESCE(p.amount_cents, 0) + CASE WHEN p.tip_included THEN 0 ELSE COALESCE(p.tip_cents, 0) END
+                       WHEN p.action = 'capture_pre_auth' THEN COALESCE(p.amount_cents, 0)
+                       WHEN p.action = 'cancel' THEN -COALESCE(p.amount_cents, 0)
+                       ELSE 0 END AS paid_cents
+      FROM till_store.payment p;
+    CREATE VIEW till_store.till_batch_net WITH (security_invoker = true) AS
+      SELECT till_id, journal_id, COALESCE(batch_id, '') AS batch_key, SUM(paid_cents)::bigint AS net_cents, COUNT(*) AS entries
+      FROM till_store.payment_paid GROUP BY 1, 2, 3;
+
+    -- The till of the session's login role; NULL for any other role.
+    CREATE FUNCTION till_store.session_till() RETURNS text
+      LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      AS $f$ SELECT id FROM till_store.till WHERE role_name = session_user $f$;
+
+    -- The last sequence the store holds of this till's journal (0: none yet), and whether the journal is the till's
+    -- active one ('active', 'refused', or 'new' when the store has never seen it).
+    CREATE FUNCTION till_store.last_seq(p_journal text, OUT last_seq bigint, OUT status text)
+      LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      AS $f$
+    DECLARE t text := till_store.session_till();
+    BEGIN
+      IF t IS NULL THEN RAISE EXCEPTION 'role % is not a till of this store', session_user USING ERRCODE = 'insufficient_privilege'; END IF;
+      SELECT j.last_seq, j.status INTO last_seq, status FROM till_store.journal j WHERE j.till_id = t AND j.journal_id = p_journal;
+      IF NOT FOUND THEN last_seq := 0; status := 'new'; END IF;
+    END $f$;
+
+    -- Adds a run of events of the session's till's journal (-1: the journal is not the till's active one, nothing taken)
+    -- that starts with the last event the store holds (when it holds any): `p_events` a JSON array of {seq, kind, entityKey, payload,
+    -- atMs} in order, starting at most one past what the store holds (events it holds already are skipped: a push
+    -- repeated after a timeout adds nothing), without a gap. Returns the last sequence the store then holds.
+    CREATE FUNCTION till_store.push(p_journal text, p_events jsonb) RETURNS bigint
+      LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      AS $f$
+    DECLARE
+      t text := till_store.session_till();
+      j till_store.journal%ROWTYPE;
+      first_seq bigint; n bigint; max_seq bigint; other text;
+    BEGIN
+      IF t IS NULL THEN RAISE EXCEPTION 'role % is not a till of this store', session_user USING ERRCODE = 'insufficient_privilege'; END IF;
+      -- One push at a time per till: the order checks below read what the last one wrote.
+      PERFORM pg_advisory_xact_lock(hashtext('till_store.push'), hashtext(t));
+      SELECT * INTO j FROM till_store.journal WHERE till_id = t AND journal_id = p_journal;
+      IF NOT FOUND THEN
+        SELECT till_id INTO other FROM till_store.journal WHERE journal_id = p_journal AND till_id <> t LIMIT 1;
+        IF other IS NOT NULL THEN
+          RAISE EXCEPTION 'journal % belongs to till %: a copy of its file is not this till''s journal', p_journal, other
+            USING ERRCODE = 'TS001', HINT = 'give this till its own journal file';
+        END IF;
+        -- A second journal of a till is kept as refused (the back office sees it), and nothing of it is taken.
+        INSERT INTO till_store.journal (till_id, journal_id, status)
+          VALUES (t, p_journal, CASE WHEN EXISTS (SELECT 1 FROM till_store.journal WHERE till_id = t AND status = 'active')
+                                     THEN 'refused' ELSE 'active' END)
+          RETURNING * INTO j;
+      END IF;
+      -- Not an error: the refused journal's row must stay (an exception would roll it back). The sync says why.
+      IF j.status <> 'active' THEN RETURN -1; END IF;
+      IF jsonb_typeof(p_events) <> 'array' OR jsonb_array_length(p_events) = 0 THEN RETURN j.last_seq; END IF;
+      SELECT min((e->>'seq')::bigint), count(*), max((e->>'seq')::bigint) INTO first_seq, n, max_seq FROM jsonb_array_elements(p_events) e;
+      IF first_seq > j.last_seq + 1 THEN
+        RAISE EXCEPTION 'gap: the store holds journal % of till % up to %, the push starts at %', p_journal, t, j.last_seq, first_seq
+          USING ERRCODE = 'TS003';
+      END IF;
+      IF max_seq - first_seq + 1 <> n OR (SELECT count(DISTINCT (e->>'seq')) FROM jsonb_array_elements(p_events) e) <> n THEN
+        RAISE EXCEPTION 'gap: the events pushed are not one run of sequence numbers' USING ERRCODE = 'TS003';
+      END IF;
+      -- Every push starts with the last event the store holds, and every event the store holds already must be the
+      -- same: a journal restored from an older backup, which then journaled other sales under the same numbers, is
+      -- refused here instead of having its first new events silently skipped.
+      IF j.last_seq > 0 AND first_seq > j.last_seq THEN
+        RAISE EXCEPTION 'gap: a push of journal % starts with the last event the store holds (%), not %', p_journal, j.last_seq, first_seq
+          USING ERRCODE = 'TS003';
+      END IF;
+      IF EXISTS (SELECT 1 FROM jsonb_to_recordset(p_events) AS e(seq bigint, kind text, "entityKey" text, payload text, "atMs" bigint)
+                 JOIN till_store.event s ON s.till_id = t AND s.journal_id = p_journal AND s.seq = e.seq
+                 WHERE s.kind <> e.kind OR s.entity_key <> e."entityKey" OR s.payload <> e.payload::jsonb) THEN
+        RAISE EXCEPTION 'journal % of till % holds other events than the store under the same numbers: restored from a backup, or changed by hand; nothing was taken', p_journal, t
+          USING ERRCODE = 'TS004', HINT = 'keep the newer journal file, or have the back office retire this journal and give the till a new one';
+      END IF;
+      IF max_seq <= j.last_seq THEN RETURN j.last_seq; END IF;
+
+      INSERT INTO till_store.event (till_id, journal_id, seq, kind, entity_key, payload, till_at_ms)
+        SELECT t, p_journal, seq, kind, entity_key, payload, till_at_ms FROM \(pushed) ORDER BY seq
+        ON CONFLICT DO NOTHING;
+
+      -- Each entry's latest snapshot of the run (an event is the whole row after its change).
+      INSERT INTO till_store.payment AS p (till_id, journal_id, entry_id, request_id, action, origin, state, amount_cents, tip_cents,
+          tip_included, batch_id, batch_name, client_transaction_id, transaction_id, stan, card_type, created_at_ms, updated_at_ms, last_seq)
+        SELECT DISTINCT ON (entity_key) t, p_journal, (payload->>'id')::bigint, payload->>'requestId', payload->>'action',
+               COALESCE(payload->>'origin', 'request'), payload->>'state', (payload->>'amountCents')::bigint, (payload->>'tipCents')::bigint,
+               COALESCE((payload->>'tipIncluded')::int, 0) = 1, payload->>'batchId', payload->>'batchName',
+               payload->>'clientTransactionId', payload->>'transactionId', payload->>'stan', payload->>'cardType',
+               (payload->>'createdAtMs')::bigint, (payload->>'updatedAtMs')::bigint, seq
+        FROM \(pushed) WHERE kind = 'entry' ORDER BY entity_key, seq DESC
+      ON CONFLICT (till_id, journal_id, entry_id) DO UPDATE SET
+          request_id = excluded.request_id, action = excluded.action, origin = excluded.origin, state = excluded.state,
+          amount_cents = excluded.amount_cents, tip_cents = excluded.tip_cents, tip_included = excluded.tip_included,
+          batch_id = excluded.batch_id, batch_name = excluded.batch_name, client_transaction_id = excluded.client_transaction_id,
+          transaction_id = excluded.transaction_id, stan = excluded.stan, card_type = excluded.card_type,
+          created_at_ms = excluded.created_at_ms, updated_at_ms = excluded.updated_at_ms, last_seq = excluded.last_seq
+        WHERE p.last_seq < excluded.last_seq;
+
+      -- Z reports: the last event of each batch key wins (a restated one is dropped until it is stored again).
+      DELETE FROM till_store.z_report z USING (
+          SELECT DISTINCT ON (entity_key) entity_key, kind, seq FROM \(pushed) WHERE kind IN ('z_report', 'z_report_restated')
+          ORDER BY entity_key, seq DESC) x
+        WHERE x.kind = 'z_report_restated' AND z.till_id = t AND z.journal_id = p_journal AND z.batch_key = x.entity_key AND z.last_seq < x.seq;
+      INSERT INTO till_store.z_report AS z (till_id, journal_id, batch_key, closed_at_ms, report, last_seq)
+        SELECT t, p_journal, entity_key, (payload->>'closedAtMs')::bigint, payload->'report', seq FROM (
+          SELECT DISTINCT ON (entity_key) * FROM \(pushed) WHERE kind IN ('z_report', 'z_report_restated') ORDER BY entity_key, seq DESC) x
+        WHERE x.kind = 'z_report'
+      ON CONFLICT (till_id, journal_id, batch_key) DO UPDATE SET closed_at_ms = excluded.closed_at_ms, report = excluded.report,
+          last_seq = excluded.last_seq WHERE z.last_seq < excluded.last_seq;
+
+      UPDATE till_store.journal SET last_seq = max_seq, last_push_at = now() WHERE till_id = t AND journal_id = p_journal;
+      RETURN max_seq;
+    END $f$;
+
+    REVOKE ALL ON ALL TABLES IN SCHEMA till_store FROM PUBLIC;
+    REVOKE ALL ON ALL FUNCTIONS IN SCHEMA till_store FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION till_store.push(text, jsonb), till_store.last_seq(text), till_store.session_till() TO till_pusher;
+    GRANT SELECT ON ALL TABLES IN SCHEMA till_store TO till_backoffice;
+    GRANT EXECUTE ON FUNCTION till_store.session_till() TO till_backoffice;
+
+    ALTER TABLE till_store.journal ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE till_store.event ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE till_store.payment ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE till_store.z_report ENABLE ROW LEVEL SECURITY;
+    ALTER TABLE till_store.till ENABLE ROW LEVEL SECURITY;
+    CREATE POLICY backoffice_reads ON till_store.journal FOR SELECT TO till_backoffice USING (true);
+    CREATE POLICY backoffice_reads ON till_store.event FOR SELECT TO till_backoffice USING (true);
+    CREATE POLICY backoffice_reads ON till_store.payment FOR SELECT TO till_backoffice USING (true);
+    CREATE POLICY backoffice_reads ON till_store.z_report FOR SELECT TO till_backoffice USING (true);
+    CREATE POLICY backoffice_reads ON till_store.till FOR SELECT TO till_backoffice USING (true);
+    CREATE POLICY own_rows ON till_store.journal FOR SELECT TO till_pusher USING (till_id = till_store.session_till());
+    CREATE POLICY own_rows ON till_store.event FOR SELECT TO till_pusher USING (till_id = till_store.session_till());
+    CREATE POLICY own_rows ON till_store.payment FOR SELECT TO till_pusher USING (till_id = till_store.session_till());
+    CREATE POLICY own_rows ON till_store.z_report FOR SELECT TO till_pusher USING (till_id = till_store.session_till());
+    CREATE POLICY own_rows ON till_store.till FOR SELECT TO till_pusher USING (id = till_store.session_till());
+    """
+}

@@ -1,0 +1,135 @@
+import Foundation
+import PostgresNIO
+import TillCore
+import TillIO
+
+/// What one push did.
+public struct PushResult: Sendable, Hashable {
+    public var journalId: String
+    /// Events the store took in this push (0: it was up to date).
+    public var pushed: Int64
+    /// Round trips of events (batches of up to `batchSize`).
+    public var batches: Int
+    /// The last sequence the store holds now, and the journal's own last.
+    public var storeLastSeq: Int64
+    public var journalLastSeq: Int64
+    public var toSend: Int64 { max(0, journalLastSeq - storeLastSeq) }
+}
+
+/// Pushes a journal's outbox to the store, in order, in batches of one round trip each, idempotently: it always starts
+/// from the last sequence the store holds, and the store skips what it has (a push repeated after a timeout adds
+/// nothing). The journal is only read, in read transactions of their own, never while a write lock is held: a sale
+/// never waits for the network.
+public struct Sync: Sendable {
+    public var journalPath: String
+    public var address: StoreAddress
+    public var batchSize: Int
+
+    public init(journalPath: String, address: StoreAddress, batchSize: Int = 500) {
+        self.journalPath = journalPath; self.address = address; self.batchSize = max(2, batchSize)
+    }
+
+    /// Pushes everything the outbox holds now, then returns; and records how it went for the cashier's status line
+    /// (`SyncStatus`, beside the journal).
+    public func pushOnce() async throws -> PushResult {
+        do {
+            let r = try await pushOnceUnrecorded()
+            record(SyncStatus(journalId: r.journalId, storeLastSeq: r.storeLastSeq, sentAtMs: WallClock.nowMs()))
+            return r
+        } catch {
+            let e = (error as? StoreError) ?? StoreError("\(error)", transient: true)
+            let before = SyncStatus.read(journal: journalPath)
+            record(SyncStatus(journalId: before?.journalId ?? "", storeLastSeq: before?.storeLastSeq ?? 0, sentAtMs: before?.sentAtMs,
+                              problem: e.message, failingSinceMs: before?.failingSinceMs ?? WallClock.nowMs(), needsSetUp: !e.transient))
+            throw error
+        }
+    }
+
+    /// The status is advisory: a file that cannot be written (a full disk) must not stop the pushing it reports on.
+    func record(_ status: SyncStatus) { try? status.write(journal: journalPath) }
+
+    func pushOnceUnrecorded() async throws -> PushResult {
+        let reader = try OutboxReader(path: journalPath)
+        defer { reader.close() }
+        let store = try await StoreConnection.connect(address)
+        do {
+            let r = try await push(reader, store)
+            await store.close()
+            return r
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
+    func push(_ reader: OutboxReader, _ store: StoreConnection) async throws -> PushResult {
+        let (journalId, journalLast) = try reader.identity()
+        var (storeLast, status) = try await Sync.lastSeq(store, journalId)
+        if status == "refused" || status == "retired" { throw Sync.refused(journalId) }
+        if storeLast > journalLast {
+            // The store has events this file never had: a journal restored from an older backup, or a copy. Pushing
+            // from here would skip nothing silently, but it would mix two histories under one id: a person decides.
+            throw StoreError("the store holds journal \(journalId) up to event \(storeLast), but this journal file holds only \(journalLast): it was restored from a backup or copied; nothing was pushed. Keep the newer file, or have the back office retire this journal and give the till a new one")
+        }
+        var pushed: Int64 = 0, batches = 0, gaps = 0
+        while true {
+            // From the last event the store holds, which the store compares with its own: the proof that this file
+            // goes on from what the store has (see the store's push).
+            let events = try reader.events(after: max(0, storeLast - 1), limit: batchSize)
+            guard events.contains(where: { $0.seq > storeLast }) else { break }
+            guard events[0].seq == max(1, storeLast), zip(events, events.dropFirst()).allSatisfy({ $1.seq == $0.seq + 1 }) else {
+                throw StoreError("the journal's outbox has a gap after event \(storeLast): it was changed by something other than till; nothing more was pushed")
+            }
+            let json = String(decoding: try JSONEncoder().encode(events), as: UTF8.self)
+            do {
+                let rows = try await store.query("SELECT till_store.push(\(journalId), \(json)::jsonb)")
+                guard let row = rows.first, let last = try row.decode(Int64?.self) else { throw StoreError("the store's push answered nothing") }
+                if last < 0 { throw Sync.refused(journalId) }
+                pushed += max(0, last - storeLast)
+                storeLast = last
+                batches += 1
+            } catch let e as StoreError where e.sqlState == StoreSchema.gap && gaps < 3 {
+                // Another push of this till moved on meanwhile: go on from what the store holds.
+                gaps += 1
+                storeLast = try await Sync.lastSeq(store, journalId).0
+            }
+        }
+        return PushResult(journalId: journalId, pushed: pushed, batches: batches, storeLastSeq: storeLast,
+                          journalLastSeq: max(journalLast, storeLast))
+    }
+
+    static func refused(_ journalId: String) -> StoreError {
+        StoreError("the store refuses journal \(journalId): this till has another active journal (a replaced or new journal file); nothing of it is taken until the back office adopts it (till-sync adopt-journal)", sqlState: "TS002")
+    }
+
+    static func lastSeq(_ store: StoreConnection, _ journalId: String) async throws -> (Int64, String) {
+        let rows = try await store.query("SELECT last_seq, status FROM till_store.last_seq(\(journalId))")
+        guard let row = rows.first else { throw StoreError("the store's last_seq answered nothing") }
+        return try row.decode((Int64, String).self)
+    }
+
+    /// Pushes now and again until cancelled: every `interval` when all is sent, backing off (doubling up to `maxBackoff`)
+    /// while the store cannot be reached. A refusal (a wrong password, a refused journal) is said once and retried at
+    /// the longest back-off: it needs a person, and the service must not hammer the store meanwhile.
+    public func follow(interval: Duration = .seconds(2), maxBackoff: Duration = .seconds(60),
+                       report: @Sendable (Result<PushResult, StoreError>) -> Void) async {
+        var backoff = Duration.seconds(1)
+        var lastError: StoreError?
+        while !Task.isCancelled {
+            var wait = interval
+            do {
+                let r = try await pushOnce()
+                if lastError != nil || r.pushed > 0 { report(.success(r)) }
+                lastError = nil
+                backoff = .seconds(1)
+            } catch {
+                let e = (error as? StoreError) ?? StoreError("\(error)", transient: true)
+                if e != lastError { report(.failure(e)) }
+                lastError = e
+                wait = e.transient ? backoff : maxBackoff
+                backoff = min(backoff * 2, maxBackoff)
+            }
+            try? await Task.sleep(for: wait)
+        }
+    }
+}

@@ -1,0 +1,120 @@
+import ArgumentParser
+import Foundation
+import TillCore
+import TillStore
+
+/// How to reach the store: the same options for every command.
+struct StoreOptions: ParsableArguments {
+    @Option(help: "The store's unix socket folder (starts with /) or a loopback host.")
+    var host: String = "/var/run/postgresql"
+    @Option(help: "The store's port.")
+    var port: Int = 5432
+    @Option(help: "The store's database.")
+    var database: String = "till"
+    @Option(help: "The role to log in as (a till's own role for push; an administrator for the set-up commands).")
+    var user: String = ProcessInfo.processInfo.environment["USER"] ?? "till"
+    @Option(help: "A file holding the password, readable by its owner only (0600).")
+    var passwordFile: String?
+
+    var address: StoreAddress {
+        StoreAddress(host: host, port: port, database: database, user: user, passwordFile: passwordFile)
+    }
+}
+
+/// Exits 1 with the store's reason, worded for a person.
+func fail(_ error: any Error) -> ExitCode {
+    FileHandle.standardError.write(Data(("till-sync: " + "\(error)" + "\n").utf8))
+    return ExitCode(1)
+}
+
+@main
+struct TillSync: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "till-sync",
+        abstract: "Pushes a till's journal to the chain's central store (PostgreSQL).",
+        subcommands: [Push.self, InitStore.self, AddShop.self, AddTill.self, AdoptJournal.self])
+}
+
+struct Push: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Pushes the journal's outbox to the store: --once, or --follow as a service.")
+    @OptionGroup var store: StoreOptions
+    @Option(help: "The till's journal (read only).")
+    var journal: String = Journal.defaultPath()
+    @Flag(help: "Push what there is, then exit.")
+    var once = false
+    @Flag(help: "Keep pushing, backing off while the store cannot be reached.")
+    var follow = false
+    @Option(help: "Events per round trip.")
+    var batchSize = 500
+
+    func validate() throws {
+        guard once != follow else { throw ValidationError("say --once or --follow") }
+    }
+
+    func run() async throws {
+        let sync = Sync(journalPath: journal, address: store.address, batchSize: batchSize)
+        if once {
+            do {
+                let r = try await sync.pushOnce()
+                print("journal \(r.journalId): pushed \(r.pushed) events in \(r.batches) batches; the store holds up to event \(r.storeLastSeq); \(r.toSend) to send")
+            } catch { throw fail(error) }
+            return
+        }
+        await sync.follow { result in
+            switch result {
+            // Written at once, not buffered: a service's output is a pipe (journald), read line by line.
+            case .success(let r): FileHandle.standardOutput.write(Data("sent up to event \(r.storeLastSeq) of journal \(r.journalId); \(r.toSend) to send\n".utf8))
+            case .failure(let e): FileHandle.standardError.write(Data("till-sync: \(e)\(e.transient ? " (trying again)" : "")\n".utf8))
+            }
+        }
+    }
+}
+
+struct InitStore: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Creates or migrates the store's schema (as its administrator).")
+    @OptionGroup var store: StoreOptions
+    func run() async throws {
+        do {
+            let applied = try await StoreAdmin(address: store.address).initStore()
+            print(applied.isEmpty ? "the store's schema is up to date" : "applied store schema versions \(applied.map(String.init).joined(separator: ", "))")
+        } catch { throw fail(error) }
+    }
+}
+
+struct AddShop: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Adds (or renames) a shop.")
+    @OptionGroup var store: StoreOptions
+    @Option var id: String
+    @Option var name: String
+    @Option(help: "The shop's time zone (for its local days).")
+    var timeZone = "UTC"
+    func run() async throws {
+        do { try await StoreAdmin(address: store.address).addShop(id: id, name: name, timeZone: timeZone) } catch { throw fail(error) }
+    }
+}
+
+struct AddTill: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Adds a till and its own login role, which may only push its own rows.")
+    @OptionGroup var store: StoreOptions
+    @Option var id: String
+    @Option var shop: String
+    @Option(help: "The till's login role.")
+    var role: String
+    @Option(help: "The till role's password, in a 0600 file.")
+    var tillPasswordFile: String
+    func run() async throws {
+        do {
+            try await StoreAdmin(address: store.address).addTill(id: id, shop: shop, role: role, passwordFile: tillPasswordFile)
+        } catch { throw fail(error) }
+    }
+}
+
+struct AdoptJournal: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Makes a till's refused journal its active one (the old one is retired).")
+    @OptionGroup var store: StoreOptions
+    @Option var till: String
+    @Option var journal: String
+    func run() async throws {
+        do { try await StoreAdmin(address: store.address).adoptJournal(till: till, journal: journal) } catch { throw fail(error) }
+    }
+}
