@@ -81,6 +81,16 @@ extension Journal {
     static func registerTipStyleMigration(_ m: inout DatabaseMigrator, tipStyle: TipStyle) {
         m.registerMigration("v5-tip-style") { db in
             let included = tipStyle == .included ? 1 : 0
+            // The new row's bucket gains it (both triggers end so).
+            let addNew = """
+                INSERT INTO batch_summary VALUES (COALESCE(NEW.batchId, ''), NEW.action, NEW.state, COALESCE(NEW.cardType, ''),
+                  COALESCE(NEW.verificationMethod, ''), 1, COALESCE(NEW.amountCents, 0), COALESCE(NEW.tipCents, 0),
+                  COALESCE(NEW.tipCents, 0) > 0, NEW.createdAtMs, NEW.createdAtMs, NEW.tipIncluded * COALESCE(NEW.tipCents, 0))
+                ON CONFLICT DO UPDATE SET n = n + 1, amountCents = amountCents + excluded.amountCents,
+                  tipCents = tipCents + excluded.tipCents, tipped = tipped + excluded.tipped,
+                  firstAtMs = MIN(firstAtMs, excluded.firstAtMs), lastAtMs = MAX(lastAtMs, excluded.lastAtMs),
+                  includedTipCents = includedTipCents + excluded.includedTipCents;
+                """
             try db.execute(sql: """
             ALTER TABLE entry ADD COLUMN tipIncluded INTEGER NOT NULL DEFAULT 0;
             UPDATE entry SET tipIncluded = \(included) WHERE action = 'sale';
@@ -89,13 +99,7 @@ extension Journal {
             DROP TRIGGER entry_summary_insert;
             DROP TRIGGER entry_summary_update;
             CREATE TRIGGER entry_summary_insert AFTER INSERT ON entry BEGIN
-              INSERT INTO batch_summary VALUES (COALESCE(NEW.batchId, ''), NEW.action, NEW.state, COALESCE(NEW.cardType, ''),
-                COALESCE(NEW.verificationMethod, ''), 1, COALESCE(NEW.amountCents, 0), COALESCE(NEW.tipCents, 0),
-                COALESCE(NEW.tipCents, 0) > 0, NEW.createdAtMs, NEW.createdAtMs, NEW.tipIncluded * COALESCE(NEW.tipCents, 0))
-              ON CONFLICT DO UPDATE SET n = n + 1, amountCents = amountCents + excluded.amountCents,
-                tipCents = tipCents + excluded.tipCents, tipped = tipped + excluded.tipped,
-                firstAtMs = MIN(firstAtMs, excluded.firstAtMs), lastAtMs = MAX(lastAtMs, excluded.lastAtMs),
-                includedTipCents = includedTipCents + excluded.includedTipCents;
+              \(addNew)
             END;
             CREATE TRIGGER entry_summary_update AFTER UPDATE OF state, amountCents, tipCents, cardType, verificationMethod, batchId, tipIncluded ON entry BEGIN
               UPDATE batch_summary SET n = n - 1, amountCents = amountCents - COALESCE(OLD.amountCents, 0),
@@ -104,13 +108,7 @@ extension Journal {
               WHERE batchKey = COALESCE(OLD.batchId, '') AND action = OLD.action AND state = OLD.state
                 AND cardType = COALESCE(OLD.cardType, '') AND verificationMethod = COALESCE(OLD.verificationMethod, '');
               DELETE FROM batch_summary WHERE n <= 0;
-              INSERT INTO batch_summary VALUES (COALESCE(NEW.batchId, ''), NEW.action, NEW.state, COALESCE(NEW.cardType, ''),
-                COALESCE(NEW.verificationMethod, ''), 1, COALESCE(NEW.amountCents, 0), COALESCE(NEW.tipCents, 0),
-                COALESCE(NEW.tipCents, 0) > 0, NEW.createdAtMs, NEW.createdAtMs, NEW.tipIncluded * COALESCE(NEW.tipCents, 0))
-              ON CONFLICT DO UPDATE SET n = n + 1, amountCents = amountCents + excluded.amountCents,
-                tipCents = tipCents + excluded.tipCents, tipped = tipped + excluded.tipped,
-                firstAtMs = MIN(firstAtMs, excluded.firstAtMs), lastAtMs = MAX(lastAtMs, excluded.lastAtMs),
-                includedTipCents = includedTipCents + excluded.includedTipCents;
+              \(addNew)
             END;
             """)
         }

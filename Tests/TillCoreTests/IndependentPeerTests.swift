@@ -3,6 +3,7 @@ import Testing
 @testable import TillCore
 import TillIO
 import TillProtocol
+import TillSimulator
 
 /// The built `till` binary, one process per command as a script runs it, against an independent terminal peer
 /// (`Tests/peers/independent_peer.py`, not till's simulator) through the pipe transport. The peer keeps its own ledger
@@ -116,16 +117,10 @@ import TillProtocol
     }
 }
 
-/// SplitMix64: the same numbers for the same seed, on every machine.
+/// TillSimulator's SplitMix64 (the same numbers for the same seed, on every machine) as a generator.
 struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    var inner: SplitMix64
+    init(seed: UInt64) { inner = SplitMix64(state: seed) }
+    mutating func next() -> UInt64 { inner.next() }
     mutating func next(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }

@@ -12,6 +12,17 @@ import TillSimulator
 @Suite(.serialized) struct MisbehavingTerminalTests {
     static let ok = "interapp-callback://result?status=success&message=Transaction%20successful."
 
+    /// A controller on a file-drop folder in `dir`, its peer, and a sale of `cents` the peer has received; nil (said)
+    /// when no request came.
+    static func saleSent(_ dir: TempDir, _ cents: Int) async throws
+        -> (TillController, ScriptedPeer, Task<ActionOutcome, Never>, (id: String, url: String))? {
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let task = Task { await c.perform(sale(cents)) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return nil }
+        return (c, peer, task, r)
+    }
+
     static func ctid(_ url: String) throws -> String {
         try TerminalRequest.parse(url).request.clientTransactionId ?? ""
     }
@@ -20,10 +31,7 @@ import TillSimulator
     /// card, and the approval went to review. Now the flight waits on for the answer that names the payment.
     @Test func aFailureWithoutReferenceNeverHidesTheApprovalThatFollows() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(1000)) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let (c, peer, task, r) = try await Self.saleSent(dir, 1000) else { return }
         try peer.drop("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=1000", as: "stray-1")
         try await Task.sleep(nanoseconds: 200_000_000)
         let approval = peer.answers(to: r.url)[0]
@@ -40,10 +48,7 @@ import TillSimulator
     /// that comes later still settles it.
     @Test func aFailureWithoutReferenceAloneLeavesTheOutcomeUnknown() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(1000)) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let (c, peer, task, r) = try await Self.saleSent(dir, 1000) else { return }
         try peer.drop("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=1000", as: "stray-1")
         let shown = await task.value
         #expect(shown.journalEntry?.state == .unknown)
@@ -58,10 +63,7 @@ import TillSimulator
     /// was journaled with a stray's STAN and transaction id. The exact answer now replaces what an unnamed one said.
     @Test func theExactAnswerReplacesWhatAnUnnamedApprovalSaid() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(2000)) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let (c, peer, task, r) = try await Self.saleSent(dir, 2000) else { return }
         try peer.drop(Self.ok + "&action=sale&amount=2000&tipAmount=0&referenceNumber=999999&transactionId=stray-tx", as: "stray-2")
         let shown = await task.value
         let id = shown.journalEntry?.id ?? -1
@@ -77,10 +79,7 @@ import TillSimulator
     /// An abort's answer naming another payment marked the sale in flight aborted, and its approval went to review.
     @Test func anAbortAnswerNamingAnotherPaymentDoesNotEndTheFlight() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(3000)) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let (c, peer, task, r) = try await Self.saleSent(dir, 3000) else { return }
         let abort = Task { await c.abort() }
         guard let ab = await peer.nextRequest() else { Issue.record("no abort request"); await c.shutdown(); return }
         #expect(ab.url.contains("action=abort"))
@@ -128,10 +127,7 @@ import TillSimulator
     @Test(arguments: ["1000.00", "", "ten"])
     func anApprovalWhoseAmountCannotBeReadNeedsReview(_ amount: String) async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(1000)) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let (c, peer, task, r) = try await Self.saleSent(dir, 1000) else { return }
         try peer.drop(replacing(peer.answers(to: r.url)[0], "amount", with: amount), as: r.id)
         let outcome = await task.value
         #expect(outcome.journalEntry?.state == .review)
@@ -274,10 +270,7 @@ import TillSimulator
 @Suite(.serialized) struct TerminalBusyTests {
     @Test func aBusyTerminalIsNotChargedAndNoDecline() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(900)) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); return }
+        guard let (c, peer, task, r) = try await MisbehavingTerminalTests.saleSent(dir, 900) else { return }
         let ctid = try MisbehavingTerminalTests.ctid(r.url)
         try peer.drop("interapp-callback://result?status=fail&message=(-20)%20TRANSACTION_IN_PROGRESS&action=sale&amount=900"
                       + "&clientTransactionId=\(ctid)", as: r.id)
