@@ -749,7 +749,8 @@ public actor TillController: TillService {
 
         // Matches nothing (or contradicts what is journaled): journal it once, for a person to review; never counted,
         // never a batch event.
-        let note = "An answer that matches nothing till sent or is waiting for (\(response.rawAction ?? "no action"), \(response.status)): check the terminal."
+        // In words: the answer's action and status are in its raw fields (the journal detail's `r`).
+        let note = "An answer that matches nothing this till sent or is waiting for: check the terminal."
         let (row, inserted) = try journal.insertUnmatched(response: response, text: a.text, note: note, batch: try journal.batch(),
                                                           state: .review)
         await transport.acknowledge(a)
@@ -852,7 +853,7 @@ public actor TillController: TillService {
                     if let found = AnswerRules.detailsState(r) {
                         do {
                             var (state, note) = found == .approved ? try settledState(r, for: now) : (found, nil)
-                            note = (note.map { $0 + " " } ?? "") + "Settled at start-up from the terminal's record (transactionDetails)."
+                            note = (note.map { $0 + " " } ?? "") + "Settled at start-up: the till checked the earlier payment on the terminal."
                             if try journal.recordAnswer(now.id, response: r, state: state, note: note, onlyIf: awaiting),
                                let e = try journal.entry(id: now.id) {
                                 reportRecovered(e)

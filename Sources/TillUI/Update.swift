@@ -143,7 +143,11 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
     case .settled(let outcome):
         return settledEvent(&state, outcome)
     case .unmatchedAnswer(let r, let note):
-        setNotice(&state, "An answer matched nothing in flight (\(r.status), \(r.message ?? "no message")): \(note)", error: true)
+        // In the cashier's words: what the answer was about and what it said, never its message or action names
+        // (the note, with the journal's own words, is on the entry in the journal and on Unresolved).
+        _ = note
+        setNotice(&state, "Unexpected answer: " + strayAnswerWords(r, state.currency) + ". See Unresolved (\(state.keymap.hint(.unresolved))).",
+                  error: true)
         return [.loadUnresolved]
     case .transportProblem(let m):
         state.connection = .problem(m)
@@ -159,6 +163,19 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
         state.connection = .ready
         if case .problem = was { setNotice(&state, m) }
         return []
+    }
+}
+
+/// An answer that matched nothing, in words: "it checked an earlier payment", "a sale of € 6.66, declined".
+func strayAnswerWords(_ r: CallbackResponse, _ currency: String) -> String {
+    let said = TerminalMessage(r)
+    let outcome = r.isApproved ? "approved" : said == .userCancel ? "cancelled on the terminal" : said == .terminalBusy ? "terminal busy" : "declined"
+    switch r.action {
+    case .transactionDetails?: return "it checked an earlier payment"
+    case let a? where Format.movesMoney(a):
+        return "a " + Format.actionName(a) + (r.amount.map { " of " + Format.money($0, currency) } ?? "") + ", " + outcome
+    case let a?: return Format.actionName(a) + ", " + (r.isApproved ? "done" : "not done")
+    case nil: return "an answer naming no request, " + (r.isApproved ? "approved" : "not approved")
     }
 }
 
@@ -251,7 +268,8 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     case .busy, .otherTillBusy:
         // Nothing was sent: a verdict of its own (never DECLINED), and the amount back to try again.
         restoreUnsent(&state, action)
-        if case .otherTillBusy(let m) = outcome { setNotice(&state, "Not sent: " + m, error: true) }
+        // The core's words name the other process (for the headless commands); a cashier needs only "another till".
+        if case .otherTillBusy = outcome { setNotice(&state, "Not sent: another till is using the terminal. Try again when it is done.", error: true) }
         else { setNotice(&state, "Another request is in flight; nothing was sent.", error: true) }
         state.result = ResultInfo(summary: summary, outcome: outcome, atMs: state.nowMs)
         state.verdicts += 1

@@ -90,6 +90,14 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     row("Card", resp?.cardType)
     row("Number", resp?.accountNumber)
     row("Method", resp?.verificationMethod)
+    // Instalments as the terminal answered them (else as asked): the customer pays in parts, the cashier says so.
+    let askedInstalments = e.flatMap { QueryFields(url: $0.requestURL)?.value(named: "preferredInstallments") }.flatMap { Int($0) }
+    if let n = resp?.installments ?? askedInstalments, n > 1, y < inner.maxY - 1 {
+        // The label is longer than the others: its value follows it, so the word is never cut.
+        buf.put("Instalments", x: x, y: y, role: .label, maxWidth: w)
+        buf.put("\(n)", x: x + 12, y: y, role: .normal, maxWidth: w - 12)
+        y += 1
+    }
     row("STAN", resp?.referenceNumber)
     row("Order", resp?.orderCode)
     row("Auth", resp?.authorisationCode)
