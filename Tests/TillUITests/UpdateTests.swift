@@ -324,7 +324,8 @@ import TillProtocol
     @Test func resolveFromUnresolvedList() {
         var s = AppState(nowMs: fixedNow)
         _ = initialCommands(&s)
-        _ = update(&s, .unresolvedLoaded([entry(3, state: .unknown), entry(4, state: .sent)], recovered: true))
+        // Both unknown: a sent one this till is not waiting for is another till's, and cannot be resolved here.
+        _ = update(&s, .unresolvedLoaded([entry(3, state: .unknown), entry(4, state: .unknown)], recovered: true))
         press(&s, .down)
         #expect(s.unresolved.selected == 1)
         press(&s, .enter)

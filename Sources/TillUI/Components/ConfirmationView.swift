@@ -74,7 +74,7 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         return send(&state, r, confirming: ids)
     case .stopWaiting:
         guard state.pending != nil else { setNotice(&state, "Nothing is waiting for the terminal."); return [] }
-        setNotice(&state, "Stopping the wait…")
+        setFlightNotice(&state, "Stopping the wait…")
         return [.stopWaiting]
     case .askAgain:
         return askAgain(&state)
