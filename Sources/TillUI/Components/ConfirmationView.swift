@@ -13,7 +13,7 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
             next.keysPressed = 0
             state.overlay = .confirm(next)
             // Short enough for one line at 80 columns: each choice's key and words, then Esc.
-            let each = c.choices.map { "\($0.key) \($0.label)" }.joined(separator: ", ")
+            let each = c.choices.map { "\($0.key) to \($0.label)" }.joined(separator: ", ")
             let long = "Press " + each + " (or its number, then Enter), or Esc to go back."
             setNotice(&state, long.count <= 74 ? long : "Press " + each + "; Esc back.", error: true)
             return []
