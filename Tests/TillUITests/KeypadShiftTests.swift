@@ -206,3 +206,28 @@ import TillProtocol
         #expect(standard.contains("Alt-1 5%"), "\(standard)")
     }
 }
+
+/// A keypad cashier is shown only keys a numeric keypad has: the menu's key column never names F5 or Alt-1, and the
+/// Paid-by line never says "Alt-m change".
+@Suite struct KeypadKeysOnlyTests {
+    static let keypad = KeypadShiftTests.keypad
+
+    @Test func theMenuAndTheFormNameOnlyKeypadKeys() {
+        var s = readyState(keymap: Self.keypad)
+        var text = view(s, size: s.size).text
+        #expect(!text.contains("Alt-m"), "\(text)")
+        _ = update(&s, .key(.char("/")))
+        text = view(s, size: s.size).text
+        #expect(text.contains("Menu: Sale"))
+        // The menu's lines (between its title and its last line).
+        let lines = text.split(separator: "\n").map(String.init)
+        guard let top = lines.firstIndex(where: { $0.contains("Menu: Sale") }) else { Issue.record("no menu"); return }
+        let menuLines = lines[(top + 1)...].prefix { !$0.contains("A number chooses") }
+        #expect(menuLines.count >= 8)
+        for l in menuLines { #expect(!l.contains("Alt-") && !l.contains(" F"), "\(l)") }
+        // The standard keymap still shows its keys.
+        var k = readyState()
+        _ = update(&k, .key(.alt("o")))
+        #expect(view(k, size: k.size).contains("Alt-1"))
+    }
+}

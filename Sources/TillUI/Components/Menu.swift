@@ -163,9 +163,10 @@ func menuOverlay(_ m: Menu, _ s: AppState, _ buf: inout ScreenBuffer) {
         buf.put(item.label, x: r.x + 6, y: y, role: .helpText, maxWidth: labelW)
         // The function's own key in this keymap, where it does the same thing here (F5 on the journal refunds the row).
         var own: Key?
-        if case .action(let a) = item.command { own = s.keymap.keys(for: a).first }
+        // A keypad cashier is shown only the keys a keypad has (`*` for Sale), never an F-key or Alt-letter.
+        if case .action(let a) = item.command { own = s.keymap.shownKey(for: a) }
         if case .go(let screen) = item.command, !(s.screen == .journal && (screen == .refund || screen == .capture)) {
-            own = s.keymap.keys(for: screen.action).first
+            own = s.keymap.shownKey(for: screen.action)
         }
         if let own { buf.put(own.description, x: r.maxX - 2 - keyW, y: y, role: .hint, maxWidth: keyW) }
         y += 1
