@@ -378,8 +378,8 @@ public actor TillController: TillService {
             }
             return
         }
-        let note = f.unnamedFailure.map {
-            "The terminal answered '\($0.message ?? $0.status.description)' without naming this payment, and never named it: "
+        let note = f.unnamedFailure.map { _ in
+            "The terminal answered 'not approved' without naming this payment, and never named it: "
                 + "it may be another payment's answer, so the outcome is unknown. Check the terminal."
         } ?? "No answer within \(seconds) s: the outcome is unknown; check the terminal."
         var e = f.inFlight.entry
@@ -700,9 +700,9 @@ public actor TillController: TillService {
             } else if failed && (flightLink == .unnamed || (referenceless && f.unnamedFailure == nil)) {
                 // Taken at once as a decline, a stray would hide a charge: kept with the entry (still waiting), and the
                 // flight waits a little for an answer that contradicts it.
-                let said = response.message ?? response.status.description
+                // In words: the terminal's own message (a result code and its name) stays in the answer's raw fields.
                 try journal.recordAnswer(f.inFlight.entry.id, response: response, state: .sent,
-                                         note: "The terminal answered '\(said)' without naming this payment; waiting for its own answer.",
+                                         note: "The terminal answered 'not approved' without naming this payment; waiting for its own answer.",
                                          onlyIf: [.pending, .sent])
                 await transport.acknowledge(a)
                 shortenWait(for: f.inFlight.entry.requestId, failure: response)
