@@ -70,6 +70,14 @@ import TillProtocol
         #expect(Self.flat(s).contains("could not ask again. Check the terminal."), "\(view(s, size: s.size).text)")
     }
 
+    @Test func theAnotherTillMessageIsWhole() {
+        var s = readyState()
+        _ = update(&s, .unresolvedLoaded([entry(6, .cancel, cents: 500, state: .sent)], recovered: false))
+        press(&s, .f(8), .enter)
+        let notice = view(s, size: s.size).line(22)
+        #expect(notice.contains("another till") && notice.contains("wait for it") && !notice.contains("…"), "\(notice)")
+    }
+
     @Test func aCurrencyStaysWithItsAmount() {
         #expect(wrap("Refund € 12.50 now", width: 8) == ["Refund", "€ 12.50", "now"])
         #expect(wrap("Sale of € 22.00 charged", width: 9) == ["Sale of", "€ 22.00", "charged"])

@@ -75,7 +75,7 @@ func inProgressElsewhere(_ e: JournalEntry, _ s: AppState) -> Bool {
 
 func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
     if inProgressElsewhere(e, state) {
-        setNotice(&state, "#\(e.id) is in progress on another till, which waits for the terminal: wait for it.", error: true)
+        setNotice(&state, "#\(e.id) is in progress on another till: wait for it to finish.", error: true)
         return
     }
     guard e.state.needsAttention else {
