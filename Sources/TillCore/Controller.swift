@@ -378,8 +378,8 @@ public actor TillController: TillService {
             }
             return
         }
-        let note = f.unnamedFailure.map {
-            "The terminal answered '\($0.message ?? $0.status.description)' without naming this payment, and never named it: "
+        let note = f.unnamedFailure.map { _ in
+            "The terminal answered 'not approved' without naming this payment, and never named it: "
                 + "it may be another payment's answer, so the outcome is unknown. Check the terminal."
         } ?? "No answer within \(seconds) s: the outcome is unknown; check the terminal."
         var e = f.inFlight.entry
@@ -700,9 +700,9 @@ public actor TillController: TillService {
             } else if failed && (flightLink == .unnamed || (referenceless && f.unnamedFailure == nil)) {
                 // Taken at once as a decline, a stray would hide a charge: kept with the entry (still waiting), and the
                 // flight waits a little for an answer that contradicts it.
-                let said = response.message ?? response.status.description
+                // In words: the terminal's own message (a result code and its name) stays in the answer's raw fields.
                 try journal.recordAnswer(f.inFlight.entry.id, response: response, state: .sent,
-                                         note: "The terminal answered '\(said)' without naming this payment; waiting for its own answer.",
+                                         note: "The terminal answered 'not approved' without naming this payment; waiting for its own answer.",
                                          onlyIf: [.pending, .sent])
                 await transport.acknowledge(a)
                 shortenWait(for: f.inFlight.entry.requestId, failure: response)
@@ -749,7 +749,8 @@ public actor TillController: TillService {
 
         // Matches nothing (or contradicts what is journaled): journal it once, for a person to review; never counted,
         // never a batch event.
-        let note = "An answer that matches nothing till sent or is waiting for (\(response.rawAction ?? "no action"), \(response.status)): check the terminal."
+        // In words: the answer's action and status are in its raw fields (the journal detail's `r`).
+        let note = "An answer that matches nothing this till sent or is waiting for: check the terminal."
         let (row, inserted) = try journal.insertUnmatched(response: response, text: a.text, note: note, batch: try journal.batch(),
                                                           state: .review)
         await transport.acknowledge(a)
@@ -852,7 +853,7 @@ public actor TillController: TillService {
                     if let found = AnswerRules.detailsState(r) {
                         do {
                             var (state, note) = found == .approved ? try settledState(r, for: now) : (found, nil)
-                            note = (note.map { $0 + " " } ?? "") + "Settled at start-up from the terminal's record (transactionDetails)."
+                            note = (note.map { $0 + " " } ?? "") + "Settled at start-up: the till checked the earlier payment on the terminal."
                             if try journal.recordAnswer(now.id, response: r, state: state, note: note, onlyIf: awaiting),
                                let e = try journal.entry(id: now.id) {
                                 reportRecovered(e)

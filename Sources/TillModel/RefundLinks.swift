@@ -19,6 +19,10 @@ public struct RefundLinks: Sendable, Hashable {
     /// Payments with an approved refund whose amount nobody knows: a refund "in full" marked charged with no answer.
     /// Never counted as 0.00 (that would read as "nothing went back" and invite a second refund).
     public private(set) var unknownAmount: Set<Int64> = []
+    /// Capture entry id → the pre-auth it captures (whatever the capture's state), found as a refund finds its sale.
+    public private(set) var preAuthOf: [Int64: Int64] = [:]
+    /// Pre-auth entry id → its approved captures, oldest first: a captured pre-auth says so.
+    public private(set) var captures: [Int64: [Int64]] = [:]
 
     public init() {}
 
@@ -31,6 +35,19 @@ public struct RefundLinks: Sendable, Hashable {
             if let k = r.referenceNumber { byKey[.referenceNumber(k), default: []].append(e) }
             if let k = r.orderCode { byKey[.orderCode(k), default: []].append(e) }
             if let k = r.shortOrderCode { byKey[.shortOrderCode(k), default: []].append(e) }
+        }
+        // Captures name their pre-auth the same way (by the key the terminal goes by).
+        var preAuths: [FinderKey: [JournalEntry]] = [:]
+        for e in ordered where e.action == .preAuth && e.state == .approved {
+            guard let r = e.response else { continue }
+            if let k = r.referenceNumber { preAuths[.referenceNumber(k), default: []].append(e) }
+            if let k = r.orderCode { preAuths[.orderCode(k), default: []].append(e) }
+            if let k = r.shortOrderCode { preAuths[.shortOrderCode(k), default: []].append(e) }
+        }
+        for e in ordered where e.action == .capturePreAuth {
+            guard let key = RefundLinks.finder(of: e).key, let pre = (preAuths[key] ?? []).last(where: { $0.id < e.id }) else { continue }
+            preAuthOf[e.id] = pre.id
+            if e.state == .approved { captures[pre.id, default: []].append(e.id) }
         }
         for e in ordered where e.action == .cancel {
             // The key the terminal goes by (`TransactionFinder.key`); a refund that named none links to nothing.
@@ -50,9 +67,9 @@ public struct RefundLinks: Sendable, Hashable {
         (e.action == .sale || e.action == .capturePreAuth) && e.state == .approved
     }
 
-    /// The keys a refund's request named (empty for any other entry).
+    /// The keys a refund's or a capture's request named (empty for any other entry).
     public static func finder(of e: JournalEntry) -> TransactionFinder {
-        guard e.action == .cancel, let fields = QueryFields(url: e.requestURL) else { return TransactionFinder() }
+        guard e.action == .cancel || e.action == .capturePreAuth, let fields = QueryFields(url: e.requestURL) else { return TransactionFinder() }
         func key(_ name: String) -> String? { fields.value(named: name).flatMap { $0.isEmpty ? nil : $0 } }
         return TransactionFinder(referenceNumber: key("referenceNumber"), orderCode: key("orderCode"), shortOrderCode: key("shortOrderCode"))
     }

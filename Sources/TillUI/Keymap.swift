@@ -64,6 +64,14 @@ public enum Key: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var isPrintable: Bool { if case .char = self { return true }; return false }
+    /// A key a numeric keypad has: its digits, `.` `,` `+` `-` `*` `/` and Enter.
+    public var isOnKeypad: Bool {
+        switch self {
+        case .char(let c): return "0123456789.,+-*/".contains(c)
+        case .enter: return true
+        default: return false
+        }
+    }
 }
 
 /// A named thing the cashier can do; keymaps bind keys to these.
@@ -188,6 +196,15 @@ public struct Keymap: Sendable, Hashable {
     /// Action to keys, every action (unbound ones with none).
     public var bindings: [KeyAction: [Key]] {
         Dictionary(uniqueKeysWithValues: zip(Keymap.actions, keysByAction).map { ($0, $1) })
+    }
+
+    /// A keymap whose menu is on a keypad key (the shipped `keypad`) is a keypad cashier's: the screen names only the
+    /// keys a keypad has (an F-key or Alt-letter it does not have would be a key the cashier cannot press).
+    public var isKeypad: Bool { keys(for: .menu).first?.isOnKeypad ?? false }
+
+    /// The key to name for an action on screen: the first, or for a keypad cashier the first a keypad has (nil: none).
+    public func shownKey(for action: KeyAction) -> Key? {
+        isKeypad ? keys(for: action).first(where: \.isOnKeypad) : keys(for: action).first
     }
 
     public func action(for key: Key) -> KeyAction? { actionByKey.first { $0.key == key }?.action }

@@ -321,6 +321,12 @@ public struct AppState: Sendable, Hashable {
     /// A short message in the status area (what just happened, what was refused).
     public var notice: String?
     public var noticeIsError = false
+    /// The notice is about the request with the terminal ("Wait: … in flight", "Abort requested…"): true only while
+    /// it is in flight, so it goes when the flight ends (`endFlight`).
+    public var noticeEndsWithFlight = false
+    /// Keys pressed while the window was too small to show anything: none is acted on blind; the cashier is told how
+    /// many were not taken, there and once the window is back.
+    public var keysNotTaken = 0
     public var quit = false
     /// Problems loading theme or keymap files, shown once at start.
     public var startupWarnings: [String] = []

@@ -22,6 +22,12 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
     case .resize(let size):
         state.size = size
         clampJournal(&state)
+        if Layout(size).fits, state.keysNotTaken > 0 {
+            let n = state.keysNotTaken
+            state.keysNotTaken = 0
+            setNotice(&state, "\(n) key\(n == 1 ? "" : "s") typed while the window was too small \(n == 1 ? "was" : "were") not taken: type again.",
+                      error: true)
+        }
         return []
     case .event(let e):
         return handleEvent(&state, e)
@@ -37,7 +43,7 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
             case .other: setNotice(&state, "The terminal answered the abort.")
             }
         case .noAnswer:
-            setNotice(&state, "Too late to abort: the payment goes on. Wait for its result.", error: true)
+            setFlightNotice(&state, "Too late to abort: the payment goes on. Wait for its result.", error: true)
             state.pending?.abortRequested = false
         case .transportError(let m):
             setNotice(&state, "Abort could not be sent: " + m, error: true)
@@ -118,6 +124,21 @@ public func update(_ state: AppState, _ msg: Msg) -> (AppState, [Command]) {
 func setNotice(_ s: inout AppState, _ text: String, error: Bool = false) {
     s.notice = text
     s.noticeIsError = error
+    s.noticeEndsWithFlight = false
+}
+
+/// A notice about the request in flight: it is cleared when that request ends (a "Wait: … in flight" left after the
+/// approval says something no longer true).
+func setFlightNotice(_ s: inout AppState, _ text: String, error: Bool = false) {
+    setNotice(&s, text, error: error)
+    s.noticeEndsWithFlight = true
+}
+
+/// The request in flight ended (answered, unknown, not sent, or seen to end): nothing waits any more, and a notice
+/// about it goes with it.
+func endFlight(_ s: inout AppState) {
+    s.pending = nil
+    if s.noticeEndsWithFlight { s.notice = nil; s.noticeIsError = false; s.noticeEndsWithFlight = false }
 }
 
 func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
@@ -143,7 +164,11 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
     case .settled(let outcome):
         return settledEvent(&state, outcome)
     case .unmatchedAnswer(let r, let note):
-        setNotice(&state, "An answer matched nothing in flight (\(r.status), \(r.message ?? "no message")): \(note)", error: true)
+        // In the cashier's words: what the answer was about and what it said, never its message or action names
+        // (the note, with the journal's own words, is on the entry in the journal and on Unresolved).
+        _ = note
+        setNotice(&state, "Unexpected answer: " + strayAnswerWords(r, state.currency) + ". See Unresolved (\(state.keymap.hint(.unresolved))).",
+                  error: true)
         return [.loadUnresolved]
     case .transportProblem(let m):
         state.connection = .problem(m)
@@ -162,18 +187,31 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
     }
 }
 
+/// An answer that matched nothing, in words: "it checked an earlier payment", "a sale of € 6.66, declined".
+func strayAnswerWords(_ r: CallbackResponse, _ currency: String) -> String {
+    let said = TerminalMessage(r)
+    let outcome = r.isApproved ? "approved" : said == .userCancel ? "cancelled on the terminal" : said == .terminalBusy ? "terminal busy" : "declined"
+    switch r.action {
+    case .transactionDetails?: return "it checked an earlier payment"
+    case let a? where Format.movesMoney(a):
+        return "a " + Format.actionName(a) + (r.amount.map { " of " + Format.money($0, currency) } ?? "") + ", " + outcome
+    case let a?: return Format.actionName(a) + ", " + (r.isApproved ? "done" : "not done")
+    case nil: return "an answer naming no request, " + (r.isApproved ? "approved" : "not approved")
+    }
+}
+
 /// A request ended: the one in flight it names is no longer in flight, whoever sent it (start-up
 /// recovery's look-ups left the screen busy for ever). Our own request's result arrives with `.performed`.
 func settledEvent(_ state: inout AppState, _ outcome: ActionOutcome) -> [Command] {
     guard let e = outcome.entry, let p = state.pending, p.entryId == e.id, !p.own else { return [] }
-    state.pending = nil
+    endFlight(&state)
     return []
 }
 
 /// Start-up recovery learned what became of a payment an earlier run left open: shown as a result
 /// of its own ("Sale € 13.13 at 10:31 WAS CHARGED"), never only as a list that empties itself.
 func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
-    if let p = state.pending, !p.own, p.action == .transactionDetails || p.entryId == e.id { state.pending = nil }
+    if let p = state.pending, !p.own, p.action == .transactionDetails || p.entryId == e.id { endFlight(&state) }
     let what = Format.entrySummary(e, currency: state.currency) + " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
     switch e.state {
     case .approved:
@@ -236,7 +274,7 @@ func askAgainIfDue(_ state: inout AppState) -> [Command] {
 func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) -> [Command] {
     let action = state.pending?.action
     let from = state.pending?.screen
-    state.pending = nil
+    endFlight(&state)
     switch outcome {
     case .invalid(let errors):
         // Refused by the service: the form comes back as it was sent, with the messages on it.
@@ -251,7 +289,8 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     case .busy, .otherTillBusy:
         // Nothing was sent: a verdict of its own (never DECLINED), and the amount back to try again.
         restoreUnsent(&state, action)
-        if case .otherTillBusy(let m) = outcome { setNotice(&state, "Not sent: " + m, error: true) }
+        // The core's words name the other process (for the headless commands); a cashier needs only "another till".
+        if case .otherTillBusy = outcome { setNotice(&state, "Not sent: another till is using the terminal. Try again when it is done.", error: true) }
         else { setNotice(&state, "Another request is in flight; nothing was sent.", error: true) }
         state.result = ResultInfo(summary: summary, outcome: outcome, atMs: state.nowMs)
         state.verdicts += 1
@@ -349,6 +388,8 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
     // While the window is too small nothing can be seen: no key acts but quit (and only with nothing in flight).
     guard Layout(state.size).fits else {
         if state.keymap.action(for: key) == .quit, state.pending == nil { state.quit = true; return [.quit] }
+        // Not acted on blind (the cashier cannot see what a key would do), and not lost in silence: counted, shown.
+        state.keysNotTaken += 1
         return []
     }
     // Overlays take the keys first.
@@ -510,7 +551,7 @@ func keepForm(_ state: inout AppState, _ screen: Screen) {
 
 func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) -> [Command] {
     if let p = state.pending {
-        setNotice(&state, "Wait: \(p.summary) is in flight (Esc aborts).", error: true)
+        setFlightNotice(&state, "Wait: \(p.summary) is in flight (Esc aborts).", error: true)
         return []
     }
     let summary = Format.summary(r, currency: state.currency, tipStyle: state.tipStyle)
@@ -587,9 +628,9 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
     case .cancel:
         // Esc aborts the payment in flight only on the screen that sent it; everywhere else it is "back".
         if state.escAborts {
-            if state.pending!.abortRequested { setNotice(&state, "Abort already requested; waiting for the terminal."); return [] }
+            if state.pending!.abortRequested { setFlightNotice(&state, "Abort already requested; waiting for the terminal."); return [] }
             state.pending!.abortRequested = true
-            setNotice(&state, "Abort requested…")
+            setFlightNotice(&state, "Abort requested…")
             return [.abort]
         }
         if state.screen == .journal, state.journal.detail != nil { state.journal.detail = nil; return [] }
@@ -600,7 +641,7 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
         }
         if state.screen != .sale {
             let cmds = go(&state, .sale)
-            if let p = state.pending, p.own { setNotice(&state, "\(p.summary) is in flight: Esc aborts it here.") }
+            if let p = state.pending, p.own { setFlightNotice(&state, "\(p.summary) is in flight: Esc aborts it here.") }
             return cmds
         }
         state.notice = nil

@@ -17,7 +17,7 @@ public func render(_ state: AppState, into buf: inout ScreenBuffer) {
     for i in buf.cells.indices { buf.cells[i] = .blank }
     let layout = Layout(size)
     guard layout.fits else {
-        tooSmall(size, into: &buf)
+        tooSmall(size, keysNotTaken: state.keysNotTaken, into: &buf)
         return
     }
     tabBar(state, &buf)
@@ -35,11 +35,14 @@ public func render(_ state: AppState, into buf: inout ScreenBuffer) {
     }
 }
 
-func tooSmall(_ size: Size, into buf: inout ScreenBuffer) {
-    let lines = ["Window too small (\(size.width)×\(size.height)).",
+func tooSmall(_ size: Size, keysNotTaken: Int = 0, into buf: inout ScreenBuffer) {
+    // What is typed now is not taken (nothing can be seen to be done): said plainly, and counted.
+    var lines = ["Window too small (\(size.width)×\(size.height)).",
                  "Please enlarge the window",
                  "to at least \(minimumSize.width)×\(minimumSize.height).",
-                 "Keys wait until then (F10 quits)."]
+                 "Keys are not taken until then",
+                 "(F10 quits)."]
+    if keysNotTaken > 0 { lines.append("\(keysNotTaken) key\(keysNotTaken == 1 ? "" : "s") not taken.") }
     let top = max(0, (size.height - lines.count) / 2)
     for (i, l) in lines.enumerated() {
         let x = max(0, (size.width - l.displayWidth) / 2)

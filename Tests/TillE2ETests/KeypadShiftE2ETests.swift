@@ -31,8 +31,14 @@ import Testing
         /// Opens the menu (KP/), then presses the digit shown beside `label`.
         func menu(_ label: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
             try keys("KP/")
-            guard t.waitFor("Menu: ", label, sourceLocation: sourceLocation) else { return }
-            let screen = t.screen()
+            guard t.waitFor("Menu: ", sourceLocation: sourceLocation) else { return }
+            var screen = t.screen()
+            if !screen.contains("  \(label)") {
+                // Not this screen's own function: the screens, the report and help are on the page of screens (0).
+                try keys("KP0")
+                guard t.waitFor("Menu: screens", label, sourceLocation: sourceLocation) else { return }
+                screen = t.screen()
+            }
             guard let d = "1234567890".first(where: { screen.contains("\($0)  \(label)") }) else {
                 Issue.record("no digit beside '\(label)' in the menu:\n\(screen)", sourceLocation: sourceLocation)
                 return

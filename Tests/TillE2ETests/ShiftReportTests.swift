@@ -58,7 +58,7 @@ import Testing
 
         // The running X report on the Batch screen: 72.50 + 8.00 + 42.00 − 15.00 = 107.50.
         try t.keys("F6")
-        t.waitFor("Running (X) report", "NET TOTAL     € 107.50", "UNKNOWN       1")
+        t.waitFor("Running (X) report", "NET TOTAL     € 107.50", "UNKNOWN       1: check the terminal")
 
         // Closing asks about the unknown outcome first; the cashier closes anyway.
         try t.keys("C-k")

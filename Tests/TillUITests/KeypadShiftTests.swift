@@ -20,7 +20,12 @@ import TillProtocol
 
     /// Presses the digit the open menu shows beside `label` (as a cashier reads it off the screen).
     func pick(_ s: inout AppState, _ label: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        let text = view(s, size: s.size).text
+        var text = view(s, size: s.size).text
+        if !text.contains("  \(label)") {
+            // Not this screen's own: on the page of screens (0).
+            _ = update(&s, .key(.char("0")))
+            text = view(s, size: s.size).text
+        }
         guard let d = "1234567890".first(where: { text.contains("\($0)  \(label)") }) else {
             Issue.record("no '\(label)' in the menu:\n\(text)", sourceLocation: sourceLocation)
             return
@@ -65,7 +70,7 @@ import TillProtocol
 
     @Test func aFullRefundFromAJournalRowAndBackToSale() {
         var s = keypadState()
-        _ = keys(&s, "/7")   // Sale's menu: 1-4 tips, 5 Refund, 6 Batch, 7 Journal
+        _ = keys(&s, "/06")   // Sale's menu: 1-4 tips, 0 the screens; there 6 Journal (F7), on every screen
         #expect(s.screen == .journal)
         _ = update(&s, .journalLoaded([entry(3, cents: 1250, tip: 125, response: approvedSaleResponse)]))
         _ = keys(&s, "654321/1")   // the STAN in the filter, then 1: refund this sale
@@ -94,7 +99,7 @@ import TillProtocol
         var s = keypadState()
         s.cashier = "Ana"
         _ = update(&s, .batchLoaded(BatchInfo(isOpen: false)))
-        _ = keys(&s, "/6")
+        _ = keys(&s, "/05")
         #expect(s.screen == .batch)
         _ = keys(&s, "/1")   // open a shift, named from the cashier and the day
         #expect(confirmation(s)?.title == "Open batch?")
@@ -186,8 +191,11 @@ import TillProtocol
         var s = keypadState()
         _ = keys(&s, "12.5/")
         Golden.check("menu-sale-keypad-80x24", view(s, size: s.size))
+        var p = keypadState()
+        _ = keys(&p, "/0")
+        Golden.check("menu-screens-keypad-80x24", view(p, size: p.size))
         var j = keypadState()
-        _ = keys(&j, "/7")
+        _ = keys(&j, "/06")
         _ = update(&j, .journalLoaded([entry(1, cents: 1250, tip: 125, response: approvedSaleResponse, at: fixedNow - 3_600_000)]))
         _ = keys(&j, "/")
         Golden.check("menu-journal-keypad-80x24", view(j, size: j.size))
@@ -204,5 +212,72 @@ import TillProtocol
         #expect(keypad.contains("/1 5%") && keypad.contains("/4 none") && !keypad.contains("Alt-1"), "\(keypad)")
         let standard = view(readyState(), size: Size(width: 80, height: 24)).text
         #expect(standard.contains("Alt-1 5%"), "\(standard)")
+    }
+}
+
+/// A keypad cashier is shown only keys a numeric keypad has: the menu's key column never names F5 or Alt-1, and the
+/// Paid-by line never says "Alt-m change".
+@Suite struct KeypadKeysOnlyTests {
+    static let keypad = KeypadShiftTests.keypad
+
+    @Test func theMenuAndTheFormNameOnlyKeypadKeys() {
+        var s = readyState(keymap: Self.keypad)
+        var text = view(s, size: s.size).text
+        #expect(!text.contains("Alt-m"), "\(text)")
+        _ = update(&s, .key(.char("/")))
+        text = view(s, size: s.size).text
+        #expect(text.contains("Menu: Sale"))
+        // The menu's lines (between its title and its last line).
+        func menuLines(_ title: String) -> [String] {
+            let lines = view(s, size: s.size).text.split(separator: "\n").map(String.init)
+            guard let top = lines.firstIndex(where: { $0.contains(title) }) else { Issue.record("no \(title)"); return [] }
+            return Array(lines[(top + 1)...].prefix { !$0.contains("A number chooses") })
+        }
+        let own = menuLines("Menu: Sale")
+        #expect(own.count >= 5)
+        for l in own { #expect(!l.contains("Alt-") && !l.contains(" F"), "\(l)") }
+        _ = update(&s, .key(.char("0")))
+        let screens = menuLines("Menu: screens")
+        #expect(screens.count >= 9)
+        for l in screens { #expect(!l.contains("Alt-") && !l.contains(" F"), "\(l)") }
+        // The standard keymap still shows its keys.
+        var k = readyState()
+        _ = update(&k, .key(.alt("o")))
+        #expect(view(k, size: k.size).contains("Alt-1"))
+    }
+}
+
+/// Menu numbers do not move between screens: the screens, the report and help are on a page of their own (`0`), each
+/// always on the same digit (its F-key's number less one: Sale 1 … Unresolved 7), whatever screen the menu is opened on.
+@Suite struct StableMenuNumbersTests {
+    static func screensPage(_ s: AppState) -> [String: Character] {
+        var s = s
+        _ = update(&s, .key(.char("/")))
+        guard case .menu(let first)? = s.overlay, let more = first.items.first(where: { $0.command == .screens }) else { return [:] }
+        #expect(more.key == "0")
+        _ = update(&s, .key(.char("0")))
+        guard case .menu(let page)? = s.overlay else { return [:] }
+        var out: [String: Character] = [:]
+        for i in page.items { if case .go(let screen) = i.command { out[screen.title] = i.key } }
+        return out
+    }
+
+    @Test func unresolvedIsTheSameNumberOnEveryScreen() {
+        var pages: [[String: Character]] = []
+        for screen in [Screen.sale, .preAuth, .capture, .refund, .batch, .journal, .unresolved] {
+            var s = readyState(keymap: KeypadShiftTests.keypad)
+            _ = go(&s, screen)
+            pages.append(Self.screensPage(s))
+        }
+        #expect(pages.allSatisfy { $0 == pages[0] }, "\(pages)")
+        #expect(pages[0]["Unresolved"] == "7" && pages[0]["Sale"] == "1" && pages[0]["Journal"] == "6", "\(pages[0])")
+    }
+
+    @Test func theScreensPageGoes() {
+        var s = readyState(keymap: KeypadShiftTests.keypad)
+        _ = update(&s, .key(.char("/")))
+        _ = update(&s, .key(.char("0")))
+        _ = update(&s, .key(.char("7")))
+        #expect(s.screen == .unresolved && s.overlay == nil)
     }
 }

@@ -12,8 +12,10 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
             var next = c
             next.keysPressed = 0
             state.overlay = .confirm(next)
-            setNotice(&state, "Press " + c.choices.map { "\($0.key) to \($0.label)" }.joined(separator: ", ")
-                      + " (or its number, then Enter), or Esc to go back.", error: true)
+            // Short enough for one line at 80 columns: each choice's key and words, then Esc.
+            let each = c.choices.map { "\($0.key) to \($0.label)" }.joined(separator: ", ")
+            let long = "Press " + each + " (or its number, then Enter), or Esc to go back."
+            setNotice(&state, long.count <= 74 ? long : "Press " + each + "; Esc back.", error: true)
             return []
         }
         choice = c.choices[i]
@@ -72,7 +74,7 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         return send(&state, r, confirming: ids)
     case .stopWaiting:
         guard state.pending != nil else { setNotice(&state, "Nothing is waiting for the terminal."); return [] }
-        setNotice(&state, "Stopping the wait…")
+        setFlightNotice(&state, "Stopping the wait…")
         return [.stopWaiting]
     case .askAgain:
         return askAgain(&state)

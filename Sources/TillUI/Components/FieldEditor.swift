@@ -177,8 +177,13 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         buf.put("Paid by", x: r.x + 2, y: y, role: .label)
         let used = buf.put(paymentMethodName(m), x: fieldX + 1, y: y, role: m == .cardPresent ? .normal : .warning, attrs: .bold,
                            maxWidth: r.maxX - fieldX - 2)
-        let hint = "  " + s.keymap.hint(.paymentMethod) + " change"
-        if fieldX + 1 + used + hint.count < r.maxX { buf.put(hint, x: fieldX + 1 + used, y: y, role: .hint) }
+        // The key that changes it: for a keypad cashier the menu's route (`/1` on Pre-auth), none where the keypad has
+        // no way (never "Alt-m", a key a keypad does not have).
+        let key: String? = s.keymap.isKeypad
+            ? (Menu.build(s).items.first { $0.command == .action(.paymentMethod) }).map { "\(s.keymap.hint(.menu))\($0.key)" }
+            : s.keymap.hint(.paymentMethod)
+        let hint = key.map { "  " + $0 + " change" } ?? ""
+        if !hint.isEmpty, fieldX + 1 + used + hint.count < r.maxX { buf.put(hint, x: fieldX + 1 + used, y: y, role: .hint) }
         y += 1
     }
     if s.screen == .sale, let total = saleTotal(form), y < r.maxY - 2 {

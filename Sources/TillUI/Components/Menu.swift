@@ -15,6 +15,8 @@ public enum MenuCommand: Sendable, Hashable {
     case askAgain
     /// Close the report under the menu.
     case closeReport
+    /// The page of screens, the report and help, each on the same digit everywhere (`Menu.screensPage`).
+    case screens
 }
 
 /// One numbered line of the menu.
@@ -40,13 +42,15 @@ public struct Menu: Sendable, Hashable {
     /// At most ten lines: one per digit.
     static let digits: [Character] = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "0"]
 
-    /// The screens offered after a screen's own functions, in this order (the current one left out).
-    static let screens: [(Screen, String)] = [
-        (.sale, "Sale"), (.refund, "Refund"), (.batch, "Batch: open / close the shift"), (.journal, "Journal"),
-        (.unresolved, "Unresolved"), (.preAuth, "Pre-auth"), (.capture, "Capture a pre-auth"),
+    /// The screens page, the same on every screen: each screen on its F-key's number less one (F2 Sale is 1 … F8
+    /// Unresolved is 7), then the report and help. A keypad cashier learns one number per screen; they never move.
+    static let screens: [(Character, Screen, String)] = [
+        ("1", .sale, "Sale"), ("2", .preAuth, "Pre-auth"), ("3", .capture, "Capture a pre-auth"), ("4", .refund, "Refund"),
+        ("5", .batch, "Batch: open / close the shift"), ("6", .journal, "Journal"), ("7", .unresolved, "Unresolved"),
     ]
 
-    /// The menu for the state as it is now (over the report shown full screen, if one is).
+    /// The menu for the state as it is now (over the report shown full screen, if one is): this screen's functions
+    /// on 1, 2 …, and on 0 always the page of screens.
     static func build(_ s: AppState) -> Menu {
         var own: [(String, MenuCommand)] = []
         var report: ReportPanel?
@@ -86,13 +90,20 @@ public struct Menu: Sendable, Hashable {
             if s.escAborts && !p.abortRequested { waiting.append(("Abort the payment", .action(.cancel))) }
             waiting.append(("Stop waiting (asks first)", .action(.stopWaiting)))
         }
-        var all = waiting + own
-        for (screen, label) in screens where screen != s.screen || report != nil { all.append((label, .go(screen))) }
-        if !all.contains(where: { $0.1 == .action(.report) }) && report == nil { all.append(("Shift report (X/Z)", .action(.report))) }
-        all.append(("Help: all keys", .action(.help)))
-        let items = zip(digits, all).map { MenuItem(key: $0, label: $1.0, command: $1.1) }
+        var items = zip(digits.prefix(9), waiting + own).map { MenuItem(key: $0, label: $1.0, command: $1.1) }
+        items.append(MenuItem(key: "0", label: "Screens, report, help…", command: .screens))
         let title = report.map { _ in "Menu: report" } ?? "Menu: " + s.screen.title
         return Menu(title: title, items: items, report: report)
+    }
+
+    /// The page of screens: the same digits on every screen (the one shown now marked "here"), then the report and help.
+    static func screensPage(_ s: AppState, report: ReportPanel?) -> Menu {
+        var items = screens.map { key, screen, label in
+            MenuItem(key: key, label: label + (screen == s.screen && report == nil ? " (here)" : ""), command: .go(screen))
+        }
+        items.append(MenuItem(key: "8", label: "Shift report (X/Z)", command: .action(.report)))
+        items.append(MenuItem(key: "9", label: "Help: all keys", command: .action(.help)))
+        return Menu(title: "Menu: screens", items: items, report: report)
     }
 }
 
@@ -144,6 +155,9 @@ func runMenuCommand(_ state: inout AppState, _ command: MenuCommand, _ menu: Men
     case .closeReport:
         state.overlay = nil
         return []
+    case .screens:
+        state.overlay = .menu(Menu.screensPage(state, report: menu.report))
+        return []
     }
 }
 
@@ -163,9 +177,10 @@ func menuOverlay(_ m: Menu, _ s: AppState, _ buf: inout ScreenBuffer) {
         buf.put(item.label, x: r.x + 6, y: y, role: .helpText, maxWidth: labelW)
         // The function's own key in this keymap, where it does the same thing here (F5 on the journal refunds the row).
         var own: Key?
-        if case .action(let a) = item.command { own = s.keymap.keys(for: a).first }
+        // A keypad cashier is shown only the keys a keypad has (`*` for Sale), never an F-key or Alt-letter.
+        if case .action(let a) = item.command { own = s.keymap.shownKey(for: a) }
         if case .go(let screen) = item.command, !(s.screen == .journal && (screen == .refund || screen == .capture)) {
-            own = s.keymap.keys(for: screen.action).first
+            own = s.keymap.shownKey(for: screen.action)
         }
         if let own { buf.put(own.description, x: r.maxX - 2 - keyW, y: y, role: .hint, maxWidth: keyW) }
         y += 1

@@ -10,7 +10,9 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     let w = inner.width - 2
     var y = inner.y + 1
     if let p = s.pending {
-        buf.put(p.summary, x: x, y: y, role: .amount, attrs: .bold, maxWidth: w); y += 2
+        // What is with the terminal, whole (its STAN or order code ends it): wrapped over two lines where it is long.
+        for l in wrap(p.summary, width: w).prefix(2) { buf.put(l, x: x, y: y, role: .amount, attrs: .bold, maxWidth: w); y += 1 }
+        y += 1
         let elapsed = s.nowMs - p.startedAtMs
         let frame = spinnerFrames[Int((max(0, elapsed) / 100) % Int64(spinnerFrames.count))]
         buf.put(frame + (p.deadlineMs == nil ? " Sending…" : " Waiting for the terminal"), x: x, y: y, role: .inFlight, attrs: .bold, maxWidth: w); y += 1
@@ -81,8 +83,11 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     func row(_ k: String, _ v: String?, role: Role = .normal) {
         guard let v, !v.isEmpty, y < inner.maxY - 1 else { return }
         buf.put(k, x: x, y: y, role: .label, maxWidth: 9)
-        buf.put(v, x: vx, y: y, role: role, maxWidth: inner.maxX - vx - 1)
-        y += 1
+        // A long value (a batch's name, a summary with its order code) wraps at words under itself, never cut.
+        for l in wrap(v, width: inner.maxX - vx - 1) where y < inner.maxY - 1 {
+            buf.put(l, x: vx, y: y, role: role, maxWidth: inner.maxX - vx - 1)
+            y += 1
+        }
     }
     // A request not sent because another was in flight: that other's entry is not this result's.
     let e: JournalEntry? = { if case .busy = res.outcome { return nil }; return res.outcome.entry }()
@@ -100,6 +105,14 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     row("Card", resp?.cardType)
     row("Number", resp?.accountNumber)
     row("Method", resp?.verificationMethod)
+    // Instalments as the terminal answered them (else as asked): the customer pays in parts, the cashier says so.
+    let askedInstalments = e.flatMap { QueryFields(url: $0.requestURL)?.value(named: "preferredInstallments") }.flatMap { Int($0) }
+    if let n = resp?.installments ?? askedInstalments, n > 1, y < inner.maxY - 1 {
+        // The label is longer than the others: its value follows it, so the word is never cut.
+        buf.put("Instalments", x: x, y: y, role: .label, maxWidth: w)
+        buf.put("\(n)", x: x + 12, y: y, role: .normal, maxWidth: w - 12)
+        y += 1
+    }
     row("STAN", resp?.referenceNumber)
     row("Order", resp?.orderCode)
     row("Auth", resp?.authorisationCode)

@@ -4,7 +4,8 @@ import TillModel
 func noticeLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
     let w = buf.size.width
     if let n = s.notice {
-        buf.put((s.noticeIsError ? "! " : "") + n, x: 1, y: y, role: s.noticeIsError ? .error : .hint, maxWidth: w - 2)
+        // One line: a notice that does not fit is shortened at a word, marked "…", never cut mid-word.
+        buf.put(fitLine((s.noticeIsError ? "! " : "") + n, width: w - 2), x: 1, y: y, role: s.noticeIsError ? .error : .hint, maxWidth: w - 2)
     } else if let warn = s.startupWarnings.first {
         buf.put("! " + warn, x: 1, y: y, role: .warning, maxWidth: w - 2)
     } else {

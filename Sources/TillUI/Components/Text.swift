@@ -13,6 +13,16 @@ func columns(_ values: [String], _ widths: [Int], _ width: Int) -> String {
     return s.prefix(columns: width)
 }
 
+/// Text for one line of `width` columns: whole, or shortened at a word boundary with "…" (never a cut word).
+func fitLine(_ text: String, width: Int) -> String {
+    guard text.displayWidth > width else { return text }
+    let room = text.prefix(columns: max(0, width - 1))
+    guard let space = room.lastIndex(of: " ") else { return room + "…" }
+    var head = String(room[..<space])
+    while head.hasSuffix(" ") || head.hasSuffix(",") || head.hasSuffix(":") || head.hasSuffix(";") { head.removeLast() }
+    return head + "…"
+}
+
 extension String {
     /// The longest start of the text that takes at most `columns` terminal columns (whole clusters only).
     func prefix(columns: Int) -> String {
@@ -26,13 +36,23 @@ extension String {
     }
 }
 
-/// Word-wraps text to a width (long words are cut).
+/// Word-wraps text to a width (long words are cut). A currency symbol standing alone (`€`, `$`) goes with the word
+/// after it: `€` at the end of a line and its amount on the next reads as two things.
 public func wrap(_ text: String, width: Int) -> [String] {
     guard width > 0 else { return [] }
     var lines: [String] = []
     var current = ""
+    var words: [String] = []
+    var glue: String?
     for word in text.split(separator: " ", omittingEmptySubsequences: true) {
-        var w = String(word)
+        let w = String(word)
+        if let g = glue { words.append(g + " " + w); glue = nil; continue }
+        if w.count <= 3, !w.contains(where: { $0.isLetter || $0.isNumber || $0.isPunctuation }) { glue = w; continue }
+        words.append(w)
+    }
+    if let g = glue { words.append(g) }
+    for word in words {
+        var w = word
         while w.count > width {
             if !current.isEmpty { lines.append(current); current = "" }
             lines.append(String(w.prefix(width)))

@@ -83,7 +83,7 @@ func confirmClose(_ state: inout AppState, target: BatchKey) -> [Command] {
     lines.append("the next batch you open.")
     if let p = state.pending {
         state.overlay = nil
-        setNotice(&state, "Wait: \(p.summary) is in flight; close the batch once it is settled.", error: true)
+        setFlightNotice(&state, "Wait: \(p.summary) is in flight; close the batch once it is settled.", error: true)
         return []
     }
     if !state.unresolved.entries.isEmpty {

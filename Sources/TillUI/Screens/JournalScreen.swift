@@ -203,21 +203,36 @@ func stateRole(_ st: EntryState) -> Role {
 
 // MARK: - Refunds and their sales, in words
 
-/// What a journal row says about its refund link, longest first (the list takes the longest that fits):
-/// a refund names the sale it refunds ("refund of 22.00 sale 10:31"), a refunded sale says how much went
-/// back ("refunded 12.50"). Empty for a row with no link.
+/// What a journal row says about its refund or capture link, longest first (the list takes the longest that fits):
+/// a refund names the sale it refunds ("refund of 22.00 sale 10:31"); a sale refunded in full says "refunded", one
+/// refunded in part says so and what is left ("part refunded, 9.50 left": never read as a refund in full); a capture
+/// names its pre-auth, a captured pre-auth says "captured". Empty for a row with no link.
 func refundLinkTexts(_ e: JournalEntry, _ s: AppState) -> [String] {
     let links = s.journal.links
-    if let id = links.original[e.id], let sale = s.journal.entry(id) {
-        let when = Format.hoursMinutesOfDay(sale.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
-        let what = Format.actionName(sale.action)
-        let amount = Format.total(sale).map { $0.formatted() + " " } ?? ""
-        return ["refund of \(amount)\(what) \(when)", "of \(amount)\(what) \(when)", "of \(what) \(when)", "\(what) \(when)", "of \(when)"]
+    func names(_ id: Int64, _ verb: String) -> [String] {
+        guard let paid = s.journal.entry(id) else { return [] }
+        let when = Format.hoursMinutesOfDay(paid.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
+        let what = Format.actionName(paid.action)
+        let amount = Format.total(paid).map { $0.formatted() + " " } ?? ""
+        return ["\(verb) of \(amount)\(what) \(when)", "of \(amount)\(what) \(when)", "of \(what) \(when)", "\(what) \(when)", "of \(when)"]
     }
+    if let id = links.original[e.id] { return names(id, "refund") }
+    if let id = links.preAuthOf[e.id] { return names(id, "capture") }
     if links.unknownAmount.contains(e.id) {
         return [links.refunded[e.id].map { "refunded " + $0.formatted() + " + ?" } ?? "refunded, amount ?", "refunded ?"]
     }
-    if let back = links.refunded[e.id] { return ["refunded " + back.formatted(), "refunded"] }
+    if let back = links.refunded[e.id] {
+        if let total = Format.total(e), back < total {
+            let left = (total - back).formatted()
+            return ["part refunded \(back.formatted()), \(left) left", "part refunded, \(left) left", "\(left) left", "part refunded"]
+        }
+        return ["refunded " + back.formatted(), "refunded"]
+    }
+    if let captures = links.captures[e.id], !captures.isEmpty {
+        let taken = captures.compactMap { s.journal.entry($0).flatMap(Format.total) }
+        let sum = taken.count == captures.count ? taken.reduce(Money.zero, +) : nil
+        return [sum.map { "captured " + $0.formatted() }, "captured"].compactMap { $0 }
+    }
     return []
 }
 
@@ -231,15 +246,18 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         drawField(f, focused: true, error: nil, x: x, labelW: 8, fieldX: x + 8, fieldW: min(30, r.width - 10), y: r.y, currency: s.currency, &buf)
     }
     let list = s.visibleJournal
-    let counts = "\(list.count) of \(s.journal.entries.count)"
-    buf.put(counts, x: r.maxX - counts.displayWidth - 1, y: r.y, role: .hint)
+    // The count says what it counts: the rows shown, plainly; with a filter typed, how many of all match, loudly.
+    let filtered = !(form.fields.first?.text ?? "").trimmingWhitespace().isEmpty
+    let counts = filtered ? "\(list.count) of \(s.journal.entries.count) match"
+        : "\(list.count) entr\(list.count == 1 ? "y" : "ies")"
+    buf.put(counts, x: r.maxX - counts.displayWidth - 1, y: r.y, role: filtered ? .warning : .hint, attrs: filtered ? .bold : [])
     let width = r.width - 2
     // A till roll: time, what, amount, verdict. Where it is narrow (80 columns) the entry number goes
     // (it is in the detail) and the time stays.
     let wide = width >= 50
     let widths = wide ? [5, 6, 9, 10, 10] : [6, 9, 9, 9]
     let lastWidth = width - widths.reduce(0, +)
-    let header = columns(wide ? ["#", "time", "what", "amount", "result", "STAN / card"] : ["time", "what", "amount", "result", "STAN"], widths, width)
+    let header = columns(wide ? ["#", "time", "what", "amount", "result", "STAN"] : ["time", "what", "amount", "result", "STAN"], widths, width)
     buf.put(header, x: x, y: r.y + 1, role: .label, attrs: .bold)
     let rows = Layout(buf.size).journalRows
     if s.journal.loading && list.isEmpty { buf.put("Loading…", x: x, y: r.y + 2, role: .hint) }
@@ -249,14 +267,11 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     while i < list.count && y < r.y + 2 + rows {
         let e = list[i]
         let selected = i == s.journal.selected
-        // The last column: the refund link where there is one and it fits (a refund names its sale, a
-        // refunded sale says how much went back), else the STAN or the card.
+        // The last column: the refund or capture link where there is one and it fits (a refund names its sale, a
+        // refunded sale says how much went back), else the STAN, else "—". Never the card: under "STAN" a masked
+        // card number reads as a piece of one (the card is in the detail).
         let link = refundLinkTexts(e, s).first { $0.displayWidth <= lastWidth }
-        // Else the STAN, or the card; where the card does not fit, its last four digits (never a cut word).
-        let card = Format.card(e.response).map(SafeText.terminal).map { c in
-            c.displayWidth < lastWidth ? c : (e.response?.accountNumber).map { "…" + String($0.suffix(4)) } ?? ""
-        }
-        let last = link ?? e.response?.referenceNumber.map(SafeText.terminal) ?? card ?? ""
+        let last = link ?? e.response?.referenceNumber.map(SafeText.terminal) ?? "—"
         var values = [String(Format.clock(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).prefix(5)), Format.actionName(e.action),
                       Format.total(e).map { $0.formatted() } ?? "", Format.stateName(e.state), last]
         if wide { values.insert("\(e.id)", at: 0) }
@@ -353,6 +368,19 @@ func cashierDetailRows(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
                 + (Format.total(r).map { " " + Format.money($0, s.currency) } ?? "")
         }
         add("Refunds", refunds.joined(separator: ", "))
+        if !unknownBack, let back = s.journal.links.refunded[e.id], let total = Format.total(e), back < total {
+            add("Left", Format.money(total - back, s.currency) + " left to refund", .amount)
+        }
+    }
+    if e.action == .capturePreAuth, let id = s.journal.links.preAuthOf[e.id], let pre = s.journal.entry(id) {
+        add("Capture of", "pre-auth" + (Format.total(pre).map { " " + Format.money($0, s.currency) } ?? "") + " at "
+            + Format.hoursMinutesOfDay(pre.createdAtMs, offsetMinutes: s.tzOffsetMinutes) + " (#\(pre.id))")
+    }
+    if let captures = s.journal.links.captures[e.id], !captures.isEmpty {
+        add("Captured", captures.compactMap { s.journal.entry($0) }.map { c in
+            (Format.total(c).map { Format.money($0, s.currency) + " " } ?? "") + "at "
+                + Format.hoursMinutesOfDay(c.createdAtMs, offsetMinutes: s.tzOffsetMinutes) + " (#\(c.id))"
+        }.joined(separator: ", "), .warning)
     }
     add("Card", Format.card(resp).map(safe))
     add("Method", resp?.verificationMethod.map(safe))

@@ -75,7 +75,7 @@ func inProgressElsewhere(_ e: JournalEntry, _ s: AppState) -> Bool {
 
 func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
     if inProgressElsewhere(e, state) {
-        setNotice(&state, "#\(e.id) is in progress on another till, which waits for the terminal: wait for it.", error: true)
+        setNotice(&state, "#\(e.id) is in progress on another till: wait for it to finish.", error: true)
         return
     }
     guard e.state.needsAttention else {
@@ -120,12 +120,13 @@ func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         buf.put(line, x: x, y: y, role: selected ? .selection : .normal, maxWidth: w)
         if selected { buf.restyle(Rect(x: x, y: y, width: w, height: 1), role: .selection, attrs: .bold) }
         y += 1
-        // The note says why it is unknown and what to do: wrapped (two lines at most), never cut mid-word.
+        // The note says why it is unknown and what to do: wrapped, never cut mid-word, and whole (its end is what to
+        // do); only the screen's bottom stops it.
         // While the till is still asking the terminal about it, that is what the row says (not "could not be asked").
         let why = s.unresolved.asking[e.id] != nil ? "Asking the terminal… do not charge it again meanwhile."
             : elsewhere ? "In progress on another till, which waits for the terminal's answer." : e.note
         if let n = why {
-            for l in wrap(n, width: max(10, w - 2)).prefix(2) where y < r.maxY - 2 {
+            for l in wrap(n, width: max(10, w - 2)) where y < r.maxY - 2 {
                 buf.put("  " + l, x: x, y: y, role: .hint, maxWidth: w); y += 1
             }
         }

@@ -1,0 +1,57 @@
+import Testing
+import TillModel
+import TillProtocol
+@testable import TillUI
+
+/// A notice is true for as long as it is shown: "Wait: … in flight" goes when the flight ends; and a key typed while
+/// the window is too small is never lost in silence.
+@Suite struct MessagesTellTheTruthTests {
+    @Test func waitInFlightGoesWithTheFlight() {
+        var s = readyState()
+        type(&s, "4")
+        let cmds = press(&s, .enter)
+        guard case .perform(_, let summary)? = cmds.first else { Issue.record("not sent"); return }
+        // The next customer's amount, Enter while this one is with the terminal: refused, "Wait: … in flight".
+        type(&s, "7")
+        press(&s, .enter)
+        #expect(s.notice?.contains("in flight") == true, "\(s.notice ?? "")")
+        _ = update(&s, .performed(.answered(entry(1, cents: 400, response: approvedSaleResponse)), summary: summary))
+        #expect(!(s.notice ?? "").contains("in flight"), "\(s.notice ?? "")")
+        #expect(!view(s, size: s.size).contains("in flight"), "\(view(s, size: s.size).text)")
+    }
+
+    @Test func escAwayFromTheFlightSaysSoUntilItEnds() {
+        var s = readyState()
+        type(&s, "4")
+        let cmds = press(&s, .enter)
+        guard case .perform(_, let summary)? = cmds.first else { Issue.record("not sent"); return }
+        press(&s, .f(7), .esc)
+        #expect(s.notice?.contains("in flight") == true, "\(s.notice ?? "")")
+        _ = update(&s, .performed(.answered(entry(1, cents: 400, response: approvedSaleResponse)), summary: summary))
+        #expect(!(s.notice ?? "").contains("in flight"), "\(s.notice ?? "")")
+    }
+
+    @Test func aNoticeAboutSomethingElseStays() {
+        var s = readyState()
+        type(&s, "4")
+        let cmds = press(&s, .enter)
+        guard case .perform(_, let summary)? = cmds.first else { Issue.record("not sent"); return }
+        _ = update(&s, .event(.journalProblem("The journal could not record the answer.")))
+        _ = update(&s, .performed(.answered(entry(1, cents: 400, response: approvedSaleResponse)), summary: summary))
+        #expect(s.notice == "The journal could not record the answer.")
+    }
+
+    @Test func keysTypedWhileTooSmallAreNeverLostInSilence() {
+        var s = readyState()
+        _ = update(&s, .resize(Size(width: 40, height: 12)))
+        type(&s, "12")
+        press(&s, .enter)
+        let small = view(s, size: s.size)
+        #expect(small.contains("3 keys not taken"), "\(small.text)")
+        #expect(!small.contains("Keys wait"), "\(small.text)")
+        _ = update(&s, .resize(Size(width: 80, height: 24)))
+        #expect(s.form["amount"] == "", "nothing typed blind")
+        #expect(s.notice?.contains("3 keys typed while the window was too small were not taken") == true, "\(s.notice ?? "")")
+        #expect(s.noticeIsError)
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+import TillModel
+import TillProtocol
+@testable import TillUI
+
+/// At 80×24 no text is cut in the middle: a long value wraps at word boundaries (or the text is shortened), and a
+/// currency symbol stays with its amount. Each test renders at 80×24 and asserts the whole text is there.
+@Suite struct NothingCutTests {
+    /// The result pane's text (right of the form), its lines joined with single spaces.
+    static func pane(_ s: AppState) -> String {
+        view(s, size: s.size).text.split(separator: "\n").compactMap { line -> String? in
+            let parts = line.components(separatedBy: "││")
+            guard parts.count >= 2 else { return nil }
+            return String(parts.last!.dropLast())
+        }.joined(separator: " ").split(separator: " ").joined(separator: " ")
+    }
+
+    /// The screen's text, its lines joined with single spaces (a text wrapped over lines reads whole).
+    static func flat(_ s: AppState) -> String {
+        view(s, size: s.size).text.replacingOccurrences(of: "│", with: " ").split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
+    }
+
+    @Test func aBatchNameInTheResultPaneIsWhole() {
+        var s = readyState()
+        let name = "Saturday evening shift Ana Lopes"
+        var e = entry(1, .batch, cents: nil, response: response("status=success&message=Batch opened&action=batch&command=open&batchName=Saturday evening shift Ana Lopes&batchId=B1"))
+        e.batchName = name
+        _ = update(&s, .performed(.answered(e), summary: "Open batch '\(name)'"))
+        let text = Self.pane(s)
+        #expect(text.contains("Batch " + name), "\(view(s, size: s.size).text)")
+        #expect(text.contains("'\(name)'"), "\(view(s, size: s.size).text)")
+    }
+
+    @Test func aRefundInFlightShowsItsStan() {
+        var s = readyState()
+        s.screen = .refund
+        for summary in ["Refund € 1250.00, STAN 123456", "Refund in full, order 1234567890123456"] {
+            s.pending = Pending(summary: summary, action: .cancel, startedAtMs: fixedNow)
+            #expect(Self.pane(s).contains(summary), "\(view(s, size: s.size).text)")
+        }
+    }
+
+    @Test func theChargeAnywayHintIsWhole() {
+        var s = readyState()
+        _ = update(&s, .unresolvedLoaded([entry(3, cents: 909, state: .unknown)], recovered: false))
+        type(&s, "5")
+        press(&s, .enter)
+        guard case .confirm? = s.overlay else { Issue.record("no box"); return }
+        press(&s, .enter)
+        let notice = view(s, size: s.size).line(22)
+        #expect(notice.contains("charge anyway") && notice.contains("Unresolved") && notice.contains("Esc"), "\(notice)")
+        #expect(!notice.contains("…"), "\(notice)")
+    }
+
+    @Test func anyNoticeTooLongIsShortenedAtAWord() {
+        var s = readyState()
+        setNotice(&s, "This notice is far too long for one line at eighty columns: it goes on about the terminal and its answer.")
+        let notice = view(s, size: s.size).line(22).trimmingCharacters(in: .whitespaces)
+        #expect(notice.hasSuffix("…"), "\(notice)")
+        let words = Set("This notice is far too long for one line at eighty columns: it goes on about the terminal and its answer.".split(separator: " ").map(String.init))
+        for w in notice.dropLast().split(separator: " ") { #expect(words.contains(String(w)), "cut word \(w)") }
+    }
+
+    @Test func theUnresolvedRowKeepsItsLastWord() {
+        var s = readyState()
+        let note = "Maybe sent, no answer: the link to the terminal dropped while the request was with it, and the till could not ask again. Check the terminal."
+        _ = update(&s, .unresolvedLoaded([entry(3, cents: 909, state: .unknown, note: note)], recovered: false))
+        press(&s, .f(8))
+        #expect(Self.flat(s).contains("could not ask again. Check the terminal."), "\(view(s, size: s.size).text)")
+    }
+
+    @Test func theAnotherTillMessageIsWhole() {
+        var s = readyState()
+        _ = update(&s, .unresolvedLoaded([entry(6, .cancel, cents: 500, state: .sent)], recovered: false))
+        press(&s, .f(8), .enter)
+        let notice = view(s, size: s.size).line(22)
+        #expect(notice.contains("another till") && notice.contains("wait for it") && !notice.contains("…"), "\(notice)")
+    }
+
+    @Test func aCurrencyStaysWithItsAmount() {
+        #expect(wrap("Refund € 12.50 now", width: 8) == ["Refund", "€ 12.50", "now"])
+        #expect(wrap("Sale of € 22.00 charged", width: 9) == ["Sale of", "€ 22.00", "charged"])
+    }
+}
