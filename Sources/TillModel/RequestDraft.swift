@@ -106,6 +106,15 @@ public struct RequestDraft: Sendable, Hashable {
         return RequestDraft(request: .capturePreAuth(c), errors: r.errors, unreadable: r.unreadable)
     }
 
+    /// The terminal's activation from typed text (the screen's fields, the command line's options): blank is not given.
+    /// `flags` are the switches already read (the screen toggles them; the command line reads `true|false`).
+    public static func activation(activationCode: String?, apiKey: String?, apiSecret: String?, sourceId: String?, pinCode: String?,
+                                  flags: [String: Bool]) -> RequestDraft {
+        RequestDraft(request: .activatePos(ActivationRequest(apiKey: blankIsNil(apiKey), apiSecret: blankIsNil(apiSecret),
+                                                             activationCode: blankIsNil(activationCode), sourceId: blankIsNil(sourceId),
+                                                             pinCode: blankIsNil(pinCode), flags: flags)))
+    }
+
     /// A pre-authorisation from typed text (see `sale`).
     public static func preAuth(amount: String?, reference: String? = nil, protocolName: String? = defaultProtocol,
                                missingAmount: String = MoneyError.empty.description) -> RequestDraft {

@@ -135,9 +135,10 @@ struct ActivationOptions: RequestOptionGroup {
             ("lockCapture", lockCapture), ("forceCardPresentmentForRefund", forceCardPresentmentForRefund),
         ]
         for (name, text) in typed { if let v = r.bool(text, field: name, label: name) { flags[name] = v } }
-        let a = ActivationRequest(apiKey: apiKey, apiSecret: apiSecret, activationCode: activationCode, sourceId: sourceId,
-                                  pinCode: pinCode, flags: flags)
-        return RequestDraft(request: .activatePos(a), errors: r.errors, unreadable: r.unreadable)
+        // The screen's reading of the same fields (RequestDraft.activation), with the switches' problems.
+        let d = RequestDraft.activation(activationCode: activationCode, apiKey: apiKey, apiSecret: apiSecret, sourceId: sourceId,
+                                        pinCode: pinCode, flags: flags)
+        return RequestDraft(request: d.request, errors: r.errors, unreadable: r.unreadable)
     }
 }
 

@@ -116,9 +116,9 @@ enum AdminScreen: ScreenComponent {
 
     static func activate(_ state: inout AppState) -> [Command] {
         guard var reader = FormReader(&state) else { return [] }
-        let r = Request.activatePos(ActivationRequest(apiKey: reader.opt("apikey"), apiSecret: reader.opt("apiSecret"),
-                                                      activationCode: reader.opt("activationCode"), sourceId: reader.opt("sourceID"),
-                                                      pinCode: reader.opt("pinCode"), flags: state.admin.flags))
+        let r = RequestDraft.activation(activationCode: reader.opt("activationCode"), apiKey: reader.opt("apikey"),
+                                        apiSecret: reader.opt("apiSecret"), sourceId: reader.opt("sourceID"), pinCode: reader.opt("pinCode"),
+                                        flags: state.admin.flags).request
         let ok = reader.validate(r)
         state.form = reader.form
         guard ok else {
