@@ -49,9 +49,19 @@ public enum FieldKind: Sendable, Hashable {
     }
 }
 
+/// Which field of a form: the protocol field it feeds (its raw value), so a validation error lands on it. Typed, so a
+/// misspelt field is a compile error, never a field nobody reads.
+public enum FieldID: String, Sendable, Hashable, CaseIterable {
+    case amount, tipAmount, preferredInstallments, clientTransactionId
+    case referenceNumber, orderCode, shortOrderCode, txnDateFrom, txnDateTo
+    case batchName, batchId
+    case filter
+    case activationCode, sourceID, pinCode, apikey, apiSecret
+}
+
 /// One input field. Its `id` is the protocol field it feeds, so validation errors land on it.
 public struct Field: Sendable, Hashable {
-    public var id: String
+    public var id: FieldID
     public var label: String
     public var kind: FieldKind
     public var text: String
@@ -62,7 +72,7 @@ public struct Field: Sendable, Hashable {
     /// The text is selected: the next key typed here replaces it (Backspace deletes it), as in a text input whose
     /// old value is highlighted. Set when a form is kept from before (`Form.keep`); the field editor owns it.
     public var selected = false
-    public init(_ id: String, _ label: String, _ kind: FieldKind, placeholder: String = "", maxLength: Int = 20, text: String = "",
+    public init(_ id: FieldID, _ label: String, _ kind: FieldKind, placeholder: String = "", maxLength: Int = 20, text: String = "",
                 secret: Bool = false) {
         self.id = id; self.label = label; self.kind = kind; self.placeholder = placeholder; self.maxLength = maxLength; self.text = text
         self.secret = secret
@@ -74,13 +84,13 @@ public struct Form: Sendable, Hashable {
     public var fields: [Field]
     public var focus: Int = 0
     /// Messages by field id.
-    public var errors: [String: String] = [:]
+    public var errors: [FieldID: String] = [:]
     /// A problem not tied to one field.
     public var message: String?
     /// Fields whose error came from a refused keystroke (a `-`, a letter, one character too many):
     /// the text on screen is not what the cashier typed, so the error stays, and blocks Enter,
     /// until the cashier corrects the field (Backspace or clear). Typing on does not lift it.
-    public var refused: Set<String> = []
+    public var refused: Set<FieldID> = []
     /// Where the form stands in the cashier's work (`FormLife`): what typing does to it, and what a result does.
     public var life: FormLife = .fresh
     public init(_ fields: [Field]) { self.fields = fields }
@@ -101,43 +111,43 @@ public struct Form: Sendable, Hashable {
         }
     }
 
-    public subscript(id: String) -> String {
+    public subscript(id: FieldID) -> String {
         get { fields.first { $0.id == id }?.text ?? "" }
         set { if let i = fields.firstIndex(where: { $0.id == id }) { fields[i].text = newValue } }
     }
     public var focused: Field? { fields.indices.contains(focus) ? fields[focus] : nil }
-    public func index(of id: String) -> Int? { fields.firstIndex { $0.id == id } }
+    public func index(of id: FieldID) -> Int? { fields.firstIndex { $0.id == id } }
 
     public static func blank(_ screen: Screen) -> Form {
         switch screen {
         case .sale:
             return Form([
-                Field("amount", "Amount", .money, placeholder: "12.50"),
-                Field("tipAmount", "Tip", .tip, placeholder: "amount or 10%"),
-                Field("preferredInstallments", "Installments", .integer, placeholder: "none", maxLength: 2),
-                Field("clientTransactionId", "Reference", .text, placeholder: "optional", maxLength: 64),
+                Field(.amount, "Amount", .money, placeholder: "12.50"),
+                Field(.tipAmount, "Tip", .tip, placeholder: "amount or 10%"),
+                Field(.preferredInstallments, "Installments", .integer, placeholder: "none", maxLength: 2),
+                Field(.clientTransactionId, "Reference", .text, placeholder: "optional", maxLength: 64),
             ])
         case .preAuth:
             return Form([
-                Field("amount", "Amount", .money, placeholder: "50.00"),
-                Field("clientTransactionId", "Reference", .text, placeholder: "optional", maxLength: 64),
+                Field(.amount, "Amount", .money, placeholder: "50.00"),
+                Field(.clientTransactionId, "Reference", .text, placeholder: "optional", maxLength: 64),
             ])
         case .capture, .refund:
             return Form([
-                Field("referenceNumber", "STAN", .digits, placeholder: "6 digits", maxLength: 6),
-                Field("orderCode", "Order code", .digits, placeholder: "10-20 digits", maxLength: 20),
-                Field("shortOrderCode", "Short code", .digits, placeholder: "10 digits", maxLength: 10),
-                Field("txnDateFrom", "From date", .date, placeholder: "YYYY-MM-DD", maxLength: 32),
-                Field("txnDateTo", "To date", .date, placeholder: "YYYY-MM-DD", maxLength: 32),
-                Field("amount", "Amount", .money, placeholder: "blank: full"),
+                Field(.referenceNumber, "STAN", .digits, placeholder: "6 digits", maxLength: 6),
+                Field(.orderCode, "Order code", .digits, placeholder: "10-20 digits", maxLength: 20),
+                Field(.shortOrderCode, "Short code", .digits, placeholder: "10 digits", maxLength: 10),
+                Field(.txnDateFrom, "From date", .date, placeholder: "YYYY-MM-DD", maxLength: 32),
+                Field(.txnDateTo, "To date", .date, placeholder: "YYYY-MM-DD", maxLength: 32),
+                Field(.amount, "Amount", .money, placeholder: "blank: full"),
             ])
         case .batch:
             return Form([
-                Field("batchName", "New batch", .text, placeholder: "e.g. Evening", maxLength: 64),
-                Field("batchId", "Close", .text, placeholder: "active, or name / id", maxLength: 64),
+                Field(.batchName, "New batch", .text, placeholder: "e.g. Evening", maxLength: 64),
+                Field(.batchId, "Close", .text, placeholder: "active, or name / id", maxLength: 64),
             ])
         case .journal:
-            return Form([Field("filter", "Filter", .text, placeholder: "STAN, amount, card, text", maxLength: 40)])
+            return Form([Field(.filter, "Filter", .text, placeholder: "STAN, amount, card, text", maxLength: 40)])
         case .unresolved:
             return Form([])
         case .admin:
@@ -389,7 +399,7 @@ public struct AppState: Sendable, Hashable {
     /// Whether the result shown belongs to the previous customer: the next amount is being typed.
     public var resultIsStale: Bool {
         guard result != nil, pending == nil, screen == .sale || screen == .preAuth else { return false }
-        return !(forms[screen]?["amount"] ?? "").isEmpty
+        return !(forms[screen]?[.amount] ?? "").isEmpty
     }
 
     /// Whether Esc aborts here: a payment this screen sent is in flight.

@@ -255,7 +255,7 @@ func foundCharged(_ state: inout AppState, _ e: JournalEntry) {
     state.foundCharged.removeAll { $0.entry.id == e.id || state.nowMs - $0.knownAtMs > AppState.chargedAgainWindowMs }
     state.foundCharged.append(FoundCharged(entry: e, knownAtMs: state.nowMs))
     let screen: Screen = e.action == .sale ? .sale : .preAuth
-    if let f = state.forms[screen], let typed = try? Money.parse(f["amount"]), typed == e.amount {
+    if let f = state.forms[screen], let typed = try? Money.parse(f[.amount]), typed == e.amount {
         state.forms[screen] = Form.blank(screen)
     }
 }
@@ -281,7 +281,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         let screen = restoreUnsent(&state, action) ?? state.screen
         var f = state.forms[screen] ?? state.form
         for e in errors {
-            if let i = f.index(of: e.field) { f.errors[e.field] = e.message; f.fields[i].selected = false } else { f.message = e.message }
+            if let id = FieldID(rawValue: e.field), let i = f.index(of: id) { f.errors[id] = e.message; f.fields[i].selected = false } else { f.message = e.message }
         }
         state.forms[screen] = f
         setNotice(&state, errors.first?.message ?? "Refused.", error: true)
@@ -472,7 +472,7 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
         let typed = Screen.allCases.filter { holdsTyping($0) && state.forms[$0]?.hasText == true }
         if !typed.isEmpty {
             // What was typed is lost on quitting: ask, naming where.
-            let amount = typed.contains(.sale) ? state.forms[.sale]?["amount"] ?? "" : ""
+            let amount = typed.contains(.sale) ? state.forms[.sale]?[.amount] ?? "" : ""
             state.overlay = .confirm(Confirmation(
                 title: "Quit?",
                 lines: [(amount.isEmpty ? "Text typed on " + typed.map(\.title).joined(separator: ", ")
@@ -502,7 +502,7 @@ func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
     switch screen {
     case .sale:
         // F2 is a sale for the next customer: the cursor is on the amount.
-        state.form.focus = state.form.index(of: "amount") ?? 0
+        state.form.focus = state.form.index(of: .amount) ?? 0
         return []
     case .journal:
         // The journal opens on its newest row with an empty filter: F7 then F5 refunds the sale just made, never a row
@@ -542,7 +542,7 @@ func keepForm(_ state: inout AppState, _ screen: Screen) {
     f.keep()
     state.forms[screen] = f
     guard f.hasSelection, state.screen == screen else { return }
-    if let amount = f.fields.first(where: { $0.id == "amount" && $0.selected })?.text {
+    if let amount = f.fields.first(where: { $0.id == .amount && $0.selected })?.text {
         setNotice(&state, "Amount \(state.currency) \(amount) kept, selected: typing replaces it; Enter sends it.")
     } else {
         setNotice(&state, "What was typed here is kept, selected: typing replaces it; Enter sends it.")

@@ -18,7 +18,7 @@ import TillProtocol
         type(stan)
         if let from { for _ in 0..<3 { _ = update(&s, .key(.tab)) }; type(from) }
         if let amount {
-            while s.form.focused?.id != "amount" { _ = update(&s, .key(.tab)) }
+            while s.form.focused?.id != .amount { _ = update(&s, .key(.tab)) }
             type(amount)
         }
         var cmds = update(&s, .key(.enter))

@@ -232,7 +232,7 @@ final class SystemRun: @unchecked Sendable {
         // does an amount the screen shows selected (kept after a box, or a sale not sent).
         if k == .f(2) && before.overlay == nil {
             expectingAmount = true
-            let amount = before.forms[.sale]?.fields.first { $0.id == "amount" }
+            let amount = before.forms[.sale]?.fields.first { $0.id == .amount }
             intendedAmount = before.screen == .sale && amount?.selected != true ? (amount?.text ?? "") : ""
         }
         else if k == .f(2) { expectingAmount = false; intendedAmount = nil } else if case .char = k {} else { expectingAmount = false }
@@ -279,21 +279,21 @@ final class SystemRun: @unchecked Sendable {
         guard before.overlay == nil, case .sale(let s) = r else { return }
         let form = before.form
         guard before.screen == .sale else { violate("a sale was sent from the \(before.screen) screen"); return }
-        if !form.errors.isEmpty { violate("a sale was sent while the screen showed errors \(form.errors) (amount '\(form["amount"])')") }
-        let amountText = form["amount"].trimmingCharacters(in: .whitespaces)
+        if !form.errors.isEmpty { violate("a sale was sent while the screen showed errors \(form.errors) (amount '\(form[.amount])')") }
+        let amountText = form[.amount].trimmingCharacters(in: .whitespaces)
         guard let shown = try? Money.parse(amountText) else { violate("a sale of \(s.amount) was sent, the screen showed '\(amountText)'"); return }
-        let tipText = form["tipAmount"].trimmingCharacters(in: .whitespaces)
+        let tipText = form[.tipAmount].trimmingCharacters(in: .whitespaces)
         let shownTip: Money? = tipText.isEmpty ? nil : (try? tipValue(tipText, amount: shown).get())
         // The amount field the terminal reads: the goods shown, with the tip in it when the terminal reads it so.
         let expected = tipStyle.requestAmount(goods: shown, tip: shownTip)
         if expected != s.amount { violate("sent \(s.amount), the screen showed \(shown) and tip '\(tipText)' (\(tipStyle.rawValue): \(expected))") }
         if (shownTip?.cents ?? 0) != (s.tipAmount?.cents ?? 0) { violate("sent tip \(String(describing: s.tipAmount)), the screen showed '\(tipText)'") }
-        let inst = form["preferredInstallments"].trimmingCharacters(in: .whitespaces)
+        let inst = form[.preferredInstallments].trimmingCharacters(in: .whitespaces)
         let sentInst = s.withInstallments == true ? s.preferredInstallments : nil
         if (inst.isEmpty ? nil : Int(inst)) != sentInst && !(inst == "1" && sentInst == nil) && !(inst == "0" && sentInst == nil) {
             violate("sent instalments \(String(describing: sentInst)), the screen showed '\(inst)'")
         }
-        let ref = form["clientTransactionId"].trimmingCharacters(in: .whitespaces)
+        let ref = form[.clientTransactionId].trimmingCharacters(in: .whitespaces)
         if !ref.isEmpty && s.clientTransactionId != ref { violate("sent reference \(String(describing: s.clientTransactionId)), the screen showed '\(ref)'") }
     }
 
@@ -367,8 +367,8 @@ final class SystemRun: @unchecked Sendable {
         case .key(let k):
             press(k)
             // A character the cashier saw land in an amount field: what the field now shows is what they mean.
-            if case .char = k, state.overlay == nil, state.form.focused?.id == "amount",
-               let m = try? Money.parse(state.form["amount"]), m.cents > 0 {
+            if case .char = k, state.overlay == nil, state.form.focused?.id == .amount,
+               let m = try? Money.parse(state.form[.amount]), m.cents > 0 {
                 customers[m.cents, default: 0] += 1
             }
         case .text(let t):
@@ -415,16 +415,16 @@ final class SystemRun: @unchecked Sendable {
             for ch in stan { press(.char(ch)) }
         case .wait(let ms): try await Task.sleep(nanoseconds: UInt64(ms) * 1_000_000)
         case .freshAmount:
-            for _ in 0..<8 where state.form.focused?.id != "amount" { press(.tab) }
+            for _ in 0..<8 where state.form.focused?.id != .amount { press(.tab) }
             press(.ctrl("u"))
-            if state.form.focused?.id == "amount" { expectingAmount = true; intendedAmount = "" }
+            if state.form.focused?.id == .amount { expectingAmount = true; intendedAmount = "" }
         }
         await quiesce()
         await check()
         if SystemRun.trace {
             var o = ""
             if case .confirm(let c)? = state.overlay { o = " overlay=" + c.title } else if state.overlay != nil { o = " overlay" }
-            print("  \(stepIndex) \(s) → \(state.screen) focus=\(state.form.focused?.id ?? "-") '\(state.form["amount"])'\(o) notice=\(state.notice ?? "")")
+            print("  \(stepIndex) \(s) → \(state.screen) focus=\(state.form.focused?.id.rawValue ?? "-") '\(state.form[.amount])'\(o) notice=\(state.notice ?? "")")
         }
     }
     static let trace = ProcessInfo.processInfo.environment["TILL_SIM_TRACE"] != nil

@@ -225,13 +225,13 @@ import TillProtocol
         #expect(press(&s, .enter) == [.perform(.getActivationCode, summary: "Get an activation code")])
         _ = update(&s, .performed(.answered(entry(22, .getActivationCode, cents: nil, response: response("status=success&message=Activation code&action=getActivationCode&activationCode=48151623"))), summary: "Get an activation code"))
         #expect(s.admin.activationCode == "48151623")
-        #expect(s.forms[.admin]?["activationCode"] == "48151623")
+        #expect(s.forms[.admin]?[.activationCode] == "48151623")
         #expect(view(s, size: s.size).text.contains("Activation code    48151623"))
     }
 
     @Test func activateSendsCodeSourcePinAndFlagsAndNeverShowsThePin() {
         var s = admin()
-        row(&s, .field("activationCode")); type(&s, "48151623")
+        row(&s, .field(.activationCode)); type(&s, "48151623")
         press(&s, .enter); type(&s, "shop-7")
         press(&s, .enter); type(&s, "2468")
         #expect(!view(s, size: s.size).text.contains("2468"))
@@ -243,39 +243,39 @@ import TillProtocol
         let want = ActivationRequest(activationCode: "48151623", sourceId: "shop-7", pinCode: "2468", flags: ["activateMoto": true, "lockRefund": false])
         #expect(cmds == [.perform(.activatePos(want), summary: "Activate the terminal")])
         // Handed over: the PIN is gone from the screen's memory.
-        #expect(s.forms[.admin]?["pinCode"] == "")
+        #expect(s.forms[.admin]?[.pinCode] == "")
     }
 
     @Test func apiKeyAndSecretAreMaskedAndAKeyAloneIsRefused() {
         var s = admin()
-        row(&s, .field("apikey")); type(&s, "KEY-very-secret")
+        row(&s, .field(.apikey)); type(&s, "KEY-very-secret")
         #expect(!view(s, size: s.size).text.contains("very-secret"))
         row(&s, .activate)
         #expect(press(&s, .enter).isEmpty)
-        #expect(s.form.errors["apiSecret"] == "An API key needs its API secret too.")
-        #expect(AdminScreen.rows[s.admin.row] == .field("apiSecret"))
+        #expect(s.form.errors[.apiSecret] == "An API key needs its API secret too.")
+        #expect(AdminScreen.rows[s.admin.row] == .field(.apiSecret))
         type(&s, "SECRET-xyz")
         #expect(!view(s, size: s.size).text.contains("SECRET-xyz"))
         row(&s, .activate)
         #expect(press(&s, .enter) == [.perform(.activatePos(ActivationRequest(apiKey: "KEY-very-secret", apiSecret: "SECRET-xyz")), summary: "Activate the terminal")])
-        #expect(s.forms[.admin]?["apikey"] == "" && s.forms[.admin]?["apiSecret"] == "")
+        #expect(s.forms[.admin]?[.apikey] == "" && s.forms[.admin]?[.apiSecret] == "")
     }
 
     @Test func aBadPinIsRefusedWithoutEchoingIt() {
         var s = admin()
-        row(&s, .field("activationCode")); type(&s, "1")
-        row(&s, .field("pinCode")); type(&s, "12")
+        row(&s, .field(.activationCode)); type(&s, "1")
+        row(&s, .field(.pinCode)); type(&s, "12")
         row(&s, .activate)
         #expect(press(&s, .enter).isEmpty)
-        #expect(s.form.errors["pinCode"] == "The PIN must be 4 to 8 digits.")
+        #expect(s.form.errors[.pinCode] == "The PIN must be 4 to 8 digits.")
         #expect(!(s.notice ?? "").contains("12"))
     }
 
     /// A refused keystroke in the PIN (a ninth digit, a letter) is refused without echoing it.
     @Test func aRefusedPinKeystrokeIsNeverEchoed() {
         var s = admin()
-        row(&s, .field("pinCode")); type(&s, "24681357"); type(&s, "9")
-        #expect(s.forms[.admin]?["pinCode"] == "24681357")
+        row(&s, .field(.pinCode)); type(&s, "24681357"); type(&s, "9")
+        #expect(s.forms[.admin]?[.pinCode] == "24681357")
         #expect(s.notice?.contains("9") == false && s.notice?.contains("refused") == true)
         press(&s, .backspace, .backspace); type(&s, "x")
         #expect(s.notice?.contains("x") == false && s.notice?.contains("refused") == true)

@@ -36,7 +36,7 @@ import TillProtocol
         #expect(type(&s, "12").isEmpty)
         #expect(press(&s, .enter).isEmpty)
         #expect(press(&s, .f(7)).isEmpty)
-        #expect(s.screen == .sale && s.form["amount"] == "" && s.pending == nil)
+        #expect(s.screen == .sale && s.form[.amount] == "" && s.pending == nil)
         #expect(view(s, size: s.size).contains("F10 quits"))
         #expect(press(&s, .f(10)) == [.quit])
     }
@@ -70,7 +70,7 @@ import TillProtocol
         #expect(cmds.count == 1)
         guard case .perform(.batch(let b), _)? = cmds.first else { Issue.record("no batch open sent: \(cmds)"); return }
         #expect(b.command == .open && b.batchName == "Ana 2026-11-22")
-        #expect(s.forms[.sale]?["amount"] == "12.50")   // the sale stays typed
+        #expect(s.forms[.sale]?[.amount] == "12.50")   // the sale stays typed
     }
 
     @Test func withoutACashierNameTheShiftIsNamedByDate() {
@@ -104,11 +104,11 @@ import TillProtocol
         _ = update(&s, .journalLoaded([entry(2, cents: 666, state: .declined, response: declinedSaleResponse),
                                        entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)]))
         press(&s, .f(5))   // on the declined row: refused, the finder stays empty
-        #expect(s.noticeIsError && s.forms[.refund]?["referenceNumber"] == "")
+        #expect(s.noticeIsError && s.forms[.refund]?[.referenceNumber] == "")
         press(&s, .f(7)); _ = update(&s, .journalLoaded([entry(2, cents: 666, state: .declined, response: declinedSaleResponse),
                                                          entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)]))
         press(&s, .down, .f(5))
-        #expect(s.screen == .refund && s.form["referenceNumber"] == "654321" && s.form.focused?.id == "amount")
+        #expect(s.screen == .refund && s.form[.referenceNumber] == "654321" && s.form.focused?.id == .amount)
         #expect(press(&s, .enter).isEmpty)
         guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
         let text = c.lines.joined(separator: " ")
@@ -126,8 +126,8 @@ import TillProtocol
         press(&s, .f(7))
         _ = update(&s, .journalLoaded([entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)]))
         press(&s, .f(5))
-        #expect(s.screen == .refund && s.form["referenceNumber"] == "654321")
-        s.forms[.refund]?["shortOrderCode"] = "9999999999"
+        #expect(s.screen == .refund && s.form[.referenceNumber] == "654321")
+        s.forms[.refund]?[.shortOrderCode] = "9999999999"
         #expect(enterFinding(&s, s.journal.entries).isEmpty)
         guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
         let text = c.lines.joined(separator: " ")

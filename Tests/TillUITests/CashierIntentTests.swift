@@ -33,13 +33,13 @@ import TillProtocol
         type(&s, "4")
         #expect(saleAmount(press(&s, .enter)) == Money(cents: 400))
         // The form is fresh the moment the request is sent; the in-flight pane shows what was sent.
-        #expect(s.form["amount"] == "" && s.form.life == .fresh)
+        #expect(s.form[.amount] == "" && s.form.life == .fresh)
         type(&s, "7")
-        #expect(s.form["amount"] == "7" && s.form.life == .nextCustomer)
+        #expect(s.form[.amount] == "7" && s.form.life == .nextCustomer)
         #expect(view(s, size: s.size).contains("Sale € 4.00"))
         _ = update(&s, .performed(approved(1, cents: 400), summary: "Sale € 4.00"))
         // Kept after the verdict, as the next customer's amount, alone.
-        #expect(s.form["amount"] == "7")
+        #expect(s.form[.amount] == "7")
         #expect(saleAmount(press(&s, .enter)) == Money(cents: 700))
     }
 
@@ -47,7 +47,7 @@ import TillProtocol
         var s = readyState()
         type(&s, "4"); press(&s, .enter)
         _ = update(&s, .performed(approved(1, cents: 400), summary: "Sale € 4.00"))
-        #expect(s.form["amount"] == "")
+        #expect(s.form[.amount] == "")
         #expect(!sends(press(&s, .enter)))
     }
 
@@ -55,9 +55,9 @@ import TillProtocol
         var s = readyState()
         type(&s, "4"); press(&s, .enter)
         _ = update(&s, .performed(.otherTillBusy("another till is waiting"), summary: "Sale € 4.00"))
-        #expect(s.form["amount"] == "4" && s.form.life == .kept && s.form.fields[0].selected)
+        #expect(s.form[.amount] == "4" && s.form.life == .kept && s.form.fields[0].selected)
         type(&s, "7")
-        #expect(s.form["amount"] == "7")
+        #expect(s.form[.amount] == "7")
     }
 
     @Test func openingAShiftFromTheSaleBoxThenTypingReplacesTheAmount() {
@@ -68,7 +68,7 @@ import TillProtocol
         guard case .perform(.batch, _)? = cmds.first else { Issue.record("no shift opened: \(cmds)"); return }
         // While the shift opens, a 7 is typed: it replaces the 5 (kept and selected), never makes 57.
         type(&s, "7")
-        #expect(s.form["amount"] == "7")
+        #expect(s.form[.amount] == "7")
         _ = update(&s, .performed(approved(1, cents: 0, .batch), summary: "Open batch"))
         #expect(saleAmount(press(&s, .enter)) == Money(cents: 700))
     }
@@ -78,7 +78,7 @@ import TillProtocol
         _ = update(&s, .batchLoaded(BatchInfo()))
         type(&s, "5"); press(&s, .enter); press(&s, .char("o"))
         _ = update(&s, .performed(approved(1, cents: 0, .batch), summary: "Open batch"))
-        #expect(s.form["amount"] == "5" && s.form.fields[0].selected)
+        #expect(s.form[.amount] == "5" && s.form.fields[0].selected)
         #expect(saleAmount(press(&s, .enter)) == Money(cents: 500))
     }
 
@@ -91,7 +91,7 @@ import TillProtocol
         #expect(s.form.life == .kept && s.form.fields[0].selected)
         #expect(s.notice?.contains("typing replaces it") == true)
         type(&s, "50")
-        #expect(s.form["amount"] == "50")
+        #expect(s.form[.amount] == "50")
     }
 
     @Test func aSaleAmountAfterACancelledBoxIsReplacedNotAppended() {
@@ -102,24 +102,24 @@ import TillProtocol
         press(&s, .esc)
         #expect(s.notice?.contains("typing replaces it") == true)
         type(&s, "20")
-        #expect(s.form["amount"] == "20")
+        #expect(s.form[.amount] == "20")
     }
 
     @Test func backspaceOnAKeptAmountDeletesItAll() {
         var s = readyState()
         press(&s, .f(3)); type(&s, "50"); press(&s, .f(2)); press(&s, .f(3))
         press(&s, .backspace)
-        #expect(s.form["amount"] == "")
+        #expect(s.form[.amount] == "")
         type(&s, "5")
-        #expect(s.form["amount"] == "5")
+        #expect(s.form[.amount] == "5")
     }
 
     @Test func aTipPresetOnAKeptSaleIsNotASelection() {
         var s = readyState()
         type(&s, "20"); press(&s, .alt("2")); press(&s, .f(7)); press(&s, .f(2))
-        #expect(s.form.fields.first { $0.id == "tipAmount" }?.selected == true)
+        #expect(s.form.fields.first { $0.id == .tipAmount }?.selected == true)
         press(&s, .alt("1"))
-        #expect(s.form["tipAmount"] == "5%" && s.form.fields.first { $0.id == "tipAmount" }?.selected == false)
+        #expect(s.form[.tipAmount] == "5%" && s.form.fields.first { $0.id == .tipAmount }?.selected == false)
         #expect(s.form.fields[0].selected)   // the amount is still kept, selected
     }
 
@@ -196,7 +196,7 @@ import TillProtocol
         guard case .confirm(let c)? = s.overlay else { Issue.record("no question"); return }
         #expect(c.lines.joined(separator: " ").contains("€ 12.50"))
         press(&s, .esc)
-        #expect(s.form["amount"] == "12.50" && !s.quit)
+        #expect(s.form[.amount] == "12.50" && !s.quit)
         #expect(!press(&s, .f(10)).contains(.quit))
         #expect(press(&s, .char("y")).contains(.quit))
     }
@@ -222,7 +222,7 @@ import TillProtocol
         _ = update(&s, .unresolvedLoaded([], recovered: true))
         press(&s, .f(2))
         // The amount is cleared: one Enter charges nobody.
-        #expect(s.form["amount"] == "")
+        #expect(s.form[.amount] == "")
         #expect(!sends(press(&s, .enter)))
         // The same amount typed again asks first, naming when it was charged; Enter alone does not charge.
         type(&s, "13.13")
@@ -250,7 +250,7 @@ import TillProtocol
         settled.state = .resolved
         #expect(CashierWording.verdict(for: settled, tipStyle: .onTop).headline == "TERMINAL BUSY — NOT CHARGED")
         // Nothing was charged: the same customer's amount is back, to try again.
-        #expect(s.form["amount"] == "5")
+        #expect(s.form[.amount] == "5")
         for o: ActionOutcome in [.otherTillBusy("x"), .transportError(nil, "no link")] {
             #expect(CashierWording.verdict(for: o, tipStyle: .onTop).word != "DECLINED")
         }
@@ -279,7 +279,7 @@ import TillProtocol
         _ = update(&s, .event(.recovered(charged)))
         _ = update(&s, .unresolvedLoaded([], recovered: true))
         #expect(s.screen == .sale)
-        #expect(s.form["amount"] == "")
+        #expect(s.form[.amount] == "")
         #expect(update(&s, .tick(nowMs: fixedNow + 12_000)).isEmpty)
     }
 
@@ -306,7 +306,7 @@ import TillProtocol
         press(&s, .esc); press(&s, .esc)
         #expect(s.screen == .sale)
         press(&s, .f(7))
-        #expect(s.forms[.journal]?["filter"] == "")
+        #expect(s.forms[.journal]?[.filter] == "")
         _ = update(&s, .journalLoaded([entry(3, cents: 3000, response: approvedSaleResponse), entry(2, cents: 2000, response: approvedSaleResponse),
                                        entry(1, cents: 1250, response: approvedSaleResponse)]))
         #expect(s.journalRow?.id == 3)
@@ -404,11 +404,11 @@ import TillProtocol
 
     @Test func digitsShiftInFromTheRight() {
         var s = centsState()
-        type(&s, "1"); #expect(s.form["amount"] == "0.01")
-        type(&s, "250"); #expect(s.form["amount"] == "12.50")
-        press(&s, .backspace); #expect(s.form["amount"] == "1.25")
-        type(&s, "0"); #expect(s.form["amount"] == "12.50")
-        type(&s, "."); #expect(s.form["amount"] == "12.50")
+        type(&s, "1"); #expect(s.form[.amount] == "0.01")
+        type(&s, "250"); #expect(s.form[.amount] == "12.50")
+        press(&s, .backspace); #expect(s.form[.amount] == "1.25")
+        type(&s, "0"); #expect(s.form[.amount] == "12.50")
+        type(&s, "."); #expect(s.form[.amount] == "12.50")
         #expect(s.notice?.contains("in cents") == true)
         let cmds = press(&s, .enter)
         guard case .perform(.sale(let sale), _)? = cmds.first else { Issue.record("no sale: \(cmds)"); return }
@@ -424,6 +424,6 @@ import TillProtocol
     @Test func offByDefaultTheAmountReadsAsTyped() {
         var s = readyState()
         type(&s, "1250")
-        #expect(s.form["amount"] == "1250")
+        #expect(s.form[.amount] == "1250")
     }
 }

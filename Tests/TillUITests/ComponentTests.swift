@@ -7,14 +7,14 @@ import TillProtocol
 @Suite struct ComponentTests {
     @Test func aFieldWithItsValueAndCursor() {
         var buf = ScreenBuffer(size: Size(width: 30, height: 1))
-        drawField(Field("amount", "Amount", .money, text: "12,5"), focused: true, error: nil, x: 0, labelW: 10, fieldX: 10, fieldW: 14, y: 0,
+        drawField(Field(.amount, "Amount", .money, text: "12,5"), focused: true, error: nil, x: 0, labelW: 10, fieldX: 10, fieldW: 14, y: 0,
                   currency: "€", &buf)
         #expect(buf.text == "Amount     € 12,5_")
     }
 
     @Test func aRefusedFieldIsMarked() {
         var buf = ScreenBuffer(size: Size(width: 30, height: 1))
-        drawField(Field("amount", "Amount", .money, text: "3"), focused: true, error: "'-' refused", x: 0, labelW: 10, fieldX: 10, fieldW: 14, y: 0,
+        drawField(Field(.amount, "Amount", .money, text: "3"), focused: true, error: "'-' refused", x: 0, labelW: 10, fieldX: 10, fieldW: 14, y: 0,
                   currency: "€", &buf)
         #expect(buf.text == "Amount     € 3_        !")
         #expect(buf[0, 0].role == .error)

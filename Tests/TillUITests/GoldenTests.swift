@@ -170,7 +170,7 @@ enum Scenes {
         }
         add("admin-activation") { s in
             press(&s, .f(11), .char("o"))
-            while AdminScreen.rows[s.admin.row] != .field("activationCode") { press(&s, .down) }
+            while AdminScreen.rows[s.admin.row] != .field(.activationCode) { press(&s, .down) }
             type(&s, "48151623"); press(&s, .down); type(&s, "shop-7"); press(&s, .down); type(&s, "2468")
             press(&s, .down); type(&s, "KEY-abc")
         }

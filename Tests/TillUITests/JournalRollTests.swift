@@ -220,10 +220,10 @@ import TillProtocol
         #expect(sale.screen == .journal)
         // The row it can act on still goes.
         press(&sale, .f(5))
-        #expect(sale.screen == .refund && sale.form["referenceNumber"] == "111111")
+        #expect(sale.screen == .refund && sale.form[.referenceNumber] == "111111")
         var preAuth = Self.journal([rows[4].0])
         press(&preAuth, .f(4))
-        #expect(preAuth.screen == .capture && preAuth.form["referenceNumber"] == "333333")
+        #expect(preAuth.screen == .capture && preAuth.form[.referenceNumber] == "333333")
     }
 
     // MARK: - The admin list says there is more

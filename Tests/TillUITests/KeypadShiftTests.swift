@@ -44,7 +44,7 @@ import TillProtocol
         #expect(view(s, size: s.size).contains("Tip 10 %"))
         _ = keys(&s, "2")   // 1 tip 5 %, 2 tip 10 %
         #expect(s.overlay == nil)
-        #expect(s.form["amount"] == "10" && s.form["tipAmount"] == "10%")
+        #expect(s.form[.amount] == "10" && s.form[.tipAmount] == "10%")
         _ = keys(&s, "E")
         guard case .sale(let r)? = s.lastRequest else { Issue.record("no sale sent"); return }
         #expect(r.amount == Money(cents: 1000) && r.tipAmount == Money(cents: 100))
@@ -55,17 +55,17 @@ import TillProtocol
         _ = keys(&s, "5/")
         #expect(view(s, size: s.size).contains("Menu: Sale"))
         #expect(keys(&s, ".+*E") == [])
-        #expect(s.form["amount"] == "5" && s.screen == .sale)
+        #expect(s.form[.amount] == "5" && s.screen == .sale)
         #expect(view(s, size: s.size).contains("Menu: Sale"))
         _ = keys(&s, "-")   // closes it
-        #expect(s.overlay == nil && s.form["amount"] == "5")
+        #expect(s.overlay == nil && s.form[.amount] == "5")
         // On the journal the filter is a text field that takes a `/`: the menu key opens the menu all the same.
         press(&s, .f(7))
         _ = keys(&s, "/")
-        #expect(s.form["filter"] == "")
+        #expect(s.form[.filter] == "")
         #expect(view(s, size: s.size).contains("Menu: Journal"))
         _ = keys(&s, "/")   // the menu key again closes it
-        #expect(s.overlay == nil && s.form["filter"] == "")
+        #expect(s.overlay == nil && s.form[.filter] == "")
     }
 
     @Test func aFullRefundFromAJournalRowAndBackToSale() {
@@ -75,7 +75,7 @@ import TillProtocol
         _ = update(&s, .journalLoaded([entry(3, cents: 1250, tip: 125, response: approvedSaleResponse)]))
         _ = keys(&s, "654321/1")   // the STAN in the filter, then 1: refund this sale
         #expect(s.screen == .refund)
-        #expect(s.form["referenceNumber"] == "654321" && s.form["amount"] == "")
+        #expect(s.form[.referenceNumber] == "654321" && s.form[.amount] == "")
         _ = keys(&s, "E")
         #expect(confirmation(s)?.title == "Refund?")
         #expect(confirmation(s)?.lines.first == "Refund the FULL amount of the payment")
@@ -184,7 +184,7 @@ import TillProtocol
         press(&s, .alt("o"))
         #expect(view(s, size: s.size).contains("Menu: Sale"))
         press(&s, .char("3"))
-        #expect(s.form["tipAmount"] == "15%" && s.form["amount"] == "7")
+        #expect(s.form[.tipAmount] == "15%" && s.form[.amount] == "7")
     }
 
     @Test func theMenuGolden() {

@@ -50,7 +50,7 @@ import TillProtocol
         #expect(small.contains("3 keys not taken"), "\(small.text)")
         #expect(!small.contains("Keys wait"), "\(small.text)")
         _ = update(&s, .resize(Size(width: 80, height: 24)))
-        #expect(s.form["amount"] == "", "nothing typed blind")
+        #expect(s.form[.amount] == "", "nothing typed blind")
         #expect(s.notice?.contains("3 keys typed while the window was too small were not taken") == true, "\(s.notice ?? "")")
         #expect(s.noticeIsError)
     }

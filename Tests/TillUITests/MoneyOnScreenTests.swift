@@ -105,7 +105,7 @@ private func sentRequest(_ cmds: [Command]) -> Request? {
         var s = readyState()
         type(&s, "3.3"); press(&s, .f(8), .f(2))
         type(&s, "-3")
-        #expect(s.form["amount"] == "-3" && s.form.errors["amount"] != nil)
+        #expect(s.form[.amount] == "-3" && s.form.errors[.amount] != nil)
         #expect(sentRequest(press(&s, .enter)) == nil)
     }
 
@@ -117,7 +117,7 @@ private func sentRequest(_ cmds: [Command]) -> Request? {
         press(&s, .f(2)); type(&s, "10"); press(&s, .tab, .tab, .f(7), .f(2))
         #expect(s.notice?.contains("typing replaces it") == true)
         type(&s, "13.13")
-        #expect(s.form.focused?.id == "amount" && s.form["amount"] == "13.13" && s.form["preferredInstallments"] == "")
+        #expect(s.form.focused?.id == .amount && s.form[.amount] == "13.13" && s.form[.preferredInstallments] == "")
         let r = sentRequest(press(&s, .enter))
         guard case .sale(let sale)? = r else { Issue.record("no sale: \(String(describing: r))"); return }
         #expect(sale.amount == Money(cents: 1313))
@@ -128,12 +128,12 @@ private func sentRequest(_ cmds: [Command]) -> Request? {
         // -3 Enter charged 3.00.
         var s = readyState()
         type(&s, "-3")
-        #expect(s.form.errors["amount"]?.contains("'-'") == true)
+        #expect(s.form.errors[.amount]?.contains("'-'") == true)
         #expect(sentRequest(press(&s, .enter)) == nil)
         #expect(s.pending == nil)
         #expect(view(s, size: s.size).contains("'-'"))
         // Correcting the field (Backspace until the '-' is gone) lifts the block.
-        #expect(s.form["amount"] == "-3")
+        #expect(s.form[.amount] == "-3")
         press(&s, .backspace)
         #expect(sentRequest(press(&s, .enter)) == nil)
         press(&s, .backspace)
@@ -144,15 +144,15 @@ private func sentRequest(_ cmds: [Command]) -> Request? {
     @Test func aRefusedCharacterInAnyFieldBlocksEnter() {
         var s = readyState()
         type(&s, "10"); press(&s, .tab, .tab); type(&s, "1.5")
-        #expect(s.form.errors["preferredInstallments"] != nil)
+        #expect(s.form.errors[.preferredInstallments] != nil)
         #expect(sentRequest(press(&s, .enter)) == nil)
-        #expect(s.form.focused?.id == "preferredInstallments")
+        #expect(s.form.focused?.id == .preferredInstallments)
     }
 
     @Test func typingPastTheFieldLengthBlocksEnter() {
         var s = readyState()
         type(&s, "10"); press(&s, .tab, .tab); type(&s, "123")
-        #expect(s.form["preferredInstallments"] == "12" && s.form.errors["preferredInstallments"] != nil)
+        #expect(s.form[.preferredInstallments] == "12" && s.form.errors[.preferredInstallments] != nil)
         #expect(sentRequest(press(&s, .enter)) == nil)
     }
 
@@ -196,7 +196,7 @@ private func sentRequest(_ cmds: [Command]) -> Request? {
         type(&s, "13.13"); press(&s, .enter)
         let unknown = entry(3, cents: 1313, state: .unknown, note: "no answer in 90 s")
         _ = update(&s, .performed(.unknown(unknown), summary: "Sale € 13.13"))
-        #expect(s.form["amount"] == "")
+        #expect(s.form[.amount] == "")
         type(&s, "13.13")
         #expect(sentRequest(press(&s, .enter)) == nil)
         guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }

@@ -26,7 +26,7 @@ import TillProtocol
     @Test func saleAmountEnterSendsTypedRequest() {
         var s = readyState()
         type(&s, "12,5")
-        #expect(s.form["amount"] == "12,5")
+        #expect(s.form[.amount] == "12,5")
         let cmds = press(&s, .enter)
         let req = Request.sale(SaleRequest(amount: Money(cents: 1250), withInstallments: false, protocolName: "int_default"))
         #expect(cmds == [.perform(req, summary: "Sale € 12.50")])
@@ -38,7 +38,7 @@ import TillProtocol
         var s = readyState()
         type(&s, "12.50")
         press(&s, .alt("2"))   // tip 10 %
-        #expect(s.form["tipAmount"] == "10%")
+        #expect(s.form[.tipAmount] == "10%")
         let cmds = press(&s, .enter)
         guard case .perform(.sale(let sale), _)? = cmds.first else { Issue.record("no sale sent: \(cmds)"); return }
         #expect(sale.amount == Money(cents: 1250))
@@ -64,8 +64,8 @@ import TillProtocol
         let cmds = press(&s, .enter)
         #expect(cmds.isEmpty)
         #expect(s.pending == nil)
-        #expect(s.form.errors["tipAmount"]?.contains("more than the amount") == true)
-        #expect(s.form.focused?.id == "tipAmount")
+        #expect(s.form.errors[.tipAmount]?.contains("more than the amount") == true)
+        #expect(s.form.focused?.id == .tipAmount)
     }
 
     @Test func badAmountUsesMoneyParseMessage() {
@@ -73,34 +73,34 @@ import TillProtocol
         type(&s, "12.345")
         let cmds = press(&s, .enter)
         #expect(cmds.isEmpty)
-        #expect(s.form.errors["amount"] == MoneyError.tooManyDecimals("12.345").description)
+        #expect(s.form.errors[.amount] == MoneyError.tooManyDecimals("12.345").description)
         press(&s, .backspace)
-        #expect(s.form["amount"] == "12.34")
-        #expect(s.form.errors["amount"] == nil)
+        #expect(s.form[.amount] == "12.34")
+        #expect(s.form.errors[.amount] == nil)
     }
 
     @Test func emptyAndZeroAmountsAreRefused() {
         var s = readyState()
         press(&s, .enter)
-        #expect(s.form.errors["amount"] == MoneyError.empty.description)
+        #expect(s.form.errors[.amount] == MoneyError.empty.description)
         type(&s, "0")
         press(&s, .enter)
-        #expect(s.form.errors["amount"] == "The amount must be more than 0.")
+        #expect(s.form.errors[.amount] == "The amount must be more than 0.")
     }
 
     @Test func lettersAreRefusedInAmountField() {
         var s = readyState()
         type(&s, "1x")
         // Refused, never dropped: the character stays in sight with the reason, and Enter sends nothing.
-        #expect(s.form["amount"] == "1x")
-        #expect(s.form.errors["amount"] != nil)
+        #expect(s.form[.amount] == "1x")
+        #expect(s.form.errors[.amount] != nil)
         #expect(press(&s, .enter).isEmpty)
     }
 
     @Test func minusThreeNeverChargesThree() {
         var s = readyState()
         type(&s, "-3")
-        #expect(s.form["amount"] == "-3" && s.form.errors["amount"] != nil)
+        #expect(s.form[.amount] == "-3" && s.form.errors[.amount] != nil)
         #expect(press(&s, .enter).isEmpty, "'-3' must never charge 3.00")
         press(&s, .ctrl("u")); type(&s, "3")
         #expect(press(&s, .enter) == [.perform(.sale(SaleRequest(amount: Money(cents: 300), withInstallments: false, protocolName: "int_default")),
@@ -149,7 +149,7 @@ import TillProtocol
         let cmds = update(&s, .performed(.answered(e), summary: "Sale € 12.50"))
         #expect(cmds == [.loadReport(batch: .current, show: false)])   // the running report follows every payment
         #expect(s.pending == nil)
-        #expect(s.form["amount"] == "")
+        #expect(s.form[.amount] == "")
         let buf = view(s, size: s.size)
         #expect(buf.contains("✓ SALE APPROVED € 13.75"))
         #expect(buf.contains("654321"))
@@ -160,8 +160,8 @@ import TillProtocol
         var s = readyState()
         type(&s, "6.66"); press(&s, .enter)
         _ = update(&s, .performed(.answered(entry(2, cents: 666, state: .declined, response: declinedSaleResponse)), summary: "Sale € 6.66"))
-        #expect(s.form["amount"] == "")
-        #expect(s.form.focused?.id == "amount")
+        #expect(s.form[.amount] == "")
+        #expect(s.form.focused?.id == .amount)
         #expect(view(s, size: s.size).contains("✗ NOT CHARGED"))
     }
 
@@ -177,7 +177,7 @@ import TillProtocol
         var s = readyState()
         type(&s, "5"); press(&s, .enter)
         _ = update(&s, .performed(.invalid([ValidationError(field: "amount", message: "Nope.")]), summary: "Sale € 5.00"))
-        #expect(s.form.errors["amount"] == "Nope.")
+        #expect(s.form.errors[.amount] == "Nope.")
         #expect(s.result == nil)
     }
 
@@ -197,7 +197,7 @@ import TillProtocol
         var s = readyState()
         press(&s, .f(5))
         press(&s, .enter)
-        #expect(s.form.errors["referenceNumber"] != nil)
+        #expect(s.form.errors[.referenceNumber] != nil)
         type(&s, "654321")
         for _ in 0..<5 { press(&s, .tab) }
         type(&s, "5")
@@ -219,9 +219,9 @@ import TillProtocol
         press(&s, .f(4))
         type(&s, "123")
         press(&s, .enter)
-        #expect(s.form.errors["referenceNumber"]?.contains("six digits") == true)
+        #expect(s.form.errors[.referenceNumber]?.contains("six digits") == true)
         press(&s, .esc)   // clears the field
-        #expect(s.form["referenceNumber"] == "")
+        #expect(s.form[.referenceNumber] == "")
         press(&s, .tab, .tab); type(&s, "1234567890")
         press(&s, .tab); type(&s, "2026-11-20")
         #expect(enterFinding(&s).isEmpty)   // a capture is confirmed first
@@ -345,7 +345,7 @@ import TillProtocol
         #expect(buf.contains("Tip 10 %"))
         press(&s, .char("x"))
         #expect(s.overlay == nil)
-        #expect(s.form["amount"] == "")
+        #expect(s.form[.amount] == "")
     }
 
     @Test func keypadKeymapActsOnlyWhereTheFieldRefusesTheCharacter() throws {
@@ -357,11 +357,11 @@ import TillProtocol
         let km = try Keymap.parse(text, file: "keypad.toml", name: "keypad")
         var s = readyState(keymap: km)
         type(&s, "5+")
-        #expect(s.form.focused?.id == "tipAmount")
+        #expect(s.form.focused?.id == .tipAmount)
         press(&s, .char("/"))
         #expect(s.screen == .journal)
         type(&s, "a/b")   // the journal filter is a text field: / types
-        #expect(s.form["filter"] == "a/b")
+        #expect(s.form[.filter] == "a/b")
     }
 
 }

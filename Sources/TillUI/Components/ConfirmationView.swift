@@ -92,7 +92,7 @@ func closeBox(_ state: inout AppState) {
 
 /// "Amount € 20 kept …" after a box over a form closed, for the notice.
 func keptNote(_ state: AppState) -> String {
-    guard let a = state.form.fields.first(where: { $0.id == "amount" && $0.selected })?.text else { return "" }
+    guard let a = state.form.fields.first(where: { $0.id == .amount && $0.selected })?.text else { return "" }
     return " Amount \(state.currency) \(a) kept: typing replaces it."
 }
 

@@ -94,7 +94,7 @@ func eraseSelection(_ state: inout AppState) -> Bool {
 }
 
 /// The cashier corrected a field (Backspace, clear): its error goes once no refused character is left in it.
-func corrected(_ state: inout AppState, _ id: String) {
+func corrected(_ state: inout AppState, _ id: FieldID) {
     guard let i = state.form.index(of: id) else { return }
     let f = state.form.fields[i]
     state.form.message = nil
@@ -143,7 +143,7 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         drawField(shown, focused: i == form.focus, error: form.errors[f.id], x: r.x + 2, labelW: labelW, fieldX: fieldX, fieldW: fieldW,
                   y: y, currency: s.currency, &buf)
         // What a field adds, to the right of it.
-        if f.id == "tipAmount", s.screen == .sale, let extra = tipNote(form, s.currency) {
+        if f.id == .tipAmount, s.screen == .sale, let extra = tipNote(form, s.currency) {
             buf.put(extra, x: fieldX + fieldW + 1, y: y, role: .amount, maxWidth: r.maxX - fieldX - fieldW - 1)
         }
         y += 1
@@ -152,12 +152,12 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
                 buf.put(line, x: fieldX, y: y, role: .error, maxWidth: r.maxX - fieldX); y += 1
             }
         }
-        if f.id == "preferredInstallments", s.screen == .sale, let note = installmentsNotice(form), y < r.maxY - 2 {
+        if f.id == .preferredInstallments, s.screen == .sale, let note = installmentsNotice(form), y < r.maxY - 2 {
             for line in wrap("ⓘ " + note, width: r.maxX - r.x - 3) where y < r.maxY - 2 {
                 buf.put(line, x: r.x + 2, y: y, role: .warning, maxWidth: r.maxX - r.x - 3); y += 1
             }
         }
-        if f.id == "tipAmount", s.screen == .sale, y < r.maxY - 2 {
+        if f.id == .tipAmount, s.screen == .sale, y < r.maxY - 2 {
             let presets = [KeyAction.tip5, .tip10, .tip15, .tipNone].map { menuRouteHint($0, s) + " " + ($0 == .tipNone ? "none" : $0.label.replacingOccurrences(" %", "%").replacingOccurrences("Tip ", "")) }
             let text = presets.joined(separator: "  ")
             let px = text.count <= r.maxX - fieldX - 1 ? fieldX : r.x + 2
@@ -235,13 +235,13 @@ struct FormReader {
     }
 
     /// The field's text, nil when blank.
-    func opt(_ id: String) -> String? {
+    func opt(_ id: FieldID) -> String? {
         let t = form[id].trimmingWhitespace()
         return t.isEmpty ? nil : t
     }
 
     /// An amount field: `.none` when it has an error (now on the field), `.some(nil)` when blank and optional.
-    mutating func money(_ id: String, required: Bool) -> Money?? {
+    mutating func money(_ id: FieldID, required: Bool) -> Money?? {
         guard let t = opt(id) else {
             if required { form.errors[id] = MoneyError.empty.description; return .none }
             return .some(nil)
@@ -253,7 +253,7 @@ struct FormReader {
     mutating func validate(_ r: Request) -> Bool {
         let errs = TerminalRequest(caller: validationCaller, request: r).validationErrors()
         for e in errs {
-            if form.index(of: e.field) != nil { if form.errors[e.field] == nil { form.errors[e.field] = e.message } }
+            if let id = FieldID(rawValue: e.field), form.index(of: id) != nil { if form.errors[id] == nil { form.errors[id] = e.message } }
             else if form.message == nil { form.message = e.message }
         }
         focusFirstError()

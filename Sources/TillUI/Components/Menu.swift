@@ -72,7 +72,7 @@ public struct Menu: Sendable, Hashable {
                 else if s.journalRow != nil { own.append(("Detail of this row", .action(.submit))) }
                 own.append((s.journal.allBatches ? "This batch only" : "All batches", .action(.scope)))
             case .batch:
-                let typed = (s.forms[.batch]?["batchName"] ?? "").trimmingWhitespace()
+                let typed = (s.forms[.batch]?[.batchName] ?? "").trimmingWhitespace()
                 own.append(("Open a shift '\(typed.isEmpty ? s.defaultShiftName : typed)'", .openShift))
                 if let b = s.batch, b.isOpen { own.append(("Close the shift", .action(.closeBatch))) }
                 own.append((s.batch?.isOpen == true ? "X report, full screen" : "Last Z report, full screen", .action(.report)))
@@ -141,7 +141,7 @@ func runMenuCommand(_ state: inout AppState, _ command: MenuCommand, _ menu: Men
         if menu.report != nil { state.overlay = nil }
         return go(&state, screen)
     case .openShift:
-        let typed = (state.forms[.batch]?["batchName"] ?? "").trimmingWhitespace()
+        let typed = (state.forms[.batch]?[.batchName] ?? "").trimmingWhitespace()
         return confirmOpen(&state, name: typed.isEmpty ? state.defaultShiftName : typed)
     case .export:
         guard let r = menu.report?.report ?? state.batchScreen.runningReport else {

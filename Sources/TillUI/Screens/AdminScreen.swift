@@ -18,7 +18,7 @@ public struct AdminState: Sendable, Hashable {
 
 /// One row of the admin screen.
 enum AdminRow: Hashable {
-    case getPrinting, printingSwitch(Int), descriptionType, setPrinting, sendLogs, getCode, field(String), flag(String), activate
+    case getPrinting, printingSwitch(Int), descriptionType, setPrinting, sendLogs, getCode, field(FieldID), flag(String), activate
 }
 
 /// The terminal's settings, for the shop owner (behind a confirmation): printing settings (get, toggle,
@@ -31,11 +31,11 @@ enum AdminScreen: ScreenComponent {
 
     static func blankForm() -> Form {
         var f = Form([
-            Field("activationCode", "Activation code", .text, placeholder: "from Get code", maxLength: 32),
-            Field("sourceID", "Source id", .text, placeholder: "optional", maxLength: 64),
-            Field("pinCode", "PIN", .digits, placeholder: "4-8 digits", maxLength: 8, secret: true),
-            Field("apikey", "API key", .text, placeholder: "or the code", maxLength: 256, secret: true),
-            Field("apiSecret", "API secret", .text, placeholder: "with the key", maxLength: 256, secret: true),
+            Field(.activationCode, "Activation code", .text, placeholder: "from Get code", maxLength: 32),
+            Field(.sourceID, "Source id", .text, placeholder: "optional", maxLength: 64),
+            Field(.pinCode, "PIN", .digits, placeholder: "4-8 digits", maxLength: 8, secret: true),
+            Field(.apikey, "API key", .text, placeholder: "or the code", maxLength: 256, secret: true),
+            Field(.apiSecret, "API secret", .text, placeholder: "with the key", maxLength: 256, secret: true),
         ])
         f.focus = -1
         return f
@@ -43,7 +43,7 @@ enum AdminScreen: ScreenComponent {
 
     static var rows: [AdminRow] {
         [.getPrinting] + PrintingSettings.switches.indices.map { AdminRow.printingSwitch($0) } + [.descriptionType, .setPrinting, .sendLogs, .getCode]
-            + ["activationCode", "sourceID", "pinCode", "apikey", "apiSecret"].map { AdminRow.field($0) }
+            + ([.activationCode, .sourceID, .pinCode, .apikey, .apiSecret] as [FieldID]).map { AdminRow.field($0) }
             + ActivationRequest.flagNames.map { AdminRow.flag($0) } + [.activate]
     }
 
@@ -116,8 +116,8 @@ enum AdminScreen: ScreenComponent {
 
     static func activate(_ state: inout AppState) -> [Command] {
         guard var reader = FormReader(&state) else { return [] }
-        let r = RequestDraft.activation(activationCode: reader.opt("activationCode"), apiKey: reader.opt("apikey"),
-                                        apiSecret: reader.opt("apiSecret"), sourceId: reader.opt("sourceID"), pinCode: reader.opt("pinCode"),
+        let r = RequestDraft.activation(activationCode: reader.opt(.activationCode), apiKey: reader.opt(.apikey),
+                                        apiSecret: reader.opt(.apiSecret), sourceId: reader.opt(.sourceID), pinCode: reader.opt(.pinCode),
                                         flags: state.admin.flags).request
         let ok = reader.validate(r)
         state.form = reader.form
@@ -131,7 +131,7 @@ enum AdminScreen: ScreenComponent {
         let cmds = send(&state, r)
         if !cmds.isEmpty {
             // The secrets leave the screen's memory once handed over.
-            for id in ["pinCode", "apikey", "apiSecret"] { state.form[id] = "" }
+            for id: FieldID in [.pinCode, .apikey, .apiSecret] { state.form[id] = "" }
         }
         return cmds
     }
@@ -155,7 +155,7 @@ enum AdminScreen: ScreenComponent {
         case .getActivationCode:
             if let code = resp["activationCode"], !code.isEmpty {
                 state.admin.activationCode = code
-                state.forms[.admin]?["activationCode"] = code
+                state.forms[.admin]?[.activationCode] = code
             }
         default: break
         }

@@ -19,12 +19,12 @@ enum BatchScreen: ScreenComponent {
     static func submit(_ state: inout AppState) -> [Command] {
         guard var reader = FormReader(&state) else { return [] }
         var form: Form { get { reader.form } set { reader.form = newValue } }
-        func opt(_ id: String) -> String? { reader.opt(id) }
+        func opt(_ id: FieldID) -> String? { reader.opt(id) }
         func validate(_ r: Request) -> Bool { reader.validate(r) }
         defer { state.form = reader.form }
-        if form.fields[form.focus].id == "batchName" {
-            guard let name = opt("batchName") else {
-                form.errors["batchName"] = "Type a name for the new batch (e.g. the shift)."
+        if form.fields[form.focus].id == .batchName {
+            guard let name = opt(.batchName) else {
+                form.errors[.batchName] = "Type a name for the new batch (e.g. the shift)."
                 return []
             }
             guard validate(.batch(BatchRequest(command: .open, batchName: name))) else { return [] }
@@ -32,7 +32,7 @@ enum BatchScreen: ScreenComponent {
             return confirmOpen(&state, name: name)
         }
         state.form = form
-        return confirmClose(&state, target: BatchKey(text: opt("batchId") ?? ""))
+        return confirmClose(&state, target: BatchKey(text: opt(.batchId) ?? ""))
     }
 
     static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { batchScreen(state, r, &buf) }
@@ -42,7 +42,7 @@ enum BatchScreen: ScreenComponent {
 func confirmOpen(_ state: inout AppState, name: String) -> [Command] {
     let r = Request.batch(BatchRequest(command: .open, batchName: name))
     if let e = TerminalRequest(caller: validationCaller, request: r).validationErrors().first {
-        state.forms[.batch]?.errors["batchName"] = e.message
+        state.forms[.batch]?.errors[.batchName] = e.message
         setNotice(&state, e.message, error: true)
         return []
     }
@@ -63,7 +63,7 @@ func confirmClose(_ state: inout AppState, target: BatchKey) -> [Command] {
     switch target {
     case .current, .last:
         guard let b = state.batch, b.isOpen else {
-            state.form.errors["batchId"] = "No batch is open; type the name or id of the batch to close."
+            state.form.errors[.batchId] = "No batch is open; type the name or id of the batch to close."
             return []
         }
         r = BatchRequest(command: .close)
@@ -78,7 +78,7 @@ func confirmClose(_ state: inout AppState, target: BatchKey) -> [Command] {
         }
     }
     let errs = TerminalRequest(caller: validationCaller, request: .batch(r)).validationErrors()
-    if let e = errs.first { state.form.errors["batchId"] = e.message; return [] }
+    if let e = errs.first { state.form.errors[.batchId] = e.message; return [] }
     lines.append("Its payments are settled; new payments go to")
     lines.append("the next batch you open.")
     if let p = state.pending {
@@ -151,7 +151,7 @@ func batchScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
             for line in wrap("✗ " + e, width: r.maxX - fieldX - 1) where y < r.maxY - 2 { buf.put(line, x: fieldX, y: y, role: .error); y += 1 }
         }
         if roomy {
-            let hint = f.id == "batchName" ? "Enter opens it; the active one closes" : "Enter closes it, after asking"
+            let hint = f.id == .batchName ? "Enter opens it; the active one closes" : "Enter closes it, after asking"
             if y < r.maxY - 2 { buf.put(hint, x: x + 2, y: y, role: .hint, maxWidth: w - 2); y += 1 }
             y += 1
         }

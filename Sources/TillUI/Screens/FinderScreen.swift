@@ -40,8 +40,8 @@ enum FinderScreen: ScreenComponent {
     static func submit(_ state: inout AppState, lookedUp: (TransactionFinder, [JournalEntry])?) -> [Command] {
         guard var reader = FormReader(&state) else { return [] }
         var form: Form { get { reader.form } set { reader.form = newValue } }
-        func opt(_ id: String) -> String? { reader.opt(id) }
-        func money(_ id: String, required: Bool) -> Money?? { reader.money(id, required: required) }
+        func opt(_ id: FieldID) -> String? { reader.opt(id) }
+        func money(_ id: FieldID, required: Bool) -> Money?? { reader.money(id, required: required) }
         func validate(_ r: Request) -> Bool { reader.validate(r) }
         func focusFirstError() { reader.focusFirstError() }
         defer { state.form = reader.form }
@@ -49,13 +49,13 @@ enum FinderScreen: ScreenComponent {
         let capture = state.screen == .capture
         let offset = state.tzOffsetMinutes
         let draft = capture
-            ? RequestDraft.capture(amount: opt("amount"), reference: opt("referenceNumber"), orderCode: opt("orderCode"),
-                                   shortOrderCode: opt("shortOrderCode"), from: opt("txnDateFrom"), to: opt("txnDateTo"),
+            ? RequestDraft.capture(amount: opt(.amount), reference: opt(.referenceNumber), orderCode: opt(.orderCode),
+                                   shortOrderCode: opt(.shortOrderCode), from: opt(.txnDateFrom), to: opt(.txnDateTo),
                                    offsetMinutes: { _ in offset })
-            : RequestDraft.refund(amount: opt("amount"), reference: opt("referenceNumber"), orderCode: opt("orderCode"),
-                                  shortOrderCode: opt("shortOrderCode"), from: opt("txnDateFrom"), to: opt("txnDateTo"),
+            : RequestDraft.refund(amount: opt(.amount), reference: opt(.referenceNumber), orderCode: opt(.orderCode),
+                                  shortOrderCode: opt(.shortOrderCode), from: opt(.txnDateFrom), to: opt(.txnDateTo),
                                   offsetMinutes: { _ in offset })
-        for e in draft.errors { form.errors[e.field] = e.message }
+        for e in draft.errors { if let id = FieldID(rawValue: e.field) { form.errors[id] = e.message } else { form.message = e.message } }
         if !draft.errors.isEmpty { focusFirstError(); return [] }
         let r = draft.request
         let finder: TransactionFinder, amountOpt: Money?
@@ -65,7 +65,7 @@ enum FinderScreen: ScreenComponent {
         default: return []
         }
         if !capture, !finder.hasKey {
-            form.errors["referenceNumber"] = "Say which payment to refund: its STAN, order code or short order code."
+            form.errors[.referenceNumber] = "Say which payment to refund: its STAN, order code or short order code."
             form.focus = 0
             return []
         }

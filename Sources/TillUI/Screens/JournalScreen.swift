@@ -32,7 +32,7 @@ public struct JournalState: Sendable, Hashable {
 extension AppState {
     /// Journal entries after the filter typed on the journal screen.
     public var visibleJournal: [JournalEntry] {
-        let f = (forms[.journal]?["filter"] ?? "").trimmingWhitespace().lowercased()
+        let f = (forms[.journal]?[.filter] ?? "").trimmingWhitespace().lowercased()
         // Read like a till roll: look-ups and abort requests are hidden unless the filter asks for them
         // (type `details` or `abort`).
         if f.isEmpty { return journal.entries.filter { $0.action != .transactionDetails && $0.action != .abort } }
@@ -151,8 +151,8 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> Bool {
         return false
     }
     var f = Form.blank(screen)
-    f["referenceNumber"] = stan
-    f.focus = f.index(of: "amount") ?? 0
+    f[.referenceNumber] = stan
+    f.focus = f.index(of: .amount) ?? 0
     state.forms[screen] = f
     if let key = FinderScreen.stateKey(screen) { state[keyPath: key].origin = e }
     return true

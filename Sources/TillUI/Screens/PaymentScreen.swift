@@ -31,10 +31,10 @@ enum PaymentScreen: ScreenComponent {
         case .tip5, .tip10, .tip15, .tipNone:
             guard state.screen == .sale else { return [] }
             let pct = action == .tip5 ? "5%" : action == .tip10 ? "10%" : action == .tip15 ? "15%" : ""
-            state.form["tipAmount"] = pct
-            state.form.errors["tipAmount"] = nil
+            state.form[.tipAmount] = pct
+            state.form.errors[.tipAmount] = nil
             // A preset is typed anew: no longer a selection kept from before.
-            if let i = state.form.index(of: "tipAmount") { state.form.fields[i].selected = false }
+            if let i = state.form.index(of: .tipAmount) { state.form.fields[i].selected = false }
             if state.form.life == .fresh || state.form.life == .kept { state.form.life = typedLife(state, state.form.life) }
             return []
         case .paymentMethod:
@@ -69,16 +69,16 @@ enum PaymentScreen: ScreenComponent {
         // The form read goes back to the screen here, before anything is sent (sending makes the form fresh).
         // The same reading of typed text as `till sale` / `till pre-auth`: the identical request.
         let draft = state.screen == .sale
-            ? RequestDraft.sale(amount: form["amount"], tip: form["tipAmount"], installments: form["preferredInstallments"],
-                                reference: form["clientTransactionId"], tipStyle: state.tipStyle)
-            : RequestDraft.preAuth(amount: form["amount"], reference: form["clientTransactionId"])
+            ? RequestDraft.sale(amount: form[.amount], tip: form[.tipAmount], installments: form[.preferredInstallments],
+                                reference: form[.clientTransactionId], tipStyle: state.tipStyle)
+            : RequestDraft.preAuth(amount: form[.amount], reference: form[.clientTransactionId])
         let problems = draft.problems(caller: validationCaller, tipStyle: state.tipStyle)
         for e in problems {
-            if let i = form.index(of: e.field) {
+            if let id = FieldID(rawValue: e.field), let i = form.index(of: id) {
                 // Shown beside its field: the "Amount: " the CLI puts first is said by the field's label.
                 let label = form.fields[i].label + ": "
                 let m = e.message.hasPrefix(label) ? String(e.message.dropFirst(label.count)) : e.message
-                if form.errors[e.field] == nil { form.errors[e.field] = m }
+                if form.errors[id] == nil { form.errors[id] = m }
             } else if form.message == nil { form.message = e.message }
         }
         guard problems.isEmpty else { focusFirstError(); state.form = form; return [] }
@@ -158,8 +158,8 @@ func withPaymentMethod(_ r: Request, _ m: PaymentMethod) -> Request {
 /// above the maximum: sale.txt:28 "0 or above the maximum allowed: the user will be prompted").
 /// Read by the same function that builds the request, so the notice and the request agree.
 func installmentsNotice(_ form: Form) -> String? {
-    guard !form["preferredInstallments"].trimmingWhitespace().isEmpty,
-          case .sale(let s) = RequestDraft.sale(amount: form["amount"], installments: form["preferredInstallments"]).request,
+    guard !form[.preferredInstallments].trimmingWhitespace().isEmpty,
+          case .sale(let s) = RequestDraft.sale(amount: form[.amount], installments: form[.preferredInstallments]).request,
           s.terminalWillAskForInstallments else { return nil }
     return s.preferredInstallments == 0 ? "0: the terminal will ask the cardholder how many."
         : "Above \(Limits.installmentsWithoutPrompt): the terminal will ask the cardholder how many."
@@ -173,15 +173,15 @@ public func tipValue(_ text: String, amount: Money) -> Result<Money, FieldMessag
 }
 
 func tipNote(_ form: Form, _ currency: String) -> String? {
-    let t = form["tipAmount"].trimmingWhitespace()
-    guard t.hasSuffix("%"), let amount = try? Money.parse(form["amount"]) else { return nil }
+    let t = form[.tipAmount].trimmingWhitespace()
+    guard t.hasSuffix("%"), let amount = try? Money.parse(form[.amount]) else { return nil }
     guard case .success(let tip) = tipValue(t, amount: amount) else { return nil }
     return "= " + tip.formatted()
 }
 
 func saleTotal(_ form: Form) -> Money? {
-    guard let amount = try? Money.parse(form["amount"]), amount.cents > 0 else { return nil }
-    let t = form["tipAmount"].trimmingWhitespace()
+    guard let amount = try? Money.parse(form[.amount]), amount.cents > 0 else { return nil }
+    let t = form[.tipAmount].trimmingWhitespace()
     if t.isEmpty { return amount }
     guard case .success(let tip) = tipValue(t, amount: amount) else { return nil }
     return amount + tip
