@@ -31,10 +31,7 @@ import TillProtocol
                                timeoutMs: 1_000)
         try await c.start()
         let peer = ScriptedPeer(dir.path + "/drop")
-        let open = Task { await c.perform(.batch(BatchRequest(command: .open, batchName: "Morning"))) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
-        try peer.drop(peer.answers(to: r.url)[0], as: r.id)
-        #expect(await open.value.journalEntry?.state == .approved)
+        guard try await peer.opensBatch("Morning", on: c) else { await c.shutdown(); return }
         // The close gets no answer in its time.
         let close = Task { await c.perform(.batch(BatchRequest(command: .close))) }
         guard let closeRequest = await peer.nextRequest() else { Issue.record("no close request"); await c.shutdown(); return }

@@ -199,10 +199,7 @@ import TillSimulator
         let dir = TempDir(); defer { dir.cleanup() }
         let (c, _) = try await fileDropController(dir)
         let peer = ScriptedPeer(dir.path + "/drop")
-        let open = Task { await c.perform(.batch(BatchRequest(command: .open, batchName: "Morning"))) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
-        try peer.drop(peer.answers(to: r.url)[0], as: r.id)
-        #expect(await open.value.journalEntry?.state == .approved)
+        guard try await peer.opensBatch("Morning", on: c) else { await c.shutdown(); return }
 
         let close = Task { await c.perform(.batch(BatchRequest(command: .close))) }
         guard await peer.nextRequest() != nil else { Issue.record("no close request"); await c.shutdown(); return }
