@@ -36,6 +36,10 @@ import TillProtocol
         let full = JournalRollTests.journal([JournalRollTests.sale, JournalRollTests.refund(2, cents: 2200, at: fixedNow - 20 * 60_000)])
         let fullRow = JournalRollTests.rowAt(full, "10:31")
         #expect(fullRow.contains("refunded") && !fullRow.contains("part") && !fullRow.contains("left"), "\(fullRow)")
+        // A small refund of a sale: what is left does not fit the narrow cell, but the row still says it was part
+        // refunded (it showed the sale's STAN, as if nothing had gone back).
+        let small = JournalRollTests.journal([JournalRollTests.sale, JournalRollTests.refund(2, cents: 500, at: fixedNow - 20 * 60_000)])
+        #expect(JournalRollTests.rowAt(small, "10:31").contains("part ref."), "\(JournalRollTests.rowAt(small, "10:31"))")
         // The detail says what is left too.
         var d = s
         press(&d, .enter)

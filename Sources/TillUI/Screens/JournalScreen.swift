@@ -224,7 +224,8 @@ func refundLinkTexts(_ e: JournalEntry, _ s: AppState) -> [String] {
     if let back = links.refunded[e.id] {
         if let total = Format.total(e), back < total {
             let left = (total - back).formatted()
-            return ["part refunded \(back.formatted()), \(left) left", "part refunded, \(left) left", "\(left) left", "part refunded"]
+            // The last, for the narrow list when what is left has two digits before the point ("17.00 left" is one too wide).
+            return ["part refunded \(back.formatted()), \(left) left", "part refunded, \(left) left", "\(left) left", "part refunded", "part ref."]
         }
         return ["refunded " + back.formatted(), "refunded"]
     }
