@@ -230,8 +230,27 @@ public protocol TillService: Sendable {
     /// Whether another till on this journal is waiting for the terminal now: its pending and sent entries are its own
     /// ("in progress on another till"), and cannot be settled here.
     func anotherTillIsSending() async -> Bool
+    /// What the central store holds of this journal, as the sync last wrote it beside the journal (nil: no sync ran).
+    func storeSync() async -> StoreSync?
 }
 
 extension TillService {
     public func anotherTillIsSending() async -> Bool { false }
+    public func storeSync() async -> StoreSync? { nil }
+}
+
+/// What the cashier's status line says of the chain's central store: one cell, never a box. Nil when no sync has run
+/// for this journal (a till without a store shows nothing).
+public struct StoreSync: Sendable, Hashable {
+    /// Journal changes the store does not hold yet.
+    public var toSend: Int64
+    /// When the store last took a push or said it was up to date.
+    public var sentAtMs: Int64?
+    /// Since when the sync's tries have failed (the network, the store down); nil when the last one worked.
+    public var failingSinceMs: Int64?
+    /// The store refused this till in a way that needs a person (a wrong password, a journal not adopted).
+    public var needsSetUp: Bool
+    public init(toSend: Int64, sentAtMs: Int64? = nil, failingSinceMs: Int64? = nil, needsSetUp: Bool = false) {
+        self.toSend = toSend; self.sentAtMs = sentAtMs; self.failingSinceMs = failingSinceMs; self.needsSetUp = needsSetUp
+    }
 }

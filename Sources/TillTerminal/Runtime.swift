@@ -298,6 +298,8 @@ public final class Runtime: Sendable {
             Task.detached { inbox.post(.unresolvedLoaded(await service.recover(), recovered: true)) }
         case .loadUnresolved:
             Task.detached { inbox.post(.unresolvedLoaded(await service.unresolved(), recovered: false)) }
+        case .loadStoreSync:
+            Task.detached { inbox.post(.storeSyncLoaded(await service.storeSync())) }
         case .performConfirmed(let r, let summary, let ids):
             Task.detached { inbox.post(.performed(await service.perform(r, confirmingUnknown: ids), summary: summary)) }
         case .resolve(let id, let charged, let note):

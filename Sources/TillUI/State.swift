@@ -381,6 +381,9 @@ public struct AppState: Sendable, Hashable {
     public var tipStyle: TipStyle = .onTop
     /// How the amount fields read digits (config `amount_entry`): in cents, each digit shifts in from the right.
     public var amountEntry: AmountEntry = .decimal
+    /// The central store's cell of the status line (nil: no store), and when it was last read.
+    public var storeSync: StoreSync?
+    var storeSyncReadAtMs: Int64 = 0
 
     /// A sale or pre-auth whose total is above this asks first, showing the amount (config `confirm_above`;
     /// nil: none asks).
@@ -420,6 +423,8 @@ public struct AppState: Sendable, Hashable {
 public enum Msg: Sendable, Hashable {
     case key(Key)
     case tick(nowMs: Int64)
+    /// What the central store holds of this journal (nil: no sync has run).
+    case storeSyncLoaded(StoreSync?)
     case resize(Size)
     case event(ControllerEvent)
     case performed(ActionOutcome, summary: String)
@@ -445,6 +450,8 @@ public enum Command: Sendable, Hashable {
     case loadBatch
     case recover
     case loadUnresolved
+    /// Reads what the sync last wrote beside the journal (a file, and the journal's own outbox; never the network).
+    case loadStoreSync
     case resolve(entryId: Int64, charged: Bool, note: String)
     /// As `perform`, after the cashier confirmed the named unknown payments (journal ids).
     case performConfirmed(Request, summary: String, confirming: Set<Int64>)

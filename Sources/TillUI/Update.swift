@@ -8,7 +8,8 @@ let validationCaller = Caller(callback: "till", merchantKey: "till", appId: "til
 public func initialCommands(_ state: inout AppState) -> [Command] {
     state.unresolved.recovering = true
     state.screen = .unresolved
-    return [.recover, .loadBatch]
+    state.storeSyncReadAtMs = state.nowMs
+    return [.recover, .loadBatch, .loadStoreSync]
 }
 
 /// Applies one message to the state and returns the commands it asks for. Pure: no I/O, no clock.
@@ -18,7 +19,13 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
         return handleKey(&state, key)
     case .tick(let now):
         state.nowMs = now
-        return askAgainIfDue(&state)
+        var cmds = askAgainIfDue(&state)
+        // The store's cell: read again every 15 s (a small file and one indexed read).
+        if now - state.storeSyncReadAtMs >= 15_000 { state.storeSyncReadAtMs = now; cmds.append(.loadStoreSync) }
+        return cmds
+    case .storeSyncLoaded(let s):
+        state.storeSync = s
+        return []
     case .resize(let size):
         state.size = size
         clampJournal(&state)

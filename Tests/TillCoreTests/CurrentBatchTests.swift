@@ -73,3 +73,23 @@ import TillProtocol
         #expect(await eventuallyAsync(30) { returned.result != nil }, "a wait of two minutes did not end when woken")
     }
 }
+
+/// The status line's store cell comes from what the sync wrote beside the journal and the journal's own outbox: the
+/// till never asks the store.
+@Suite struct StoreSyncCellTests {
+    @Test func whatIsLeftToSendIsTheOutboxBeyondWhatTheStoreHolds() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let c = try await simulatorController(dir)
+        #expect(await c.storeSync() == nil)   // no sync has run: no cell
+        _ = await c.perform(.batch(BatchRequest(command: .open, batchName: "Morning")))
+        _ = await c.perform(sale(1200))
+        let last = try c.journal.outboxLastSeq()
+        #expect(last > 0)
+        try SyncStatus(journalId: try c.journal.journalId(), storeLastSeq: 1, sentAtMs: 1_000).write(journal: c.journal.path)
+        #expect(await c.storeSync() == StoreSync(toSend: last - 1, sentAtMs: 1_000))
+        // A status written for another journal (a replaced file) holds nothing of this one.
+        try SyncStatus(journalId: "another", storeLastSeq: last, sentAtMs: 1_000, failingSinceMs: 500).write(journal: c.journal.path)
+        #expect(await c.storeSync() == StoreSync(toSend: last, sentAtMs: 1_000, failingSinceMs: 500))
+        await c.shutdown()
+    }
+}

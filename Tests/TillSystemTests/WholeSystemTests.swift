@@ -212,6 +212,7 @@ final class SystemRun: @unchecked Sendable {
                 case .loadBatch: inbox.post(g, .batchLoaded(await service.batch()))
                 case .recover: inbox.post(g, .unresolvedLoaded(await service.recover(), recovered: true))
                 case .loadUnresolved: inbox.post(g, .unresolvedLoaded(await service.unresolved(), recovered: false))
+                case .loadStoreSync: inbox.post(g, .storeSyncLoaded(await service.storeSync()))
                 case .resolve(let id, let charged, let note):
                     do { try await service.resolve(entryId: id, charged: charged, note: note); inbox.post(g, .resolved(entryId: id, error: nil)) }
                     catch { inbox.post(g, .resolved(entryId: id, error: "\(error)")) }

@@ -427,3 +427,34 @@ import TillProtocol
         #expect(s.form[.amount] == "1250")
     }
 }
+
+/// The chain's central store in one cell of the status line, never a box: nothing without a store; "sent 14:02";
+/// "12 to send"; "offline since 13:40 · 37 to send", a warning after an hour; "store: needs set-up", an alert.
+@Suite struct StoreCellTests {
+    func line(_ sync: StoreSync?, now: Int64 = fixedNow) -> (String, Role?) {
+        var s = readyState()
+        s.nowMs = now
+        _ = update(&s, .storeSyncLoaded(sync))
+        let text = view(s, size: s.size).text.components(separatedBy: "\n")[23]
+        return (text, storeCell(s)?.role)
+    }
+
+    @Test func eachStateOfTheStoreReadsAsOneCell() {
+        #expect(!line(nil).0.contains("store") && !line(nil).0.contains("to send"))
+        #expect(line(StoreSync(toSend: 0, sentAtMs: fixedNow - 60_000)).0.contains("sent 10:59"), "\(line(StoreSync(toSend: 0, sentAtMs: fixedNow - 60_000)).0)")
+        #expect(line(StoreSync(toSend: 12, sentAtMs: fixedNow - 60_000)).0.contains("12 to send"))
+        let recent = line(StoreSync(toSend: 37, failingSinceMs: fixedNow - 20 * 60_000))
+        #expect(recent.0.contains("offline since 10:40 · 37 to send") && recent.1 == .statusLine, "\(recent.0)")
+        let long = line(StoreSync(toSend: 37, failingSinceMs: fixedNow - 2 * 3_600_000))
+        #expect(long.1 == .warning)
+        let setUp = line(StoreSync(toSend: 3, needsSetUp: true))
+        #expect(setUp.0.contains("store: needs set-up") && setUp.1 == .statusAlert)
+    }
+
+    @Test func theCellIsReadAgainOnTheClockNotOnEveryTick() {
+        var s = AppState(nowMs: fixedNow)
+        #expect(initialCommands(&s).contains(.loadStoreSync))
+        #expect(!update(&s, .tick(nowMs: fixedNow + 1_000)).contains(.loadStoreSync))
+        #expect(update(&s, .tick(nowMs: fixedNow + 15_000)).contains(.loadStoreSync))
+    }
+}

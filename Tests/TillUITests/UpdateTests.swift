@@ -7,7 +7,7 @@ import TillProtocol
     @Test func startAsksForRecoveryAndBatchAndShowsUnresolvedFirst() {
         var s = AppState(nowMs: fixedNow)
         let cmds = initialCommands(&s)
-        #expect(cmds == [.recover, .loadBatch])
+        #expect(cmds == [.recover, .loadBatch, .loadStoreSync])
         #expect(s.screen == .unresolved)
         #expect(s.unresolved.recovering)
         let unknown = entry(3, state: .unknown, note: "no answer in 90 s")

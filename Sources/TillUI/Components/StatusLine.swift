@@ -14,6 +14,19 @@ func noticeLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
     }
 }
 
+/// The central store's cell: "sent 14:02", "12 to send", "offline since 13:40 · 37 to send" (a warning after an hour),
+/// "store: needs set-up" (an alert). Nil without a store.
+func storeCell(_ s: AppState) -> (text: String, role: Role)? {
+    guard let sync = s.storeSync else { return nil }
+    if sync.needsSetUp { return ("store: needs set-up", .statusAlert) }
+    if let since = sync.failingSinceMs {
+        let t = "offline since " + Format.hoursMinutesOfDay(since, offsetMinutes: s.tzOffsetMinutes) + (sync.toSend > 0 ? " · \(sync.toSend) to send" : "")
+        return (t, s.nowMs - since >= 3_600_000 ? .warning : .statusLine)
+    }
+    if sync.toSend > 0 { return ("\(sync.toSend) to send", .statusLine) }
+    return (sync.sentAtMs.map { "sent " + Format.hoursMinutesOfDay($0, offsetMinutes: s.tzOffsetMinutes) } ?? "store up to date", .statusLine)
+}
+
 func statusLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
     let w = buf.size.width
     buf.fill(Rect(x: 0, y: y, width: w, height: 1), role: .statusLine)
@@ -33,6 +46,7 @@ func statusLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
     case .problem(let m): put("✗ " + m + " ", .statusAlert)
     }
     if !s.unresolved.entries.isEmpty && !s.unresolved.recovering { put("│ "); put("\(s.unresolved.entries.count) unresolved ", .statusAlert) }
+    if let cell = storeCell(s) { put("│ "); put(cell.text + " ", cell.role) }
     put("│ ")
     if let b = s.batch {
         if b.isOpen {
