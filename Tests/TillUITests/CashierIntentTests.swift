@@ -431,12 +431,19 @@ import TillProtocol
 /// The chain's central store in one cell of the status line, never a box: nothing without a store; "sent 14:02";
 /// "12 to send"; "offline since 13:40 · 37 to send", a warning after an hour; "store: needs set-up", an alert.
 @Suite struct StoreCellTests {
-    func line(_ sync: StoreSync?, now: Int64 = fixedNow) -> (String, Role?) {
-        var s = readyState()
+    func line(_ sync: StoreSync?, now: Int64 = fixedNow, size: Size = Size(width: 120, height: 30)) -> (String, Role?) {
+        var s = readyState(size: size)
         s.nowMs = now
         _ = update(&s, .storeSyncLoaded(sync))
-        let text = view(s, size: s.size).text.components(separatedBy: "\n")[23]
+        let text = view(s, size: s.size).text.components(separatedBy: "\n")[size.height - 1]
         return (text, storeCell(s)?.role)
+    }
+
+    @Test func at80ColumnsTheCellNeverCutsTheShiftOrItself() {
+        let (text, _) = line(StoreSync(toSend: 37, failingSinceMs: fixedNow - 20 * 60_000), size: Size(width: 80, height: 24))
+        #expect(text.contains("batch "), "\(text)")
+        // Whole or short, never cut: "offline since 10:40 · 37 to send" does not fit beside the shift at 80 columns.
+        #expect(text.contains("offline · 37 to send") || text.contains("37 unsent"), "\(text)")
     }
 
     @Test func eachStateOfTheStoreReadsAsOneCell() {

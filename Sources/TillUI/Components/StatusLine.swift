@@ -16,15 +16,17 @@ func noticeLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
 
 /// The central store's cell: "sent 14:02", "12 to send", "offline since 13:40 · 37 to send" (a warning after an hour),
 /// "store: needs set-up" (an alert). Nil without a store.
-func storeCell(_ s: AppState) -> (text: String, role: Role)? {
+func storeCell(_ s: AppState) -> (text: String, short: [String], role: Role)? {
     guard let sync = s.storeSync else { return nil }
-    if sync.needsSetUp { return ("store: needs set-up", .statusAlert) }
+    if sync.needsSetUp { return ("store: needs set-up", ["store: set-up!"], .statusAlert) }
     if let since = sync.failingSinceMs {
         let t = "offline since " + Format.hoursMinutesOfDay(since, offsetMinutes: s.tzOffsetMinutes) + (sync.toSend > 0 ? " · \(sync.toSend) to send" : "")
-        return (t, s.nowMs - since >= 3_600_000 ? .warning : .statusLine)
+        let shorter = sync.toSend > 0 ? ["offline · \(sync.toSend) to send", "\(sync.toSend) unsent"] : ["offline"]
+        return (t, shorter, s.nowMs - since >= 3_600_000 ? .warning : .statusLine)
     }
-    if sync.toSend > 0 { return ("\(sync.toSend) to send", .statusLine) }
-    return (sync.sentAtMs.map { "sent " + Format.hoursMinutesOfDay($0, offsetMinutes: s.tzOffsetMinutes) } ?? "store up to date", .statusLine)
+    if sync.toSend > 0 { return ("\(sync.toSend) to send", ["\(sync.toSend) unsent"], .statusLine) }
+    let sent = sync.sentAtMs.map { "sent " + Format.hoursMinutesOfDay($0, offsetMinutes: s.tzOffsetMinutes) } ?? "store up to date"
+    return (sent, [], .statusLine)
 }
 
 func statusLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
@@ -46,14 +48,24 @@ func statusLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
     case .problem(let m): put("✗ " + m + " ", .statusAlert)
     }
     if !s.unresolved.entries.isEmpty && !s.unresolved.recovering { put("│ "); put("\(s.unresolved.entries.count) unresolved ", .statusAlert) }
-    if let cell = storeCell(s) { put("│ "); put(cell.text + " ", cell.role) }
     put("│ ")
+    var batch = "batch ? ", batchRole = Role.statusLine, batchShort: String?
     if let b = s.batch {
         if b.isOpen {
-            var t = "batch " + (b.name ?? b.id.map { String($0.prefix(8)) } ?? "open")
-            if let a = b.autoCloseAtMs { t += " (\(Format.hoursMinutes(a - s.nowMs)) left)" }
-            put(t + " ")
-        } else { put("no batch open ", .statusAlert) }
-    } else { put("batch ? ") }
+            let t = "batch " + (b.name ?? b.id.map { String($0.prefix(8)) } ?? "open")
+            batch = t + " "
+            if let a = b.autoCloseAtMs { batch = t + " (\(Format.hoursMinutes(a - s.nowMs)) left) "; batchShort = t + " " }
+        } else { batch = "no batch open "; batchRole = .statusAlert }
+    }
+    // The store's cell after the shift, whole or in a short form, never cut; where even its shortest form does not fit
+    // beside the shift, the shift's countdown gives way (its name stays).
+    let cells = storeCell(s).map { ([$0.text] + $0.short, $0.role) }
+    func fitting(after batchText: String) -> String? {
+        cells?.0.first { batchText.count + 3 + $0.count <= end - x }
+    }
+    var cell = fitting(after: batch)
+    if cell == nil, cells != nil, let short = batchShort, let c = fitting(after: short) { batch = short; cell = c }
+    put(batch, batchRole)
+    if let cell, let role = cells?.1 { put("│ "); put(cell + " ", role) }
     if end > x { buf.put(clock, x: end, y: y, role: .statusLine) }
 }
