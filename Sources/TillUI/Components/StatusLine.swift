@@ -45,7 +45,8 @@ func statusLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
     put("│ ")
     switch s.connection {
     case .ready: put(s.pending != nil ? "● busy " : "● ready ")
-    case .problem(let m): put("✗ " + m + " ", .statusAlert)
+    // The whole message is on the notice line; here a few words, so the shift and the store stay in sight.
+    case .problem(let m): put(fitLine("✗ " + m, width: 26) + " ", .statusAlert)
     }
     if !s.unresolved.entries.isEmpty && !s.unresolved.recovering { put("│ "); put("\(s.unresolved.entries.count) unresolved ", .statusAlert) }
     put("│ ")
