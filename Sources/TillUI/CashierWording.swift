@@ -344,7 +344,7 @@ public enum CashierWording {
             if message == .terminalBusy {
                 // The terminal never started it (the journal settles it as not charged): not a decline (a cashier
                 // reading DECLINED asks for another card).
-                let money = Format.movesMoney(e.action)
+                let money = e.action.movesMoney
                 return Verdict(role: .aborted, mark: "✗", word: "BUSY", headline: money ? "TERMINAL BUSY — NOT CHARGED" : "TERMINAL BUSY — NOT DONE",
                                sentence: "The terminal is busy with another transaction: " + (money ? "nothing was charged. " : "nothing was done. ")
                                 + "Wait for it to finish, then try again.")
@@ -363,7 +363,7 @@ public enum CashierWording {
             }
             return Verdict(role: .declined, mark: "✗", word: word, headline: headline, sentence: said)
         case .aborted:
-            let moneyAction = e.action == .sale || e.action == .preAuth || e.action == .cancel || e.action == .capturePreAuth
+            let moneyAction = e.action.movesMoney
             return Verdict(role: .aborted, mark: "✗", word: "ABORTED", headline: "ABORTED",
                            sentence: moneyAction ? "Aborted on the terminal: no money was taken." : "Aborted on the terminal.")
         case .pending, .sent, .unknown:

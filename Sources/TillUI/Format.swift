@@ -173,8 +173,6 @@ public enum Format {
         }
     }
 
-    /// Whether an action moves money (what the cashier must never lose track of).
-    public static func movesMoney(_ a: Action) -> Bool { a.movesMoney }
 
     /// `10:31` of a moment in the till's local time.
     public static func hoursMinutesOfDay(_ ms: Int64, offsetMinutes: Int) -> String { String(clock(ms, offsetMinutes: offsetMinutes).prefix(5)) }

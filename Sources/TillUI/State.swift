@@ -197,7 +197,7 @@ public enum ConfirmAction: Sendable, Hashable {
     /// number typed by habit; the cashier picks it (its letter, or its number then Enter).
     public var needsDeliberateChoice: Bool {
         switch self {
-        case .send(let r): return Format.movesMoney(r.action)
+        case .send(let r): return r.action.movesMoney
         case .sendConfirmingUnknown, .sendChecked, .stopWaiting, .resolve: return true
         case .quit, .goTo, .askAgain: return false
         }

@@ -200,7 +200,7 @@ func strayAnswerWords(_ r: CallbackResponse, _ currency: String) -> String {
     let outcome = r.isApproved ? "approved" : said == .userCancel ? "cancelled on the terminal" : said == .terminalBusy ? "terminal busy" : "declined"
     switch r.action {
     case .transactionDetails?: return "it checked an earlier payment"
-    case let a? where Format.movesMoney(a):
+    case let a? where a.movesMoney:
         return "a " + Format.actionName(a) + (r.amount.map { " of " + Format.money($0, currency) } ?? "") + ", " + outcome
     case let a?: return Format.actionName(a) + ", " + (r.isApproved ? "done" : "not done")
     case nil: return "an answer naming no request, " + (r.isApproved ? "approved" : "not approved")
@@ -245,7 +245,7 @@ func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
             setNotice(&state, "\(what) (journal #\(e.id)): outcome still unknown; check the terminal.", error: true)
         }
     }
-    if Format.movesMoney(e.action) {
+    if e.action.movesMoney {
         state.result = ResultInfo(summary: Format.entrySummary(e, currency: state.currency),
                                   outcome: e.state.awaitsTerminal ? .unknown(e) : .answered(e), atMs: e.createdAtMs, recovered: true)
         state.verdicts += 1

@@ -161,14 +161,14 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> Bool {
 /// The order code whose receipt a journal row can reprint: an approved sale, pre-auth, refund or
 /// capture with the order code the terminal answered; nil for every other row.
 func reprintableOrderCode(_ e: JournalEntry) -> String? {
-    guard Format.movesMoney(e.action), e.state == .approved, let o = e.response?.orderCode, !o.isEmpty else { return nil }
+    guard e.action.movesMoney, e.state == .approved, let o = e.response?.orderCode, !o.isEmpty else { return nil }
     return o
 }
 
 /// Reprint from a journal row: asks first, naming the payment; refused with a reason on other rows.
 func confirmReprint(_ state: inout AppState, _ e: JournalEntry) {
     guard let order = reprintableOrderCode(e) else {
-        let why = !Format.movesMoney(e.action) ? "only a sale, pre-auth, refund or capture has a receipt"
+        let why = !e.action.movesMoney ? "only a sale, pre-auth, refund or capture has a receipt"
             : e.state != .approved ? "only an approved payment has a receipt (this one is \(Format.stateName(e.state)))"
             : "the terminal gave no order code for it"
         setNotice(&state, "Cannot reprint #\(e.id): " + why + ".", error: true)
@@ -348,7 +348,7 @@ func cashierDetailRows(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
     add("When", Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes))
     let request = QueryFields(url: e.requestURL)
     if let m = request?.value(named: "paymentMethod"), !m.isEmpty { add("Paid by", safe(m)) }
-    if Format.movesMoney(e.action) || e.amount != nil {
+    if e.action.movesMoney || e.amount != nil {
         // Goods, tip and what the card paid, read with the tip style (the amount holds the tip when it is included).
         let tip = resp?.tipAmount ?? e.tipAmount
         add("Amount", Format.goods(e).map { Format.money($0, s.currency) } ?? (e.action == .cancel || e.action == .capturePreAuth ? "in full" : nil), .amount)
