@@ -664,8 +664,11 @@ public final class Journal: Sendable {
 
     /// A row this build cannot read as an entry (an action or state a newer till wrote): an error, never a guess.
     struct UnreadableRow: Error, CustomStringConvertible {
-        var id: Int64; var what: String
-        var description: String { "journal entry \(id) has \(what) this version of till does not know; use a newer till to read it" }
+        /// The entry, or nil for a line of the report summary (which belongs to no one entry).
+        var id: Int64?; var what: String
+        var description: String {
+            (id.map { "journal entry \($0)" } ?? "the journal's report summary") + " has \(what) this version of till does not know; use a newer till to read it"
+        }
     }
 
     static func entry(from row: Row) throws -> JournalEntry {

@@ -126,7 +126,7 @@ extension Journal {
             """, arguments: [batchKey]).map { r in
             // A bucket of an action or state this build does not know would be money left out of the report unseen.
             guard let action = Action(rawValue: r["action"]), let state = EntryState(rawValue: r["state"]) else {
-                throw Journal.UnreadableRow(id: 0, what: "a report line ('\(String(describing: r["action"] as String?))', '\(String(describing: r["state"] as String?))')")
+                throw Journal.UnreadableRow(id: nil, what: "a report line ('\(String(describing: r["action"] as String?))', '\(String(describing: r["state"] as String?))')")
             }
             return ReportBucket(action: action, state: state, cardType: r["cardType"], verificationMethod: r["verificationMethod"],
                                 count: r["n"], amountCents: r["amountCents"], tipCents: r["tipCents"], tippedCount: r["tipped"],
