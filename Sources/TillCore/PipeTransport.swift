@@ -424,9 +424,10 @@ public final class PipeTransport: Transport, @unchecked Sendable {
                 written += n
             }
             if failure != 0 {
-                if written == 0 && failure == EPIPE {
-                    // Gone before it read a byte: it cannot have seen the request. Learn why; try a fresh one once,
-                    // unless it cannot start at all.
+                if written == 0 && (failure == EPIPE || failure == EBADF) {
+                    // Gone before it read a byte: it cannot have seen the request (EBADF: its end was already noticed,
+                    // and till closed the pipe to it, before this write). Learn why; try a fresh one once, unless it
+                    // cannot start at all.
                     let exit = await awaitExit(generation: generation)
                     killBridge(generation: generation, reason: nil)
                     endHandover(clearOutstanding: true)
