@@ -26,8 +26,6 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CNcurses", path: "Sources/CNcurses",
                        providers: [.apt(["libncurses-dev"])]),
-        // till's global executor for Swift concurrency: no libdispatch worker-pool monitor, so an idle till sleeps.
-        .target(name: "CTillExecutor"),
         .target(name: "TillProtocol"),
         .target(name: "TillIO"),
         .target(name: "TillSimulator", dependencies: ["TillProtocol", "TillIO"]),
@@ -35,15 +33,13 @@ let package = Package(
         .target(name: "TillCore", dependencies: [
             "TillProtocol", "TillModel", "TillSimulator", "TillIO",
             .product(name: "GRDB", package: "GRDB.swift"),
-            // SQLite's own API, for start-up's read-only first reading of the journal (JournalFirstReading).
-            .product(name: "GRDBSQLite", package: "GRDB.swift"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
         .target(name: "TillUI", dependencies: ["TillProtocol", "TillModel",
             .product(name: "TOMLKit", package: "TOMLKit")]),
         .target(name: "TillTerminal", dependencies: ["TillUI", "TillCore", "TillProtocol", "TillIO", "CNcurses"]),
         .executableTarget(name: "till", dependencies: [
-            "TillProtocol", "TillModel", "TillIO", "TillSimulator", "TillCore", "TillUI", "TillTerminal", "CTillExecutor",
+            "TillProtocol", "TillModel", "TillIO", "TillSimulator", "TillCore", "TillUI", "TillTerminal",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The sync to the central store: reads the journal's outbox (TillCore) and pushes it to PostgreSQL.

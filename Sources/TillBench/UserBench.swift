@@ -308,24 +308,20 @@ func framesOnly(_ n: Int) {
 /// before the start is asked to the first look that finds the marker. Until 2026-11-24 each round started a tmux
 /// server of its own (its start, about 7 ms, was added to both sides and flattered the ratio: 1.45x for what read
 /// 1.82x on one server) and looked by polling with a client process per look (which took CPU from the program being
-/// timed). `TILL_BENCH_TRACE=<file>` adds till's start-up stages (`TILL_TRACE_START`) of every round to the file, the
-/// first of them `main` counted from the moment tmux was asked to start it (`TILL_TRACE_EXEC_NS`);
-/// `TILL_BENCH_B=<another till>` times that binary too, in the same rounds (an A/B of two builds on a noisy machine,
+/// timed). `TILL_BENCH_B=<another till>` times that binary too, in the same rounds (an A/B of two builds on a noisy machine,
 /// where runs minutes apart differ by more than a change does).
 func startupRounds(till: String, env: String, journal: String, dir: String) -> (till: Double?, dialog: Double?) {
     let hasDialog = FileManager.default.isExecutableFile(atPath: "/usr/bin/dialog")
     let environment = ProcessInfo.processInfo.environment
-    let trace = environment["TILL_BENCH_TRACE"]
     let other = environment["TILL_BENCH_B"]
     // till's standard error goes to a file, not to the pane. It writes nothing there before its first frame (checked
     // below); what reached the pane was the exit message of the till stopped at the start of the next round, and
     // with it on the pane the rounds read 1.64-1.66x after `user`'s Enter -> verdict rounds where they read 1.49x
     // alone, and 1.49-1.50x in both with it in a file (2026-11-25; why the message costs only after those rounds was
     // not found). `dialog` writes nothing to standard error.
-    let errors = trace ?? dir + "/till-stderr.txt"
+    let errors = dir + "/till-stderr.txt"
     func command(_ binary: String) -> String {
-        "exec \(env)" + (trace != nil ? " TILL_TRACE_START=1 TILL_TRACE_EXEC_NS=@T0@" : "")
-            + " \(binary) --journal \(journal) --sim-speed 0 2>>\(errors)"
+        "exec \(env) \(binary) --journal \(journal) --sim-speed 0 2>>\(errors)"
     }
     var tillMs: [Double] = [], dialogMs: [Double] = [], otherMs: [Double] = []
     if let control = TmuxControl("start", dir: dir) {
@@ -343,10 +339,10 @@ func startupRounds(till: String, env: String, journal: String, dir: String) -> (
             if let other, let ms = control.time(command(other), marker: "batch Morning"), counted { otherMs.append(ms) }
         }
     }
-    // Anything till said on standard error besides its exit message and the stage trace would be a start that
+    // Anything till said on standard error besides its exit message would be a start that
     // differs from a cashier's: shown, not hidden.
     let said = ((try? String(contentsOfFile: errors, encoding: .utf8)) ?? "").split(separator: "\n")
-        .filter { !$0.hasPrefix("till start:") && !$0.hasPrefix("till: stopped by signal") }
+        .filter { !$0.hasPrefix("till: stopped by signal") }
     if !said.isEmpty { print("  till wrote on standard error: " + Set(said).sorted().joined(separator: " | ")) }
     let (t, d) = (median(tillMs), median(dialogMs))
     print(String(format: "  start -> first frame with the shift's name (running tmux 80x24, control mode, median of %d): till %.1f ms; dialog --msgbox %.1f ms: %.2fx",

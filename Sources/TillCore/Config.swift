@@ -336,17 +336,11 @@ public struct TillConfig: Sendable, Hashable {
 public enum TillFactory {
     /// `config` (from `TillConfig.load`) with `overrides` (from flags) on top. The returned controller is started;
     /// call `recover()` next to settle what an earlier run left open, and `shutdown()` at the end.
-    /// `opening`, when given, is the journal already being opened (the UI starts it first thing, see
-    /// `JournalOpening`); else the journal at the settings' path is opened here.
     public static func makeController(config: TillConfig, overrides: TillConfig = TillConfig(),
-                                      caller: Caller? = nil, pipeStderrPath: String? = nil,
-                                      opening: JournalOpening? = nil) async throws -> TillController {
+                                      caller: Caller? = nil, pipeStderrPath: String? = nil) async throws -> TillController {
         let c = config.overridden(by: overrides)
-        let journal = try await opening?.journal() ?? Journal(path: c.resolvedJournalPath, tipStyle: c.resolvedTip)
-        StartTrace.mark("journal open")
-        // After the journal: made beside it (the simulator reads its state), it took the core the first frame needs.
+        let journal = try Journal(path: c.resolvedJournalPath, tipStyle: c.resolvedTip)
         let transport = try makeTransport(c, pipeStderrPath: pipeStderrPath)
-        StartTrace.mark("transport made")
         let controller = TillController(transport: transport, journal: journal, caller: caller ?? c.caller(),
                                         timeoutMs: c.resolvedTimeoutMs)
         try await controller.start()
@@ -362,87 +356,5 @@ public enum TillFactory {
         case .file(let dir): return FileDropTransport(directory: dir)
         case .pipe(let cmd): return PipeTransport(command: cmd, stderrPath: pipeStderrPath)
         }
-    }
-}
-
-/// The journal being opened on a thread of its own, started at once: the UI's start begins it as soon as the settings
-/// are read, so that what the first frame shows (`firstGlance`) is read beside the terminal's start.
-///
-/// `firstGlance` is called exactly once, on that thread: with what the first frame shows as soon as it is read
-/// (before the journal's writer is set up), or with nil when it cannot be read early (a new journal, or the opening
-/// failed). It may block: the rest of the opening (the writer) waits until it returns, and no other work of the
-/// process waits on that thread.
-public final class JournalOpening: Sendable {
-    private let handoff = OpeningHandoff()
-
-    public init(path: String, tipStyle: TipStyle, firstGlance: @escaping @Sendable (JournalGlance?) -> Void) {
-        // Nothing generic is made before the thread starts: the runtime's first instantiation of a generic type
-        // (a lock over `Result<Journal, any Error>`, about 0.15 ms) delayed the thread, and the first frame with it.
-        let started = startThreadOfItsOwn { [handoff] in
-            let result = Result { try Journal(path: path, tipStyle: tipStyle, firstGlance: { g in handoff.glanceOnce(g, firstGlance) }) }
-            handoff.glanceOnce(nil, firstGlance)
-            handoff.finish(result)
-        }
-        if !started {
-            handoff.glanceOnce(nil, firstGlance)
-            handoff.finish(.failure(FileError(path: path, operation: "start a thread to open the journal", code: EAGAIN)))
-        }
-    }
-
-    /// The opened journal, once it is (or why it could not be).
-    public func journal() async throws -> Journal {
-        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Journal, any Error>) in
-            handoff.whenFinished { result in c.resume(with: result) }
-        }
-    }
-}
-
-/// What the opening's thread hands over: the glance once, then the journal (or why not), to whoever waits.
-/// Its stored properties all have a layout known when compiled (class references, a function, a pointer), so making
-/// it costs the runtime no type instantiation.
-private final class OpeningHandoff: @unchecked Sendable {
-    private let lock: UnsafeMutablePointer<pthread_mutex_t>
-    private var glanced = false
-    private var journal: Journal?
-    private var error: (any Error)?
-    private var waiter: (@Sendable (Result<Journal, any Error>) -> Void)?
-
-    init() {
-        lock = .allocate(capacity: 1)
-        pthread_mutex_init(lock, nil)
-    }
-    deinit {
-        pthread_mutex_destroy(lock)
-        lock.deallocate()
-    }
-
-    /// Calls `firstGlance` the first time only.
-    func glanceOnce(_ glance: JournalGlance?, _ firstGlance: @Sendable (JournalGlance?) -> Void) {
-        pthread_mutex_lock(lock)
-        let first = !glanced
-        glanced = true
-        pthread_mutex_unlock(lock)
-        if first { firstGlance(glance) }
-    }
-
-    func finish(_ result: Result<Journal, any Error>) {
-        pthread_mutex_lock(lock)
-        switch result {
-        case .success(let j): journal = j
-        case .failure(let e): error = e
-        }
-        let w = waiter
-        waiter = nil
-        pthread_mutex_unlock(lock)
-        w?(result)
-    }
-
-    /// Calls `body` with the result once there is one (at once if there is).
-    func whenFinished(_ body: @escaping @Sendable (Result<Journal, any Error>) -> Void) {
-        pthread_mutex_lock(lock)
-        let result: Result<Journal, any Error>? = journal.map { .success($0) } ?? error.map { .failure($0) }
-        if result == nil { waiter = body }
-        pthread_mutex_unlock(lock)
-        if let result { body(result) }
     }
 }

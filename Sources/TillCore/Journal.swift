@@ -77,14 +77,9 @@ public final class Journal: Sendable {
     /// How the terminal's amounts relate to its tips, for the reports (config `tip`).
     public let tipStyle: TipStyle
 
-    /// `firstGlance`, when given, is called once the file is known to be a regular SQLite file (or nil: new, or
-    /// not readable as a journal), before the writer is set up, with what the first frame shows, read through a
-    /// read-only connection of its own: start-up paints it while the writer opens.
-    ///
     /// `readOnly` opens an existing journal for reading only (nothing is created, changed, migrated or chmodded): for
     /// the commands that only read (`journal`, `report`, `export`, `batches`) when the file cannot be written.
-    public init(path: String, tipStyle: TipStyle = .onTop, readOnly: Bool = false,
-                firstGlance: (@Sendable (JournalGlance?) -> Void)? = nil) throws {
+    public init(path: String, tipStyle: TipStyle = .onTop, readOnly: Bool = false) throws {
         self.tipStyle = tipStyle
         self.readOnly = readOnly
         guard !path.isEmpty else { throw JournalOpenError(path: path, reason: "no journal path was given (journal = \"\")") }
@@ -124,23 +119,16 @@ public final class Journal: Sendable {
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         config.busyMode = .timeout(10)
-        StartTrace.mark("journal: checks")
-        // A file that was there is read first through a read-only connection of its own, after the checks above
+        // A file that was there is checked first through a read-only connection of its own, after the checks above
         // (their own open and close of the file must not overlap an SQLite connection of this process) and before
         // the writer, whose set-up turns the file to WAL: someone else's SQLite database is found foreign without a
-        // byte of it changed; and what the first frame shows is read here, for start-up to paint while the writer
-        // is set up. SQLite keeps the locks of its connections in one process apart.
+        // byte of it changed. SQLite keeps the locks of its connections in one process apart.
         var checked = false
-        if !created, let first = JournalFirstReading.read(path, nowMs: WallClock.nowMs()) {
+        if !created, let foreign = Journal.isForeignReadOnly(path) {
             checked = true
-            if first.foreign {
-                firstGlance?(nil)
+            if foreign {
                 throw JournalOpenError(path: path, reason: "it is an SQLite database, but not a till journal; till leaves it alone")
             }
-            if firstGlance != nil { StartTrace.mark("journal: first frame read") }
-            firstGlance?(first.glance)
-        } else {
-            firstGlance?(nil)
         }
         if readOnly {
             config.readonly = true
@@ -156,7 +144,6 @@ public final class Journal: Sendable {
         // GRDB turns WAL on with `synchronous = NORMAL` on the writer, after `prepareDatabase`: its commits would
         // reach the disk only at the next checkpoint. Every commit of the journal is synced before it returns.
         try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
-        StartTrace.mark("journal: pool")
         if !created, !checked {
             // When the read-only connection could not read it: on the writer, which is open already.
             if try pool.writeWithoutTransaction(Journal.isForeign) {
@@ -750,21 +737,25 @@ public final class Journal: Sendable {
 
     /// Someone else's SQLite database: tables, but none of till's.
     static func isForeign(_ db: Database) throws -> Bool {
-        isForeign(tables: try String.fetchAll(db, sql: tablesSQL))
+        let tables = try String.fetchAll(db, sql: "SELECT name FROM sqlite_master WHERE type = 'table'")
+        return !tables.isEmpty && !tables.contains("grdb_migrations")
     }
 
-    static let tablesSQL = "SELECT name FROM sqlite_master WHERE type = 'table'"
-    static func isForeign(tables: [String]) -> Bool { !tables.isEmpty && !tables.contains("grdb_migrations") }
+    /// Whether the file at `path` is someone else's SQLite database, read through a read-only connection that is
+    /// closed before this returns; nil when it cannot be read so (the writer then checks it).
+    static func isForeignReadOnly(_ path: String) -> Bool? {
+        var config = Configuration()
+        config.readonly = true
+        guard let queue = try? DatabaseQueue(path: path, configuration: config) else { return nil }
+        defer { try? queue.close() }
+        return try? queue.read(isForeign)
+    }
 
+    /// What the first frame shows: the current batch and the entries that need attention.
     static func glance(_ db: Database, nowMs: Int64) throws -> JournalGlance {
-        glance(events: try Row.fetchAll(db, sql: currentBatchEventsSQL).map(Journal.batchEvent(from:)),
-               unresolved: try Journal.unresolved(db), nowMs: nowMs)
-    }
-
-    /// What the first frame shows, from the batch events (oldest first) and the entries that need attention. The
-    /// writer's reading (`glance(_:nowMs:)`) and start-up's early one (`FirstReading`) both come here.
-    static func glance(events: [BatchEvent], unresolved: [JournalEntry], nowMs: Int64) -> JournalGlance {
-        JournalGlance(batch: batches(events: events, nowMs: nowMs).last?.info ?? BatchInfo(), unresolved: unresolved)
+        let events = try Row.fetchAll(db, sql: currentBatchEventsSQL).map(Journal.batchEvent(from:))
+        return JournalGlance(batch: batches(events: events, nowMs: nowMs).last?.info ?? BatchInfo(),
+                             unresolved: try Journal.unresolved(db))
     }
 
     /// Request entries (not unmatched answers) with this client transaction id, newest first.

@@ -85,16 +85,6 @@ public final class NcursesBackend {
     /// Returns how many cells were written.
     @discardableResult
     public func paint(_ buf: ScreenBuffer) -> Int {
-        let written = stage(buf)
-        till_refresh()
-        return written
-    }
-
-    /// Puts the buffer's changed cells into ncurses' screen without writing anything to the terminal: the next
-    /// `paint` writes them out with its own. The start stages its warm-up frame while the journal is still being
-    /// read, so that the first frame puts only the cells that differ from it (issue 11).
-    @discardableResult
-    public func stage(_ buf: ScreenBuffer) -> Int {
         var written = 0
         let w = buf.size.width
         let full = previous?.size != buf.size
@@ -115,6 +105,7 @@ public final class NcursesBackend {
             written += 1
         }
         previous = buf
+        till_refresh()
         return written
     }
 

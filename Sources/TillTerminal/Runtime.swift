@@ -93,19 +93,18 @@ public final class Runtime: Sendable {
     /// Runs until the cashier quits, the terminal hangs up or SIGTERM/SIGHUP arrives (routed to
     /// `SignalPipe` by the caller), and says which. The caller then shuts the service down: the
     /// entry in flight becomes unknown and the bridge is stopped.
-    public func run(on screen: Screen? = nil) async -> RuntimeEnd {
+    public func run() async -> RuntimeEnd {
         // The first frame is fully informed: the shift and anything unresolved are read from the
         // journal (a few rows) before it is drawn, not after the first answer arrives.
         let glance = await service.glance()
         let preload = Preload(batch: glance.batch, unresolved: glance.unresolved)
-        StartTrace.mark("shift and unresolved read")
         let events = service.events()
         let eventTask = Task { [inbox] in
             for await e in events { inbox.post(.event(e)) }
         }
         let end = await withCheckedContinuation { (done: CheckedContinuation<RuntimeEnd, Never>) in
             let t = Thread { [self] in
-                done.resume(returning: self.loop(preload, screen?.backend))
+                done.resume(returning: self.loop(preload))
             }
             t.stackSize = 4 << 20
             t.start()
@@ -114,50 +113,9 @@ public final class Runtime: Sendable {
         return end
     }
 
-    /// The terminal, started before the service is ready (start-up opens the journal on the other core
-    /// meanwhile): handed to `run(on:)`, whose loop thread then owns it; `end()` gives the terminal back if the
-    /// service cannot start.
-    public final class Screen: @unchecked Sendable {
-        let backend: NcursesBackend
-        public init(theme: Theme, monochrome: Bool) {
-            backend = NcursesBackend(theme: theme, monochrome: monochrome)
-            // At once, after ncurses' own SIGWINCH handler (kept and called): a resize between the first frame and
-            // the loop's start (the service starts in between, about 10 ms) wakes the loop when it starts. Installed
-            // only by the loop, such a resize went unnoticed until the next key (found by an e2e test).
-            SignalPipe.install([SIGWINCH])
-        }
-        public func end() { backend.end() }
-    }
-
     struct Preload {
         var batch: BatchInfo
         var unresolved: [JournalEntry]
-    }
-
-    /// Paints the first frame from what the journal showed (`glance`) while the service is still starting: the
-    /// same frame `run(on:)` starts with, whose loop then paints only what changed since.
-    public static func paintFirst(on screen: Screen, options: RuntimeOptions, transport: String, glance: JournalGlance) {
-        let backend = screen.backend
-        let (state, _) = initialState(options: options, transport: transport, size: backend.size(), now: nowMs(),
-                                      Preload(batch: glance.batch, unresolved: glance.unresolved))
-        var buf = ScreenBuffer(size: state.size)
-        render(state, into: &buf)
-        backend.paint(buf)
-        StartTrace.mark("first frame painted (the service still starting)")
-    }
-
-    /// Renders the first screen once from no journal reading, and stages it (`NcursesBackend.stage`: in ncurses'
-    /// screen, not on the terminal): called while the journal is still being read on the other core, so that the
-    /// first render's one-time costs (the Swift runtime's first look-ups of the UI's types, about half a millisecond)
-    /// are paid before the journal's reading arrives rather than after it, and the first frame then puts only the
-    /// cells that differ (the status line, mostly).
-    public static func warmUp(on screen: Screen, options: RuntimeOptions, transport: String) {
-        let (state, _) = initialState(options: options, transport: transport, size: screen.backend.size(), now: nowMs(),
-                                      Preload(batch: BatchInfo(), unresolved: []))
-        var buf = ScreenBuffer(size: state.size)
-        render(state, into: &buf)
-        screen.backend.stage(buf)
-        StartTrace.mark("renderer warmed")
     }
 
     /// The state before the first frame, and the commands still to run.
@@ -196,9 +154,8 @@ public final class Runtime: Sendable {
         return Int32(period - now % period) + 1
     }
 
-    func loop(_ preload: Preload?, _ started: NcursesBackend? = nil) -> RuntimeEnd {
-        let backend = started ?? NcursesBackend(theme: options.theme, monochrome: options.monochrome)
-        StartTrace.mark("ncurses started")
+    func loop(_ preload: Preload?) -> RuntimeEnd {
+        let backend = NcursesBackend(theme: options.theme, monochrome: options.monochrome)
         defer { backend.end() }
         // After ncurses started: its SIGWINCH handler is kept and called; the pipe wakes the loop.
         SignalPipe.install([SIGWINCH])
@@ -206,7 +163,6 @@ public final class Runtime: Sendable {
         var buf = ScreenBuffer(size: state.size)
         render(state, into: &buf)
         backend.paint(buf)
-        StartTrace.mark("first frame painted")
         // Only now the first commands (recovery, the clock): their work would share the two cores with the
         // first frame; what they learn is drawn in the next.
         perform(first)

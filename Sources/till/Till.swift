@@ -1,5 +1,4 @@
 import ArgumentParser
-import CTillExecutor
 import Foundation
 import TillIO
 
@@ -17,10 +16,6 @@ struct Till: AsyncParsableCommand {
     /// Like ArgumentParser's own `main`, except that a usage error (unknown flag, bad value, missing
     /// argument) exits 2 like every other invalid input, instead of 64.
     static func main() async {
-        // Before any task starts: Swift concurrency's jobs on dispatch's overcommit queue, so that no
-        // worker-pool monitor wakes an idle till once a second (CTillExecutor explains).
-        StartTrace.begin()
-        _ = till_install_executor()
         // A parent may start till from a thread that blocks signals (libdispatch's worker threads
         // block SIGTERM, SIGINT, …) and the mask is inherited: then `kill` could not stop till.
         var none = sigset_t()
@@ -29,14 +24,10 @@ struct Till: AsyncParsableCommand {
         do {
             // The cashier's screen with its usual options starts without ArgumentParser (see `UIArguments`).
             if let ui = UIArguments(quick: CommandLine.arguments.dropFirst()) {
-                StartTrace.mark("arguments read")
-                // Up to the first frame on this thread, before any hop (see `startScreen`).
-                let started = try ui.startScreen()
-                try await ui.run(started: started)
+                try await ui.run()
                 return
             }
             var command = try parseAsRoot()
-            StartTrace.mark("arguments parsed")
             if var command = command as? AsyncParsableCommand {
                 try await command.run()
             } else {
