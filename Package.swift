@@ -3,7 +3,8 @@ import PackageDescription
 
 // Dependency direction is one way:
 //   TillProtocol  <-  TillModel  <-  TillUI
-//   TillProtocol, TillIO  <-  TillSimulator  <-  TillCore (re-exports TillModel)  <-  TillTerminal  <-  till
+//   TillProtocol, TillIO  <-  TillSimulator  <-  TillCore (re-exports TillModel)  <-  till
+//   TillUI, TillModel  <-  TillTerminal  <-  till
 // TillProtocol is pure (no I/O); TillModel is the pure service contract and its value types (entries, reports).
 // TillIO holds the few file/inotify primitives the transports share. TillUI is pure (state + message -> state,
 // view -> cells) and cannot reach the journal or the transports: it depends on TillModel, not TillCore.
@@ -37,7 +38,7 @@ let package = Package(
         ]),
         .target(name: "TillUI", dependencies: ["TillProtocol", "TillModel",
             .product(name: "TOMLKit", package: "TOMLKit")]),
-        .target(name: "TillTerminal", dependencies: ["TillUI", "TillCore", "TillProtocol", "TillIO", "CNcurses"]),
+        .target(name: "TillTerminal", dependencies: ["TillUI", "TillModel", "TillProtocol", "TillIO", "CNcurses"]),
         .executableTarget(name: "till", dependencies: [
             "TillProtocol", "TillModel", "TillIO", "TillSimulator", "TillCore", "TillUI", "TillTerminal",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -54,8 +55,10 @@ let package = Package(
         .executableTarget(name: "TillBench", dependencies: [
             "TillProtocol", "TillIO", "TillSimulator", "TillCore", "TillUI",
         ]),
+        // What several test targets share: golden files' one regeneration switch.
+        .target(name: "TillTestSupport", path: "Tests/TillTestSupport"),
         .testTarget(name: "TillProtocolTests", dependencies: ["TillProtocol"]),
-        .testTarget(name: "TillSimulatorTests", dependencies: ["TillSimulator", "TillProtocol", "TillIO"],
+        .testTarget(name: "TillSimulatorTests", dependencies: ["TillSimulator", "TillProtocol", "TillIO", "TillTestSupport"],
                     exclude: ["golden-transcript.txt"]),
         .testTarget(name: "TillCoreTests", dependencies: ["TillCore", "TillSimulator", "TillProtocol", "TillIO",
                                                           .product(name: "GRDB", package: "GRDB.swift")]),
@@ -65,7 +68,7 @@ let package = Package(
                                                            .product(name: "PostgresNIO", package: "postgres-nio"),
                                                            .product(name: "Logging", package: "swift-log")]),
         .testTarget(name: "TillModelTests", dependencies: ["TillModel", "TillProtocol"]),
-        .testTarget(name: "TillUITests", dependencies: ["TillUI", "TillModel", "TillProtocol"], exclude: ["Golden"]),
+        .testTarget(name: "TillUITests", dependencies: ["TillUI", "TillModel", "TillProtocol", "TillTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "TillE2ETests", dependencies: []),
         // The executable's own code (its quick start's reading of the command line against ArgumentParser's).
         .testTarget(name: "TillCommandTests", dependencies: ["till", "TillSimulator", "TillUI", "TillModel", "TillProtocol",

@@ -53,9 +53,9 @@ func summaryMarkdown(_ u: UserFigures, inner: [(String, [String])], started: Dat
     \(load.0) before and \(load.1) after (1, 5, 15 minutes), with:
 
     ```sh
-    ./scripts/build-release   # till as deployed: .build-static/release/till, as ./scripts/run and ./scripts/install build it
+    ./scripts/build-release   # till as deployed: .build-release/release/till, as ./scripts/run and ./scripts/install build it
     swift build -c release --product TillBench
-    TILL_BIN=.build-static/release/till .build/release/TillBench all   # rewrites this summary
+    TILL_BIN=.build-release/release/till .build/release/TillBench all   # rewrites this summary
     ```
 
     The till binary measured: `\(tillBinaryPath())` (`TILL_BIN`; without it, the `till` beside TillBench).

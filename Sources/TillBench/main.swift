@@ -1,6 +1,6 @@
 import Foundation
 
-// Benchmarks, release build only (TILL_BIN=.build-static/release/till measures the binary ./scripts/run deploys): `swift run -c release TillBench [user|startup|protocol|simulator|core|ui|report|all|corpus N|frames N]`.
+// Benchmarks, release build only (TILL_BIN=.build-release/release/till measures the binary ./scripts/run deploys): `swift run -c release TillBench [user|startup|protocol|simulator|core|ui|report|all|corpus N|frames N]`.
 // `all` runs what a user meets (each side by side with its peer), then the inner loops, and rewrites the
 // summary at the top of BENCHMARKS.md. Never run as unit tests.
 let args = CommandLine.arguments.dropFirst()

@@ -254,3 +254,16 @@ public struct StoreSync: Sendable, Hashable {
         self.toSend = toSend; self.sentAtMs = sentAtMs; self.failingSinceMs = failingSinceMs; self.needsSetUp = needsSetUp
     }
 }
+
+extension ActionOutcome {
+    /// The journal entry the outcome is about, when there is one.
+    public var journalEntry: JournalEntry? {
+        switch self {
+        case .answered(let e), .unknown(let e): return e
+        case .transportError(let e, _): return e
+        case .busy(let f): return f.entry
+        case .journalFailed(let e, _): return e
+        case .invalid, .otherTillBusy, .needsConfirmation: return nil
+        }
+    }
+}

@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import TillIO
-import TillCore
+import TillModel
 import TillProtocol
 import TillUI
 

@@ -1,7 +1,6 @@
 #if canImport(Glibc)
 import Glibc
 #endif
-import TillCore
 import TillIO
 
 /// Signals as bytes on a pipe (the self-pipe trick): the handler only writes the signal's number,
@@ -70,11 +69,10 @@ public enum SignalPipe {
         }
     }
 
-    /// Ends the process as the signal would have: its default action, after the work is done.
-    public static func terminate(as sig: Int32) -> Never {
-        // The signal ends the process without `exit`'s handlers: the journals are closed here (checkpointed, see
-        // `Journal.close`).
-        Journal.closeAll()
+    /// Ends the process as the signal would have: its default action, after the work is done. The signal ends the
+    /// process without `exit`'s handlers: `cleanUp` runs first (the executable closes its journals there).
+    public static func terminate(as sig: Int32, cleanUp: () -> Void) -> Never {
+        cleanUp()
         signal(sig, SIG_DFL)
         var set = sigset_t()
         sigemptyset(&set)

@@ -368,15 +368,8 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
 }
 
 extension ActionOutcome {
-    var entry: JournalEntry? {
-        switch self {
-        case .answered(let e), .unknown(let e): return e
-        case .transportError(let e, _): return e
-        case .busy(let f): return f.entry
-        case .journalFailed(let e, _): return e
-        case .invalid, .otherTillBusy, .needsConfirmation: return nil
-        }
-    }
+    /// The outcome's journal entry (`journalEntry`), by its shorter name on the screens.
+    var entry: JournalEntry? { journalEntry }
     var entryAction: Action? { entry?.action }
 
     /// The terminal never started it: not sent (the transport could not take it), or the terminal answered that it

@@ -35,7 +35,7 @@ enum Termination {
                 waitForShutdowns()
                 printToStandardError("till: stopped by signal \(sig); anything in flight is journaled as unknown (see `till journal`).")
             }
-            SignalPipe.terminate(as: sig)
+            SignalPipe.terminate(as: sig, cleanUp: Journal.closeAll)
         }
         t.name = "till-signals"
         t.start()

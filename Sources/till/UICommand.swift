@@ -71,10 +71,10 @@ extension UIArguments {
             for w in warnings { printToStandardError("till: " + w) }
         case .hangup:
             printToStandardError("till: the terminal is gone; stopped (anything in flight is journaled as unknown).")
-            SignalPipe.terminate(as: SIGHUP)
+            SignalPipe.terminate(as: SIGHUP, cleanUp: Journal.closeAll)
         case .signal(let sig):
             printToStandardError("till: stopped by signal \(sig) (anything in flight is journaled as unknown).")
-            SignalPipe.terminate(as: sig)
+            SignalPipe.terminate(as: sig, cleanUp: Journal.closeAll)
         }
     }
 }

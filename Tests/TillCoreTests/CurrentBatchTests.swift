@@ -57,6 +57,18 @@ import TillProtocol
         #expect(r.status != 0)
         #expect(r.errors.contains("refund_v2") && r.errors.contains("newer till"), "\(r.errors)")
     }
+
+    /// A batch command this build does not know was read as a close: the shift shown closed while the terminal's open.
+    @Test func anUnknownBatchCommandIsAnErrorNotAClose() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let j = try Journal(path: dir.path + "/j.sqlite")
+        try j.write { db in
+            try db.execute(sql: "INSERT INTO batch_event (command, batchId, batchName, atMs) VALUES ('open', 'B-1', 'Morning', 1)")
+            try db.execute(sql: "INSERT INTO batch_event (command, batchId, batchName, atMs) VALUES ('suspend', 'B-1', 'Morning', 2)")
+        }
+        #expect { try j.lastBatchEvent() } throws: { "\($0)".contains("batch event") && "\($0)".contains("suspend") }
+        #expect(throws: Journal.UnreadableRow.self) { try j.batchEvents() }
+    }
 }
 
 /// The file drop's watcher ends its wait when told to, so a headless command does not sit out the watcher's timeout

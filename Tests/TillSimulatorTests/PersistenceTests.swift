@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TillTestSupport
 import TillProtocol
 import TillIO
 @testable import TillSimulator
@@ -192,22 +193,13 @@ func run(_ h: Harness, _ range: Range<Int>) {
     static let goldenPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("golden-transcript.txt").path
 
     /// A fixed seed and script give a fixed transcript, byte for byte.
-    /// Regenerate (after a deliberate change) with `TILL_UPDATE_GOLDEN=1 swift test --filter GoldenTests`.
+    /// Regenerate (after a deliberate change) with `UPDATE_GOLDEN=1 swift test --filter GoldenTests`.
     @Test func theScriptGivesTheCommittedTranscript() throws {
         let h = Harness(SimulatorConfig(seed: 20_261_122, speed: 1, utcOffsetMinutes: 120))
         run(h, 0..<script.count)
         _ = h.advance(by: hour)
         let text = h.transcript.joined(separator: "\n") + "\n"
-        if ProcessInfo.processInfo.environment["TILL_UPDATE_GOLDEN"] == "1" {
-            try AtomicFile.write(text, to: Self.goldenPath, mode: 0o644)
-        }
-        let golden = try #require(AtomicFile.read(Self.goldenPath), "missing \(Self.goldenPath)")
-        if Array(text.utf8) != Array(golden.utf8) {
-            let got = text.split(separator: "\n", omittingEmptySubsequences: false)
-            let want = golden.split(separator: "\n", omittingEmptySubsequences: false)
-            let i = (0..<min(got.count, want.count)).first { got[$0] != want[$0] } ?? min(got.count, want.count)
-            Issue.record("transcript differs from the golden file at line \(i + 1):\n got: \(i < got.count ? got[i] : "(end)")\nwant: \(i < want.count ? want[i] : "(end)")")
-        }
+        if let problem = GoldenFile.compare(text, withFileAt: Self.goldenPath) { Issue.record("transcript: \(problem)") }
         #expect(h.transcript.count == 22)
     }
 }

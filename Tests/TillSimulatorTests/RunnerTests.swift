@@ -65,7 +65,8 @@ final class Collected: @unchecked Sendable {
         let runner = try SimulatorRunner(config: SimulatorConfig(speed: 1, cardWaitMs: 3_600_000), statePath: nil)
         runner.start(onCallback: { _ in })
         runner.submit(base + "sale&amount=1000")
-        while runner.state.pending == nil { usleep(1000) }
+        let deadline = Date().addingTimeInterval(30)
+        while runner.state.pending == nil && Date() < deadline { usleep(1000) }
         runner.stop()
         #expect(runner.state.pending?.stage == .waitingForCard)
         #expect(runner.nextDueMs != nil)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TillTestSupport
 import TillModel
 import TillProtocol
 @testable import TillUI
@@ -46,27 +47,8 @@ enum Golden {
 
     static func check(_ name: String, _ buf: ScreenBuffer, theme: Theme = .standard, sourceLocation: SourceLocation = #_sourceLocation) {
         let text = render(buf, theme: theme)
-        let file = dir.appendingPathComponent(name + ".txt")
-        if ProcessInfo.processInfo.environment["UPDATE_GOLDEN"] == "1" {
-            // Regenerating writes the files and compares nothing; never in CI, where it would hide every difference.
-            guard ProcessInfo.processInfo.environment["CI"] == nil else {
-                Issue.record("UPDATE_GOLDEN=1 refused under CI: regenerate golden files on a workstation and review the diff",
-                             sourceLocation: sourceLocation)
-                return
-            }
-            try? FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            try! text.write(to: file, atomically: true, encoding: .utf8)
-            return
-        }
-        guard let want = try? String(contentsOf: file, encoding: .utf8) else {
-            Issue.record("missing golden \(file.path); run with UPDATE_GOLDEN=1", sourceLocation: sourceLocation)
-            return
-        }
-        if want != text {
-            let w = want.split(separator: "\n", omittingEmptySubsequences: false), g = text.split(separator: "\n", omittingEmptySubsequences: false)
-            let first = zip(w, g).enumerated().first { $0.element.0 != $0.element.1 }
-            Issue.record("golden \(name) differs at line \((first?.offset ?? min(w.count, g.count)) + 1):\nwant: \(first.map { String($0.element.0) } ?? "")\ngot:  \(first.map { String($0.element.1) } ?? "")\n--- got ---\n\(buf.text)",
-                         sourceLocation: sourceLocation)
+        if let problem = GoldenFile.compare(text, withFileAt: dir.appendingPathComponent(name + ".txt").path) {
+            Issue.record("\(problem)\n--- got ---\n\(buf.text)", sourceLocation: sourceLocation)
         }
     }
 }

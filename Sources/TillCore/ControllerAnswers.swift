@@ -1,0 +1,234 @@
+import Foundation
+import TillIO
+import TillProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Answers from the terminal: which journal entry each settles and how (the rules are `AnswerRules`, in TillModel).
+extension TillController {
+    func handle(_ e: TransportEvent) async {
+        switch e {
+        case .answer(let a): await handleAnswer(a)
+        case .lost(_, let reason):
+            hub.emit(.transportProblem(reason))
+            if let f = current, f.result == nil {
+                let note = reason + " The outcome is unknown; check the terminal."
+                var entry = f.inFlight.entry
+                var journalError: String?
+                do { try journal.transition(entry.id, to: .unknown, note: note, from: [.pending, .sent]) } catch {
+                    journalError = journalProblem("that the outcome is unknown", error)
+                }
+                entry.state = .unknown; entry.note = note
+                finish(journalError.map { .journalFailed(entry, $0) } ?? .unknown(entry))
+            }
+        case .rejected(let file, let reason): hub.emit(.rejectedAnswer(file: file, reason: reason))
+        case .problem(let p): hub.emit(.transportProblem(p))
+        case .ready(let r): hub.emit(.transportReady(r))
+        }
+    }
+
+    /// The state an answer settles an entry in, after the money checks: an approval that repeats a transaction already
+    /// journaled is a duplicate; one for another amount than was asked, or whose amount cannot be read, needs review.
+    /// With the note why.
+    func settledState(_ r: CallbackResponse, for e: JournalEntry) throws -> (EntryState, String?) {
+        let state = AnswerRules.state(for: r)
+        if state == .resolved, AnswerRules.terminalWasBusy(r) {
+            return (state, "The terminal was busy with another transaction and did not start this one: nothing was charged. Try again.")
+        }
+        guard state == .approved, e.action.movesMoney else { return (state, nil) }
+        if let same = try journal.entry(sameTransactionAs: r, action: e.action, excluding: e.id, countedOnly: true) {
+            return (.duplicate, "The terminal answered with a transaction already journaled as entry \(same.id) "
+                    + "(\(r.transactionId ?? r.referenceNumber ?? "same STAN")): nothing new was charged for this request. Check the terminal.")
+        }
+        let asked = try journal.requestedAmounts(of: e.id)
+        let problems = AnswerRules.moneyProblems(r, action: e.action, askedAmount: asked.amount, askedTip: asked.tip)
+        if !problems.isEmpty {
+            return (.review, "The terminal approved with " + problems.joined(separator: " and ")
+                    + ": not counted until checked. Check the terminal and the receipt, then settle it as charged or not charged.")
+        }
+        return (.approved, nil)
+    }
+
+    /// A second answer for an entry already settled tells the same story (the sale's own "aborted" after the abort's
+    /// answer, or the very same answer again).
+    static func consistent(_ stored: JournalEntry, _ r: CallbackResponse) -> Bool {
+        if let s = stored.response, s.fields == Journal.storable(r).fields { return true }
+        let new = AnswerRules.state(for: r)
+        return new != .approved && (stored.state == .aborted || stored.state == .declined) && new == stored.state
+    }
+
+    func handleAnswer(_ a: IncomingAnswer) async {
+        guard !killed else { return }
+        let response: CallbackResponse
+        do {
+            response = try CallbackResponse.decode(a.text)
+        } catch {
+            let reason = error.description
+            await transport.reject(a, reason: reason)
+            hub.emit(.rejectedAnswer(file: a.receipt ?? "(bridge line)", reason: reason))
+            return
+        }
+        let hooks = current?.hooks ?? false
+        CrashHook.hit("received", armed: hooks)
+        do {
+            try await settleAnswer(a, response)
+        } catch {
+            // Not journaled: not acknowledged either (a file stays where the next start finds it), and said at once.
+            let m = journalProblem("the terminal's answer (\(response.rawAction ?? "no action"), \(response.status))", error)
+            if let f = current, f.result == nil,
+               f.inFlight.entry.requestId == a.requestIdHint || AnswerRules.link(response, to: f.inFlight.entry, hint: a.requestIdHint) != .none {
+                let known = response.isApproved ? "The terminal APPROVED it, but " : "The terminal answered (\(response.status)), but "
+                finish(.journalFailed(f.inFlight.entry, known + m + " It is journaled at the next start; do not charge again before."))
+            }
+        }
+    }
+
+    func settleAnswer(_ a: IncomingAnswer, _ response: CallbackResponse) async throws {
+        // A file name (or tag) counts only when it names a request of till's; otherwise match by content.
+        var a = a
+        if let h = a.requestIdHint, h != current?.inFlight.entry.requestId, h != current?.abort?.entry.requestId,
+           try journal.entry(requestId: h) == nil {
+            a.requestIdHint = nil
+        }
+
+        // An answer filed under a request this till is not waiting for, while another till on the journal is sending:
+        // it is that till's answer (file drop: both watch one folder). Left where it is, untouched, for it to take.
+        if let h = a.requestIdHint, h != current?.inFlight.entry.requestId, h != current?.abort?.entry.requestId,
+           senderLock.isHeldElsewhere() {
+            await transport.leave(a)
+            return
+        }
+
+        // The abort's own answer. One that names another payment is not about this flight.
+        if let f = current, f.result == nil, let ab = f.abort,
+           response.action == .abort || a.requestIdHint == ab.entry.requestId,
+           AnswerRules.abortNames(response, f.inFlight.entry) {
+            let outcome = response.abortOutcome ?? .other
+            let abortState: EntryState = outcome == .aborted ? .aborted : (outcome == .nothingToAbort ? .resolved : .declined)
+            try journal.recordAnswer(ab.entry.id, response: response, state: abortState,
+                                     note: outcome == .aborted ? "The terminal aborted entry \(f.inFlight.entry.id)."
+                                         : outcome == .nothingToAbort ? "The terminal had nothing to abort." : response.message)
+            if outcome == .aborted {
+                try journal.recordAnswer(f.inFlight.entry.id, response: response, state: .aborted, note: "Aborted by the till.",
+                                         onlyIf: [.pending, .sent, .unknown])
+            }
+            if let c = ab.continuation {
+                current?.abort?.continuation = nil
+                current?.abort?.timer?.cancel()
+                c.resume(returning: .answered(outcome, response))
+            }
+            await transport.acknowledge(a)
+            if outcome == .aborted {
+                let e = try journal.entry(id: f.inFlight.entry.id)
+                current?.abort = nil
+                finish(.answered(e ?? f.inFlight.entry))
+            } else {
+                current?.abort = nil
+                current?.inFlight.abortRequested = false
+            }
+            return
+        }
+
+        let flightLink: AnswerLink = current.map { f in
+            f.result == nil ? AnswerRules.link(response, to: f.inFlight.entry, hint: a.requestIdHint) : .none
+        } ?? .none
+        let namesFlight = flightLink == .exact && response.clientTransactionId != nil
+
+        // A repeat of a transaction the journal already holds is that transaction's, never a new one for the flight
+        // (unless it carries the flight's own reference: then the flight is answered, as a duplicate).
+        let namesARequest = try response.clientTransactionId.map { try !journal.entries(clientTransactionId: $0).isEmpty } ?? false
+        if !namesFlight, !namesARequest, response.isApproved, let action = response.action,
+           let same = try journal.entry(sameTransactionAs: response, action: action) {
+            if TillController.consistent(same, response) { await transport.acknowledge(a); return }
+            let note = "An answer repeating the transaction of journal entry \(same.id): nothing new was charged."
+            let (row, inserted) = try journal.insertUnmatched(response: response, text: a.text, note: note, batch: try journal.batch(),
+                                                              state: .duplicate)
+            await transport.acknowledge(a)
+            if inserted { hub.emit(.unmatchedAnswer(response, note: note + " (journal entry \(row.id))")) }
+            return
+        }
+
+        // The answer to what is in flight.
+        if let f = current, f.result == nil, flightLink != .none {
+            var (state, note) = try settledState(response, for: f.inFlight.entry)
+            // A request that carries no reference (refund, capture) has no answer that names it: its first failure
+            // is as weak as an unnamed one, since a stray could stand before the real approval.
+            let referenceless = f.inFlight.entry.clientTransactionId == nil && a.requestIdHint == nil
+                && f.inFlight.entry.action.movesMoney
+            let failed = state != .approved && state != .review && state != .duplicate
+            if flightLink == .unnamed && !failed {
+                note = (note.map { $0 + " " } ?? "") + "The answer did not name the payment (no client transaction id); "
+                    + "the terminal's own answer, if it comes, replaces it."
+            } else if failed && (flightLink == .unnamed || (referenceless && f.unnamedFailure == nil)) {
+                // Taken at once as a decline, a stray would hide a charge: kept with the entry (still waiting), and the
+                // flight waits a little for an answer that contradicts it.
+                // In words: the terminal's own message (a result code and its name) stays in the answer's raw fields.
+                try journal.recordAnswer(f.inFlight.entry.id, response: response, state: .sent,
+                                         note: "The terminal answered 'not approved' without naming this payment; waiting for its own answer.",
+                                         onlyIf: [.pending, .sent])
+                await transport.acknowledge(a)
+                shortenWait(for: f.inFlight.entry.requestId, failure: response)
+                return
+            }
+            try journal.recordAnswer(f.inFlight.entry.id, response: response, state: state, note: note)
+            CrashHook.hit("answer-journaled", armed: f.hooks)
+            await transport.acknowledge(a)
+            // Settled: no request of it may be left for a peer to run later (file drop: matched by content, unclaimed).
+            _ = await transport.withdrawIfUnclaimed(id: f.inFlight.entry.requestId)
+            let e = try journal.entry(id: f.inFlight.entry.id) ?? f.inFlight.entry
+            finish(.answered(e))
+            return
+        }
+
+        // A late answer for an entry left sent/unknown, the same answer again, or the exact answer of an entry an
+        // unnamed answer settled.
+        let stillInFlight = current.flatMap { $0.result == nil ? $0.inFlight.entry.id : nil }
+        if let target = try lateTarget(for: response, hint: a.requestIdHint), target.id != stillInFlight {
+            let exact = response.clientTransactionId != nil && response.clientTransactionId == target.clientTransactionId
+            if target.state.awaitsTerminal || (exact && AnswerRules.settledByUnnamed(target) && !TillController.consistent(target, response)) {
+                var (state, note) = try settledState(response, for: target)
+                let was = target.state
+                note = (note.map { $0 + " " } ?? "") + (was.awaitsTerminal
+                    ? "The answer arrived after till stopped waiting for it."
+                    : "The terminal's own answer for this payment replaced an earlier one that did not name it (\(was.rawValue)). Check the terminal.")
+                if try journal.recordAnswer(target.id, response: response, state: state, note: note, onlyIf: was.awaitsTerminal ? [.pending, .sent, .unknown] : [was]) {
+                    await transport.acknowledge(a)
+                    _ = await transport.withdrawIfUnclaimed(id: target.requestId)
+                    if let e = try journal.entry(id: target.id) {
+                        let what = was.awaitsTerminal ? "A late answer settled" : "CHECK THE TERMINAL: the terminal's own answer changed"
+                        hub.emit(.unmatchedAnswer(response, note: "\(what) journal entry \(e.id) (\(e.action.rawValue)): \(e.state.rawValue)."))
+                        hub.emit(.recovered(e))
+                    }
+                    return
+                }
+            } else if TillController.consistent(target, response) {
+                // Already journaled (till stopped between journaling and archiving), or the sale's own word after the
+                // abort's: nothing new. Archive it.
+                await transport.acknowledge(a)
+                return
+            }
+        }
+
+        // Matches nothing (or contradicts what is journaled): journal it once, for a person to review; never counted,
+        // never a batch event.
+        // In words: the answer's action and status are in its raw fields (the journal detail's `r`).
+        let note = "An answer that matches nothing this till sent or is waiting for: check the terminal."
+        let (row, inserted) = try journal.insertUnmatched(response: response, text: a.text, note: note, batch: try journal.batch(),
+                                                          state: .review)
+        await transport.acknowledge(a)
+        if inserted { hub.emit(.unmatchedAnswer(response, note: note + " (journal entry \(row.id))")) }
+    }
+
+    /// The journal entry a stray answer belongs to: by file name, then by client transaction id, then the latest
+    /// entry still waiting of the same action that carries no reference (refund, capture, batch), as `AnswerRules.link`
+    /// allows.
+    func lateTarget(for r: CallbackResponse, hint: String?) throws -> JournalEntry? {
+        if let hint, let e = try journal.entry(requestId: hint) { return e }
+        guard let action = r.action, action != .transactionDetails else { return nil }
+        if let ctid = r.clientTransactionId {
+            return try journal.entries(clientTransactionId: ctid).first(where: { $0.action == action })
+        }
+        return try journal.awaitingWithoutReference(action: action).first { e in AnswerRules.link(r, to: e, hint: nil) == .exact }
+    }
+}

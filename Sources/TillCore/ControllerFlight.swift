@@ -1,0 +1,256 @@
+import Foundation
+import TillIO
+import TillProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// A payment in flight: journaled before it is sent, waited on (abortably, up to the timeout), settled once.
+extension TillController {
+    public func perform(_ request: Request) async -> ActionOutcome {
+        await perform(request, hooks: true, confirmingUnknown: [])
+    }
+
+    public func perform(_ request: Request, confirmingUnknown: Set<Int64>) async -> ActionOutcome {
+        await perform(request, hooks: true, confirmingUnknown: confirmingUnknown)
+    }
+
+    /// Fills in a client transaction id for sales and pre-auths that have none.
+    public static func withClientTransactionId(_ request: Request) -> Request {
+        switch request {
+        case .sale(var s) where s.clientTransactionId == nil:
+            s.clientTransactionId = newClientTransactionId(); return .sale(s)
+        case .preAuth(var p) where p.clientTransactionId == nil:
+            p.clientTransactionId = newClientTransactionId(); return .preAuth(p)
+        default: return request
+        }
+    }
+
+    /// A new client transaction id: a lower-case UUID (36 characters, within the protocol's 64).
+    public static func newClientTransactionId() -> String { UUID().uuidString.lowercased() }
+
+    /// Journal trouble, said at once: an event for the screen, and the message for the outcome.
+    func journalProblem(_ what: String, _ error: any Error) -> String {
+        let m = "The journal could not record \(what): \(error)."
+        hub.emit(.journalProblem(m))
+        return m
+    }
+
+    /// Refusals before anything is journaled or sent: a reference already used, unknown payments not confirmed.
+    func refusal(for request: Request, confirmingUnknown: Set<Int64>) throws -> ActionOutcome? {
+        guard request.action == .sale || request.action == .preAuth else { return nil }
+        if let ctid = request.clientTransactionId, let used = try journal.entries(clientTransactionId: ctid).first {
+            return .invalid([TillController.reusedReference(ctid, used)])
+        }
+        let open = try journal.unconfirmedUnknownPayments()
+        let unconfirmed = open.filter { !confirmingUnknown.contains($0.id) }
+        if !unconfirmed.isEmpty { return .needsConfirmation(unconfirmed) }
+        try journal.confirmRetry(Set(open.map(\.id)).intersection(confirmingUnknown))
+        return nil
+    }
+
+    static func reusedReference(_ ctid: String, _ e: JournalEntry) -> ValidationError {
+        let what = [e.action.rawValue, e.amount?.description, e.state.rawValue].compactMap { $0 }.joined(separator: " ")
+        return ValidationError(field: "clientTransactionId",
+                               message: "Reference '\(ctid)' was already used by journal entry \(e.id) (\(what)): use a new reference. Nothing was sent.")
+    }
+
+    func perform(_ request: Request, hooks: Bool, timeoutMs: Int64? = nil, confirmingUnknown: Set<Int64> = []) async -> ActionOutcome {
+        if stopped { return .transportError(nil, "till is stopping: nothing was sent.") }
+        if let c = current { return .busy(c.inFlight) }
+        if case .abort = request {
+            return .invalid([ValidationError(field: "action", message: "Use abort() to abort what is in flight.")])
+        }
+        let terminalRequest = TerminalRequest(caller: caller, request: TillController.withClientTransactionId(request))
+        let errors = terminalRequest.validationErrors()
+        if !errors.isEmpty { return .invalid(errors) }
+        // One terminal, one sender: the journal's lock is held from here until the flight ends.
+        do {
+            try senderLock.acquire()
+        } catch {
+            return .otherTillBusy(error.description)
+        }
+        defer { senderLock.release() }
+        let requestId = UUID().uuidString.lowercased()
+        let batch: BatchInfo
+        var entry: JournalEntry
+        do {
+            if hooks, let refused = try refusal(for: request, confirmingUnknown: confirmingUnknown) { return refused }
+            batch = try journal.batch(for: request.action)
+            entry = try journal.insertPending(requestId: requestId, request: terminalRequest, batch: batch)
+        } catch {
+            return .journalFailed(nil, journalProblem("the request, so it was not sent", error))
+        }
+        CrashHook.hit("journaled", armed: hooks)
+        let now = WallClock.nowMs()
+        current = Flight(inFlight: InFlight(entry: entry, startedAtMs: now, deadlineMs: now + (timeoutMs ?? self.timeoutMs)), hooks: hooks)
+        hub.emit(.inFlight(current!.inFlight))
+        do {
+            try await transport.send(id: requestId, url: terminalRequest.url)
+        } catch {
+            let state: EntryState
+            let note: String
+            switch error {
+            case .notSent(let m): state = .resolved; note = "Not sent: \(m)"
+            case .maybeSent(let m): state = .unknown; note = "Maybe sent, no answer: \(m) Check the terminal."
+            }
+            if current?.inFlight.entry.requestId == requestId, current?.result == nil {
+                current = nil
+                do {
+                    try journal.transition(entry.id, to: state, note: note, from: [.pending, .sent])
+                } catch {
+                    let m = journalProblem("that the request was not sent", error)
+                    hub.emit(.settled(.journalFailed(entry, m)))
+                    return .journalFailed(entry, m)
+                }
+                entry.state = state; entry.note = note
+                let outcome = ActionOutcome.transportError(entry, error.description)
+                hub.emit(.transportProblem(error.description))
+                hub.emit(.settled(outcome))
+                return outcome
+            }
+            return await wait(for: requestId)
+        }
+        // The crash point "sent" is right after the hand-over, whether or not the answer already came.
+        CrashHook.hit("sent", armed: hooks)
+        if current?.inFlight.entry.requestId == requestId, current?.result == nil {
+            do { try journal.markSent(entry.id) } catch {
+                // Sent, but the journal still says pending: said loudly; the answer (or recovery) settles it.
+                _ = journalProblem("that the request was sent", error)
+            }
+            current?.inFlight.entry.state = .sent
+            if let i = current?.inFlight { hub.emit(.inFlight(i)) }
+            let deadline = current!.inFlight.deadlineMs
+            current?.timer = Task { [weak self] in
+                let ms = max(0, deadline - WallClock.nowMs())
+                await Pause.sleep(nanoseconds: UInt64(ms) * 1_000_000)
+                if Task.isCancelled { return }
+                await self?.timedOut(requestId)
+            }
+        }
+        return await wait(for: requestId)
+    }
+
+    func wait(for requestId: String) async -> ActionOutcome {
+        guard let f = current, f.inFlight.entry.requestId == requestId else {
+            // Settled and cleared while the request was being handed over; the journal has the outcome.
+            do {
+                if let e = try journal.entry(requestId: requestId) { return e.state == .unknown ? .unknown(e) : .answered(e) }
+            } catch {
+                return .journalFailed(nil, journalProblem("(read back) request \(requestId)", error))
+            }
+            return .transportError(nil, "lost track of request \(requestId)")
+        }
+        if let r = f.result {
+            f.timer?.cancel()
+            current = nil
+            return r
+        }
+        return await withCheckedContinuation { c in
+            current?.continuation = c
+        }
+    }
+
+    /// Ends the flight: resumes the waiter (or leaves the result for it) and reports it.
+    func finish(_ outcome: ActionOutcome) {
+        guard var f = current else { return }
+        f.timer?.cancel()
+        if var a = f.abort {
+            a.timer?.cancel()
+            if let c = a.continuation {
+                a.continuation = nil
+                if case .answered(let e) = outcome, e.state == .aborted, let r = e.response {
+                    c.resume(returning: .answered(.aborted, r))
+                } else {
+                    c.resume(returning: .noAnswer)
+                }
+            }
+            do {
+                try journal.transition(a.entry.id, to: .resolved, note: "No abort answer: the request it was meant to abort ended by itself.",
+                                       from: [.pending, .sent, .unknown])
+            } catch {
+                _ = journalProblem("how the abort ended", error)
+            }
+        }
+        hub.emit(.settled(outcome))
+        if let c = f.continuation {
+            current = nil
+            c.resume(returning: outcome)
+        } else {
+            f.result = outcome
+            f.abort = nil
+            current = f
+        }
+    }
+
+    func timedOut(_ requestId: String) async {
+        guard let f = current, f.inFlight.entry.requestId == requestId, f.result == nil else { return }
+        let seconds = timeoutMs % 1000 == 0 ? String(timeoutMs / 1000) : String(Double(timeoutMs) / 1000)
+        if let failure = f.unnamedFailure, f.inFlight.entry.clientTransactionId == nil {
+            // A request that carries no reference: its only answer, a failure nothing contradicted, settles it.
+            do {
+                try journal.recordAnswer(f.inFlight.entry.id, response: failure, state: AnswerRules.state(for: failure),
+                                         note: nil, onlyIf: [.pending, .sent])
+                finish(.answered(try journal.entry(id: f.inFlight.entry.id) ?? f.inFlight.entry))
+            } catch {
+                finish(.journalFailed(f.inFlight.entry, journalProblem("the terminal's answer", error)))
+            }
+            return
+        }
+        let note = f.unnamedFailure.map { _ in
+            "The terminal answered 'not approved' without naming this payment, and never named it: "
+                + "it may be another payment's answer, so the outcome is unknown. Check the terminal."
+        } ?? "No answer within \(seconds) s: the outcome is unknown; check the terminal."
+        var e = f.inFlight.entry
+        var journalError: String?
+        do { try journal.transition(e.id, to: .unknown, note: note, from: [.pending, .sent]) } catch {
+            journalError = journalProblem("that the outcome is unknown", error)
+        }
+        e.state = .unknown; e.note = note
+        let withdrawn = await transport.gaveUp(on: requestId)
+        guard current?.inFlight.entry.requestId == requestId, current?.result == nil else { return }
+        if withdrawn {
+            let why = "Never sent: the terminal did not take the request within \(seconds) s, so till withdrew it."
+            do { try journal.transition(e.id, to: .resolved, note: why, from: [.unknown, .pending, .sent]) } catch {
+                journalError = journalProblem("that the request was withdrawn", error)
+            }
+            e.state = .resolved; e.note = why
+            hub.emit(.transportProblem(why))
+            finish(journalError.map { .journalFailed(e, $0) } ?? .transportError(e, why))
+            return
+        }
+        finish(journalError.map { .journalFailed(e, $0 + " " + note) } ?? .unknown(e))
+    }
+
+    /// After a failure that did not name the payment in flight: wait at most a short while more for its own answer.
+    func shortenWait(for requestId: String, failure: CallbackResponse) {
+        guard var f = current, f.inFlight.entry.requestId == requestId, f.result == nil else { return }
+        if f.unnamedFailure == nil { f.unnamedFailure = failure }
+        let deadline = min(f.inFlight.deadlineMs, WallClock.nowMs() + TillController.unnamedFailureGraceMs)
+        f.inFlight.deadlineMs = deadline
+        f.timer?.cancel()
+        f.timer = Task { [weak self] in
+            await Pause.sleep(nanoseconds: UInt64(max(0, deadline - WallClock.nowMs())) * 1_000_000)
+            if Task.isCancelled { return }
+            await self?.timedOut(requestId)
+        }
+        current = f
+        hub.emit(.inFlight(f.inFlight))
+    }
+
+    /// Stops waiting for the request in flight, at the cashier's word: it becomes unknown (the terminal may still be
+    /// working on it) and goes to Unresolved; a late answer still settles it.
+    public func stopWaiting() async -> ActionOutcome? {
+        guard let f = current, f.result == nil else { return nil }
+        let note = "The cashier stopped waiting: the outcome is unknown; check the terminal."
+        var e = f.inFlight.entry
+        do { try journal.transition(e.id, to: .unknown, note: note, from: [.pending, .sent]) } catch {
+            let m = journalProblem("that the outcome is unknown", error)
+            finish(.journalFailed(e, m))
+            return .journalFailed(e, m)
+        }
+        e.state = .unknown; e.note = note
+        finish(.unknown(e))
+        return .unknown(e)
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+import TillIO
+import TillProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Reads for the screen and the reports: an error is said, never taken for "nothing there".
+extension TillController {
+    /// What the sync last wrote beside the journal, with how many of the journal's changes the store does not hold
+    /// yet. Never the network: the till reads a file and its own outbox.
+    public func storeSync() async -> StoreSync? {
+        guard let status = SyncStatus.read(journal: journal.path) else { return nil }
+        let last = (try? journal.outboxLastSeq()) ?? 0
+        let held = (try? journal.journalId()) == status.journalId ? status.storeLastSeq : 0
+        return StoreSync(toSend: max(0, last - held), sentAtMs: status.sentAtMs, failingSinceMs: status.failingSinceMs,
+                         needsSetUp: status.needsSetUp)
+    }
+
+    /// Whether another till on this journal is waiting for the terminal now (its pending and sent entries are its own).
+    public func anotherTillIsSending() async -> Bool { current == nil && senderLock.isHeldElsewhere() }
+
+    /// A journal read for the screen or a report: an error is said (never taken for "nothing there") and the fallback
+    /// is shown meanwhile.
+    func read<T>(_ what: String, _ fallback: T, _ body: () throws -> T) -> T {
+        do { return try body() } catch {
+            hub.emit(.journalProblem("The journal could not be read (\(what)): \(error)."))
+            return fallback
+        }
+    }
+
+    public func entries(_ filter: JournalFilter) async -> [JournalEntry] {
+        read("entries", []) { try journal.entries(filter, currentBatchId: try journal.batch().id) }
+    }
+
+    public func entry(id: Int64) async -> JournalEntry? { read("entry \(id)", nil) { try journal.entry(id: id) } }
+
+    public func report(batch key: BatchKey) async -> Report? {
+        read("the report", nil) {
+            guard let b = try journal.reportBatch(key) else { return nil }
+            return try journal.report(for: b)
+        }
+    }
+
+    public func exportReport(batch key: BatchKey, format: ReportFormat) async throws -> [String] {
+        try ReportFiles.write(journal: journal, batch: key, format: format)
+    }
+
+    public func batch() async -> BatchInfo { read("the batch", BatchInfo()) { try journal.batch() } }
+
+    public func glance() async -> JournalGlance {
+        read("the batch and the unresolved entries", JournalGlance()) { try journal.glance() }
+    }
+
+    /// Totals of a batch (nil: the current one), for the shift report.
+    public func totals(batchId: String? = nil) async -> BatchTotals {
+        read("the totals", BatchTotals()) { try journal.totals(batchId: try batchId ?? journal.batch().id) }
+    }
+}

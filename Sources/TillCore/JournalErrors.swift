@@ -1,0 +1,49 @@
+import Foundation
+
+/// Why a journal path was refused.
+public struct JournalOpenError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "cannot use \(path.isEmpty ? "\"\"" : path) as the journal: \(reason)." }
+}
+
+/// A journal write that failed because of an injected fault (tests only), worded as a full disk.
+public struct InjectedJournalFault: Error, Sendable, CustomStringConvertible {
+    public var description: String { "database or disk is full (injected fault)" }
+}
+
+/// Test-only switch that makes the next journal writes fail, as a full disk would.
+final class JournalFaults: @unchecked Sendable {
+    private let lock = NSLock()
+    private var failing = 0
+    /// Makes the next `count` writes fail (`Int.max`: until `clear()`).
+    func failWrites(_ count: Int = .max) { lock.lock(); failing = count; lock.unlock() }
+    func clear() { lock.lock(); failing = 0; lock.unlock() }
+    func check() throws {
+        lock.lock(); defer { lock.unlock() }
+        guard failing > 0 else { return }
+        if failing != .max { failing -= 1 }
+        throw InjectedJournalFault()
+    }
+}
+
+/// The journal file at the path is not the one till has open, or was cut short: what till would write or report would
+/// not be what is on disk.
+public struct JournalFileError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var problem: String
+    public var description: String {
+        "THE JOURNAL FILE \(path) \(problem). Nothing more is written to it: stop till, keep every file beside it "
+            + "(\(path)-wal too) and have it checked before taking more payments."
+    }
+}
+
+/// SQLite found the journal file damaged.
+public struct JournalDamagedError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var findings: [String]
+    public var description: String {
+        "THE JOURNAL \(path) IS DAMAGED (SQLite: \(findings.prefix(3).joined(separator: "; "))). Nothing was read from it as if "
+            + "whole: keep a copy of the file and restore the last backup, or have it repaired, before relying on it."
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import GRDB
+import TillIO
+import TillProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The journal file's safety: which files this process has open, closing them at exit, and checks that the file
+// at the path is still the one open and whole.
+extension Journal {
+    /// The journal files this process has open (device and inode), with how many `Journal`s have each open.
+    static let openFiles = Locked<[FileID: Int]>([:])
+    struct FileID: Hashable { var dev: UInt64; var ino: UInt64 }
+
+    static func isOpenInProcess(_ st: stat) -> Bool {
+        let id = FileID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
+        return openFiles.withLock { $0[id] != nil }
+    }
+
+    static func register(_ st: stat) -> FileID {
+        let id = FileID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
+        openFiles.withLock { $0[id, default: 0] += 1 }
+        return id
+    }
+
+    /// Ends this process's use of the journal: what the write-ahead log holds is copied into the journal file
+    /// (a checkpoint) and the log emptied, then the connections are closed; later reads and writes throw.
+    /// So the file alone is complete (a copy of it for a backup or the accountant misses nothing, where without
+    /// its `-wal` beside it the copy would lack every entry since the last checkpoint), and the next start has no
+    /// log to read through before its first frame (a busy day's log is megabytes: about a millisecond a start).
+    /// Never waits for another process: one still reading keeps the log, which it empties when it closes in turn,
+    /// and nothing is lost either way (the log is part of the journal until it is copied). Called for every open
+    /// journal when the process ends (`closeAll`); twice is harmless.
+    public func close() {
+        guard !closed.withLock({ c in defer { c = true }; return c }) else { return }
+        try? pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA busy_timeout = 0")
+            _ = try? db.checkpoint(.truncate)
+        }
+        try? pool.close()
+    }
+
+    /// Closes every journal this process has open (`close()`): when the process ends, by `exit` (an `atexit`
+    /// handler, set at the first open) or by a signal (the executable calls it before `SignalPipe.terminate` lets the signal end it).
+    public static func closeAll() {
+        let open = openJournals.withLock { list in defer { list = [] }; return list.compactMap(\.journal) }
+        for j in open { j.close() }
+    }
+
+    struct WeakJournal { weak var journal: Journal? }
+    static let openJournals = Locked<[WeakJournal]>([])
+    static let exitHandler = Locked(false)
+    static func closeAtExit() {
+        guard !exitHandler.withLock({ set in defer { set = true }; return set }) else { return }
+        atexit { Journal.closeAll() }
+    }
+
+
+    static func hasSQLiteHeader(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { Glibc.close(fd) }
+        var buf = [UInt8](repeating: 0, count: 16)
+        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
+        return n == 16 && buf == Array("SQLite format 3\0".utf8)
+    }
+
+    /// Every write goes through here, so an injected fault (tests) fails it exactly as a full disk would; and every
+    /// write is checked to have gone to the journal at the path: before it (nothing is written to a journal that is
+    /// not the one on disk) and after it, before its success is reported (a file replaced meanwhile got the write:
+    /// the cashier would be told "approved" while the journal on disk says pending).
+    @discardableResult
+    func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try faults.check()
+        try checkFile()
+        let result = try pool.write(body)
+        try checkFile()
+        return result
+    }
+
+
+    /// Throws `JournalFileError` when the file at the journal's path is not the one this journal has open any more
+    /// (deleted, moved, replaced: another device or inode) or was truncated. A look at the path (`lstat`), never an
+    /// open: closing a descriptor of the file would drop SQLite's locks on it.
+    public func checkFile() throws {
+        guard let id = fileID else { return }
+        var st = stat()
+        guard lstat(path, &st) == 0 else {
+            throw JournalFileError(path: path, problem: "was deleted or moved while till ran (\(String(cString: strerror(errno))))")
+        }
+        if FileID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino)) != id {
+            throw JournalFileError(path: path, problem: "was replaced by another file while till ran")
+        }
+        let size = Int64(st.st_size)
+        let shrunk = knownSize.withLock { known -> Bool in
+            if size < known { return true }
+            known = size
+            return false
+        }
+        if shrunk { throw JournalFileError(path: path, problem: "was cut short (truncated to \(size) bytes) while till ran") }
+    }
+
+    /// SQLite's own check of the file: `quick_check` (every page readable and well-formed; linear in the journal's
+    /// size), or with `full` `integrity_check` (also that every index agrees with its table: an export reads through
+    /// an index, and a damaged one silently leaves rows out). Throws `JournalDamagedError` with SQLite's findings.
+    public func checkIntegrity(full: Bool = false) throws {
+        let findings: [String]
+        do {
+            findings = try pool.read { db in
+                try String.fetchAll(db, sql: full ? "PRAGMA integrity_check(20)" : "PRAGMA quick_check(20)")
+            }
+        } catch {
+            throw JournalDamagedError(path: path, findings: ["\(error)"])
+        }
+        if findings != ["ok"] { throw JournalDamagedError(path: path, findings: findings) }
+    }
+}

@@ -1,0 +1,264 @@
+import Foundation
+import GRDB
+import TillIO
+import TillProtocol
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Every change to the journal: one SQLite transaction each, through `write`.
+extension Journal {
+    // MARK: writing
+
+    /// Journals a request before it is sent (state `pending`). Returns the entry with its id.
+    public func insertPending(requestId: String, request: TerminalRequest, batch: BatchInfo, parentId: Int64? = nil,
+                              nowMs: Int64 = WallClock.nowMs()) throws -> JournalEntry {
+        let (amount, tip) = Journal.amounts(of: request.request)
+        let url = request.redactedURL
+        let id = try write { db -> Int64 in
+            try db.execute(sql: """
+                INSERT INTO entry (requestId, action, origin, parentId, clientTransactionId, amountCents, tipCents, requestURL,
+                                   state, createdAtMs, updatedAtMs, batchId, batchName, requestedAmountCents, requestedTipCents, tipIncluded)
+                VALUES (?, ?, 'request', ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [requestId, request.request.action.rawValue, parentId, request.request.clientTransactionId,
+                                 amount?.cents, tip?.cents, url, nowMs, nowMs, batch.isOpen ? batch.id : nil,
+                                 batch.isOpen ? batch.name : nil, amount?.cents, tip?.cents, tipStyle == .included])
+            return db.lastInsertedRowID
+        }
+        return JournalEntry(id: id, requestId: requestId, action: request.request.action,
+                            clientTransactionId: request.request.clientTransactionId, amount: amount, tipAmount: tip,
+                            requestURL: url, state: .pending, createdAtMs: nowMs, updatedAtMs: nowMs,
+                            batchId: batch.isOpen ? batch.id : nil, batchName: batch.isOpen ? batch.name : nil, tipStyle: tipStyle)
+    }
+
+    static func amounts(of r: Request) -> (Money?, Money?) {
+        switch r {
+        case .sale(let s): return (s.amount, s.tipAmount)
+        case .preAuth(let p): return (p.amount, nil)
+        case .cancel(let c): return (c.amount, nil)
+        case .capturePreAuth(let c): return (c.amount, nil)
+        default: return (nil, nil)
+        }
+    }
+
+    /// `pending` → `sent`. False when the entry had already moved on (an answer came first).
+    @discardableResult
+    public func markSent(_ id: Int64, nowMs: Int64 = WallClock.nowMs()) throws -> Bool {
+        try write { db in
+            try db.execute(sql: "UPDATE entry SET state = 'sent', sentAtMs = ?, updatedAtMs = ? WHERE id = ? AND state = 'pending'",
+                           arguments: [nowMs, nowMs, id])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Sets state and note (no answer involved), whatever the state was. Prefer `transition`, which cannot overwrite
+    /// what another process journaled meanwhile.
+    public func setState(_ id: Int64, _ state: EntryState, note: String?, nowMs: Int64 = WallClock.nowMs()) throws {
+        try write { db in
+            try db.execute(sql: "UPDATE entry SET state = ?, note = ?, updatedAtMs = ? WHERE id = ?",
+                           arguments: [state.rawValue, note, nowMs, id])
+        }
+    }
+
+    /// Compare-and-set: moves the entry to `state` only if it is still in one of `from`. Returns whether it moved.
+    /// Two processes on one journal can never overwrite each other's answer this way (an approved entry is never
+    /// rewritten to unknown by another process's recovery).
+    @discardableResult
+    public func transition(_ id: Int64, to state: EntryState, note: String?, from: Set<EntryState>,
+                           nowMs: Int64 = WallClock.nowMs()) throws -> Bool {
+        let only = Journal.stateCondition(from)
+        return try write { db in
+            try db.execute(sql: "UPDATE entry SET state = ?, note = ?, updatedAtMs = ? WHERE id = ?" + only.sql,
+                           arguments: StatementArguments([state.rawValue, note, nowMs, id] as [(any DatabaseValueConvertible)?]) + only.arguments)
+            return db.changesCount > 0
+        }
+    }
+
+    /// ` AND state IN (?, …)` and its values: the compare part of every compare-and-set.
+    static func stateCondition(_ states: Set<EntryState>) -> (sql: String, arguments: StatementArguments) {
+        let values = states.map(\.rawValue).sorted()
+        return (" AND state IN (" + values.map { _ in "?" }.joined(separator: ",") + ")", StatementArguments(values))
+    }
+
+    /// The answer as it is stored: secrets that a peer echoed back are redacted too.
+    static func storable(_ r: CallbackResponse) -> CallbackResponse {
+        var r = r
+        for i in r.fields.indices where Secrets.fieldNames.contains(r.fields[i].name) {
+            r.fields[i].value = Secrets.placeholder
+        }
+        return r
+    }
+
+    static func encode(_ r: CallbackResponse) -> String {
+        // Encoding a CallbackResponse (strings only) cannot fail; an empty text would read back as "no answer".
+        let data = (try? JSONEncoder().encode(storable(r))) ?? Data()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Journals an answer onto an entry and settles its state. Also records batch events for batch answers of
+    /// requests till sent. With `onlyIf`, only when the entry is still in one of those states (returns false otherwise).
+    @discardableResult
+    public func recordAnswer(_ id: Int64, response: CallbackResponse, state: EntryState, note: String?,
+                             onlyIf: Set<EntryState>? = nil, nowMs: Int64 = WallClock.nowMs()) throws -> Bool {
+        try write { db in
+            var sql = """
+                UPDATE entry SET state = ?, note = ?, answeredAtMs = ?, updatedAtMs = ?, status = ?, message = ?, stan = ?,
+                  orderCode = ?, shortOrderCode = ?, transactionId = ?, cardType = ?, verificationMethod = ?, response = ?,
+                  amountCents = COALESCE(?, amountCents), tipCents = COALESCE(?, tipCents),
+                  clientTransactionId = COALESCE(clientTransactionId, ?)
+                WHERE id = ?
+                """
+            let values: [(any DatabaseValueConvertible)?] = [
+                state.rawValue, note, nowMs, nowMs, response.status.description, response.message,
+                response.referenceNumber, response.orderCode, response.shortOrderCode, response.transactionId,
+                response.cardType, response.verificationMethod, Journal.encode(response), response.amount?.cents,
+                response.tipAmount?.cents, response.clientTransactionId, id]
+            var args = StatementArguments(values)
+            if let onlyIf {
+                let only = Journal.stateCondition(onlyIf)
+                sql += only.sql
+                args += only.arguments
+            }
+            try db.execute(sql: sql, arguments: args)
+            guard db.changesCount > 0 else { return false }
+            let origin = try String.fetchOne(db, sql: "SELECT origin FROM entry WHERE id = ?", arguments: [id])
+            if state == .approved, origin == EntryOrigin.request.rawValue {
+                // The same transaction journaled earlier as an answer that matched nothing (it came while nothing was
+                // waiting for it) is this entry's answer: no longer for review, never counted twice.
+                try Journal.absorbUnmatched(db, response, into: id, nowMs: nowMs)
+            }
+            if response.action == .batch, response.isApproved, state == .approved, origin == EntryOrigin.request.rawValue {
+                try Journal.insertBatchEvent(db, entryId: id, response: response, nowMs: nowMs)
+                if response.batchCommand == .open {
+                    // The entry that opened a batch belongs to it.
+                    try db.execute(sql: "UPDATE entry SET batchId = ?, batchName = ? WHERE id = ?",
+                                   arguments: [response.batchId, response.batchName, id])
+                }
+                try Journal.storeZReportOnClose(db, nowMs: nowMs)
+            }
+            return true
+        }
+    }
+
+    static func insertBatchEvent(_ db: Database, entryId: Int64?, response: CallbackResponse, nowMs: Int64) throws {
+        guard let c = response.batchCommand else { return }
+        try db.execute(sql: "INSERT INTO batch_event (entryId, command, batchId, batchName, atMs) VALUES (?, ?, ?, ?, ?)",
+                       arguments: [entryId, c.rawValue, response.batchId, response.batchName, nowMs])
+    }
+
+    /// A stable key of an answer's text: the same answer delivered again (after a restart, or from a file that could
+    /// not be archived) maps to the same journal row. Two independent 64-bit FNV-1a hashes and the length.
+    public static func answerKey(_ text: String) -> String {
+        var a: UInt64 = 0xcbf2_9ce4_8422_2325, b: UInt64 = 0x8422_2325_cbf2_9ce4
+        var n = 0
+        for byte in text.utf8 {
+            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+            b = (b &+ UInt64(byte)) &* 0x9e37_79b9_7f4a_7c15
+            b ^= b >> 29
+            n += 1
+        }
+        return String(a, radix: 16) + "-" + String(b, radix: 16) + "-" + String(n)
+    }
+
+    static func absorbUnmatched(_ db: Database, _ r: CallbackResponse, into id: Int64, nowMs: Int64) throws {
+        let note = "The answer of journal entry \(id), journaled before it was known whose it was: nothing more was charged."
+        if let t = r.transactionId, !t.isEmpty {
+            try db.execute(sql: "UPDATE entry SET state = 'duplicate', note = ?, updatedAtMs = ? WHERE origin = 'unmatched' AND state = 'review' AND transactionId = ?",
+                           arguments: [note, nowMs, t])
+        } else if let stan = r.referenceNumber, !stan.isEmpty, let order = r.orderCode, !order.isEmpty {
+            try db.execute(sql: "UPDATE entry SET state = 'duplicate', note = ?, updatedAtMs = ? WHERE origin = 'unmatched' AND state = 'review' AND stan = ? AND orderCode = ?",
+                           arguments: [note, nowMs, stan, order])
+        }
+    }
+
+    /// Journals an answer that matched nothing: a row of its own (origin `unmatched`, state `review` — or
+    /// `duplicate` when it repeats a transaction the journal already holds). Never counted in totals, never opens or
+    /// closes a batch. Idempotent: the same answer text journaled twice is one row. Returns the row and whether
+    /// this call inserted it.
+    @discardableResult
+    public func insertUnmatched(response: CallbackResponse, text: String, note: String, batch: BatchInfo,
+                                state: EntryState = .review, nowMs: Int64 = WallClock.nowMs()) throws -> (entry: JournalEntry, inserted: Bool) {
+        let requestId = "unmatched-" + Journal.answerKey(text)
+        let action = response.action ?? .sale
+        let inserted = try write { db -> Bool in
+            try db.execute(sql: """
+                INSERT OR IGNORE INTO entry (requestId, action, origin, clientTransactionId, amountCents, tipCents, requestURL, state,
+                                   createdAtMs, answeredAtMs, updatedAtMs, batchId, batchName, status, message, stan, orderCode,
+                                   shortOrderCode, transactionId, cardType, verificationMethod, response, note, tipIncluded)
+                VALUES (?, ?, 'unmatched', ?, ?, ?, '', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, arguments: [requestId, action.rawValue, response.clientTransactionId, response.amount?.cents,
+                                 response.tipAmount?.cents, state.rawValue, nowMs, nowMs, nowMs,
+                                 batch.isOpen ? batch.id : nil, batch.isOpen ? batch.name : nil,
+                                 response.status.description, response.message, response.referenceNumber, response.orderCode,
+                                 response.shortOrderCode, response.transactionId, response.cardType, response.verificationMethod,
+                                 Journal.encode(response), note, tipStyle == .included])
+            return db.changesCount > 0
+        }
+        guard let e = try entry(requestId: requestId) else { throw FileError(path: path, operation: "read back the unmatched answer in") }
+        return (e, inserted)
+    }
+
+    /// An approved (or duplicate-flagged) entry of a card transaction the terminal already reported: same transaction id,
+    /// else same STAN and order code. Used to recognise an answer that repeats one already journaled.
+    /// `countedOnly`: leave out answers that matched nothing and wait for review (an entry's own answer that came
+    /// while nothing waited for it: the entry that it answers takes it over, see `absorbUnmatched`).
+    public func entry(sameTransactionAs r: CallbackResponse, action: Action, excluding id: Int64? = nil,
+                      countedOnly: Bool = false) throws -> JournalEntry? {
+        let which = "state IN ('approved', 'review') AND id IS NOT ? AND action = ?"
+            + (countedOnly ? " AND NOT (origin = 'unmatched' AND state = 'review')" : "")
+        return try pool.read { db in
+            if let t = r.transactionId, !t.isEmpty {
+                return try Row.fetchOne(db, sql: "SELECT \(Journal.columns) FROM entry WHERE transactionId = ? AND \(which) ORDER BY id LIMIT 1",
+                                        arguments: [t, id, action.rawValue]).map(Journal.entry(from:))
+            }
+            guard let stan = r.referenceNumber, !stan.isEmpty, let order = r.orderCode, !order.isEmpty else { return nil }
+            return try Row.fetchOne(db, sql: "SELECT \(Journal.columns) FROM entry WHERE stan = ? AND orderCode = ? AND \(which) ORDER BY id LIMIT 1",
+                                    arguments: [stan, order, id, action.rawValue]).map(Journal.entry(from:))
+        }
+    }
+
+    /// Settles an entry that needs attention as a person found it on the terminal. Charged: `approved` (it counts, with
+    /// the terminal's amount when an answer gave one); not charged: `resolved` (never counts). Compare-and-set: an entry
+    /// that was settled meanwhile (a late answer, another process) is left alone and this throws.
+    public func resolve(_ id: Int64, charged: Bool, note: String, nowMs: Int64 = WallClock.nowMs()) throws {
+        let from: Set<EntryState> = [.pending, .sent, .unknown, .review]
+        let moved = try transition(id, to: charged ? .approved : .resolved, note: note, from: from, nowMs: nowMs)
+        if !moved { throw ResolveError(message: "Entry \(id) no longer needs attention (it was settled meanwhile); nothing changed.") }
+    }
+
+    /// Records that the cashier checked these unknown outcomes and chose to charge again.
+    public func confirmRetry(_ ids: Set<Int64>, nowMs: Int64 = WallClock.nowMs()) throws {
+        guard !ids.isEmpty else { return }
+        try write { db in
+            for id in ids {
+                try db.execute(sql: "UPDATE entry SET retryConfirmedAtMs = ? WHERE id = ? AND retryConfirmedAtMs IS NULL", arguments: [nowMs, id])
+            }
+        }
+    }
+
+    /// Card payments whose outcome is unknown and that the cashier has not yet confirmed before charging again.
+    public func unconfirmedUnknownPayments() throws -> [JournalEntry] {
+        try pool.read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown') AND action IN ('sale', 'pre_auth')
+                  AND origin = 'request' AND retryConfirmedAtMs IS NULL ORDER BY id
+                """).map(Journal.entry(from:))
+        }
+    }
+
+    /// When the cashier confirmed, before charging again, that this unknown payment was checked (nil: never).
+    public func retryConfirmedAtMs(of id: Int64) throws -> Int64? {
+        try pool.read { db in try Int64.fetchOne(db, sql: "SELECT retryConfirmedAtMs FROM entry WHERE id = ?", arguments: [id]) }
+    }
+
+    /// What the request asked for, before any answer (the answer's amount is in `amount`).
+    public func requestedAmounts(of id: Int64) throws -> (amount: Money?, tip: Money?) {
+        try pool.read { db in
+            guard let r = try Row.fetchOne(db, sql: "SELECT requestedAmountCents, requestedTipCents FROM entry WHERE id = ?", arguments: [id]) else {
+                return (nil, nil)
+            }
+            let a: Int? = r["requestedAmountCents"], t: Int? = r["requestedTipCents"]
+            return (a.map(Money.init(cents:)), t.map(Money.init(cents:)))
+        }
+    }
+}
