@@ -6,11 +6,11 @@ import TillSimulator
 
 /// The core benchmarks (see BENCHMARKS.md): transport round trips against `till simulate` as a separate process,
 /// durable journal appends, and totals/listing over a journal of 1,000,000 transactions.
-/// Needs the release `till` binary beside TillBench: `swift build -c release --product till` first.
+/// Needs a release `till` binary: `TILL_BIN`, else the one beside TillBench (`swift build -c release --product till`).
 func coreBench() async throws {
-    let till = siblingBinary("till")
+    let till = tillBinaryPath()
     guard FileManager.default.isExecutableFile(atPath: till) else {
-        print("  needs \(till): run `swift build -c release --product till` first")
+        print("  needs \(till): set TILL_BIN, or run `swift build -c release --product till` first")
         return
     }
     let root = "/tmp/till-core-bench-\(getpid())"
@@ -111,11 +111,6 @@ func coreBench() async throws {
         report("free-text search that matches nothing (full scan of 1,000,000)", search)
         if check == 0 { print("  (no rows?)") }
     }
-}
-
-private func siblingBinary(_ name: String) -> String {
-    let me = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    return me.deletingLastPathComponent().appendingPathComponent(name).path
 }
 
 private func startProcess(_ path: String, _ args: [String]) throws -> Process {
