@@ -484,7 +484,7 @@ func validationErrorText(_ failure: ValidationFailure, heading: String = "The re
 /// Writes a line (or several) to standard error.
 func printToStandardError(_ text: String) {
     let shown = visibleLines(text)
-    FileHandle.standardError.write(Data((shown.hasSuffix("\n") ? shown : shown + "\n").utf8))
+    StandardError.write(shown.hasSuffix("\n") ? shown : shown + "\n")
 }
 
 /// Text with every control character shown (`\u{1B}`) instead of acting, line breaks kept: error messages echo what

@@ -198,7 +198,7 @@ enum SimLog {
     static let lock = NSLock()
     static func line(_ s: String) {
         lock.lock(); defer { lock.unlock() }
-        FileHandle.standardError.write(Data(("till simulate: " + s + "\n").utf8))
+        StandardError.write("till simulate: " + s + "\n")
     }
     static func request(_ url: String, tag: String) {
         guard let r = try? TerminalRequest.parse(url) else {
