@@ -76,39 +76,6 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         return []
     }
 
-    // MARK: environment
-
-    /// The variables the bridge gets from till's environment: what any program needs to run in the cashier's locale
-    /// (`PATH`, `HOME`, `USER`, `LOGNAME`, `SHELL`, `LANG`, `LANGUAGE`, `LC_*`, `TZ`, `TMPDIR`), nothing else. An
-    /// allow-list, not a deny-list: till's environment holds the merchant key and whatever else the shop put there
-    /// (PINs, passphrases, credentials under any name), and no list of bad names is ever complete. A bridge that
-    /// needs more is given it in its command: `pipe:BRIDGE_URL=… my-bridge`.
-    public static let bridgeVariables: Set<String> = ["PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TMPDIR"]
-
-    /// Whether the bridge gets the variable `name` (see `bridgeVariables`).
-    public static func passes(_ name: String) -> Bool {
-        bridgeVariables.contains(name) || (name.hasPrefix("LC_") && name.count > 3)
-    }
-
-    /// `NAME=value` entries for the bridge: those of the given ones that `passes` names.
-    public static func bridgeEnvironment(_ entries: [String]) -> [String] {
-        entries.filter { entry in
-            guard let eq = entry.firstIndex(of: "=") else { return false }
-            return passes(String(entry[..<eq]))
-        }
-    }
-
-    /// This process's environment as `NAME=value` entries.
-    static func currentEnvironment() -> [String] {
-        var out: [String] = []
-        var p = environ
-        while let entry = p.pointee {
-            out.append(String(cString: entry))
-            p += 1
-        }
-        return out
-    }
-
     // MARK: the bridge process
 
     private func ensureBridge() throws(TransportError) {
@@ -343,18 +310,6 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         return code == 126 || code == 127 ? endMessage(status: status) : endMessage(status: status) + " It never read the request."
     }
 
-    static func cloexecPipe(_ fds: inout [Int32]) -> Bool {
-        guard pipe(&fds) == 0 else { return false }
-        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        return true
-    }
-
-    static func describe(status: Int32) -> String {
-        let sig = status & 0x7f
-        if sig == 0 { return "exited with status \((status >> 8) & 0xff)" }
-        return "was killed by signal \(sig)"
-    }
-
     // MARK: sending
 
     private enum Handover {
@@ -463,31 +418,6 @@ public final class PipeTransport: Transport, @unchecked Sendable {
     }
 
     // MARK: stopping
-
-    /// Whether any process of the group is still running (zombies waiting to be reaped do not count: a child the
-    /// bridge left behind is reaped by init, sometimes slowly).
-    static func groupAlive(_ pgid: pid_t) -> Bool {
-        if kill(-pgid, 0) != 0 && errno == ESRCH { return false }
-        for name in Path.list("/proc") where name.first?.isNumber == true {
-            guard let stat = AtomicFile.read("/proc/\(name)/stat", limit: 4096), let close = stat.lastIndex(of: ")") else { continue }
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            // After the command: state, ppid, pgrp, …
-            guard fields.count > 2, fields[2] == Substring(String(pgid)) else { continue }
-            if fields[0] != "Z" && fields[0] != "X" { return true }
-        }
-        return false
-    }
-
-    /// SIGTERM to the process group, then SIGKILL if any of it still runs after `termGraceMs`.
-    static func terminateGroup(_ pgid: pid_t) async {
-        guard kill(-pgid, SIGTERM) == 0 else { return }
-        let deadline = WallClock.monotonicNs() + UInt64(termGraceMs) * 1_000_000
-        while WallClock.monotonicNs() < deadline {
-            if !groupAlive(pgid) { return }
-            await Pause.sleep(nanoseconds: 10_000_000)
-        }
-        kill(-pgid, SIGKILL)
-    }
 
     /// Takes the bridge of `generation` (any, when nil) out of service; returns it, or nil if there was none.
     private func detachBridge(generation: Int?) -> Bridge? {
