@@ -9,13 +9,7 @@ import Glibc
 extension TillController {
     /// What the sync last wrote beside the journal, with how many of the journal's changes the store does not hold
     /// yet. Never the network: the till reads a file and its own outbox.
-    public func storeSync() async -> StoreSync? {
-        guard let status = SyncStatus.read(journal: journal.path) else { return nil }
-        let last = (try? journal.outboxLastSeq()) ?? 0
-        let held = (try? journal.journalId()) == status.journalId ? status.storeLastSeq : 0
-        return StoreSync(toSend: max(0, last - held), sentAtMs: status.sentAtMs, failingSinceMs: status.failingSinceMs,
-                         needsSetUp: status.needsSetUp)
-    }
+    public func storeSync() async -> StoreSync? { journal.storeSync() }
 
     /// Whether another till on this journal is waiting for the terminal now (its pending and sent entries are its own).
     public func anotherTillIsSending() async -> Bool { current == nil && senderLock.isHeldElsewhere() }

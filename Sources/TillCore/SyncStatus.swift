@@ -41,4 +41,14 @@ extension Journal {
     public func outboxLastSeq() throws -> Int64 {
         try pool.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM outbox") ?? 0 }
     }
+
+    /// What the sync last wrote beside the journal, with how many of the journal's changes the store does not hold
+    /// yet; nil when no sync ever ran for it. Never the network: a file and the journal's own outbox.
+    public func storeSync() -> StoreSync? {
+        guard let status = SyncStatus.read(journal: path) else { return nil }
+        let last = (try? outboxLastSeq()) ?? 0
+        let held = (try? journalId()) == status.journalId ? status.storeLastSeq : 0
+        return StoreSync(toSend: max(0, last - held), sentAtMs: status.sentAtMs, failingSinceMs: status.failingSinceMs,
+                         needsSetUp: status.needsSetUp)
+    }
 }

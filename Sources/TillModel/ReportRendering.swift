@@ -75,6 +75,13 @@ extension Report {
         return out
     }
 
+    /// The report's lines, and after them where the central store stands (when a sync runs for this journal): the Z
+    /// report says what is not yet sent; closing never waits for the store.
+    public func reportLines(_ f: ReportFormat, store: StoreSync?) -> [ReportLine] {
+        guard let store else { return reportLines(f) }
+        return reportLines(f) + [ReportLine(.blank, ""), store.reportLine(f)]
+    }
+
     /// The report's lines as text.
     public func lines(_ f: ReportFormat) -> [String] { reportLines(f).map(\.text) }
 
@@ -208,3 +215,15 @@ public enum CSV {
 
 private func pad(_ s: String, _ w: Int) -> String { s.count >= w ? String(s.prefix(w)) : s + String(repeating: " ", count: w - s.count) }
 private func lpad(_ s: String, _ w: Int) -> String { s.count >= w ? s : String(repeating: " ", count: w - s.count) + s }
+
+extension StoreSync {
+    /// One line for a report: how many of the journal's changes the central store does not hold yet.
+    public func reportLine(_ f: ReportFormat) -> ReportLine {
+        let sent = sentAtMs.map { " (last sent " + f.time($0) + ")" } ?? ""
+        if needsSetUp { return ReportLine(.warning, "Central store: needs set-up; \(toSend) journal changes not yet sent") }
+        if toSend == 0 { return ReportLine(.detail, "Central store: everything sent" + sent) }
+        let why = failingSinceMs.map { "; offline since " + f.time($0) } ?? ""
+        return ReportLine(failingSinceMs == nil ? .detail : .warning,
+                          "Central store: \(toSend) journal change\(toSend == 1 ? "" : "s") not yet sent" + why + sent)
+    }
+}

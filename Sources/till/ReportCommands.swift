@@ -61,7 +61,7 @@ struct ReportCommand: AsyncParsableCommand {
         }
         let f = settings.reportFormat
         switch global.json ? .json : format {
-        case .text: outText(report.text(f))
+        case .text: outText(report.reportLines(f, store: journal.storeSync()).map(\.text).joined(separator: "\n") + "\n")
         case .csv: Output.shared.verbatim(report.csv(f))
         case .json: outJSON(report.json)
         }

@@ -103,5 +103,8 @@ import TillProtocol
         try SyncStatus(journalId: "another", storeLastSeq: last, sentAtMs: 1_000, failingSinceMs: 500).write(journal: c.journal.path)
         #expect(await c.storeSync() == StoreSync(toSend: last, sentAtMs: 1_000, failingSinceMs: 500))
         await c.shutdown()
+        // `till report` says it under the report, as the Z report on screen does.
+        let r = try await runTillCapturing(["report", "--journal", c.journal.path])
+        #expect(r.status == 0 && r.output.contains("Central store: \(last) journal changes not yet sent; offline since"), "\(r.output)")
     }
 }

@@ -458,6 +458,22 @@ import TillProtocol
         #expect(setUp.0.contains("store: needs set-up") && setUp.1 == .statusAlert)
     }
 
+    /// The Z report on screen says what the store does not hold yet; without a store, nothing about one.
+    @Test func theZReportSaysWhatIsNotYetSent() {
+        var s = readyState(size: Size(width: 80, height: 24))
+        let z = Report(kind: .closing, batch: BatchInfo(id: "B-1", name: "Morning", openedAtMs: fixedNow - 3_600_000, isOpen: false),
+                       closedAtMs: fixedNow, generatedAtMs: fixedNow, buckets: [])
+        _ = update(&s, .reportLoaded(z, show: true))
+        #expect(!view(s, size: s.size).text.contains("Central store"))
+        _ = update(&s, .storeSyncLoaded(StoreSync(toSend: 12, sentAtMs: fixedNow - 60_000)))
+        for _ in 0..<10 { _ = update(&s, .key(.pageDown)) }
+        let screen = view(s, size: s.size).text
+        #expect(screen.contains("Central store: 12 journal changes not yet sent"), "\(screen)")
+        let offline = StoreSync(toSend: 1, failingSinceMs: fixedNow - 60_000).reportLine(ReportFormat())
+        #expect(offline.kind == .warning && offline.text.contains("1 journal change not yet sent; offline since"), "\(offline.text)")
+        #expect(StoreSync(toSend: 0, sentAtMs: fixedNow).reportLine(ReportFormat()).text.hasPrefix("Central store: everything sent"))
+    }
+
     @Test func theCellIsReadAgainOnTheClockNotOnEveryTick() {
         var s = AppState(nowMs: fixedNow)
         #expect(initialCommands(&s).contains(.loadStoreSync))

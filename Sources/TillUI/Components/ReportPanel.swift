@@ -4,7 +4,7 @@ import TillModel
 /// Keys on a full-screen report: scroll, export, close.
 func handleReportKey(_ state: inout AppState, _ panel: ReportPanel, _ key: Key) -> [Command] {
     var p = panel
-    let lines = p.report.lines(state.reportFormat).count
+    let lines = p.report.reportLines(state.reportFormat, store: state.storeSync).count
     let page = Layout(state.size).reportPage
     let maxScroll = max(0, lines - page)
     let action = state.keymap.action(for: key)
@@ -80,7 +80,7 @@ func reportOverlay(_ p: ReportPanel, _ s: AppState, _ buf: inout ScreenBuffer) {
     let r = layout.overlay
     buf.fill(r, role: .normal)
     buf.box(r, title: p.report.title)
-    let lines = p.report.reportLines(s.reportFormat)
+    let lines = p.report.reportLines(s.reportFormat, store: s.storeSync)
     let page = layout.reportPage
     var y = r.y + 1
     for l in lines.dropFirst(p.scroll).prefix(page) {
