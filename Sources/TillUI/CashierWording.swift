@@ -254,32 +254,17 @@ public enum CashierWording {
     }
 
     static func approvedSentence(_ action: Action?, _ message: TerminalMessage) -> String {
-        switch action {
-        case .sale?: return "Paid: the card was charged."
-        case .preAuth?: return "The amount is reserved on the card: capture it when the customer settles."
-        case .cancel?: return "Refunded: the money goes back to the card."
-        case .capturePreAuth?: return "Captured: the reserved amount was taken."
-        case .abort?: return "Aborted on the terminal: no money was taken."
-        case .transactionDetails?: return "The terminal found the transaction."
-        case .batch?:
-            if message == .batchOpened { return "The terminal opened the batch." }
-            if message == .batchClosed { return "The terminal closed the batch." }
-            return "The terminal did it."
-        case .reprintTransaction?: return "The terminal reprints the receipt."
-        case .getPrintingSettings?, .setPrintingSettings?, .sendLogs?, .getActivationCode?, .activatePos?: return "The terminal did it."
-        case nil: return "The terminal approved it."
-        }
+        guard let action else { return "The terminal approved it." }
+        if action == .batch, message == .batchOpened { return "The terminal opened the batch." }
+        if action == .batch, message == .batchClosed { return "The terminal closed the batch." }
+        return action.words.approved
     }
 
     static func notApproved(code: Int?, action: Action?) -> String {
         let coded = code.map { " (code \($0))" } ?? ""
-        switch action {
-        case .batch?, .transactionDetails?, .abort?, .reprintTransaction?, .getPrintingSettings?, .setPrintingSettings?, .sendLogs?,
-             .getActivationCode?, .activatePos?:
-            return "The terminal did not do it\(coded). The terminal's screen says why."
-        default:
-            return "The terminal did not approve it\(coded): nothing was charged. The terminal's screen says why."
-        }
+        // What moves no money is not "approved" or "charged": it was done or not.
+        if let action, !action.movesMoney { return "The terminal did not do it\(coded). The terminal's screen says why." }
+        return "The terminal did not approve it\(coded): nothing was charged. The terminal's screen says why."
     }
 
     // MARK: - Verdicts
@@ -335,8 +320,8 @@ public enum CashierWording {
                 let closed = resp?.command == "close" || resp.map { TerminalMessage($0) } == .batchClosed
                 return Verdict(role: .approved, mark: "✓", word: "DONE", headline: closed ? "BATCH CLOSED" : "BATCH OPENED", sentence: said)
             case .transactionDetails: return Verdict(role: .approved, mark: "✓", word: "FOUND", headline: "TRANSACTION FOUND", sentence: said)
-            case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos:
-                return Verdict(role: .approved, mark: "✓", word: "DONE", headline: "DONE", sentence: said)
+            // The terminal's own set-up, and any action without words of its own here.
+            default: return Verdict(role: .approved, mark: "✓", word: "DONE", headline: "DONE", sentence: said)
             }
         case .declined, .resolved where resp.map({ TerminalMessage($0) }) == .terminalBusy:
             let message = resp.map { TerminalMessage($0) } ?? .unrecognised(code: nil)
@@ -359,7 +344,7 @@ public enum CashierWording {
             case .abort: headline = message == .nothingToAbort ? "NOTHING TO ABORT" : "NOT ABORTED"
             case .batch: headline = resp?.command == "close" ? "BATCH NOT CLOSED" : "BATCH NOT OPENED"
             case .transactionDetails: headline = "NOT FOUND"
-            case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: headline = "FAILED"
+            default: headline = "FAILED"
             }
             return Verdict(role: .declined, mark: "✗", word: word, headline: headline, sentence: said)
         case .aborted:
@@ -389,8 +374,7 @@ public enum CashierWording {
         case .cancel:
             let what = total.map { Format.money($0, currency) + " may have been refunded" } ?? "The refund may have been made"
             return "No answer from the terminal: \(what). Check the terminal before refunding again."
-        case .abort, .batch, .transactionDetails, .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs,
-             .getActivationCode, .activatePos:
+        default:
             return "No answer from the terminal: check the terminal's screen."
         }
     }

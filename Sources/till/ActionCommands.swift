@@ -1,0 +1,83 @@
+import ArgumentParser
+import TillModel
+import TillProtocol
+
+// One action's command line, declared once (`ActionCommandLine`: its options, name and help), gives both
+// `till url <name>` (print the request URL) and `till <name>` (send it and wait for the answer) through the two
+// generic commands below. An action's CLI is its file under `Actions/` plus its line in `actionCommandLines`.
+
+/// What an action adds to the command line: `till url <name>` and `till <name>`.
+protocol ActionCommands: Sendable {
+    static var urlCommand: any ParsableCommand.Type { get }
+    static var headlessCommand: any ParsableCommand.Type { get }
+}
+
+/// An action's options and help: what `till url <name>` and `till <name>` are made of.
+protocol ActionCommandLine: RequestOptionGroup, ActionCommands {
+    /// The command's name under `till` and `till url`.
+    static var commandName: String { get }
+    /// The title of its options in `till url <name> --help` ("Reprint"); nil when it has none.
+    static var optionsTitle: String { get }
+    /// `till url <name>`'s one line of help (it names the wire action).
+    static var urlAbstract: String { get }
+    /// `till <name>`'s one line of help, and what follows it (an example, the exit codes).
+    static var abstract: String { get }
+    static var discussion: String { get }
+}
+
+extension ActionCommandLine {
+    static var optionsTitle: String { "" }
+    static var discussion: String { adminExitCodesHelp }
+    /// `till url <name>`.
+    static var urlCommand: any ParsableCommand.Type { URLActionCommand<Self>.self }
+    /// `till <name>`.
+    static var headlessCommand: any ParsableCommand.Type { HeadlessActionCommand<Self>.self }
+}
+
+/// `till url <name>`: the request URL, or every problem (exit 2).
+struct URLActionCommand<Options: ActionCommandLine>: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: Options.commandName, abstract: Options.urlAbstract)
+    }
+    @OptionGroup(title: Options.optionsTitle) var options: Options
+    @OptionGroup(title: "Caller") var caller: CallerOptions
+    @OptionGroup var output: URLOutputOptions
+    func run() throws { output.emit(options.terminalRequestOrExit(caller: caller.caller())) }
+}
+
+/// `till <name>`: journals, sends, waits and prints the answer (`runHeadlessTransaction`).
+struct HeadlessActionCommand<Options: ActionCommandLine>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: Options.commandName, abstract: Options.abstract, discussion: Options.discussion)
+    }
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var caller: CallerOptions
+    @OptionGroup var options: Options
+    func run() async throws {
+        await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try options.terminalRequest(caller: c) }
+    }
+}
+
+/// An action with no fields of its own (`sendLogs`, `getActivationCode`, `getPrintingSettings`).
+protocol FieldlessActionCommandLine: ActionCommandLine {
+    static var request: Request { get }
+}
+
+extension FieldlessActionCommandLine {
+    func draft() -> RequestDraft { RequestDraft(request: Self.request) }
+}
+
+// MARK: - The registration
+
+/// The actions whose command line is declared in one place, under `till url` and `till` alike, in help's order.
+let actionCommandLines: [any ActionCommands.Type] = [
+    ReprintOptions.self, PrintingSettingsCommands.self, SendLogsOptions.self, ActivationCodeOptions.self, ActivationOptions.self,
+]
+
+/// `till url reprint|printing-settings|send-logs|activation-code|activate`.
+let urlAdminCommands: [any ParsableCommand.Type] = actionCommandLines.map { $0.urlCommand }
+
+/// `till reprint`, `till printing-settings`, `till send-logs`, `till activation-code`, `till activate`.
+let adminCommands: [any ParsableCommand.Type] = actionCommandLines.map { $0.headlessCommand }
+
+let adminExitCodesHelp = "Exit status: 0 done, 1 refused by the terminal, 2 invalid input, 3 transport error, timeout or unknown outcome."
