@@ -23,11 +23,23 @@ protocol ActionCommandLine: RequestOptionGroup, ActionCommands {
     /// `till <name>`'s one line of help, and what follows it (an example, the exit codes).
     static var abstract: String { get }
     static var discussion: String { get }
+    /// `till url <name>`'s other names and longer help; `till <name>`'s other names.
+    static var urlAliases: [String] { get }
+    static var urlDiscussion: String { get }
+    static var aliases: [String] { get }
+    /// The request `till <name>` sends: the typed one, unless the action reads the config too (a sale's tip style).
+    func headlessRequest(caller: Caller, global: GlobalOptions) throws(ValidationFailure) -> TerminalRequest
 }
 
 extension ActionCommandLine {
     static var optionsTitle: String { "" }
     static var discussion: String { adminExitCodesHelp }
+    static var urlAliases: [String] { [] }
+    static var urlDiscussion: String { "" }
+    static var aliases: [String] { [] }
+    func headlessRequest(caller: Caller, global: GlobalOptions) throws(ValidationFailure) -> TerminalRequest {
+        try terminalRequest(caller: caller)
+    }
     /// `till url <name>`.
     static var urlCommand: any ParsableCommand.Type { URLActionCommand<Self>.self }
     /// `till <name>`.
@@ -37,7 +49,8 @@ extension ActionCommandLine {
 /// `till url <name>`: the request URL, or every problem (exit 2).
 struct URLActionCommand<Options: ActionCommandLine>: ParsableCommand {
     static var configuration: CommandConfiguration {
-        CommandConfiguration(commandName: Options.commandName, abstract: Options.urlAbstract)
+        CommandConfiguration(commandName: Options.commandName, abstract: Options.urlAbstract, discussion: Options.urlDiscussion,
+                             aliases: Options.urlAliases)
     }
     @OptionGroup(title: Options.optionsTitle) var options: Options
     @OptionGroup(title: "Caller") var caller: CallerOptions
@@ -48,13 +61,34 @@ struct URLActionCommand<Options: ActionCommandLine>: ParsableCommand {
 /// `till <name>`: journals, sends, waits and prints the answer (`runHeadlessTransaction`).
 struct HeadlessActionCommand<Options: ActionCommandLine>: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
-        CommandConfiguration(commandName: Options.commandName, abstract: Options.abstract, discussion: Options.discussion)
+        CommandConfiguration(commandName: Options.commandName, abstract: Options.abstract, discussion: Options.discussion,
+                             aliases: Options.aliases)
     }
     @OptionGroup var global: GlobalOptions
     @OptionGroup var caller: CallerOptions
     @OptionGroup var options: Options
     func run() async throws {
-        await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try options.terminalRequest(caller: c) }
+        await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try options.headlessRequest(caller: c, global: global) }
+    }
+}
+
+/// A payment (`till sale`, `till preauth`): as `HeadlessActionCommand`, and it may confirm earlier unknown outcomes.
+protocol PaymentCommandLine: ActionCommandLine {}
+
+extension PaymentCommandLine {
+    static var headlessCommand: any ParsableCommand.Type { HeadlessPaymentCommand<Self>.self }
+}
+
+struct HeadlessPaymentCommand<Options: PaymentCommandLine>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration { HeadlessActionCommand<Options>.configuration }
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var caller: CallerOptions
+    @OptionGroup var options: Options
+    @OptionGroup var retry: RetryOptions
+    func run() async throws {
+        await runHeadlessTransaction(global, caller, confirming: retry.ids) { c throws(ValidationFailure) in
+            try options.headlessRequest(caller: c, global: global)
+        }
     }
 }
 
@@ -69,15 +103,20 @@ extension FieldlessActionCommandLine {
 
 // MARK: - The registration
 
-/// The actions whose command line is declared in one place, under `till url` and `till` alike, in help's order.
-let actionCommandLines: [any ActionCommands.Type] = [
+/// The actions whose command line is declared in one place, under `till url` and `till` alike, in help's order:
+/// the transactions, then the terminal's own set-up (which `till --help` lists after the journal's commands).
+let transactionCommandLines: [any ActionCommands.Type] = [
+    SaleOptions.self, PreAuthOptions.self, RefundOptions.self, CaptureOptions.self, AbortOptions.self, BatchOptions.self,
+    DetailsOptions.self,
+]
+let setUpCommandLines: [any ActionCommands.Type] = [
     ReprintOptions.self, PrintingSettingsCommands.self, SendLogsOptions.self, ActivationCodeOptions.self, ActivationOptions.self,
 ]
 
-/// `till url reprint|printing-settings|send-logs|activation-code|activate`.
-let urlAdminCommands: [any ParsableCommand.Type] = actionCommandLines.map { $0.urlCommand }
+/// `till url <action>`, every action.
+let urlActionCommands: [any ParsableCommand.Type] = (transactionCommandLines + setUpCommandLines).map { $0.urlCommand }
 
-/// `till reprint`, `till printing-settings`, `till send-logs`, `till activation-code`, `till activate`.
-let adminCommands: [any ParsableCommand.Type] = actionCommandLines.map { $0.headlessCommand }
+/// `till reprint`, `till printing-settings`, … (Till.swift lists them last).
+let adminCommands: [any ParsableCommand.Type] = setUpCommandLines.map { $0.headlessCommand }
 
 let adminExitCodesHelp = "Exit status: 0 done, 1 refused by the terminal, 2 invalid input, 3 transport error, timeout or unknown outcome."
