@@ -97,11 +97,17 @@ public struct ActionWords: Sendable, Hashable {
     public var entryTitle: String
     /// What an approved answer means for the cashier: `The terminal reprints the receipt.`
     public var approved: String
+    /// The result pane's verdict when it was done (`APPROVED`, `SALE APPROVED`) and its headline when not (`NOT CHARGED`).
+    public var doneWord: String
+    public var doneHeadline: String
+    public var notDoneHeadline: String
 
-    public init(name: String, answerLabel: String, entryTitle: String? = nil, approved: String = "The terminal did it.") {
+    public init(name: String, answerLabel: String, entryTitle: String? = nil, approved: String = "The terminal did it.",
+                done: (word: String, headline: String) = ("DONE", "DONE"), notDone: String = "FAILED") {
         self.name = name; self.answerLabel = answerLabel
         self.entryTitle = entryTitle ?? (name.prefix(1).uppercased() + name.dropFirst())
         self.approved = approved
+        doneWord = done.word; doneHeadline = done.headline; notDoneHeadline = notDone
     }
 }
 

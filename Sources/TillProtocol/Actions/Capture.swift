@@ -17,7 +17,8 @@ public struct CaptureRequest: Sendable, Hashable, Codable {
 public enum CaptureAction: ActionDeclaration {
     public static let action = Action.capturePreAuth
     public static let words = ActionWords(name: "capture", answerLabel: "capture of a pre-authorisation",
-                                          approved: "Captured: the reserved amount was taken.")
+                                          approved: "Captured: the reserved amount was taken.",
+                                          done: ("CAPTURED", "CAPTURED"), notDone: "NOT CAPTURED")
     public static let reportRole = ReportRole.capture
     public static func request(_ f: CaptureRequest) -> Request { .capturePreAuth(f) }
     public static func fields(of r: Request) -> CaptureRequest? { if case .capturePreAuth(let f) = r { f } else { nil } }

@@ -12,7 +12,8 @@ public struct DetailsRequest: Sendable, Hashable, Codable {
 public enum DetailsAction: ActionDeclaration {
     public static let action = Action.transactionDetails
     public static let words = ActionWords(name: "details", answerLabel: "transaction details", entryTitle: "Check of an earlier payment",
-                                          approved: "The terminal found the transaction.")
+                                          approved: "The terminal found the transaction.",
+                                          done: ("FOUND", "TRANSACTION FOUND"), notDone: "NOT FOUND")
     public static func request(_ f: DetailsRequest) -> Request { .transactionDetails(f) }
     public static func fields(of r: Request) -> DetailsRequest? { if case .transactionDetails(let f) = r { f } else { nil } }
     public static func clientTransactionId(_ d: DetailsRequest) -> String? { d.clientTransactionId }

@@ -19,7 +19,8 @@ public struct PreAuthRequest: Sendable, Hashable, Codable {
 public enum PreAuthAction: ActionDeclaration {
     public static let action = Action.preAuth
     public static let words = ActionWords(name: "pre-auth", answerLabel: "pre-authorisation",
-                                          approved: "The amount is reserved on the card: capture it when the customer settles.")
+                                          approved: "The amount is reserved on the card: capture it when the customer settles.",
+                                          done: ("APPROVED", "PRE-AUTHORISED"), notDone: "NOT AUTHORISED")
     public static let reportRole = ReportRole.preAuth
     public static func request(_ f: PreAuthRequest) -> Request { .preAuth(f) }
     public static func fields(of r: Request) -> PreAuthRequest? { if case .preAuth(let f) = r { f } else { nil } }

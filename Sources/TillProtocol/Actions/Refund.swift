@@ -16,7 +16,8 @@ public struct CancelRequest: Sendable, Hashable, Codable {
 /// `cancel`: a refund, of the whole payment or part of it, found by its keys (or picked on the terminal).
 public enum RefundAction: ActionDeclaration {
     public static let action = Action.cancel
-    public static let words = ActionWords(name: "refund", answerLabel: "refund (cancel)", approved: "Refunded: the money goes back to the card.")
+    public static let words = ActionWords(name: "refund", answerLabel: "refund (cancel)", approved: "Refunded: the money goes back to the card.",
+                                          done: ("REFUNDED", "REFUNDED"), notDone: "NOT REFUNDED")
     public static let reportRole = ReportRole.refund
     public static func request(_ f: CancelRequest) -> Request { .cancel(f) }
     public static func fields(of r: Request) -> CancelRequest? { if case .cancel(let f) = r { f } else { nil } }

@@ -80,7 +80,8 @@ public struct SaleRequest: Sendable, Hashable, Codable {
 /// `sale` (sale.txt, overview-sale-cancel.txt).
 public enum SaleAction: ActionDeclaration {
     public static let action = Action.sale
-    public static let words = ActionWords(name: "sale", answerLabel: "sale", approved: "Paid: the card was charged.")
+    public static let words = ActionWords(name: "sale", answerLabel: "sale", approved: "Paid: the card was charged.",
+                                          done: ("APPROVED", "SALE APPROVED"), notDone: "NOT CHARGED")
     public static let reportRole = ReportRole.sale
     public static func request(_ f: SaleRequest) -> Request { .sale(f) }
     public static func fields(of r: Request) -> SaleRequest? { if case .sale(let f) = r { f } else { nil } }
