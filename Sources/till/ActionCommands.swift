@@ -12,31 +12,36 @@ protocol ActionCommands: Sendable {
     static var headlessCommand: any ParsableCommand.Type { get }
 }
 
+/// An action's command-line help: its name, the title of its options, and the help of `till url <name>` and
+/// `till <name>`.
+struct ActionHelp: Sendable {
+    var commandName: String
+    /// The title of its options in `till url <name> --help` ("Reprint"); empty when it has none.
+    var title = ""
+    /// `till url <name>`'s one line of help (it names the wire action), its longer help and other names.
+    var url: String
+    var urlDiscussion = ""
+    var urlAliases: [String] = []
+    /// `till <name>`'s one line of help, what follows it (an example, the exit codes), and other names.
+    var abstract: String
+    var discussion = adminExitCodesHelp
+    var aliases: [String] = []
+
+    init(_ commandName: String, title: String = "", url: String, urlDiscussion: String = "", urlAliases: [String] = [],
+         abstract: String, discussion: String = adminExitCodesHelp, aliases: [String] = []) {
+        self.commandName = commandName; self.title = title; self.url = url; self.urlDiscussion = urlDiscussion
+        self.urlAliases = urlAliases; self.abstract = abstract; self.discussion = discussion; self.aliases = aliases
+    }
+}
+
 /// An action's options and help: what `till url <name>` and `till <name>` are made of.
 protocol ActionCommandLine: RequestOptionGroup, ActionCommands {
-    /// The command's name under `till` and `till url`.
-    static var commandName: String { get }
-    /// The title of its options in `till url <name> --help` ("Reprint"); nil when it has none.
-    static var optionsTitle: String { get }
-    /// `till url <name>`'s one line of help (it names the wire action).
-    static var urlAbstract: String { get }
-    /// `till <name>`'s one line of help, and what follows it (an example, the exit codes).
-    static var abstract: String { get }
-    static var discussion: String { get }
-    /// `till url <name>`'s other names and longer help; `till <name>`'s other names.
-    static var urlAliases: [String] { get }
-    static var urlDiscussion: String { get }
-    static var aliases: [String] { get }
+    static var help: ActionHelp { get }
     /// The request `till <name>` sends: the typed one, unless the action reads the config too (a sale's tip style).
     func headlessRequest(caller: Caller, global: GlobalOptions) throws(ValidationFailure) -> TerminalRequest
 }
 
 extension ActionCommandLine {
-    static var optionsTitle: String { "" }
-    static var discussion: String { adminExitCodesHelp }
-    static var urlAliases: [String] { [] }
-    static var urlDiscussion: String { "" }
-    static var aliases: [String] { [] }
     func headlessRequest(caller: Caller, global: GlobalOptions) throws(ValidationFailure) -> TerminalRequest {
         try terminalRequest(caller: caller)
     }
@@ -49,10 +54,10 @@ extension ActionCommandLine {
 /// `till url <name>`: the request URL, or every problem (exit 2).
 struct URLActionCommand<Options: ActionCommandLine>: ParsableCommand {
     static var configuration: CommandConfiguration {
-        CommandConfiguration(commandName: Options.commandName, abstract: Options.urlAbstract, discussion: Options.urlDiscussion,
-                             aliases: Options.urlAliases)
+        let h = Options.help
+        return CommandConfiguration(commandName: h.commandName, abstract: h.url, discussion: h.urlDiscussion, aliases: h.urlAliases)
     }
-    @OptionGroup(title: Options.optionsTitle) var options: Options
+    @OptionGroup(title: Options.help.title) var options: Options
     @OptionGroup(title: "Caller") var caller: CallerOptions
     @OptionGroup var output: URLOutputOptions
     func run() throws { output.emit(options.terminalRequestOrExit(caller: caller.caller())) }
@@ -61,8 +66,8 @@ struct URLActionCommand<Options: ActionCommandLine>: ParsableCommand {
 /// `till <name>`: journals, sends, waits and prints the answer (`runHeadlessTransaction`).
 struct HeadlessActionCommand<Options: ActionCommandLine>: AsyncParsableCommand {
     static var configuration: CommandConfiguration {
-        CommandConfiguration(commandName: Options.commandName, abstract: Options.abstract, discussion: Options.discussion,
-                             aliases: Options.aliases)
+        let h = Options.help
+        return CommandConfiguration(commandName: h.commandName, abstract: h.abstract, discussion: h.discussion, aliases: h.aliases)
     }
     @OptionGroup var global: GlobalOptions
     @OptionGroup var caller: CallerOptions

@@ -46,9 +46,9 @@ func responseActionLabel(_ r: CallbackResponse) -> String {
 /// pre-authorisation, reserved) it.
 func chargedWord(_ r: CallbackResponse) -> String {
     guard r.isApproved else { return "not charged" }
-    switch r.action {
+    switch r.action?.reportRole {
     case .preAuth?: return "authorised"
-    case .cancel?: return "refunded"
+    case .refund?: return "refunded"
     default: return "charged"
     }
 }

@@ -18,9 +18,8 @@ public protocol ActionDeclaration: Sendable {
     /// Whether the request carries `merchantKey`.
     static var sendsMerchantKey: Bool { get }
 
-    /// The typed request holding these fields, and back.
-    static func request(_ fields: Fields) -> Request
-    static func fields(of request: Request) -> Fields?
+    /// Where the fields sit in `Request`: `request(_:)` and `fields(of:)` go through it.
+    static var requestCase: RequestCase<Fields> { get }
 
     /// The fields as sent, in the order the pages show them (nil ones left out).
     static func write(_ fields: Fields, to w: inout FieldWriter)
@@ -45,6 +44,10 @@ extension ActionDeclaration {
     public static func check(_ fields: Fields, _ c: inout RequestChecker) {}
     public static func refusalEcho(_ fields: Fields, to w: inout FieldWriter) {}
     public static func clientTransactionId(_ fields: Fields) -> String? { nil }
+
+    /// The typed request holding these fields, and back.
+    public static func request(_ fields: Fields) -> Request { requestCase.embed(fields) }
+    public static func fields(of request: Request) -> Fields? { requestCase.extract(request) }
 
     // The look-ups on a `Request` whatever its action (`Action.declaration` gives the type).
 
@@ -85,6 +88,26 @@ public enum ReportRole: Sendable, Hashable {
 /// The fields of an action that has none of its own (abort, send logs, …).
 public struct NoFields: Sendable, Hashable, Codable {
     public init() {}
+}
+
+extension ActionDeclaration where Fields == NoFields {
+    public static func read(_ r: RequestReader) throws(RequestParseError) -> NoFields { NoFields() }
+}
+
+/// The case of `Request` that holds an action's fields: how they go in, and how they come back out.
+public struct RequestCase<Fields: Sendable>: Sendable {
+    let embed: @Sendable (Fields) -> Request
+    let extract: @Sendable (Request) -> Fields?
+    public init(_ embed: @escaping @Sendable (Fields) -> Request, _ extract: @escaping @Sendable (Request) -> Fields?) {
+        self.embed = embed; self.extract = extract
+    }
+}
+
+extension RequestCase where Fields == NoFields {
+    /// The case of an action without fields (`.abort`).
+    public init(_ request: Request) {
+        self.init({ _ in request }, { $0 == request ? NoFields() : nil })
+    }
 }
 
 /// What an action is called where a cashier (or `till decode`) reads it.

@@ -40,9 +40,7 @@ public enum GetActivationCodeAction: ActionDeclaration {
     public static let words = ActionWords(name: "activation code", answerLabel: "activation code")
     public static var isAdministrative: Bool { true }
     public static var sendsMerchantKey: Bool { false }
-    public static func request(_ f: NoFields) -> Request { .getActivationCode }
-    public static func fields(of r: Request) -> NoFields? { if case .getActivationCode = r { NoFields() } else { nil } }
-    public static func read(_ r: RequestReader) throws(RequestParseError) -> NoFields { NoFields() }
+    public static let requestCase = RequestCase(Request.getActivationCode)
     public static func summary(_ f: NoFields, _ c: SummaryContext) -> String { "Get an activation code" }
 }
 
@@ -52,8 +50,7 @@ public enum ActivatePosAction: ActionDeclaration {
     public static let words = ActionWords(name: "activate", answerLabel: "activation of the terminal")
     public static var isAdministrative: Bool { true }
     public static var sendsMerchantKey: Bool { false }
-    public static func request(_ f: ActivationRequest) -> Request { .activatePos(f) }
-    public static func fields(of r: Request) -> ActivationRequest? { if case .activatePos(let f) = r { f } else { nil } }
+    public static let requestCase = RequestCase<ActivationRequest>({ .activatePos($0) }) { if case .activatePos(let f) = $0 { f } else { nil } }
     public static func write(_ a: ActivationRequest, to w: inout FieldWriter) { w.add(a.fields) }
 
     public static func read(_ r: RequestReader) throws(RequestParseError) -> ActivationRequest {

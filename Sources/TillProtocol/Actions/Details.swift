@@ -14,8 +14,7 @@ public enum DetailsAction: ActionDeclaration {
     public static let words = ActionWords(name: "details", answerLabel: "transaction details", entryTitle: "Check of an earlier payment",
                                           approved: "The terminal found the transaction.",
                                           done: ("FOUND", "TRANSACTION FOUND"), notDone: "NOT FOUND")
-    public static func request(_ f: DetailsRequest) -> Request { .transactionDetails(f) }
-    public static func fields(of r: Request) -> DetailsRequest? { if case .transactionDetails(let f) = r { f } else { nil } }
+    public static let requestCase = RequestCase<DetailsRequest>({ .transactionDetails($0) }) { if case .transactionDetails(let f) = $0 { f } else { nil } }
     public static func clientTransactionId(_ d: DetailsRequest) -> String? { d.clientTransactionId }
 
     public static func write(_ d: DetailsRequest, to w: inout FieldWriter) {

@@ -22,8 +22,7 @@ public enum PreAuthAction: ActionDeclaration {
                                           approved: "The amount is reserved on the card: capture it when the customer settles.",
                                           done: ("APPROVED", "PRE-AUTHORISED"), notDone: "NOT AUTHORISED")
     public static let reportRole = ReportRole.preAuth
-    public static func request(_ f: PreAuthRequest) -> Request { .preAuth(f) }
-    public static func fields(of r: Request) -> PreAuthRequest? { if case .preAuth(let f) = r { f } else { nil } }
+    public static let requestCase = RequestCase<PreAuthRequest>({ .preAuth($0) }) { if case .preAuth(let f) = $0 { f } else { nil } }
     public static func clientTransactionId(_ p: PreAuthRequest) -> String? { p.clientTransactionId }
 
     public static func write(_ p: PreAuthRequest, to w: inout FieldWriter) {

@@ -65,9 +65,7 @@ public enum GetPrintingSettingsAction: ActionDeclaration {
     public static let action = Action.getPrintingSettings
     public static let words = ActionWords(name: "print settings", answerLabel: "printing settings")
     public static var isAdministrative: Bool { true }
-    public static func request(_ f: NoFields) -> Request { .getPrintingSettings }
-    public static func fields(of r: Request) -> NoFields? { if case .getPrintingSettings = r { NoFields() } else { nil } }
-    public static func read(_ r: RequestReader) throws(RequestParseError) -> NoFields { NoFields() }
+    public static let requestCase = RequestCase(Request.getPrintingSettings)
     public static func summary(_ f: NoFields, _ c: SummaryContext) -> String { "Printing settings" }
 }
 
@@ -76,8 +74,7 @@ public enum SetPrintingSettingsAction: ActionDeclaration {
     public static let action = Action.setPrintingSettings
     public static let words = ActionWords(name: "set printing", answerLabel: "printing settings change")
     public static var isAdministrative: Bool { true }
-    public static func request(_ f: PrintingSettings) -> Request { .setPrintingSettings(f) }
-    public static func fields(of r: Request) -> PrintingSettings? { if case .setPrintingSettings(let f) = r { f } else { nil } }
+    public static let requestCase = RequestCase<PrintingSettings>({ .setPrintingSettings($0) }) { if case .setPrintingSettings(let f) = $0 { f } else { nil } }
     public static func write(_ p: PrintingSettings, to w: inout FieldWriter) { w.add(p.fields) }
 
     public static func read(_ r: RequestReader) throws(RequestParseError) -> PrintingSettings {

@@ -1,5 +1,6 @@
-/// Cancel (same day) or refund; `amount` absent means the full amount.
-public struct CancelRequest: Sendable, Hashable, Codable {
+/// Refund (`cancel`) and capture: an optional amount (none: all of it — the whole payment, the whole pre-authorised
+/// amount), the keys that find the earlier transaction, two of the terminal's screens and the protocol.
+public struct FinderRequest: Sendable, Hashable, Codable {
     public var amount: Money?
     public var finder: TransactionFinder
     public var showReceipt: Bool?
@@ -12,6 +13,10 @@ public struct CancelRequest: Sendable, Hashable, Codable {
     }
 }
 
+/// Cancel (same day) or refund; `amount` absent means the full amount.
+public typealias CancelRequest = FinderRequest
+/// Capture of a pre-authorisation; `amount` absent means the full pre-authorised amount.
+public typealias CaptureRequest = FinderRequest
 
 /// `cancel`: a refund, of the whole payment or part of it, found by its keys (or picked on the terminal).
 public enum RefundAction: ActionDeclaration {
@@ -19,19 +24,7 @@ public enum RefundAction: ActionDeclaration {
     public static let words = ActionWords(name: "refund", answerLabel: "refund (cancel)", approved: "Refunded: the money goes back to the card.",
                                           done: ("REFUNDED", "REFUNDED"), notDone: "NOT REFUNDED")
     public static let reportRole = ReportRole.refund
-    public static func request(_ f: CancelRequest) -> Request { .cancel(f) }
-    public static func fields(of r: Request) -> CancelRequest? { if case .cancel(let f) = r { f } else { nil } }
-
-    public static func write(_ c: CancelRequest, to w: inout FieldWriter) {
-        w.add("amount", c.amount); w.add(c.finder)
-        w.add("show_receipt", c.showReceipt); w.add("show_transaction_result", c.showTransactionResult)
-        w.add("protocol", c.protocolName)
-    }
-
-    public static func read(_ r: RequestReader) throws(RequestParseError) -> CancelRequest {
-        CancelRequest(amount: try r.money("amount"), finder: r.finder(), showReceipt: try r.bool("show_receipt"),
-                      showTransactionResult: try r.bool("show_transaction_result"), protocolName: r.text("protocol"))
-    }
+    public static let requestCase = RequestCase<CancelRequest>({ .cancel($0) }) { if case .cancel(let f) = $0 { f } else { nil } }
 
     public static func check(_ x: CancelRequest, _ c: inout RequestChecker) {
         c.amount("amount", x.amount, label: "The refund amount", required: false)
@@ -39,11 +32,25 @@ public enum RefundAction: ActionDeclaration {
         c.text("protocol", x.protocolName, label: "The protocol")
     }
 
-    public static func refusalEcho(_ x: CancelRequest, to w: inout FieldWriter) {
-        if let a = x.amount { w.add("amount", String(a.cents)) }
-    }
-
     public static func summary(_ x: CancelRequest, _ c: SummaryContext) -> String {
         "Refund " + (x.amount.map { c.money($0) } ?? "in full") + x.finder.summary
+    }
+}
+
+/// Refund and capture write, read and echo their fields the same way.
+extension ActionDeclaration where Fields == FinderRequest {
+    public static func write(_ f: Fields, to w: inout FieldWriter) {
+        w.add("amount", f.amount); w.add(f.finder)
+        w.add("show_receipt", f.showReceipt); w.add("show_transaction_result", f.showTransactionResult)
+        w.add("protocol", f.protocolName)
+    }
+
+    public static func read(_ r: RequestReader) throws(RequestParseError) -> Fields {
+        Fields(amount: try r.money("amount"), finder: r.finder(), showReceipt: try r.bool("show_receipt"),
+               showTransactionResult: try r.bool("show_transaction_result"), protocolName: r.text("protocol"))
+    }
+
+    public static func refusalEcho(_ f: Fields, to w: inout FieldWriter) {
+        if let a = f.amount { w.add("amount", String(a.cents)) }
     }
 }

@@ -1,5 +1,5 @@
 // Every action till knows, registered once: its case in `Action` (the wire name), its case in `Request` (its
-// fields), and its declaration in `Action.declaration`. Adding an action is a file beside this one plus a line in
+// fields), and its declaration in `Action.declarations`. Adding an action is a file beside this one plus a line in
 // each of the three; everything else looks the declaration up.
 
 /// The actions the card-terminal app understands.
@@ -21,22 +21,19 @@ public enum Action: String, CaseIterable, Sendable, Codable, Hashable {
 
     /// The action's declaration: everything about it in one place.
     public var declaration: any ActionDeclaration.Type {
-        switch self {
-        case .sale: return SaleAction.self
-        case .preAuth: return PreAuthAction.self
-        case .cancel: return RefundAction.self
-        case .abort: return AbortAction.self
-        case .batch: return BatchAction.self
-        case .capturePreAuth: return CaptureAction.self
-        case .transactionDetails: return DetailsAction.self
-        case .reprintTransaction: return ReprintAction.self
-        case .getPrintingSettings: return GetPrintingSettingsAction.self
-        case .setPrintingSettings: return SetPrintingSettingsAction.self
-        case .sendLogs: return SendLogsAction.self
-        case .getActivationCode: return GetActivationCodeAction.self
-        case .activatePos: return ActivatePosAction.self
-        }
+        guard let d = Action.table[self] else { fatalError("no declaration registered for \(rawValue)") }
+        return d
     }
+
+    /// Every declaration, one an action.
+    public static let declarations: [any ActionDeclaration.Type] = [
+        SaleAction.self, PreAuthAction.self, RefundAction.self, AbortAction.self, BatchAction.self, CaptureAction.self,
+        DetailsAction.self, ReprintAction.self, GetPrintingSettingsAction.self, SetPrintingSettingsAction.self,
+        SendLogsAction.self, GetActivationCodeAction.self, ActivatePosAction.self,
+    ]
+
+    private static let table: [Action: any ActionDeclaration.Type] =
+        Dictionary(uniqueKeysWithValues: declarations.map { ($0.action, $0) })
 }
 
 /// One typed request, whatever its action.

@@ -83,8 +83,7 @@ public enum SaleAction: ActionDeclaration {
     public static let words = ActionWords(name: "sale", answerLabel: "sale", approved: "Paid: the card was charged.",
                                           done: ("APPROVED", "SALE APPROVED"), notDone: "NOT CHARGED")
     public static let reportRole = ReportRole.sale
-    public static func request(_ f: SaleRequest) -> Request { .sale(f) }
-    public static func fields(of r: Request) -> SaleRequest? { if case .sale(let f) = r { f } else { nil } }
+    public static let requestCase = RequestCase<SaleRequest>({ .sale($0) }) { if case .sale(let f) = $0 { f } else { nil } }
     public static func clientTransactionId(_ s: SaleRequest) -> String? { s.clientTransactionId }
 
     public static func write(_ s: SaleRequest, to w: inout FieldWriter) {

@@ -6,21 +6,22 @@ import TillProtocol
 /// `till activation-code`: no options.
 struct ActivationCodeOptions: FieldlessActionCommandLine {
     static let request = Request.getActivationCode
-    static let commandName = "activation-code"
-    static let urlAbstract = "Ask the terminal app for an activation code (action=getActivationCode; no merchantKey, as the sample)."
-    static let abstract = "Ask the terminal app for an activation code."
-    static let discussion = "Then: till activate --activation-code CODE --source-id ID --pin-code PIN\n" + adminExitCodesHelp
+    static let help = ActionHelp(
+        "activation-code", url: "Ask the terminal app for an activation code (action=getActivationCode; no merchantKey, as the sample).",
+        abstract: "Ask the terminal app for an activation code.",
+        discussion: "Then: till activate --activation-code CODE --source-id ID --pin-code PIN\n" + adminExitCodesHelp)
     init() {}
 }
 
 /// `activatePos`: `--activation-code` (from `till activation-code`) or `--api-key` with `--api-secret`,
 /// `--source-id`, `--pin-code`, and the iOS sample's flags, each `true|false`.
 struct ActivationOptions: ActionCommandLine {
-    static let commandName = "activate", optionsTitle = "Activation"
-    static let urlAbstract = "Activate the terminal app (action=activatePos; no merchantKey, as the sample): --activation-code or --api-key/--api-secret, --source-id, --pin-code, flags."
-    static let abstract = "Activate the terminal app, by activation code or API key and secret."
-    static let discussion = "Example: till activate --activation-code 12345678 --source-id Default --pin-code 1234\n"
-        + "The API key and secret and the PIN are secrets: never printed, never journaled.\n" + adminExitCodesHelp
+    static let help = ActionHelp(
+        "activate", title: "Activation",
+        url: "Activate the terminal app (action=activatePos; no merchantKey, as the sample): --activation-code or --api-key/--api-secret, --source-id, --pin-code, flags.",
+        abstract: "Activate the terminal app, by activation code or API key and secret.",
+        discussion: "Example: till activate --activation-code 12345678 --source-id Default --pin-code 1234\n"
+            + "The API key and secret and the PIN are secrets: never printed, never journaled.\n" + adminExitCodesHelp)
 
     @Option(help: ArgumentHelp("The activation code (from `till activation-code`).", valueName: "code"))
     var activationCode: String?

@@ -4,9 +4,8 @@ import TillProtocol
 
 /// `open|close`, `--name`, `--id` (close only, a UUID).
 struct BatchOptions: ActionCommandLine {
-    static let commandName = "batch", optionsTitle = "Batch"
-    static let urlAbstract = "Open or close a batch (a shift): open|close, --name, --id (close only)."
-    static let abstract = "Open or close a batch (shift) on the terminal."
+    static let help = ActionHelp("batch", title: "Batch", url: "Open or close a batch (a shift): open|close, --name, --id (close only).",
+                                 abstract: "Open or close a batch (shift) on the terminal.")
     /// `till batch` checks the journal before a close (`BatchTillCommand`).
     static var headlessCommand: any ParsableCommand.Type { BatchTillCommand.self }
 

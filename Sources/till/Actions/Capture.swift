@@ -4,12 +4,12 @@ import TillProtocol
 
 /// `till url capture` and `till capture` (action=capture_pre_auth); its options are a refund's (`FinderOptions`).
 struct CaptureOptions: ActionCommandLine {
-    static let commandName = "capture", optionsTitle = "Capture"
-    static let urlAbstract = "Capture a pre-authorisation (action=capture_pre_auth), found by STAN, order code or short order code."
-    static let urlDiscussion = "The short order code beats the order code, which beats the STAN. No --amount captures the full pre-authorised amount."
-    static let urlAliases = ["capture_pre_auth", "capture-pre-auth"]
-    static let abstract = "Capture a pre-authorisation."
-    static let discussion = "Example: till capture --reference 000002 --amount 60\n" + headlessExitCodesHelp
+    static let help = ActionHelp(
+        "capture", title: "Capture",
+        url: "Capture a pre-authorisation (action=capture_pre_auth), found by STAN, order code or short order code.",
+        urlDiscussion: "The short order code beats the order code, which beats the STAN. No --amount captures the full pre-authorised amount.",
+        urlAliases: ["capture_pre_auth", "capture-pre-auth"],
+        abstract: "Capture a pre-authorisation.", discussion: "Example: till capture --reference 000002 --amount 60\n" + headlessExitCodesHelp)
     @OptionGroup var finder: FinderOptions
     init() {}
     func draft() -> RequestDraft { finder.capture.draft() }

@@ -4,11 +4,10 @@ import TillProtocol
 
 /// `--client-transaction-id`: which transaction to fetch the details of.
 struct DetailsOptions: ActionCommandLine {
-    static let commandName = "details", optionsTitle = "Details"
-    static let urlAbstract = "Fetch a transaction's details (action=transactionDetails) by --client-transaction-id."
-    static let urlAliases = ["transactionDetails"]
-    static let abstract = "Ask the terminal for a transaction's details, by client transaction id."
-    static let discussion = "Example: till details --client-transaction-id 5f0c…\n" + headlessExitCodesHelp
+    static let help = ActionHelp(
+        "details", title: "Details", url: "Fetch a transaction's details (action=transactionDetails) by --client-transaction-id.",
+        urlAliases: ["transactionDetails"], abstract: "Ask the terminal for a transaction's details, by client transaction id.",
+        discussion: "Example: till details --client-transaction-id 5f0c…\n" + headlessExitCodesHelp)
 
     @Option(help: ArgumentHelp("The client transaction id of the transaction to look up.", valueName: "id"))
     var clientTransactionId: String?

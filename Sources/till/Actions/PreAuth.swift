@@ -4,11 +4,10 @@ import TillProtocol
 
 /// `--amount`, `--client-transaction-id`, the show_* screens and `--no-protocol`.
 struct PreAuthOptions: PaymentCommandLine {
-    static let commandName = "preauth", optionsTitle = "Pre-authorisation"
-    static let urlAbstract = "A pre-authorisation (action=pre_auth): --amount, show_* screens."
-    static let urlAliases = ["pre-auth", "pre_auth"]
-    static let abstract = "Reserve an amount on a card (pre-authorisation), to capture later."
-    static let discussion = "Example: till preauth --amount 80\n" + headlessExitCodesHelp
+    static let help = ActionHelp(
+        "preauth", title: "Pre-authorisation", url: "A pre-authorisation (action=pre_auth): --amount, show_* screens.",
+        urlAliases: ["pre-auth", "pre_auth"], abstract: "Reserve an amount on a card (pre-authorisation), to capture later.",
+        discussion: "Example: till preauth --amount 80\n" + headlessExitCodesHelp)
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The amount to reserve, as typed: 12, 12.5, 12.50 or 12,50.", valueName: "amount"))
     var amount: String?

@@ -23,16 +23,16 @@ struct PrintingSettingsCommand: AsyncParsableCommand {
 /// `get`: no options.
 struct PrintingSettingsGetOptions: FieldlessActionCommandLine {
     static let request = Request.getPrintingSettings
-    static let commandName = "get", urlAbstract = "action=getPrintingSettings", abstract = "Show the terminal's printing settings."
+    static let help = ActionHelp("get", url: "action=getPrintingSettings", abstract: "Show the terminal's printing settings.")
     init() {}
 }
 
 /// `set`: each setting `true|false`; `--business-description` also takes a source of the name.
 struct PrintingSettingsOptions: ActionCommandLine {
-    static let commandName = "set", optionsTitle = "Printing settings"
-    static let urlAbstract = "action=set_printing_settings with the settings given (the others are left as they are)."
-    static let abstract = "Change the terminal's printing settings (only those given)."
-    static let discussion = "Example: till printing-settings set --customer-receipt false --logo true\n" + adminExitCodesHelp
+    static let help = ActionHelp(
+        "set", title: "Printing settings", url: "action=set_printing_settings with the settings given (the others are left as they are).",
+        abstract: "Change the terminal's printing settings (only those given).",
+        discussion: "Example: till printing-settings set --customer-receipt false --logo true\n" + adminExitCodesHelp)
 
     @Option(help: ArgumentHelp("Print the customer's receipt (isCustomerReceiptEnabled).", valueName: "true|false"))
     var customerReceipt: String?

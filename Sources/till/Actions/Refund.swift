@@ -88,12 +88,11 @@ struct CaptureOptionsView: RequestDraftSource {
 
 /// `till url refund` and `till refund` (action=cancel).
 struct RefundOptions: ActionCommandLine {
-    static let commandName = "refund", optionsTitle = "Refund"
-    static let urlAbstract = "A refund (action=cancel): --reference STAN, or --order-code / --short-order-code, optional --amount."
-    static let urlDiscussion = "With no --reference, order code or short order code the terminal app lets the cardholder pick one of the card's last 3 payments."
-    static let urlAliases = ["cancel"], aliases = ["cancel"]
-    static let abstract = "Refund (cancel) a payment, in full or in part."
-    static let discussion = "Example: till refund --reference 000001 --amount 5\n" + headlessExitCodesHelp
+    static let help = ActionHelp(
+        "refund", title: "Refund", url: "A refund (action=cancel): --reference STAN, or --order-code / --short-order-code, optional --amount.",
+        urlDiscussion: "With no --reference, order code or short order code the terminal app lets the cardholder pick one of the card's last 3 payments.",
+        urlAliases: ["cancel"], abstract: "Refund (cancel) a payment, in full or in part.",
+        discussion: "Example: till refund --reference 000001 --amount 5\n" + headlessExitCodesHelp, aliases: ["cancel"])
     @OptionGroup var finder: FinderOptions
     init() {}
     func draft() -> RequestDraft { finder.refund.draft() }

@@ -4,10 +4,10 @@ import TillProtocol
 
 /// `--order-code`: the transaction whose receipt to print again; `--latest` for the terminal's latest.
 struct ReprintOptions: ActionCommandLine {
-    static let commandName = "reprint", optionsTitle = "Reprint"
-    static let urlAbstract = "Reprint a receipt (action=reprintTransaction) by --order-code, or --latest."
-    static let abstract = "Print a transaction's receipt again on the terminal."
-    static let discussion = "Example: till reprint --order-code 1091166300000136\n" + adminExitCodesHelp
+    static let help = ActionHelp(
+        "reprint", title: "Reprint", url: "Reprint a receipt (action=reprintTransaction) by --order-code, or --latest.",
+        abstract: "Print a transaction's receipt again on the terminal.",
+        discussion: "Example: till reprint --order-code 1091166300000136\n" + adminExitCodesHelp)
 
     @Option(help: ArgumentHelp("The order code of the transaction (10 to 20 digits, as `till journal` shows it).", valueName: "code"))
     var orderCode: String?

@@ -5,10 +5,9 @@ import TillProtocol
 /// `--amount 12.00 --tip 2.00 --installments 3 --client-transaction-id X`, the show_* screens,
 /// the ISV partner fields and `--no-protocol`.
 struct SaleOptions: PaymentCommandLine {
-    static let commandName = "sale", optionsTitle = "Sale"
-    static let urlAbstract = "A sale: --amount, --tip, --installments, show_* screens, ISV fields."
-    static let abstract = "Take a card payment."
-    static let discussion = "Example: till sale --amount 12.50 --tip 1.00\n" + headlessExitCodesHelp
+    static let help = ActionHelp(
+        "sale", title: "Sale", url: "A sale: --amount, --tip, --installments, show_* screens, ISV fields.",
+        abstract: "Take a card payment.", discussion: "Example: till sale --amount 12.50 --tip 1.00\n" + headlessExitCodesHelp)
 
     @Option(parsing: .unconditional, help: ArgumentHelp("The amount, as typed: 12, 12.5, 12.50 or 12,50.", valueName: "amount"))
     var amount: String?

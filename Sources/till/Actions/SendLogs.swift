@@ -5,8 +5,8 @@ import TillProtocol
 /// `till send-logs`: no options.
 struct SendLogsOptions: FieldlessActionCommandLine {
     static let request = Request.sendLogs
-    static let commandName = "send-logs"
-    static let urlAbstract = "Have the terminal app send its logs to the vendor's support (action=sendLogs)."
-    static let abstract = "Have the terminal app send its logs to the vendor's support."
+    static let help = ActionHelp(
+        "send-logs", url: "Have the terminal app send its logs to the vendor's support (action=sendLogs).",
+        abstract: "Have the terminal app send its logs to the vendor's support.")
     init() {}
 }
