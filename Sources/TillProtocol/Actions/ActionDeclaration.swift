@@ -7,6 +7,7 @@ public protocol ActionDeclaration: Sendable {
     /// The action's own fields as a typed value (`SaleRequest`, `ReprintRequest`; `NoFields` for none).
     associatedtype Fields: Sendable
 
+    /// The action (`requestCase` names it).
     static var action: Action { get }
     static var words: ActionWords { get }
     /// How an approved answer counts in a shift report (`.none`: it moves no money).
@@ -44,6 +45,8 @@ extension ActionDeclaration {
     public static func check(_ fields: Fields, _ c: inout RequestChecker) {}
     public static func refusalEcho(_ fields: Fields, to w: inout FieldWriter) {}
     public static func clientTransactionId(_ fields: Fields) -> String? { nil }
+
+    public static var action: Action { requestCase.action }
 
     /// The typed request holding these fields, and back.
     public static func request(_ fields: Fields) -> Request { requestCase.embed(fields) }
@@ -96,17 +99,18 @@ extension ActionDeclaration where Fields == NoFields {
 
 /// The case of `Request` that holds an action's fields: how they go in, and how they come back out.
 public struct RequestCase<Fields: Sendable>: Sendable {
+    let action: Action
     let embed: @Sendable (Fields) -> Request
     let extract: @Sendable (Request) -> Fields?
-    public init(_ embed: @escaping @Sendable (Fields) -> Request, _ extract: @escaping @Sendable (Request) -> Fields?) {
-        self.embed = embed; self.extract = extract
+    public init(_ action: Action, _ embed: @escaping @Sendable (Fields) -> Request, _ extract: @escaping @Sendable (Request) -> Fields?) {
+        self.action = action; self.embed = embed; self.extract = extract
     }
 }
 
 extension RequestCase where Fields == NoFields {
     /// The case of an action without fields (`.abort`).
     public init(_ request: Request) {
-        self.init({ _ in request }, { $0 == request ? NoFields() : nil })
+        self.init(request.action, { _ in request }, { $0 == request ? NoFields() : nil })
     }
 }
 

@@ -36,7 +36,6 @@ public struct ActivationRequest: Sendable, Hashable, Codable {
 
 /// `getActivationCode`: sent without `merchantKey` (the terminal is not a merchant's yet).
 public enum GetActivationCodeAction: ActionDeclaration {
-    public static let action = Action.getActivationCode
     public static let words = ActionWords(name: "activation code", answerLabel: "activation code")
     public static var isAdministrative: Bool { true }
     public static var sendsMerchantKey: Bool { false }
@@ -46,11 +45,10 @@ public enum GetActivationCodeAction: ActionDeclaration {
 
 /// `activatePos`: by activation code, or API key and secret; without `merchantKey`, as the sample.
 public enum ActivatePosAction: ActionDeclaration {
-    public static let action = Action.activatePos
     public static let words = ActionWords(name: "activate", answerLabel: "activation of the terminal")
     public static var isAdministrative: Bool { true }
     public static var sendsMerchantKey: Bool { false }
-    public static let requestCase = RequestCase<ActivationRequest>({ .activatePos($0) }) { if case .activatePos(let f) = $0 { f } else { nil } }
+    public static let requestCase = RequestCase<ActivationRequest>(.activatePos, { .activatePos($0) }) { if case .activatePos(let f) = $0 { f } else { nil } }
     public static func write(_ a: ActivationRequest, to w: inout FieldWriter) { w.add(a.fields) }
 
     public static func read(_ r: RequestReader) throws(RequestParseError) -> ActivationRequest {

@@ -13,9 +13,8 @@ public struct BatchRequest: Sendable, Hashable, Codable {
 
 /// `batch` (batch.txt): open or close a shift, by name or UUID.
 public enum BatchAction: ActionDeclaration {
-    public static let action = Action.batch
     public static let words = ActionWords(name: "batch", answerLabel: "batch")
-    public static let requestCase = RequestCase<BatchRequest>({ .batch($0) }) { if case .batch(let f) = $0 { f } else { nil } }
+    public static let requestCase = RequestCase<BatchRequest>(.batch, { .batch($0) }) { if case .batch(let f) = $0 { f } else { nil } }
 
     public static func write(_ b: BatchRequest, to w: inout FieldWriter) {
         w.add("command", b.command.rawValue); w.add("batchName", b.batchName); w.add("batchId", b.batchId)

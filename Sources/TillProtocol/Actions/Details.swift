@@ -10,11 +10,10 @@ public struct DetailsRequest: Sendable, Hashable, Codable {
 
 /// `transactionDetails`: what the terminal knows of a transaction, by its client transaction id.
 public enum DetailsAction: ActionDeclaration {
-    public static let action = Action.transactionDetails
     public static let words = ActionWords(name: "details", answerLabel: "transaction details", entryTitle: "Check of an earlier payment",
                                           approved: "The terminal found the transaction.",
                                           done: ("FOUND", "TRANSACTION FOUND"), notDone: "NOT FOUND")
-    public static let requestCase = RequestCase<DetailsRequest>({ .transactionDetails($0) }) { if case .transactionDetails(let f) = $0 { f } else { nil } }
+    public static let requestCase = RequestCase<DetailsRequest>(.transactionDetails, { .transactionDetails($0) }) { if case .transactionDetails(let f) = $0 { f } else { nil } }
     public static func clientTransactionId(_ d: DetailsRequest) -> String? { d.clientTransactionId }
 
     public static func write(_ d: DetailsRequest, to w: inout FieldWriter) {

@@ -17,12 +17,11 @@ public struct PreAuthRequest: Sendable, Hashable, Codable {
 
 /// `pre_auth` (the vendor's samples): sale-shaped, no tip, no ISV; captured later.
 public enum PreAuthAction: ActionDeclaration {
-    public static let action = Action.preAuth
     public static let words = ActionWords(name: "pre-auth", answerLabel: "pre-authorisation",
                                           approved: "The amount is reserved on the card: capture it when the customer settles.",
                                           done: ("APPROVED", "PRE-AUTHORISED"), notDone: "NOT AUTHORISED")
     public static let reportRole = ReportRole.preAuth
-    public static let requestCase = RequestCase<PreAuthRequest>({ .preAuth($0) }) { if case .preAuth(let f) = $0 { f } else { nil } }
+    public static let requestCase = RequestCase<PreAuthRequest>(.preAuth, { .preAuth($0) }) { if case .preAuth(let f) = $0 { f } else { nil } }
     public static func clientTransactionId(_ p: PreAuthRequest) -> String? { p.clientTransactionId }
 
     public static func write(_ p: PreAuthRequest, to w: inout FieldWriter) {

@@ -62,7 +62,6 @@ public struct PrintingSettings: Sendable, Hashable, Codable {
 
 /// `getPrintingSettings`: the terminal answers with its settings (`PrintingSettings.fields`).
 public enum GetPrintingSettingsAction: ActionDeclaration {
-    public static let action = Action.getPrintingSettings
     public static let words = ActionWords(name: "print settings", answerLabel: "printing settings")
     public static var isAdministrative: Bool { true }
     public static let requestCase = RequestCase(Request.getPrintingSettings)
@@ -71,10 +70,9 @@ public enum GetPrintingSettingsAction: ActionDeclaration {
 
 /// `set_printing_settings`: only the settings given are sent; the terminal keeps the others.
 public enum SetPrintingSettingsAction: ActionDeclaration {
-    public static let action = Action.setPrintingSettings
     public static let words = ActionWords(name: "set printing", answerLabel: "printing settings change")
     public static var isAdministrative: Bool { true }
-    public static let requestCase = RequestCase<PrintingSettings>({ .setPrintingSettings($0) }) { if case .setPrintingSettings(let f) = $0 { f } else { nil } }
+    public static let requestCase = RequestCase<PrintingSettings>(.setPrintingSettings, { .setPrintingSettings($0) }) { if case .setPrintingSettings(let f) = $0 { f } else { nil } }
     public static func write(_ p: PrintingSettings, to w: inout FieldWriter) { w.add(p.fields) }
 
     public static func read(_ r: RequestReader) throws(RequestParseError) -> PrintingSettings {

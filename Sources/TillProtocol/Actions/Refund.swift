@@ -20,21 +20,13 @@ public typealias CaptureRequest = FinderRequest
 
 /// `cancel`: a refund, of the whole payment or part of it, found by its keys (or picked on the terminal).
 public enum RefundAction: ActionDeclaration {
-    public static let action = Action.cancel
     public static let words = ActionWords(name: "refund", answerLabel: "refund (cancel)", approved: "Refunded: the money goes back to the card.",
                                           done: ("REFUNDED", "REFUNDED"), notDone: "NOT REFUNDED")
     public static let reportRole = ReportRole.refund
-    public static let requestCase = RequestCase<CancelRequest>({ .cancel($0) }) { if case .cancel(let f) = $0 { f } else { nil } }
+    public static let requestCase = RequestCase<CancelRequest>(.cancel, { .cancel($0) }) { if case .cancel(let f) = $0 { f } else { nil } }
 
-    public static func check(_ x: CancelRequest, _ c: inout RequestChecker) {
-        c.amount("amount", x.amount, label: "The refund amount", required: false)
-        c.finder(x.finder, requireKey: false, what: "payment")
-        c.text("protocol", x.protocolName, label: "The protocol")
-    }
-
-    public static func summary(_ x: CancelRequest, _ c: SummaryContext) -> String {
-        "Refund " + (x.amount.map { c.money($0) } ?? "in full") + x.finder.summary
-    }
+    public static func check(_ x: CancelRequest, _ c: inout RequestChecker) { check(x, &c, amount: "The refund amount", what: nil) }
+    public static func summary(_ x: CancelRequest, _ c: SummaryContext) -> String { summary(x, c, verb: "Refund") }
 }
 
 /// Refund and capture write, read and echo their fields the same way.
@@ -52,5 +44,17 @@ extension ActionDeclaration where Fields == FinderRequest {
 
     public static func refusalEcho(_ f: Fields, to w: inout FieldWriter) {
         if let a = f.amount { w.add("amount", String(a.cents)) }
+    }
+
+    /// `what`: the transaction a key must name (a capture's pre-authorisation); nil when none is needed (a refund
+    /// without one lets the cardholder pick on the terminal).
+    static func check(_ x: FinderRequest, _ c: inout RequestChecker, amount label: String, what: String?) {
+        c.amount("amount", x.amount, label: label, required: false)
+        c.finder(x.finder, requireKey: what != nil, what: what ?? "payment")
+        c.text("protocol", x.protocolName, label: "The protocol")
+    }
+
+    static func summary(_ x: FinderRequest, _ c: SummaryContext, verb: String) -> String {
+        verb + " " + (x.amount.map { c.money($0) } ?? "in full") + x.finder.summary
     }
 }

@@ -10,10 +10,9 @@ public struct ReprintRequest: Sendable, Hashable, Codable {
 
 /// `reprintTransaction`: print a transaction's receipt again.
 public enum ReprintAction: ActionDeclaration {
-    public static let action = Action.reprintTransaction
     public static let words = ActionWords(name: "reprint", answerLabel: "reprint of a receipt", approved: "The terminal reprints the receipt.")
     public static var isAdministrative: Bool { true }
-    public static let requestCase = RequestCase<ReprintRequest>({ .reprint($0) }) { if case .reprint(let f) = $0 { f } else { nil } }
+    public static let requestCase = RequestCase<ReprintRequest>(.reprintTransaction, { .reprint($0) }) { if case .reprint(let f) = $0 { f } else { nil } }
     public static func write(_ f: ReprintRequest, to w: inout FieldWriter) { w.add("orderCode", f.orderCode) }
     public static func read(_ r: RequestReader) throws(RequestParseError) -> ReprintRequest { ReprintRequest(orderCode: r.text("orderCode")) }
     public static func check(_ f: ReprintRequest, _ c: inout RequestChecker) { c.orderCode(f.orderCode) }

@@ -79,11 +79,10 @@ public struct SaleRequest: Sendable, Hashable, Codable {
 
 /// `sale` (sale.txt, overview-sale-cancel.txt).
 public enum SaleAction: ActionDeclaration {
-    public static let action = Action.sale
     public static let words = ActionWords(name: "sale", answerLabel: "sale", approved: "Paid: the card was charged.",
                                           done: ("APPROVED", "SALE APPROVED"), notDone: "NOT CHARGED")
     public static let reportRole = ReportRole.sale
-    public static let requestCase = RequestCase<SaleRequest>({ .sale($0) }) { if case .sale(let f) = $0 { f } else { nil } }
+    public static let requestCase = RequestCase<SaleRequest>(.sale, { .sale($0) }) { if case .sale(let f) = $0 { f } else { nil } }
     public static func clientTransactionId(_ s: SaleRequest) -> String? { s.clientTransactionId }
 
     public static func write(_ s: SaleRequest, to w: inout FieldWriter) {

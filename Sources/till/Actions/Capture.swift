@@ -12,5 +12,5 @@ struct CaptureOptions: ActionCommandLine {
         abstract: "Capture a pre-authorisation.", discussion: "Example: till capture --reference 000002 --amount 60\n" + headlessExitCodesHelp)
     @OptionGroup var finder: FinderOptions
     init() {}
-    func draft() -> RequestDraft { finder.capture.draft() }
+    func draft() -> RequestDraft { finder.draft(capture: true) }
 }

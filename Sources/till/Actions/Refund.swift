@@ -36,53 +36,20 @@ struct FinderOptions: ParsableArguments {
 
     init() {}
 
-    /// The show_* options, read from typed text (the rest is `RequestDraft.refund` / `.capture`'s, as the screen's).
-    func readShows() -> (showReceipt: Bool?, showResult: Bool?, reader: TypedTextReader) {
+    /// The refund (`action=cancel`) or the capture these options say, read as the screen reads them
+    /// (`RequestDraft.refund`, `.capture`), with the show_* options' problems added.
+    func draft(capture: Bool) -> RequestDraft {
         var r = TypedTextReader()
         let receipt = r.bool(showReceipt, field: "show_receipt", label: "Show receipt")
         let result = r.bool(showTransactionResult, field: "show_transaction_result", label: "Show transaction result")
-        return (receipt, result, r)
-    }
-
-    /// A draft and the show_* options' problems together.
-    static func merged(_ d: RequestDraft, _ r: TypedTextReader) -> RequestDraft {
-        RequestDraft(request: d.request, errors: d.errors + r.errors, unreadable: d.unreadable.union(r.unreadable))
-    }
-
-    /// As a refund (`action=cancel`).
-    var refund: RefundOptionsView { RefundOptionsView(options: self) }
-    /// As a capture of a pre-authorisation (`action=capture_pre_auth`).
-    var capture: CaptureOptionsView { CaptureOptionsView(options: self) }
-
-    /// The refund (cancel) request; throws problems with the typed text.
-    func cancelRequest() throws(ValidationFailure) -> Request { try refund.request() }
-    /// The capture request; throws problems with the typed text.
-    func captureRequest() throws(ValidationFailure) -> Request { try capture.request() }
-}
-
-/// `FinderOptions` read as a refund. Not parsed itself: get it from `finderOptions.refund`.
-struct RefundOptionsView: RequestDraftSource {
-    var options: FinderOptions
-    func draft() -> RequestDraft {
-        let o = options, x = options.readShows()
-        return FinderOptions.merged(RequestDraft.refund(amount: o.amount, reference: o.reference, orderCode: o.orderCode,
-                                                        shortOrderCode: o.shortOrderCode, from: o.from, to: o.to,
-                                                        showReceipt: x.showReceipt, showResult: x.showResult,
-                                                        offsetMinutes: tillZoneOffsetMinutes), x.reader)
-    }
-}
-
-/// `FinderOptions` read as a capture. Not parsed itself: get it from `finderOptions.capture`.
-struct CaptureOptionsView: RequestDraftSource {
-    var options: FinderOptions
-    func draft() -> RequestDraft {
-        let o = options, x = options.readShows()
-        // capture-preauth.txt:36 lists `protocol` (int_default), as for a sale.
-        return FinderOptions.merged(RequestDraft.capture(amount: o.amount, reference: o.reference, orderCode: o.orderCode,
-                                                         shortOrderCode: o.shortOrderCode, from: o.from, to: o.to,
-                                                         showReceipt: x.showReceipt, showResult: x.showResult,
-                                                         protocolName: o.noProtocol ? nil : RequestDraft.defaultProtocol,
-                                                         offsetMinutes: tillZoneOffsetMinutes), x.reader)
+        // capture-preauth.txt:36 lists `protocol` (int_default) for a capture, as for a sale; a refund never sends it.
+        let d = capture
+            ? RequestDraft.capture(amount: amount, reference: reference, orderCode: orderCode, shortOrderCode: shortOrderCode, from: from, to: to,
+                                   showReceipt: receipt, showResult: result, protocolName: noProtocol ? nil : RequestDraft.defaultProtocol,
+                                   offsetMinutes: tillZoneOffsetMinutes)
+            : RequestDraft.refund(amount: amount, reference: reference, orderCode: orderCode, shortOrderCode: shortOrderCode, from: from, to: to,
+                                  showReceipt: receipt, showResult: result, offsetMinutes: tillZoneOffsetMinutes)
+        return RequestDraft(request: d.request, errors: d.errors + r.errors, unreadable: d.unreadable.union(r.unreadable))
     }
 }
 
@@ -95,5 +62,5 @@ struct RefundOptions: ActionCommandLine {
         discussion: "Example: till refund --reference 000001 --amount 5\n" + headlessExitCodesHelp, aliases: ["cancel"])
     @OptionGroup var finder: FinderOptions
     init() {}
-    func draft() -> RequestDraft { finder.refund.draft() }
+    func draft() -> RequestDraft { finder.draft(capture: false) }
 }
