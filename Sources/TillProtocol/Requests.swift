@@ -107,6 +107,9 @@ extension Request {
     /// (`activatePos`, `getActivationCode`) without it: the terminal is not a merchant's yet.
     public var sendsMerchantKey: Bool { action.declaration.sendsMerchantKey }
 
+    /// The amount and tip the request asks for, as sent (the journal records them beside the request).
+    public var asked: AskedMoney { action.declaration.asked(of: self) }
+
     /// The client transaction id the request carries, if its action has one.
     public var clientTransactionId: String? { action.declaration.clientTransactionId(of: self) }
 

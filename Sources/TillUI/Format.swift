@@ -111,10 +111,11 @@ public enum Format {
 
     /// What a sale or pre-auth request charges the card, read with the tip style; nil for other requests.
     public static func charged(_ r: Request, _ tipStyle: TipStyle) -> Money? {
-        switch r {
-        case .sale(let s): return tipStyle.charged(amount: s.amount, tip: s.tipAmount)
-        case .preAuth(let p): return p.amount
-        default: return nil
+        let asked = r.asked
+        switch r.action.reportRole {
+        case .sale: return asked.amount.map { tipStyle.charged(amount: $0, tip: asked.tip) }
+        case .preAuth: return asked.amount
+        case .capture, .refund, .none: return nil
         }
     }
 

@@ -57,6 +57,14 @@ struct ActionRegistryTests {
         #expect(Action.sale.reportRole == .sale && Action.cancel.reportRole == .refund && Action.batch.reportRole == .none)
     }
 
+    @Test func theMoneyAskedIsTheJournals() {
+        // What TillCore's Journal.amounts(of:) reads today, action by action.
+        let asked = samples.map(\.asked)
+        #expect(asked[0] == AskedMoney(amount: Money(cents: 1200), tip: Money(cents: 200)))
+        #expect(asked[1] == AskedMoney(amount: Money(cents: 8000)) && asked[2] == AskedMoney(amount: Money(cents: 500)))
+        #expect(asked[5] == AskedMoney() && asked[3] == AskedMoney() && asked[7] == AskedMoney())
+    }
+
     @Test func namesAreOneEach() {
         #expect(Set(Action.allCases.map(\.words.name)).count == Action.allCases.count)
         #expect(Set(Action.allCases.map(\.words.answerLabel)).count == Action.allCases.count)

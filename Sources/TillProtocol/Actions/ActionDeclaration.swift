@@ -34,6 +34,15 @@ public protocol ActionDeclaration: Sendable {
     static func clientTransactionId(_ fields: Fields) -> String?
     /// A one-line description for a cashier (`Reprint order 1091166300000136`).
     static func summary(_ fields: Fields, _ context: SummaryContext) -> String
+    /// The amount and tip the request asks for, as sent (nil: none, or all of an earlier one).
+    static func asked(_ fields: Fields) -> AskedMoney
+}
+
+/// The money a request asks for: its amount and tip as sent.
+public struct AskedMoney: Sendable, Hashable {
+    public var amount: Money?
+    public var tip: Money?
+    public init(amount: Money? = nil, tip: Money? = nil) { self.amount = amount; self.tip = tip }
 }
 
 extension ActionDeclaration {
@@ -45,6 +54,7 @@ extension ActionDeclaration {
     public static func check(_ fields: Fields, _ c: inout RequestChecker) {}
     public static func refusalEcho(_ fields: Fields, to w: inout FieldWriter) {}
     public static func clientTransactionId(_ fields: Fields) -> String? { nil }
+    public static func asked(_ fields: Fields) -> AskedMoney { AskedMoney() }
 
     public static var action: Action { requestCase.action }
 
@@ -74,6 +84,8 @@ extension ActionDeclaration {
         refusalEcho(f, to: &w)
         return w.fields
     }
+
+    static func asked(of request: Request) -> AskedMoney { fields(of: request).map { asked($0) } ?? AskedMoney() }
 
     static func clientTransactionId(of request: Request) -> String? { fields(of: request).flatMap { clientTransactionId($0) } }
 

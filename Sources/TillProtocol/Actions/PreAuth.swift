@@ -23,6 +23,7 @@ public enum PreAuthAction: ActionDeclaration {
     public static let reportRole = ReportRole.preAuth
     public static let requestCase = RequestCase<PreAuthRequest>(.preAuth, { .preAuth($0) }) { if case .preAuth(let f) = $0 { f } else { nil } }
     public static func clientTransactionId(_ p: PreAuthRequest) -> String? { p.clientTransactionId }
+    public static func asked(_ p: PreAuthRequest) -> AskedMoney { AskedMoney(amount: p.amount) }
 
     public static func write(_ p: PreAuthRequest, to w: inout FieldWriter) {
         w.add("amount", p.amount); w.add("clientTransactionId", p.clientTransactionId)

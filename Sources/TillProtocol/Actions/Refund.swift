@@ -46,6 +46,8 @@ extension ActionDeclaration where Fields == FinderRequest {
         if let a = f.amount { w.add("amount", String(a.cents)) }
     }
 
+    public static func asked(_ f: Fields) -> AskedMoney { AskedMoney(amount: f.amount) }
+
     /// `what`: the transaction a key must name (a capture's pre-authorisation); nil when none is needed (a refund
     /// without one lets the cardholder pick on the terminal).
     static func check(_ x: FinderRequest, _ c: inout RequestChecker, amount label: String, what: String?) {

@@ -84,6 +84,7 @@ public enum SaleAction: ActionDeclaration {
     public static let reportRole = ReportRole.sale
     public static let requestCase = RequestCase<SaleRequest>(.sale, { .sale($0) }) { if case .sale(let f) = $0 { f } else { nil } }
     public static func clientTransactionId(_ s: SaleRequest) -> String? { s.clientTransactionId }
+    public static func asked(_ s: SaleRequest) -> AskedMoney { AskedMoney(amount: s.amount, tip: s.tipAmount) }
 
     public static func write(_ s: SaleRequest, to w: inout FieldWriter) {
         w.add("amount", s.amount); w.add("tipAmount", s.tipAmount); w.add("clientTransactionId", s.clientTransactionId)
