@@ -1,8 +1,9 @@
 /// One terminal action, declared once: its wire name, how its fields are written, read and checked, what a
-/// terminal echoes when it refuses it, whether it moves money, and its words for a cashier. Each action is one
-/// file under `Actions/` (`Reprint.swift`, …) and one line in `Registry.swift`; the request builder, the
-/// parser, the validator, the simulator, the screens and the CLI look the declaration up
-/// (`Action.declaration`) instead of switching on the action.
+/// terminal echoes when it refuses it, how it counts in a report, and its words for a cashier. Each action is one
+/// file under `Actions/` (`Reprint.swift`, …) registered in `Registry.swift`; the request builder, the parser, the
+/// validator, the simulator's refusals, the screens and `till decode` look the declaration up (`Action.declaration`)
+/// instead of switching on the action. Higher modules keep their own per-action parts beside it: the command line in
+/// `Sources/till/Actions/`, the simulated terminal's behaviour in TillSimulator.
 public protocol ActionDeclaration: Sendable {
     /// The action's own fields as a typed value (`SaleRequest`, `ReprintRequest`; `NoFields` for none).
     associatedtype Fields: Sendable
