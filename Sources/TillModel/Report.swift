@@ -130,7 +130,7 @@ public struct Report: Sendable, Hashable, Codable {
             lastAtMs = max(lastAtMs ?? b.lastAtMs, b.lastAtMs)
             switch b.state {
             case .approved:
-                switch b.action {
+                switch b.action.reportRole {
                 case .sale:
                     // The terminal's figures are the truth; the tip style says whether its amount holds the tip.
                     // `sales` is always the goods and `tips` the tips, so the net total is the money the cards paid.
@@ -140,9 +140,9 @@ public struct Report: Sendable, Hashable, Codable {
                     byVerificationMethod[b.verificationMethod.isEmpty ? "(unknown)" : b.verificationMethod, default: Tally()]
                         .add(b.count, goods + b.tipCents)
                 case .preAuth: preAuths.add(b.count, b.amountCents)
-                case .capturePreAuth: captures.add(b.count, b.amountCents)
-                case .cancel: refunds.add(b.count, b.amountCents)
-                default: break
+                case .capture: captures.add(b.count, b.amountCents)
+                case .refund: refunds.add(b.count, b.amountCents)
+                case .none: break
                 }
             // Outside the totals: what the card was asked for (or may have paid), read with each entry's tip style.
             case .declined: declined.add(b.count, asked(b))

@@ -156,11 +156,11 @@ public enum TransactionExport {
     /// The money an entry moved (refunds negative): only approved sales, captures and refunds move money.
     public static func paid(_ e: JournalEntry, amount: Money, tip: Money) -> Money {
         guard e.state == .approved else { return Money(cents: 0) }
-        switch e.action {
+        switch e.action.reportRole {
         case .sale: return e.tipStyle.charged(amount: amount, tip: tip)
-        case .capturePreAuth: return amount
-        case .cancel: return Money(cents: -amount.cents)
-        default: return Money(cents: 0)
+        case .capture: return amount
+        case .refund: return Money(cents: -amount.cents)
+        case .preAuth, .none: return Money(cents: 0)   // a reservation moves no money until captured
         }
     }
 

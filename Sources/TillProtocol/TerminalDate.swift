@@ -161,7 +161,8 @@ public struct TerminalDate: Sendable, Hashable, Codable, Comparable {
         let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
         return era * 146_097 + doe - 719_468
     }
-    static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
+    /// The one day-count routine: (year, month, day) of a day number since 1970-01-01 (till's screens use it too).
+    public static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
         let z = z0 + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097

@@ -254,32 +254,17 @@ public enum CashierWording {
     }
 
     static func approvedSentence(_ action: Action?, _ message: TerminalMessage) -> String {
-        switch action {
-        case .sale?: return "Paid: the card was charged."
-        case .preAuth?: return "The amount is reserved on the card: capture it when the customer settles."
-        case .cancel?: return "Refunded: the money goes back to the card."
-        case .capturePreAuth?: return "Captured: the reserved amount was taken."
-        case .abort?: return "Aborted on the terminal: no money was taken."
-        case .transactionDetails?: return "The terminal found the transaction."
-        case .batch?:
-            if message == .batchOpened { return "The terminal opened the batch." }
-            if message == .batchClosed { return "The terminal closed the batch." }
-            return "The terminal did it."
-        case .reprintTransaction?: return "The terminal reprints the receipt."
-        case .getPrintingSettings?, .setPrintingSettings?, .sendLogs?, .getActivationCode?, .activatePos?: return "The terminal did it."
-        case nil: return "The terminal approved it."
-        }
+        guard let action else { return "The terminal approved it." }
+        if action == .batch, message == .batchOpened { return "The terminal opened the batch." }
+        if action == .batch, message == .batchClosed { return "The terminal closed the batch." }
+        return action.words.approved
     }
 
     static func notApproved(code: Int?, action: Action?) -> String {
         let coded = code.map { " (code \($0))" } ?? ""
-        switch action {
-        case .batch?, .transactionDetails?, .abort?, .reprintTransaction?, .getPrintingSettings?, .setPrintingSettings?, .sendLogs?,
-             .getActivationCode?, .activatePos?:
-            return "The terminal did not do it\(coded). The terminal's screen says why."
-        default:
-            return "The terminal did not approve it\(coded): nothing was charged. The terminal's screen says why."
-        }
+        // What moves no money is not "approved" or "charged": it was done or not.
+        if let action, !action.movesMoney { return "The terminal did not do it\(coded). The terminal's screen says why." }
+        return "The terminal did not approve it\(coded): nothing was charged. The terminal's screen says why."
     }
 
     // MARK: - Verdicts
@@ -325,18 +310,16 @@ public enum CashierWording {
         switch e.state {
         case .approved:
             let said = sentence(resp.map { TerminalMessage($0) } ?? .success, action: e.action, approved: true)
+            let words = e.action.words
             switch e.action {
-            case .sale: return Verdict(role: .approved, mark: "✓", word: "APPROVED", headline: "SALE APPROVED", amount: total, sentence: said)
-            case .preAuth: return Verdict(role: .approved, mark: "✓", word: "APPROVED", headline: "PRE-AUTHORISED", amount: amount, sentence: said)
-            case .cancel: return Verdict(role: .approved, mark: "✓", word: "REFUNDED", headline: "REFUNDED", amount: amount, sentence: said)
-            case .capturePreAuth: return Verdict(role: .approved, mark: "✓", word: "CAPTURED", headline: "CAPTURED", amount: amount, sentence: said)
-            case .abort: return Verdict(role: .aborted, mark: "✗", word: "ABORTED", headline: "ABORTED", sentence: said)
+            case .abort: return Verdict(role: .aborted, mark: "✗", word: words.doneWord, headline: words.doneHeadline, sentence: said)
             case .batch:
                 let closed = resp?.command == "close" || resp.map { TerminalMessage($0) } == .batchClosed
-                return Verdict(role: .approved, mark: "✓", word: "DONE", headline: closed ? "BATCH CLOSED" : "BATCH OPENED", sentence: said)
-            case .transactionDetails: return Verdict(role: .approved, mark: "✓", word: "FOUND", headline: "TRANSACTION FOUND", sentence: said)
-            case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos:
-                return Verdict(role: .approved, mark: "✓", word: "DONE", headline: "DONE", sentence: said)
+                return Verdict(role: .approved, mark: "✓", word: words.doneWord, headline: closed ? "BATCH CLOSED" : "BATCH OPENED", sentence: said)
+            default:
+                // A sale shows what the card paid (a tip on top included); the other money actions the amount answered.
+                let shown = e.action.reportRole == .sale ? total : e.action.movesMoney ? amount : nil
+                return Verdict(role: .approved, mark: "✓", word: words.doneWord, headline: words.doneHeadline, amount: shown, sentence: said)
             }
         case .declined, .resolved where resp.map({ TerminalMessage($0) }) == .terminalBusy:
             let message = resp.map { TerminalMessage($0) } ?? .unrecognised(code: nil)
@@ -352,14 +335,9 @@ public enum CashierWording {
             let word = message == .userCancel ? "NOT PAID" : (e.action == .batch || e.action == .transactionDetails ? "FAILED" : "DECLINED")
             let headline: String
             switch e.action {
-            case .sale: headline = "NOT CHARGED"
-            case .preAuth: headline = "NOT AUTHORISED"
-            case .cancel: headline = "NOT REFUNDED"
-            case .capturePreAuth: headline = "NOT CAPTURED"
             case .abort: headline = message == .nothingToAbort ? "NOTHING TO ABORT" : "NOT ABORTED"
             case .batch: headline = resp?.command == "close" ? "BATCH NOT CLOSED" : "BATCH NOT OPENED"
-            case .transactionDetails: headline = "NOT FOUND"
-            case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: headline = "FAILED"
+            default: headline = e.action.words.notDoneHeadline
             }
             return Verdict(role: .declined, mark: "✗", word: word, headline: headline, sentence: said)
         case .aborted:
@@ -382,15 +360,14 @@ public enum CashierWording {
     }
 
     static func unknownSentence(_ e: JournalEntry, total: Money?, currency: String) -> String {
-        switch e.action {
-        case .sale, .preAuth, .capturePreAuth:
+        switch e.action.reportRole {
+        case .sale, .preAuth, .capture:
             let what = total.map { Format.money($0, currency) + " may have been charged" } ?? "The card may have been charged"
             return "No answer from the terminal: \(what). Check the terminal before charging again, then mark it on the Unresolved screen."
-        case .cancel:
+        case .refund:
             let what = total.map { Format.money($0, currency) + " may have been refunded" } ?? "The refund may have been made"
             return "No answer from the terminal: \(what). Check the terminal before refunding again."
-        case .abort, .batch, .transactionDetails, .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs,
-             .getActivationCode, .activatePos:
+        case .none:
             return "No answer from the terminal: check the terminal's screen."
         }
     }

@@ -4,8 +4,7 @@ import TillModel
 /// Formatting shared by the view and the update (pure, no Foundation).
 public enum Format {
     public static func money(_ m: Money?, _ currency: String = "€") -> String {
-        guard let m else { return "—" }
-        return currency.isEmpty ? m.formatted() : currency + " " + m.formatted()
+        SummaryContext(currency: currency).money(m)
     }
 
     /// `mm:ss` (or `h:mm:ss`) of a duration in milliseconds, never negative.
@@ -22,18 +21,10 @@ public enum Format {
         return "\(m / 60)h \(m % 60)m"
     }
 
-    /// Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    /// Civil date from days since 1970-01-01: the protocol's routine (`TerminalDate.civilFromDays`).
     static func civil(_ days: Int64) -> (y: Int64, m: Int64, d: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let y = yoe + era * 400
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (m <= 2 ? y + 1 : y, m, d)
+        let (y, m, d) = TerminalDate.civilFromDays(Int(days))
+        return (Int64(y), Int64(m), Int64(d))
     }
 
     static func pad(_ n: Int64, _ w: Int = 2) -> String {
@@ -67,23 +58,7 @@ public enum Format {
         return sign + pad(m / 60) + ":" + pad(m % 60)
     }
 
-    public static func actionName(_ a: Action) -> String {
-        switch a {
-        case .sale: return "sale"
-        case .preAuth: return "pre-auth"
-        case .cancel: return "refund"
-        case .abort: return "abort"
-        case .batch: return "batch"
-        case .capturePreAuth: return "capture"
-        case .transactionDetails: return "details"
-        case .reprintTransaction: return "reprint"
-        case .getPrintingSettings: return "print settings"
-        case .setPrintingSettings: return "set printing"
-        case .sendLogs: return "send logs"
-        case .getActivationCode: return "activation code"
-        case .activatePos: return "activate"
-        }
-    }
+    public static func actionName(_ a: Action) -> String { a.words.name }
 
     public static func stateName(_ s: EntryState) -> String {
         switch s {
@@ -122,39 +97,9 @@ public enum Format {
         return parts.joined(separator: " ").lowercased()
     }
 
-    /// A one-line description of a request, for the result pane.
+    /// A one-line description of a request, for the result pane (its declaration's `summary`).
     public static func summary(_ r: Request, currency: String = "€", tipStyle: TipStyle) -> String {
-        switch r {
-        case .sale(let s):
-            // As the terminal reads the amount: the goods with the tip on top, or the total with the tip in it.
-            var t = "Sale " + money(s.amount, currency)
-            if let tip = s.tipAmount, tip.cents > 0 { t += (tipStyle == .included ? " incl. tip " : " + tip ") + tip.formatted() }
-            if let m = s.paymentMethod, m != .cardPresent { t += " by " + m.rawValue }
-            return t
-        case .preAuth(let p): return "Pre-auth " + money(p.amount, currency) + (p.paymentMethod.map { $0 == .cardPresent ? "" : " by " + $0.rawValue } ?? "")
-        case .cancel(let c): return "Refund " + (c.amount.map { money($0, currency) } ?? "in full") + finderText(c.finder)
-        case .capturePreAuth(let c): return "Capture " + (c.amount.map { money($0, currency) } ?? "in full") + finderText(c.finder)
-        case .batch(let b):
-            let which = b.batchName.map { "'\($0)'" } ?? b.batchId ?? (b.command == .open ? "" : "active")
-            return (b.command == .open ? "Open batch " : "Close batch ") + which
-        case .abort: return "Abort"
-        case .transactionDetails(let d): return "Details of " + d.clientTransactionId
-        case .reprint(let r): return "Reprint " + (r.orderCode.map { "order " + $0 } ?? "the latest receipt")
-        case .getPrintingSettings: return "Printing settings"
-        case .setPrintingSettings: return "Change printing settings"
-        case .sendLogs: return "Send logs"
-        case .getActivationCode: return "Get an activation code"
-        case .activatePos: return "Activate the terminal"
-        }
-    }
-
-    static func finderText(_ f: TransactionFinder) -> String {
-        switch f.key {
-        case .shortOrderCode(let s)?: return ", short code " + s
-        case .orderCode(let o)?: return ", order " + o
-        case .referenceNumber(let r)?: return ", STAN " + r
-        case nil: return ""
-        }
+        r.summary(SummaryContext(currency: currency, tipStyle: tipStyle))
     }
 
     /// The money a journal row moved (the card paid): its amount and tip as the terminal answered them (as asked,
@@ -166,10 +111,11 @@ public enum Format {
 
     /// What a sale or pre-auth request charges the card, read with the tip style; nil for other requests.
     public static func charged(_ r: Request, _ tipStyle: TipStyle) -> Money? {
-        switch r {
-        case .sale(let s): return tipStyle.charged(amount: s.amount, tip: s.tipAmount)
-        case .preAuth(let p): return p.amount
-        default: return nil
+        let asked = r.asked
+        switch r.action.reportRole {
+        case .sale: return asked.amount.map { tipStyle.charged(amount: $0, tip: asked.tip) }
+        case .preAuth: return asked.amount
+        case .capture, .refund, .none: return nil
         }
     }
 
@@ -179,17 +125,7 @@ public enum Format {
 
     /// A journaled request in a cashier's words: `Sale € 13.13`, `Refund € 5.00`.
     public static func entrySummary(_ e: JournalEntry, currency: String = "€") -> String {
-        let what: String
-        switch e.action {
-        case .sale: what = "Sale"
-        case .preAuth: what = "Pre-auth"
-        case .cancel: what = "Refund"
-        case .capturePreAuth: what = "Capture"
-        case .batch: what = "Batch"
-        case .abort: what = "Abort"
-        case .transactionDetails: what = "Check of an earlier payment"
-        case .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: what = actionName(e.action).prefix(1).uppercased() + actionName(e.action).dropFirst()
-        }
+        let what = e.action.words.entryTitle
         // What the card pays (a tip on top included): the figure a cashier compares with the terminal's screen.
         guard let a = total(e) else { return what }
         return what + " " + money(a, currency)

@@ -286,8 +286,9 @@ extension Pending {
         case .capturePreAuth: return .capture
         case .batch: return .batch
         case .abort, .transactionDetails: return .unresolved
-        case .reprintTransaction: return .journal
-        case .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos: return .admin
+        case .reprintTransaction: return .journal      // reprinted from a journal row
+        default: return .admin                         // the terminal's own set-up
+
         }
     }
 }

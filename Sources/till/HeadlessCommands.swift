@@ -5,10 +5,8 @@ import TillCore
 import TillProtocol
 
 /// `till sale`, `till refund`, … `till journal` (issue #4), `till report`/`till export` (issue #6).
-let headlessCommands: [any ParsableCommand.Type] = [
-    SaleCommand.self, PreAuthCommand.self, RefundCommand.self, CaptureCommand.self, AbortCommand.self,
-    BatchTillCommand.self, DetailsCommand.self, JournalCommand.self, ResolveCommand.self, RecoverCommand.self,
-    ReportCommand.self, ExportCommand.self, BatchListCommand.self,
+let headlessCommands: [any ParsableCommand.Type] = transactionCommandLines.map { $0.headlessCommand } + [
+    JournalCommand.self, ResolveCommand.self, RecoverCommand.self, ReportCommand.self, ExportCommand.self, BatchListCommand.self,
 ]
 
 let headlessExitCodesHelp = "Exit status: 0 approved/success, 1 declined/failed/aborted, 2 invalid input, 3 transport error, timeout or unknown outcome."
@@ -69,56 +67,6 @@ func abortResultText(_ r: AbortResult) -> String {
     }
 }
 
-struct SaleCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sale", abstract: "Take a card payment.",
-        discussion: "Example: till sale --amount 12.50 --tip 1.00\n" + headlessExitCodesHelp)
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var caller: CallerOptions
-    @OptionGroup var sale: SaleOptions
-    @OptionGroup var retry: RetryOptions
-    func run() async throws {
-        await runHeadlessTransaction(global, caller, confirming: retry.ids) { c throws(ValidationFailure) in
-            // The amount sent as the terminal reads the tip: --tip-style, else the config's `tip` (the screen reads it too).
-            try sale.terminalRequest(caller: c, tipStyle: sale.tipStyle ?? global.settings().resolvedTip)
-        }
-    }
-}
-
-struct PreAuthCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "preauth", abstract: "Reserve an amount on a card (pre-authorisation), to capture later.",
-        discussion: "Example: till preauth --amount 80\n" + headlessExitCodesHelp)
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var caller: CallerOptions
-    @OptionGroup var preAuth: PreAuthOptions
-    @OptionGroup var retry: RetryOptions
-    func run() async throws {
-        await runHeadlessTransaction(global, caller, confirming: retry.ids) { c throws(ValidationFailure) in try preAuth.terminalRequest(caller: c) }
-    }
-}
-
-struct RefundCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "refund", abstract: "Refund (cancel) a payment, in full or in part.",
-        discussion: "Example: till refund --reference 000001 --amount 5\n" + headlessExitCodesHelp,
-        aliases: ["cancel"])
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var caller: CallerOptions
-    @OptionGroup var finder: FinderOptions
-    func run() async throws { await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try finder.refund.terminalRequest(caller: c) } }
-}
-
-struct CaptureCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "capture", abstract: "Capture a pre-authorisation.",
-        discussion: "Example: till capture --reference 000002 --amount 60\n" + headlessExitCodesHelp)
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var caller: CallerOptions
-    @OptionGroup var finder: FinderOptions
-    func run() async throws { await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try finder.capture.terminalRequest(caller: c) } }
-}
-
 struct BatchTillCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "batch", abstract: "Open or close a batch (shift) on the terminal.",
@@ -145,16 +93,6 @@ struct BatchTillCommand: AsyncParsableCommand {
         }
         await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try batch.terminalRequest(caller: c) }
     }
-}
-
-struct DetailsCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "details", abstract: "Ask the terminal for a transaction's details, by client transaction id.",
-        discussion: "Example: till details --client-transaction-id 5f0c…\n" + headlessExitCodesHelp)
-    @OptionGroup var global: GlobalOptions
-    @OptionGroup var caller: CallerOptions
-    @OptionGroup var details: DetailsOptions
-    func run() async throws { await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try details.terminalRequest(caller: c) } }
 }
 
 struct AbortCommand: AsyncParsableCommand {

@@ -27,8 +27,7 @@ struct URLCommand: ParsableCommand {
               till url printing-settings set --customer-receipt false
               till url activate --activation-code 12345678 --source-id Default --pin-code 1234
             """,
-        subcommands: [URLSaleCommand.self, URLPreAuthCommand.self, URLRefundCommand.self, URLCaptureCommand.self,
-                      URLAbortCommand.self, URLBatchCommand.self, URLDetailsCommand.self] + urlAdminCommands
+        subcommands: urlActionCommands
     )
 }
 
@@ -49,78 +48,6 @@ struct URLOutputOptions: ParsableArguments {
     func emit(_ request: TerminalRequest) {
         print(showSecrets ? request.url : request.redactedURL)
     }
-}
-
-struct URLSaleCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "sale", abstract: "A sale: --amount, --tip, --installments, show_* screens, ISV fields.")
-    @OptionGroup(title: "Sale") var sale: SaleOptions
-    @OptionGroup(title: "Caller") var caller: CallerOptions
-    @OptionGroup var output: URLOutputOptions
-    func run() throws { output.emit { () throws(ValidationFailure) in try sale.terminalRequest(caller: caller.caller()) } }
-}
-
-struct URLPreAuthCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "preauth", abstract: "A pre-authorisation (action=pre_auth): --amount, show_* screens.",
-        aliases: ["pre-auth", "pre_auth"])
-    @OptionGroup(title: "Pre-authorisation") var preAuth: PreAuthOptions
-    @OptionGroup(title: "Caller") var caller: CallerOptions
-    @OptionGroup var output: URLOutputOptions
-    func run() throws { output.emit { () throws(ValidationFailure) in try preAuth.terminalRequest(caller: caller.caller()) } }
-}
-
-struct URLRefundCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "refund",
-        abstract: "A refund (action=cancel): --reference STAN, or --order-code / --short-order-code, optional --amount.",
-        discussion: "With no --reference, order code or short order code the terminal app lets the cardholder pick one of the card's last 3 payments.",
-        aliases: ["cancel"])
-    @OptionGroup(title: "Refund") var finder: FinderOptions
-    @OptionGroup(title: "Caller") var caller: CallerOptions
-    @OptionGroup var output: URLOutputOptions
-    func run() throws { output.emit { () throws(ValidationFailure) in try finder.refund.terminalRequest(caller: caller.caller()) } }
-}
-
-struct URLCaptureCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "capture",
-        abstract: "Capture a pre-authorisation (action=capture_pre_auth), found by STAN, order code or short order code.",
-        discussion: "The short order code beats the order code, which beats the STAN. No --amount captures the full pre-authorised amount.",
-        aliases: ["capture_pre_auth", "capture-pre-auth"])
-    @OptionGroup(title: "Capture") var finder: FinderOptions
-    @OptionGroup(title: "Caller") var caller: CallerOptions
-    @OptionGroup var output: URLOutputOptions
-    func run() throws { output.emit { () throws(ValidationFailure) in try finder.capture.terminalRequest(caller: caller.caller()) } }
-}
-
-struct URLAbortCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "abort", abstract: "Ask the terminal app to abort the transaction in progress.")
-    @OptionGroup(title: "Caller") var caller: CallerOptions
-    @OptionGroup var output: URLOutputOptions
-    func run() throws {
-        output.emit { () throws(ValidationFailure) in try TerminalRequest(caller: caller.caller(), request: .abort).validated() }
-    }
-}
-
-struct URLBatchCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "batch", abstract: "Open or close a batch (a shift): open|close, --name, --id (close only).")
-    @OptionGroup(title: "Batch") var batch: BatchOptions
-    @OptionGroup(title: "Caller") var caller: CallerOptions
-    @OptionGroup var output: URLOutputOptions
-    func run() throws { output.emit(batch.terminalRequestOrExit(caller: caller.caller())) }
-}
-
-struct URLDetailsCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "details", abstract: "Fetch a transaction's details (action=transactionDetails) by --client-transaction-id.",
-        aliases: ["transactionDetails"])
-    @OptionGroup(title: "Details") var details: DetailsOptions
-    @OptionGroup(title: "Caller") var caller: CallerOptions
-    @OptionGroup var output: URLOutputOptions
-    func run() throws { output.emit(details.terminalRequestOrExit(caller: caller.caller())) }
 }
 
 // MARK: - till decode

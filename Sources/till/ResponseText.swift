@@ -38,31 +38,17 @@ func responseVerdict(_ r: CallbackResponse) -> String {
 
 /// What the answer is about, in words: `sale`, `refund (cancel)`, …
 func responseActionLabel(_ r: CallbackResponse) -> String {
-    switch r.action {
-    case .sale?: return "sale"
-    case .preAuth?: return "pre-authorisation"
-    case .cancel?: return "refund (cancel)"
-    case .abort?: return "abort"
-    case .batch?: return "batch"
-    case .capturePreAuth?: return "capture of a pre-authorisation"
-    case .transactionDetails?: return "transaction details"
-    case .reprintTransaction?: return "reprint of a receipt"
-    case .getPrintingSettings?: return "printing settings"
-    case .setPrintingSettings?: return "printing settings change"
-    case .sendLogs?: return "logs sent to support"
-    case .getActivationCode?: return "activation code"
-    case .activatePos?: return "activation of the terminal"
-    case nil: return r.rawAction.map { "unknown action '\(terminalSafe($0))'" } ?? "no action given"
-    }
+    if let a = r.action { return a.words.answerLabel }
+    return r.rawAction.map { "unknown action '\(terminalSafe($0))'" } ?? "no action given"
 }
 
 /// What an answer did with the money it names: only an approved answer charged (or, for a
 /// pre-authorisation, reserved) it.
 func chargedWord(_ r: CallbackResponse) -> String {
     guard r.isApproved else { return "not charged" }
-    switch r.action {
+    switch r.action?.reportRole {
     case .preAuth?: return "authorised"
-    case .cancel?: return "refunded"
+    case .refund?: return "refunded"
     default: return "charged"
     }
 }

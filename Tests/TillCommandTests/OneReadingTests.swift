@@ -32,8 +32,8 @@ import TillProtocol
 
     static func fromCommandLine(_ args: [String]) throws -> Request? {
         let command = try Till.parseAsRoot(["url"] + args)
-        if let c = command as? URLRefundCommand { return c.finder.refund.draft().request }
-        if let c = command as? URLCaptureCommand { return c.finder.capture.draft().request }
+        if let c = command as? URLActionCommand<RefundOptions> { return c.options.draft().request }
+        if let c = command as? URLActionCommand<CaptureOptions> { return c.options.draft().request }
         return nil
     }
 

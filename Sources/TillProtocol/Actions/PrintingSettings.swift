@@ -1,13 +1,5 @@
-// The vendor's sample apps' administrative actions (issue 12): reprint, printing settings, send logs,
-// activation. Field names exactly as the iOS sample (VivaPayments/mobile-ios-cardterminal-interapp-sample)
-// sends them; the order is the sample's where it has one.
-
-/// `reprintTransaction`: `orderCode` of the transaction whose receipt to print again. The iOS sample
-/// can send it without one ("send without transaction order id"): the terminal reprints its latest.
-public struct ReprintRequest: Sendable, Hashable, Codable {
-    public var orderCode: String?
-    public init(orderCode: String? = nil) { self.orderCode = orderCode }
-}
+// The vendor's sample apps' administrative actions: field names exactly as the iOS sample
+// (VivaPayments/mobile-ios-cardterminal-interapp-sample) sends them; the order is the sample's where it has one.
 
 /// What the merchant's name on a receipt is taken from (`businessDescriptionType`).
 public enum BusinessDescriptionType: String, Sendable, Hashable, Codable, CaseIterable {
@@ -68,35 +60,39 @@ public struct PrintingSettings: Sendable, Hashable, Codable {
     }
 }
 
-/// `activatePos`: by `activationCode` (from `getActivationCode`), or by `apikey` and `apiSecret`;
-/// `sourceID`, `pinCode` and the sample's flags. The API key, secret and PIN are secrets (`Secrets`).
-public struct ActivationRequest: Sendable, Hashable, Codable {
-    public var apiKey: String?
-    public var apiSecret: String?
-    public var activationCode: String?
-    public var sourceId: String?
-    public var pinCode: String?
-    /// The sample's true/false flags by protocol name (`activateMoto`, `lockRefund`, …); see `flagNames`.
-    public var flags: [String: Bool]
+/// `getPrintingSettings`: the terminal answers with its settings (`PrintingSettings.fields`).
+public enum GetPrintingSettingsAction: ActionDeclaration {
+    public static let words = ActionWords(name: "print settings", answerLabel: "printing settings")
+    public static var isAdministrative: Bool { true }
+    public static let requestCase = RequestCase(Request.getPrintingSettings)
+    public static func summary(_ f: NoFields, _ c: SummaryContext) -> String { "Printing settings" }
+}
 
-    public init(apiKey: String? = nil, apiSecret: String? = nil, activationCode: String? = nil, sourceId: String? = nil,
-                pinCode: String? = nil, flags: [String: Bool] = [:]) {
-        self.apiKey = apiKey; self.apiSecret = apiSecret; self.activationCode = activationCode
-        self.sourceId = sourceId; self.pinCode = pinCode; self.flags = flags
+/// `set_printing_settings`: only the settings given are sent; the terminal keeps the others.
+public enum SetPrintingSettingsAction: ActionDeclaration {
+    public static let words = ActionWords(name: "set printing", answerLabel: "printing settings change")
+    public static var isAdministrative: Bool { true }
+    public static let requestCase = RequestCase<PrintingSettings>(.setPrintingSettings, { .setPrintingSettings($0) }) { if case .setPrintingSettings(let f) = $0 { f } else { nil } }
+    public static func write(_ p: PrintingSettings, to w: inout FieldWriter) { w.add(p.fields) }
+
+    public static func read(_ r: RequestReader) throws(RequestParseError) -> PrintingSettings {
+        var p = PrintingSettings()
+        for (name, path) in PrintingSettings.switches { p[keyPath: path] = try r.bool(name) }
+        if let t = r.text(PrintingSettings.typeField) {
+            guard let type = BusinessDescriptionType(rawValue: t) else {
+                throw RequestParseError(field: PrintingSettings.typeField,
+                                        "businessDescriptionType must be one of \(BusinessDescriptionType.names): '\(t)'")
+            }
+            p.businessDescriptionType = type
+        }
+        return p
     }
 
-    /// The iOS sample's flags, in the order it sends them.
-    public static let flagNames = ["activateMoto", "activateQRCodes", "disableManualAmountEntry", "lockRefund",
-                                   "lockTransactionsList", "lockMoto", "lockPreauth", "lockCapture",
-                                   "forceCardPresentmentForRefund"]
-
-    /// The fields given, in the sample's order.
-    public var fields: [(String, String)] {
-        var f: [(String, String)] = []
-        func add(_ k: String, _ v: String?) { if let v { f.append((k, v)) } }
-        add("apikey", apiKey); add("apiSecret", apiSecret); add("activationCode", activationCode)
-        add("sourceID", sourceId); add("pinCode", pinCode)
-        for n in ActivationRequest.flagNames { if let v = flags[n] { f.append((n, v ? "true" : "false")) } }
-        return f
+    public static func check(_ p: PrintingSettings, _ c: inout RequestChecker) {
+        if p.isEmpty {
+            c.fail("set_printing_settings", "Say which printing setting to change (customer receipt, merchant receipt, printing, logo, VAT, barcode, address or business description).")
+        }
     }
+
+    public static func summary(_ f: PrintingSettings, _ c: SummaryContext) -> String { "Change printing settings" }
 }

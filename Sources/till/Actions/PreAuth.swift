@@ -1,0 +1,51 @@
+import ArgumentParser
+import TillModel
+import TillProtocol
+
+/// `--amount`, `--client-transaction-id`, the show_* screens and `--no-protocol`.
+struct PreAuthOptions: PaymentCommandLine {
+    static let help = ActionHelp(
+        "preauth", title: "Pre-authorisation", url: "A pre-authorisation (action=pre_auth): --amount, show_* screens.",
+        urlAliases: ["pre-auth", "pre_auth"], abstract: "Reserve an amount on a card (pre-authorisation), to capture later.",
+        discussion: "Example: till preauth --amount 80\n" + headlessExitCodesHelp)
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("The amount to reserve, as typed: 12, 12.5, 12.50 or 12,50.", valueName: "amount"))
+    var amount: String?
+
+    @Option(help: ArgumentHelp("Your reference for the transaction (at most 64 characters).", valueName: "id"))
+    var clientTransactionId: String?
+
+    @Option(help: ArgumentHelp("How the customer pays: \(PaymentMethod.names) (default: the terminal's, card present).",
+                               valueName: "method"))
+    var paymentMethod: String?
+
+    @Option(help: ArgumentHelp("Show the receipt screen before returning.", valueName: boolValueName))
+    var showReceipt: String?
+
+    @Option(help: ArgumentHelp("Show the rating screen before returning.", valueName: boolValueName))
+    var showRating: String?
+
+    @Option(help: ArgumentHelp("Show the transaction result screen before returning.", valueName: boolValueName))
+    var showTransactionResult: String?
+
+    @Flag(help: "Leave out protocol=int_default (the pages say to always send it).")
+    var noProtocol = false
+
+    init() {}
+
+    func draft() -> RequestDraft {
+        var d = RequestDraft.preAuth(amount: amount, reference: clientTransactionId,
+                                     protocolName: noProtocol ? nil : RequestDraft.defaultProtocol,
+                                     missingAmount: "The amount is missing: give --amount, like --amount 12.50.")
+        guard case .preAuth(var p) = d.request else { return d }
+        var r = TypedTextReader()
+        p.paymentMethod = r.paymentMethod(paymentMethod)
+        p.showReceipt = r.bool(showReceipt, field: "show_receipt", label: "Show receipt")
+        p.showRating = r.bool(showRating, field: "show_rating", label: "Show rating")
+        p.showTransactionResult = r.bool(showTransactionResult, field: "show_transaction_result", label: "Show transaction result")
+        d.request = .preAuth(p)
+        d.errors += r.errors
+        d.unreadable.formUnion(r.unreadable)
+        return d
+    }
+}
