@@ -171,12 +171,12 @@ extension Journal {
             func add(_ x: inout ActionTotals) {
                 x.count += a.count; x.amountCents += a.amountCents; x.tipCents += a.tipCents
             }
-            switch b.action {
+            switch b.action.reportRole {
             case .sale: add(&t.sales)
-            case .cancel: add(&t.refunds)
+            case .refund: add(&t.refunds)
             case .preAuth: add(&t.preAuths)
-            case .capturePreAuth: add(&t.captures)
-            default: break
+            case .capture: add(&t.captures)
+            case .none: break
             }
         }
         return t

@@ -13,7 +13,7 @@ extension Journal {
     /// Journals a request before it is sent (state `pending`). Returns the entry with its id.
     public func insertPending(requestId: String, request: TerminalRequest, batch: BatchInfo, parentId: Int64? = nil,
                               nowMs: Int64 = WallClock.nowMs()) throws -> JournalEntry {
-        let (amount, tip) = Journal.amounts(of: request.request)
+        let asked = request.request.asked
         let url = request.redactedURL
         let id = try write { db -> Int64 in
             try db.execute(sql: """
@@ -21,24 +21,14 @@ extension Journal {
                                    state, createdAtMs, updatedAtMs, batchId, batchName, requestedAmountCents, requestedTipCents, tipIncluded)
                 VALUES (?, ?, 'request', ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [requestId, request.request.action.rawValue, parentId, request.request.clientTransactionId,
-                                 amount?.cents, tip?.cents, url, nowMs, nowMs, batch.isOpen ? batch.id : nil,
-                                 batch.isOpen ? batch.name : nil, amount?.cents, tip?.cents, tipStyle == .included])
+                                 asked.amount?.cents, asked.tip?.cents, url, nowMs, nowMs, batch.isOpen ? batch.id : nil,
+                                 batch.isOpen ? batch.name : nil, asked.amount?.cents, asked.tip?.cents, tipStyle == .included])
             return db.lastInsertedRowID
         }
         return JournalEntry(id: id, requestId: requestId, action: request.request.action,
-                            clientTransactionId: request.request.clientTransactionId, amount: amount, tipAmount: tip,
+                            clientTransactionId: request.request.clientTransactionId, amount: asked.amount, tipAmount: asked.tip,
                             requestURL: url, state: .pending, createdAtMs: nowMs, updatedAtMs: nowMs,
                             batchId: batch.isOpen ? batch.id : nil, batchName: batch.isOpen ? batch.name : nil, tipStyle: tipStyle)
-    }
-
-    static func amounts(of r: Request) -> (Money?, Money?) {
-        switch r {
-        case .sale(let s): return (s.amount, s.tipAmount)
-        case .preAuth(let p): return (p.amount, nil)
-        case .cancel(let c): return (c.amount, nil)
-        case .capturePreAuth(let c): return (c.amount, nil)
-        default: return (nil, nil)
-        }
     }
 
     /// `pending` → `sent`. False when the entry had already moved on (an answer came first).

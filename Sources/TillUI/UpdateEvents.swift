@@ -1,0 +1,240 @@
+import TillProtocol
+import TillModel
+
+// What the controller says (events, outcomes, recovery) as changes to the state.
+
+func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
+    switch e {
+    case .inFlight(let f):
+        if var p = state.pending, p.own, p.entryId == nil || p.entryId == f.entry.id {
+            // Our own request, now journaled and sent.
+            p.entryId = f.entry.id; p.startedAtMs = f.startedAtMs; p.deadlineMs = f.deadlineMs
+            p.abortRequested = p.abortRequested || f.abortRequested
+            state.pending = p
+        } else if state.pending == nil || state.pending?.entryId == f.entry.id {
+            // Something this screen did not send (start-up recovery asking the terminal, another process).
+            state.pending = Pending(summary: Format.inFlightSummary(f.entry, currency: state.currency), action: f.entry.action,
+                                    startedAtMs: f.startedAtMs, deadlineMs: f.deadlineMs, abortRequested: f.abortRequested,
+                                    entryId: f.entry.id, own: false)
+        }
+        return []
+    case .recovered(let e):
+        return recoveredEvent(&state, e)
+    case .journalProblem(let m):
+        setNotice(&state, m, error: true)
+        return []
+    case .settled(let outcome):
+        return settledEvent(&state, outcome)
+    case .unmatchedAnswer(let r, let note):
+        // In the cashier's words: what the answer was about and what it said, never its message or action names
+        // (the note, with the journal's own words, is on the entry in the journal and on Unresolved).
+        _ = note
+        setNotice(&state, "Unexpected answer: " + strayAnswerWords(r, state.currency) + ". See Unresolved (\(state.keymap.hint(.unresolved))).",
+                  error: true)
+        return [.loadUnresolved]
+    case .transportProblem(let m):
+        state.connection = .problem(m)
+        setNotice(&state, m, error: true)
+        return []
+    case .rejectedAnswer(let file, let reason):
+        setNotice(&state, "Rejected answer \(file): \(reason)", error: true)
+        return []
+    case .transportReady(let m):
+        // Said when the link comes back after a problem; the start's own "ready" (which may arrive after recovery's
+        // notice, or a theme file's warning) says nothing the status line does not already show.
+        let was = state.connection
+        state.connection = .ready
+        if case .problem = was { setNotice(&state, m) }
+        return []
+    }
+}
+
+/// An answer that matched nothing, in words: "it checked an earlier payment", "a sale of € 6.66, declined".
+func strayAnswerWords(_ r: CallbackResponse, _ currency: String) -> String {
+    let said = TerminalMessage(r)
+    let outcome = r.isApproved ? "approved" : said == .userCancel ? "cancelled on the terminal" : said == .terminalBusy ? "terminal busy" : "declined"
+    switch r.action {
+    case .transactionDetails?: return "it checked an earlier payment"
+    case let a? where a.movesMoney:
+        return "a " + Format.actionName(a) + (r.amount.map { " of " + Format.money($0, currency) } ?? "") + ", " + outcome
+    case let a?: return Format.actionName(a) + ", " + (r.isApproved ? "done" : "not done")
+    case nil: return "an answer naming no request, " + (r.isApproved ? "approved" : "not approved")
+    }
+}
+
+/// A request ended: the one in flight it names is no longer in flight, whoever sent it (start-up
+/// recovery's look-ups left the screen busy for ever). Our own request's result arrives with `.performed`.
+func settledEvent(_ state: inout AppState, _ outcome: ActionOutcome) -> [Command] {
+    guard let e = outcome.entry, let p = state.pending, p.entryId == e.id, !p.own else { return [] }
+    endFlight(&state)
+    return []
+}
+
+/// Start-up recovery learned what became of a payment an earlier run left open: shown as a result
+/// of its own ("Sale € 13.13 at 10:31 WAS CHARGED"), never only as a list that empties itself.
+func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
+    if let p = state.pending, !p.own, p.action == .transactionDetails || p.entryId == e.id { endFlight(&state) }
+    let what = Format.entrySummary(e, currency: state.currency) + " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
+    switch e.state {
+    case .approved:
+        setNotice(&state, "Recovered: \(what) WAS CHARGED (journal #\(e.id)).")
+        state.unresolved.asking[e.id] = nil
+        foundCharged(&state, e)
+    case .declined, .aborted, .resolved:
+        setNotice(&state, "Recovered: \(what) was NOT charged (journal #\(e.id)).")
+        state.unresolved.asking[e.id] = nil
+    default:
+        if e.action == .sale || e.action == .preAuth, e.state.awaitsTerminal {
+            // Not settled yet (the terminal could not be asked: busy, perhaps with this very payment): the till keeps
+            // asking for a while and says so, rather than a verdict that invites charging again.
+            let since = state.unresolved.asking[e.id] ?? state.nowMs
+            if state.nowMs - since < UnresolvedState.askingForMs {
+                state.unresolved.asking[e.id] = since
+                state.unresolved.lastAskMs = state.nowMs
+                setNotice(&state, "\(what) (journal #\(e.id)): asking the terminal… Do not charge it again meanwhile.", error: true)
+            } else {
+                state.unresolved.asking[e.id] = nil
+                setNotice(&state, "\(what) (journal #\(e.id)): outcome still unknown; check the terminal.", error: true)
+            }
+        } else {
+            setNotice(&state, "\(what) (journal #\(e.id)): outcome still unknown; check the terminal.", error: true)
+        }
+    }
+    if e.action.movesMoney {
+        state.result = ResultInfo(summary: Format.entrySummary(e, currency: state.currency),
+                                  outcome: e.state.awaitsTerminal ? .unknown(e) : .answered(e), atMs: e.createdAtMs, recovered: true)
+        state.verdicts += 1
+    }
+    var cmds: [Command] = [.loadUnresolved, .loadReport(batch: .current, show: false)]
+    if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
+    return cmds
+}
+
+/// A payment once unknown is found CHARGED: its amount, if still in a form, is cleared (Enter must not charge that
+/// customer again), and a new sale of the same amount soon after asks first.
+func foundCharged(_ state: inout AppState, _ e: JournalEntry) {
+    guard e.action == .sale || e.action == .preAuth else { return }
+    state.foundCharged.removeAll { $0.entry.id == e.id || state.nowMs - $0.knownAtMs > AppState.chargedAgainWindowMs }
+    state.foundCharged.append(FoundCharged(entry: e, knownAtMs: state.nowMs))
+    let screen: Screen = e.action == .sale ? .sale : .preAuth
+    if let f = state.forms[screen], let typed = try? Money.parse(f[.amount]), typed == e.amount {
+        state.forms[screen] = Form.blank(screen)
+    }
+}
+
+/// Asks the terminal again, by itself, about payments recovery could not settle yet (see `UnresolvedState.asking`).
+func askAgainIfDue(_ state: inout AppState) -> [Command] {
+    guard !state.unresolved.asking.isEmpty, !state.unresolved.recovering, state.pending == nil else { return [] }
+    state.unresolved.asking = state.unresolved.asking.filter { state.nowMs - $0.value < UnresolvedState.askingForMs }
+    guard !state.unresolved.asking.isEmpty, state.nowMs - state.unresolved.lastAskMs >= UnresolvedState.askAgainEveryMs else { return [] }
+    state.unresolved.lastAskMs = state.nowMs
+    state.unresolved.recovering = true
+    state.unresolved.askingQuietly = true
+    return [.recover]
+}
+
+func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) -> [Command] {
+    let action = state.pending?.action
+    let from = state.pending?.screen
+    endFlight(&state)
+    switch outcome {
+    case .invalid(let errors):
+        // Refused by the service: the form comes back as it was sent, with the messages on it.
+        let screen = restoreUnsent(&state, action) ?? state.screen
+        var f = state.forms[screen] ?? state.form
+        for e in errors {
+            if let id = FieldID(rawValue: e.field), let i = f.index(of: id) { f.errors[id] = e.message; f.fields[i].selected = false } else { f.message = e.message }
+        }
+        state.forms[screen] = f
+        setNotice(&state, errors.first?.message ?? "Refused.", error: true)
+        return []
+    case .busy, .otherTillBusy:
+        // Nothing was sent: a verdict of its own (never DECLINED), and the amount back to try again.
+        restoreUnsent(&state, action)
+        // The core's words name the other process (for the headless commands); a cashier needs only "another till".
+        if case .otherTillBusy = outcome { setNotice(&state, "Not sent: another till is using the terminal. Try again when it is done.", error: true) }
+        else { setNotice(&state, "Another request is in flight; nothing was sent.", error: true) }
+        state.result = ResultInfo(summary: summary, outcome: outcome, atMs: state.nowMs)
+        state.verdicts += 1
+        return []
+    case .needsConfirmation(let list):
+        restoreUnsent(&state, action)
+        guard let r = state.lastRequest else { setNotice(&state, "Check the unknown payments first.", error: true); return [.loadUnresolved] }
+        let lines = list.prefix(3).map { e in
+            "\(Format.money(Format.total(e), state.currency)) at \(Format.clock(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)) may have been charged:"
+        } + ["check the terminal before charging again."]
+        state.overlay = .confirm(Confirmation(
+            title: "Charge again?", lines: lines,
+            choices: [ConfirmChoice(key: "y", label: "checked: charge \(Format.summary(r, currency: state.currency, tipStyle: state.tipStyle))",
+                                    action: .sendConfirmingUnknown(r, Set(list.map(\.id))))],
+            enterPicksFirst: false))
+        return [.loadUnresolved]
+    default:
+        break
+    }
+    state.result = ResultInfo(summary: summary, outcome: outcome, atMs: state.nowMs)
+    state.verdicts += 1
+    if case .answered(let e) = outcome { AdminScreen.answered(&state, e) }
+    var cmds: [Command] = []
+    if outcome.notStarted {
+        // The terminal never started it (not sent, terminal busy): nothing was charged, the same customer tries again.
+        restoreUnsent(&state, action)
+    } else {
+        // The form of a sale or pre-auth became fresh when it was sent; what is in it now is the next customer's.
+        if let key = from.flatMap(PaymentScreen.stateKey) { state[keyPath: key].sent = nil }
+    }
+    if case .answered(let e) = outcome, e.state == .approved {
+        // A sent form is done: clear it for the next customer.
+        switch e.action {
+        case .cancel: state.forms[.refund] = Form.blank(.refund)
+        case .capturePreAuth: state.forms[.capture] = Form.blank(.capture)
+        case .batch: state.forms[.batch] = Form.blank(.batch)
+        default: break
+        }
+    } else if let from, from == .refund || from == .capture || from == .batch {
+        // Not done: what was typed stays, selected, so typing replaces it (a STAN corrected is typed anew).
+        keepForm(&state, from)
+    }
+    if case .unknown(let e) = outcome, !state.unresolved.entries.contains(where: { $0.id == e.id }) {
+        // Known at once, before the reload: a new sale asks first.
+        state.unresolved.entries.append(e)
+    }
+    if action == .batch || outcome.entryAction == .batch {
+        if case .answered(let e) = outcome, e.state == .approved, e.response?.batchCommand != .close {
+            // Open at once, not only after the reload: the Enter that follows "shift opened" sells.
+            var b = state.batch ?? BatchInfo()
+            b.isOpen = true
+            b.id = e.response?.batchId ?? b.id
+            b.name = e.response?.batchName ?? e.batchName ?? b.name
+            b.openedAtMs = state.nowMs
+            state.batch = b
+        }
+        cmds.append(.loadBatch)
+        if case .answered(let e) = outcome, e.state == .approved, e.response?.batchCommand == .close {
+            // The shift is over: its Z report, full screen, ready to export.
+            cmds.append(.loadReport(batch: e.response?.batchId.map(BatchKey.id) ?? .last, show: true))
+        }
+    } else {
+        cmds.append(.loadReport(batch: .current, show: false))
+    }
+    if case .unknown = outcome { cmds.append(.loadUnresolved) }
+    if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
+    return cmds
+}
+
+extension ActionOutcome {
+    /// The outcome's journal entry (`journalEntry`), by its shorter name on the screens.
+    var entry: JournalEntry? { journalEntry }
+    var entryAction: Action? { entry?.action }
+
+    /// The terminal never started it: not sent (the transport could not take it), or the terminal answered that it
+    /// is busy with another transaction. Nothing was charged; it is not a decline.
+    var notStarted: Bool {
+        switch self {
+        case .busy, .otherTillBusy: return true
+        case .transportError(let e, _): return e?.state != .unknown
+        case .answered(let e): return e.state == .declined && e.response.map { TerminalMessage($0) } == .terminalBusy
+        case .invalid, .unknown, .needsConfirmation, .journalFailed: return false
+        }
+    }
+}

@@ -1,0 +1,287 @@
+import TillProtocol
+import TillModel
+
+// Keys: the global ones, moving between screens, and sending what a screen asks.
+
+func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
+    // While the window is too small nothing can be seen: no key acts but quit (and only with nothing in flight).
+    guard Layout(state.size).fits else {
+        if state.keymap.action(for: key) == .quit, state.pending == nil { state.quit = true; return [.quit] }
+        // Not acted on blind (the cashier cannot see what a key would do), and not lost in silence: counted, shown.
+        state.keysNotTaken += 1
+        return []
+    }
+    // Overlays take the keys first.
+    if let overlay = state.overlay {
+        switch overlay {
+        case .help:
+            state.overlay = nil
+            if let a = state.keymap.action(for: key), a.isGlobal, a != .help { return globalAction(&state, a) }
+            if state.keymap.action(for: key) == .menu { return openMenu(&state) }
+            return []
+        case .confirm(let c):
+            return handleConfirm(&state, c, key)
+        case .report(let panel):
+            return handleReportKey(&state, panel, key)
+        case .menu(let m):
+            return handleMenuKey(&state, m, key)
+        }
+    }
+    // The menu key opens the menu from any field (a keypad's `/` never types), but on Terminal settings, where
+    // the shop owner types secrets that may hold one.
+    if state.keymap.action(for: key) == .menu, !(state.screen == .admin && key.isPrintable && state.form.focused != nil) {
+        return openMenu(&state)
+    }
+    // A printable character goes into the focused field when that field takes it.
+    if case .char(let ch) = key, let field = state.form.focused, field.kind.accepts(ch), !(state.screen == .journal && state.journal.detail != nil) {
+        type(&state, ch)
+        return []
+    }
+    if state.screen == .unresolved, case .char(let ch) = key, let cmds = unresolvedChar(&state, ch) { return cmds }
+    if state.screen == .journal, case .char(let ch) = key, let cmds = JournalScreen.char(&state, ch) { return cmds }
+    if state.screen == .admin, state.form.focused == nil, case .char(let ch) = key, let cmds = AdminScreen.char(&state, ch) { return cmds }
+    guard let action = state.keymap.action(for: key) else {
+        if case .char(let ch) = key, let field = state.form.focused {
+            // Refused, never dropped: the character stays in sight with the reason (where the field has room), and
+            // Enter is blocked until the cashier corrects it (`-3` must never charge 3.00).
+            // A kept amount the screen said typing replaces is replaced by a refused key too (never "-3" → 3.33).
+            if field.selected {
+                state.form.fields[state.form.focus].selected = false
+                state.form.fields[state.form.focus].text = ""
+            }
+            if field.kind != .text, state.form.fields[state.form.focus].text.count < field.maxLength {
+                state.form.fields[state.form.focus].text.append(ch)
+            }
+            refuse(&state, field, refusal(field, ch))
+        }
+        return []
+    }
+    if action.isGlobal { return globalAction(&state, action) }
+    return screenAction(&state, action, key: key)
+}
+
+func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
+    switch action {
+    case .help:
+        state.overlay = .help
+        return []
+    case .report:
+        return [.loadReport(batch: .current, show: true)]
+    case .admin:
+        guard state.screen != .admin else { return [] }
+        state.overlay = .confirm(Confirmation(
+            title: "Terminal settings",
+            lines: ["For the shop owner: printing settings, logs to",
+                    "the vendor's support, activation of the terminal.",
+                    "No payment is taken there."],
+            choices: [ConfirmChoice(key: "o", label: "open the terminal settings", action: .goTo(.admin))]))
+        return []
+    case .quit:
+        if let p = state.pending {
+            state.overlay = .confirm(Confirmation(
+                title: "Quit while waiting?",
+                lines: ["\(p.summary) is still waiting for the terminal.",
+                        "If you quit now its outcome stays UNKNOWN and is",
+                        "shown for checking at the next start."],
+                choices: [ConfirmChoice(key: "y", label: "quit anyway", action: .quit)],
+                // Abandons a payment with the terminal: a deliberate key, never Enter by reflex.
+                enterPicksFirst: false))
+            return []
+        }
+        let typed = Screen.allCases.filter { holdsTyping($0) && state.forms[$0]?.hasText == true }
+        if !typed.isEmpty {
+            // What was typed is lost on quitting: ask, naming where.
+            let amount = typed.contains(.sale) ? state.forms[.sale]?[.amount] ?? "" : ""
+            state.overlay = .confirm(Confirmation(
+                title: "Quit?",
+                lines: [(amount.isEmpty ? "Text typed on " + typed.map(\.title).joined(separator: ", ")
+                         : "The amount \(state.currency) \(amount) typed on Sale") + " is lost",
+                        "if you quit now; nothing was sent."],
+                choices: [ConfirmChoice(key: "y", label: "quit anyway", action: .quit)]))
+            return []
+        }
+        state.quit = true
+        return [.quit]
+    default:
+        guard let screen = Screen.allCases.first(where: { $0.action == action }) else { return [] }
+        if state.screen == .journal, screen == .refund || screen == .capture, !startFromJournalRow(&state, screen) { return [] }
+        return go(&state, screen)
+    }
+}
+
+func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
+    if screen != state.screen, screen == .preAuth, var f = state.forms[screen] {
+        // Back on a payment screen: the cursor is on Amount, so no key lands in a field the cashier cannot see.
+        f.focus = 0
+        state.forms[screen] = f
+    }
+    let from = state.screen
+    state.screen = screen
+    if from != screen { keepForm(&state, screen) }
+    switch screen {
+    case .sale:
+        // F2 is a sale for the next customer: the cursor is on the amount.
+        state.form.focus = state.form.index(of: .amount) ?? 0
+        return []
+    case .journal:
+        // The journal opens on its newest row with an empty filter: F7 then F5 refunds the sale just made, never a row
+        // picked (or a filter typed) the last time the journal was open. The rows come fresh: until they do, F4/F5
+        // say the journal is loading.
+        state.journal.detail = nil
+        state.journal.loading = true
+        if from != .journal {
+            state.forms[.journal] = Form.blank(.journal)
+            state.journal.entries = []
+            state.journal.selected = 0
+            state.journal.top = 0
+        }
+        return [.loadJournal(journalFilter(state))]
+    case .batch: return [.loadBatch]
+    case .unresolved: return [.loadUnresolved]
+    case .admin:
+        AdminScreen.syncFocus(&state)
+        return []
+    default: return []
+    }
+}
+
+/// The screens whose form holds what the cashier typed for a request (not the journal's filter or the settings).
+func holdsTyping(_ screen: Screen) -> Bool {
+    switch screen {
+    case .sale, .preAuth, .capture, .refund, .batch: return true
+    case .journal, .unresolved, .admin: return false
+    }
+}
+
+/// A form the cashier comes back to (from another screen, a cancelled box, a box that did something else) is kept:
+/// its text selected, so the next key replaces it, and the screen says so. A form still fresh (blank, or filled from a
+/// journal row) stays as it is.
+func keepForm(_ state: inout AppState, _ screen: Screen) {
+    guard holdsTyping(screen), var f = state.forms[screen], f.life != .fresh, f.hasText else { return }
+    f.keep()
+    state.forms[screen] = f
+    guard f.hasSelection, state.screen == screen else { return }
+    if let amount = f.fields.first(where: { $0.id == .amount && $0.selected })?.text {
+        setNotice(&state, "Amount \(state.currency) \(amount) kept, selected: typing replaces it; Enter sends it.")
+    } else {
+        setNotice(&state, "What was typed here is kept, selected: typing replaces it; Enter sends it.")
+    }
+}
+
+func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) -> [Command] {
+    if let p = state.pending {
+        setFlightNotice(&state, "Wait: \(p.summary) is in flight (Esc aborts).", error: true)
+        return []
+    }
+    let summary = Format.summary(r, currency: state.currency, tipStyle: state.tipStyle)
+    state.pending = Pending(summary: summary, action: r.action, startedAtMs: state.nowMs)
+    state.notice = nil
+    state.lastRequest = r
+    if let screen = paymentScreen(r), let key = PaymentScreen.stateKey(screen) {
+        // The form is fresh the moment its payment is sent: what the cashier types while the terminal works is the
+        // next customer's amount, alone (the in-flight pane shows what was sent). The next customer pays by card
+        // unless the cashier picks otherwise again (a phone order's MOTO never sticks).
+        state[keyPath: key].sent = state.forms[screen]
+        state[keyPath: key].sentMethod = state[keyPath: key].method
+        state.forms[screen] = Form.blank(screen)
+        state[keyPath: key].method = .cardPresent
+    }
+    if !confirming.isEmpty { return [.performConfirmed(r, summary: summary, confirming: confirming)] }
+    return [.perform(r, summary: summary)]
+}
+
+/// The payment screen a request is sent from (Sale, Pre-auth); nil for other requests.
+func paymentScreen(_ r: Request) -> Screen? {
+    switch r {
+    case .sale: return .sale
+    case .preAuth: return .preAuth
+    default: return nil
+    }
+}
+
+/// A payment sent from Sale or Pre-auth was not sent after all: its form comes back as it was sent, kept (selected,
+/// so typing replaces it), unless the cashier has typed the next customer's amount meanwhile. Returns that screen.
+@discardableResult
+func restoreUnsent(_ state: inout AppState, _ action: Action?) -> Screen? {
+    guard let screen: Screen = action == .sale ? .sale : action == .preAuth ? .preAuth : nil,
+          let key = PaymentScreen.stateKey(screen), let sent = state[keyPath: key].sent else { return nil }
+    state[keyPath: key].sent = nil
+    guard state.forms[screen]?.hasText != true else { return screen }
+    var f = sent
+    f.life = .typing
+    f.keep()
+    state.forms[screen] = f
+    state[keyPath: key].method = state[keyPath: key].sentMethod
+    return screen
+}
+
+/// A sale or pre-auth above the configured amount (`confirm_above`) asks first, showing the amount the card
+/// is charged; only `y` sends it (an Enter pressed by habit does not). Anything else is sent at once.
+func sendAskingAbove(_ state: inout AppState, _ r: Request, confirming ids: Set<Int64> = []) -> [Command] {
+    // What the card is charged, read with the tip style (the amount holds the tip when it is included).
+    guard let total = Format.charged(r, state.tipStyle) else { return send(&state, r, confirming: ids) }
+    guard let limit = state.confirmAbove, limit < total else { return send(&state, r, confirming: ids) }
+    let what = r.action == .preAuth ? "Reserve" : "Charge"
+    state.overlay = .confirm(Confirmation(
+        title: "Check the amount",
+        lines: [Format.summary(r, currency: state.currency, tipStyle: state.tipStyle),
+                "\(what) \(Format.money(total, state.currency)) on the card?",
+                "(Above \(Format.money(limit, state.currency)) the till asks first.)"],
+        choices: [ConfirmChoice(key: "y", label: "\(what.lowercased()) \(Format.money(total, state.currency))", action: .sendChecked(r, ids))],
+        enterPicksFirst: false))
+    return []
+}
+
+func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Command] {
+    switch action {
+    case .stopWaiting:
+        guard let p = state.pending else { setNotice(&state, "Nothing is waiting for the terminal."); return [] }
+        state.overlay = .confirm(Confirmation(
+            title: "Stop waiting?",
+            lines: ["\(p.summary) is still with the terminal.",
+                    "If you stop waiting its outcome is UNKNOWN: it may",
+                    "still be charged. It goes to Unresolved (\(state.keymap.hint(.unresolved)))",
+                    "to check on the terminal."],
+            choices: [ConfirmChoice(key: "y", label: "stop waiting", action: .stopWaiting)], enterPicksFirst: false))
+        return []
+    case .cancel:
+        // Esc aborts the payment in flight only on the screen that sent it; everywhere else it is "back".
+        if state.escAborts {
+            if state.pending!.abortRequested { setFlightNotice(&state, "Abort already requested; waiting for the terminal."); return [] }
+            state.pending!.abortRequested = true
+            setFlightNotice(&state, "Abort requested…")
+            return [.abort]
+        }
+        if state.screen == .journal, state.journal.detail != nil { state.journal.detail = nil; return [] }
+        if let f = state.form.focused, !f.text.isEmpty, state.screen != .journal {
+            state.form.fields[state.form.focus].text = ""
+            corrected(&state, f.id)
+            return []
+        }
+        if state.screen != .sale {
+            let cmds = go(&state, .sale)
+            if let p = state.pending, p.own { setFlightNotice(&state, "\(p.summary) is in flight: Esc aborts it here.") }
+            return cmds
+        }
+        state.notice = nil
+        return []
+    case .erase:
+        if let f = state.form.focused {
+            if entersCents(state, f), !f.selected {
+                state.form.fields[state.form.focus].text = centsText(String(f.text.filter(\.isNumber).dropLast()))
+            } else if !eraseSelection(&state), !f.text.isEmpty { state.form.fields[state.form.focus].text.removeLast() }
+            corrected(&state, f.id)
+        }
+        return []
+    case .clear:
+        if let f = state.form.focused {
+            state.form.fields[state.form.focus].text = ""
+            corrected(&state, f.id)
+        }
+        return []
+    case .submit:
+        return state.screen.component.submit(&state)
+    default:
+        return state.screen.component.update(&state, action)
+    }
+}
