@@ -1,8 +1,8 @@
 import Glibc
 
 /// Environment variables by name: the process's own, each read when asked (`getenv`), or given ones (tests).
-/// `ProcessInfo.processInfo.environment` copies the whole environment into a new dictionary at every use: about
-/// 0.4 ms before the first frame, for the three or four names till reads (issue 11).
+/// `ProcessInfo.processInfo.environment` copies the whole environment into a new dictionary at every use, for the
+/// three or four names till reads.
 public struct Environment: Sendable, ExpressibleByDictionaryLiteral {
     private let given: [String: String]?
 

@@ -1,12 +1,9 @@
 import Dispatch
 import Foundation
 
-/// A cancellable sleep for tasks, as `try? await Task.sleep(nanoseconds:)` (it returns early when the
-/// task is cancelled), without `Task.sleep`. On Linux, Swift 6.3's `Task.sleep` schedules its wake-up on
-/// libdispatch's global non-overcommit queue, and the first worker that queue starts also starts
-/// libdispatch's worker-pool monitor: a timer that then wakes the process once a second for good. A
-/// till that timed one payment would never be idle again (issue 11). This waits on a private serial
-/// queue instead, whose work runs on dispatch's overcommit pool, which no monitor watches.
+/// A cancellable sleep for tasks, as `try? await Task.sleep(nanoseconds:)` (it returns early when the task is
+/// cancelled), whose timer is cancelled with the task: a payment's 90 s timer, cancelled by its answer, must not wake
+/// an idle till 90 s later (the idle e2e test counts such wake-ups).
 public enum Pause {
     private static let queue = DispatchQueue(label: "till.pause")
 

@@ -1,4 +1,4 @@
-// The terminal simulator (issue #3): configuration and the state the terminal keeps.
+// The terminal simulator: configuration and the state the terminal keeps.
 import TillProtocol
 
 

@@ -86,7 +86,7 @@ public enum SignalPipe {
         let saved = errno
         // ncurses' handler first: once the byte is on the pipe the loop may read the keys at once (on the other
         // core), and a resize not yet noted by ncurses then gave no KEY_RESIZE and no later wake-up; the resize was
-        // lost until the next key (found by an e2e test that failed once in a full run).
+        // lost until the next key.
         if sig == SIGWINCH, let h = previousWinch { h(sig) }
         // Tests widen the gap between the two steps (`TILL_TEST_WINCH_GAP_MS`), which was a race's window.
         if sig == SIGWINCH, gapNs > 0 {

@@ -162,41 +162,24 @@ public struct ConfigFileError: Error, Sendable, Hashable, CustomStringConvertibl
 /// Named actions bound to keys. Several keys may do one action; one key does one action.
 public struct Keymap: Sendable, Hashable {
     public var name: String
-    /// Each action's keys, in `KeyAction.allCases` order; and each bound key with its action (the first action in
-    /// that order that has it), about sixty, looked through in order at a key press. Arrays, not dictionaries: the
-    /// keymap is made before the first frame, and the first use of a dictionary keyed by a new type costs a scan of
-    /// every protocol conformance in the binary (about 0.1 ms each).
-    private var keysByAction: [[Key]]
-    private var actionByKey: [Binding]
-    private struct Binding: Sendable, Hashable { var key: Key; var action: KeyAction }
-
-    public init(name: String, bindings: [KeyAction: [Key]]) {
-        self.init(name: name, keys: Keymap.actions.map { bindings[$0] ?? [] })
-    }
+    /// Each action's keys; and each bound key's action (the first action in `KeyAction.allCases` order that has it).
+    private var keysByAction: [KeyAction: [Key]]
+    private var actionByKey: [Key: KeyAction]
 
     init(name: String, pairs: KeyValuePairs<KeyAction, [Key]>) {
-        var keys = Array(repeating: [Key](), count: Keymap.actions.count)
-        for (action, list) in pairs { keys[Keymap.index(action)] = list }
-        self.init(name: name, keys: keys)
+        self.init(name: name, bindings: Dictionary(pairs.map { ($0, $1) }, uniquingKeysWith: { _, last in last }))
     }
 
-    private init(name: String, keys: [[Key]]) {
+    public init(name: String, bindings: [KeyAction: [Key]]) {
         self.name = name
-        keysByAction = keys
-        var byKey: [Binding] = []
-        for (a, list) in zip(Keymap.actions, keys) {
-            for k in list where !byKey.contains(where: { $0.key == k }) { byKey.append(Binding(key: k, action: a)) }
-        }
+        keysByAction = Dictionary(uniqueKeysWithValues: KeyAction.allCases.map { ($0, bindings[$0] ?? []) })
+        var byKey: [Key: KeyAction] = [:]
+        for a in KeyAction.allCases { for k in keysByAction[a] ?? [] where byKey[k] == nil { byKey[k] = a } }
         actionByKey = byKey
     }
 
-    private static let actions = KeyAction.allCases
-    private static func index(_ action: KeyAction) -> Int { actions.firstIndex(of: action) ?? 0 }
-
     /// Action to keys, every action (unbound ones with none).
-    public var bindings: [KeyAction: [Key]] {
-        Dictionary(uniqueKeysWithValues: zip(Keymap.actions, keysByAction).map { ($0, $1) })
-    }
+    public var bindings: [KeyAction: [Key]] { keysByAction }
 
     /// A keymap whose menu is on a keypad key (the shipped `keypad`) is a keypad cashier's: the screen names only the
     /// keys a keypad has (an F-key or Alt-letter it does not have would be a key the cashier cannot press).
@@ -207,8 +190,8 @@ public struct Keymap: Sendable, Hashable {
         isKeypad ? keys(for: action).first(where: \.isOnKeypad) : keys(for: action).first
     }
 
-    public func action(for key: Key) -> KeyAction? { actionByKey.first { $0.key == key }?.action }
-    public func keys(for action: KeyAction) -> [Key] { keysByAction[Keymap.index(action)] }
+    public func action(for key: Key) -> KeyAction? { actionByKey[key] }
+    public func keys(for action: KeyAction) -> [Key] { keysByAction[action] ?? [] }
     /// The first key of an action as shown in hints (`F2`), or `?` when unbound.
     public func hint(_ action: KeyAction) -> String { keys(for: action).first?.description ?? "—" }
 

@@ -59,27 +59,24 @@ public struct Style: Sendable, Hashable {
 /// Roles mapped to styles. Loaded from themes/*.toml; the built-in default needs no file.
 public struct Theme: Sendable, Hashable {
     public var name: String
-    /// Every role's style, at the role's raw value. An array, not a dictionary: the theme is made before the first
-    /// frame, and the first use of a dictionary keyed by a new type costs a scan of every protocol conformance in the
-    /// binary (about 0.1 ms).
-    private var byRole: [Style]
+    /// Every role's style.
+    private var byRole: [Role: Style]
 
     /// Roles left out get the built-in default's style.
     public init(name: String, styles: [Role: Style]) {
         self.name = name
-        byRole = Role.allCases.map { styles[$0] ?? Theme.standard.style($0) }
+        byRole = Dictionary(uniqueKeysWithValues: Role.allCases.map { ($0, styles[$0] ?? Theme.standard.style($0)) })
     }
 
     /// Roles left out get a plain style (the built-in default lists them all).
     init(name: String, pairs: KeyValuePairs<Role, Style>) {
         self.name = name
-        byRole = Array(repeating: Style(), count: Role.allCases.count)
-        for (role, style) in pairs { byRole[Int(role.rawValue)] = style }
+        byRole = Dictionary(pairs.map { ($0, $1) }, uniquingKeysWith: { _, last in last })
     }
 
     public subscript(role: Role) -> Style {
-        get { byRole[Int(role.rawValue)] }
-        set { byRole[Int(role.rawValue)] = newValue }
+        get { byRole[role] ?? Style() }
+        set { byRole[role] = newValue }
     }
 
     /// Role to style, every role.

@@ -5,7 +5,7 @@ import TillCore
 import TillProtocol
 import TillSimulator
 
-// Printing of controller outcomes and journal entries for the headless commands (issue #4).
+// Printing of controller outcomes and journal entries for the headless commands.
 
 /// The options every headless command that talks to the terminal or the journal shares.
 struct GlobalOptions: ParsableArguments {

@@ -4,7 +4,7 @@ import Foundation
 import TillCore
 import TillProtocol
 
-/// `till sale`, `till refund`, … `till journal` (issue #4), `till report`/`till export` (issue #6).
+/// `till sale`, `till refund`, … `till journal`, `till report`/`till export`.
 let headlessCommands: [any ParsableCommand.Type] = transactionCommandLines.map { $0.headlessCommand } + [
     JournalCommand.self, ResolveCommand.self, RecoverCommand.self, ReportCommand.self, ExportCommand.self, BatchListCommand.self,
 ]

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import TillProtocol
 
-/// `till url` and `till decode` (issue #2).
+/// `till url` and `till decode`.
 let protocolCommands: [any ParsableCommand.Type] = [URLCommand.self, DecodeCommand.self]
 
 // MARK: - till url

@@ -5,7 +5,7 @@ import TillIO
 import TillModel
 import TillProtocol
 
-// `till report` and `till export` (issue #6): a batch's X or Z report and its transactions,
+// `till report` and `till export`: a batch's X or Z report and its transactions,
 // the same numbers as on screen.
 
 enum ReportOutput: String, ExpressibleByArgument, CaseIterable { case text, csv, json }

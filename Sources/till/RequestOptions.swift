@@ -4,7 +4,7 @@ import TillIO
 import TillModel
 import TillProtocol
 
-// Reusable option groups for every command that builds a request: `till url …` (issue #2) and the
+// Reusable option groups for every command that builds a request: `till url …` and the
 // headless payment commands (`till sale`, `till refund`, …). Use them with `@OptionGroup`:
 //
 //     struct SaleCommand: AsyncParsableCommand {

@@ -4,7 +4,7 @@ import TillIO
 import TillProtocol
 import TillSimulator
 
-/// `till simulate` (issue #3).
+/// `till simulate`.
 let simulatorCommands: [any ParsableCommand.Type] = [SimulateCommand.self]
 
 /// Runs the built-in terminal simulator as a separate process: a pipe bridge or a file-drop folder.

@@ -11,7 +11,7 @@ struct UIArguments: Sendable {
 
 extension UIArguments {
     /// The usual ways a till starts (`till`, `till ui`, `till --journal PATH --theme NAME …`), read without
-    /// ArgumentParser: its first use costs about a third of the time before the first frame (issue 11).
+    /// ArgumentParser, whose first use is a noticeable part of the time before the first frame (BENCHMARKS.md).
     ///
     /// Only the UI's own options are read, each at most once, as `--name value` or `--name=value`; numbers are
     /// converted by the same `init(argument:)` ArgumentParser uses. For anything else (help, a subcommand, an

@@ -28,7 +28,7 @@ public struct MenuItem: Sendable, Hashable {
     public init(key: Character, label: String, command: MenuCommand) { self.key = key; self.label = label; self.command = command }
 }
 
-/// The numbered function menu (issue 10): everything a cashier may do here on a single digit, so a shift runs on a
+/// The numbered function menu: everything a cashier may do here on a single digit, so a shift runs on a
 /// numeric keypad alone. The current screen's own functions come first, then the other screens. A digit picks; the
 /// menu key again, `-`, Backspace or Esc close it; every other key is ignored: no key pressed while it is open
 /// reaches a field.
