@@ -133,6 +133,14 @@ extension Journal {
 
     /// Lists entries newest first. `currentBatch` is resolved by the caller into `batch(id)`.
     public func entries(_ filter: JournalFilter, currentBatchId: String? = nil) throws -> [JournalEntry] {
+        var out: [JournalEntry] = []
+        try forEachEntry(filter, currentBatchId: currentBatchId) { out.append($0) }
+        return out
+    }
+
+    /// The entries `entries(_:currentBatchId:)` lists, newest first, one at a time from one snapshot: a listing of the
+    /// whole journal holds one row at a time, never all of them.
+    public func forEachEntry(_ filter: JournalFilter, currentBatchId: String? = nil, _ body: (JournalEntry) throws -> Void) throws {
         var conditions: [String] = []
         var args: [(any DatabaseValueConvertible)?] = []
         switch filter.scope {
@@ -156,7 +164,10 @@ extension Journal {
         sql += " ORDER BY id DESC LIMIT ?"
         args.append(max(0, filter.limit))
         let arguments = StatementArguments(args)
-        return try pool.read { db in try Row.fetchAll(db, sql: sql, arguments: arguments).map(Journal.entry(from:)) }
+        try pool.read { db in
+            let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            while let row = try rows.next() { try body(try Journal.entry(from: row)) }
+        }
     }
 
     /// Counts and sums of a batch's approved sales, refunds, pre-auths and captures (nil: entries outside any batch),

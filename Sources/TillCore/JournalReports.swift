@@ -316,6 +316,16 @@ extension Journal {
         try pool.read { db in try Journal.entries(db, batchId: batchId) }
     }
 
+    /// A batch's entries, oldest first, one at a time from one snapshot (an export of a year's batch holds one row).
+    public func forEachEntry(batchId: String?, _ body: (JournalEntry) throws -> Void) throws {
+        let key = batchId == nil ? "batchId IS NULL" : "batchId = ?"
+        try pool.read { db in
+            let rows = try Row.fetchCursor(db, sql: "SELECT \(Journal.columns) FROM entry WHERE \(key) ORDER BY id",
+                                           arguments: batchId.map { [$0] } ?? [])
+            while let row = try rows.next() { try body(try Journal.entry(from: row)) }
+        }
+    }
+
     static func entries(_ db: Database, batchId: String?) throws -> [JournalEntry] {
         let key = batchId == nil ? "batchId IS NULL" : "batchId = ?"
         return try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE \(key) ORDER BY id",

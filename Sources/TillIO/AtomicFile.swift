@@ -19,25 +19,9 @@ public struct FileError: Error, Sendable, CustomStringConvertible {
 /// A reader of the folder sees either no file or the whole file, never a part.
 public enum AtomicFile {
     public static func write(_ contents: String, to path: String, mode: mode_t = 0o600) throws {
-        let dir = Path.directory(of: path)
-        let name = Path.lastComponent(of: path)
-        let temp = dir + "/." + name + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw FileError(path: temp, operation: "create") }
-        var ok = false
-        defer { if !ok { unlink(temp) } }
-        let bytes = Array(contents.utf8)
-        var written = 0
-        while written < bytes.count {
-            let n = bytes[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-            if n < 0 { if errno == EINTR { continue }; let e = errno; close(fd); throw FileError(path: temp, operation: "write", code: e) }
-            written += n
-        }
-        if fsync(fd) != 0 { let e = errno; close(fd); throw FileError(path: temp, operation: "fsync", code: e) }
-        close(fd)
-        if rename(temp, path) != 0 { throw FileError(path: path, operation: "rename into") }
-        ok = true
-        syncDirectory(dir)
+        let file = try AtomicFileWriter(path: path, mode: mode)
+        try file.write(contents)
+        try file.commit()
     }
 
     /// Moves a file (same file system), then makes the move durable.
@@ -103,4 +87,52 @@ public enum Path {
     }
 
     public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+}
+
+/// A file written piece by piece and put in place whole (as `AtomicFile.write`): an export of any size is written
+/// as it is read, in constant memory. Until `commit`, the path shows the file as it was (or no file); a writer that is
+/// never committed leaves nothing behind.
+public final class AtomicFileWriter {
+    public let path: String
+    private let temp: String
+    private var fd: Int32
+    private var buffer: [UInt8] = []
+    private static let blockSize = 1 << 16
+
+    public init(path: String, mode: mode_t = 0o600) throws {
+        self.path = path
+        temp = Path.directory(of: path) + "/." + Path.lastComponent(of: path) + ".tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw FileError(path: temp, operation: "create") }
+        buffer.reserveCapacity(Self.blockSize + 4096)
+    }
+
+    public func write(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= Self.blockSize { try flush() }
+    }
+
+    private func flush() throws {
+        var written = 0
+        while written < buffer.count {
+            let n = buffer[written...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            if n < 0 { if errno == EINTR { continue }; throw FileError(path: temp, operation: "write", code: errno) }
+            written += n
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is left, syncs, and renames the file into place (then syncs its folder).
+    public func commit() throws {
+        try flush()
+        if fsync(fd) != 0 { throw FileError(path: temp, operation: "fsync", code: errno) }
+        close(fd)
+        fd = -1
+        if rename(temp, path) != 0 { let e = errno; unlink(temp); throw FileError(path: path, operation: "rename into", code: e) }
+        AtomicFile.syncDirectory(Path.directory(of: path))
+    }
+
+    deinit {
+        if fd >= 0 { close(fd); unlink(temp) }
+    }
 }

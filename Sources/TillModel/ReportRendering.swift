@@ -168,13 +168,20 @@ public enum TransactionExport {
         CSV.text([columns] + entries.map { values($0, f) })
     }
 
+    /// The CSV's first line, and each entry's line: an export written as the journal is read, one row at a time.
+    public static var csvHeader: String { CSV.line(columns) }
+    public static func csvLine(_ e: JournalEntry, _ f: ReportFormat) -> String { CSV.line(values(e, f)) }
+
     public static func json(_ entries: [JournalEntry], report: Report?, _ f: ReportFormat) -> JSONValue {
         var o: [(String, JSONValue)] = []
         if let report { o.append(("report", report.json)) }
-        o.append(("transactions", .array(entries.map { e in
-            .object(zip(columns, values(e, f)).map { ($0.0, JSONValue.string($0.1)) })
-        })))
+        o.append(("transactions", .array(entries.map { json($0, f) })))
         return .object(o)
+    }
+
+    /// One transaction as the JSON export has it.
+    public static func json(_ e: JournalEntry, _ f: ReportFormat) -> JSONValue {
+        .object(zip(columns, values(e, f)).map { ($0.0, JSONValue.string($0.1)) })
     }
 }
 
@@ -208,9 +215,10 @@ public enum CSV {
         return digits > 0 && points <= 1 && s.last != "."
     }
 
-    public static func text(_ rows: [[String]]) -> String {
-        rows.map { $0.map(field).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
-    }
+    public static func text(_ rows: [[String]]) -> String { rows.map(line).joined() }
+
+    /// One record with its line end.
+    public static func line(_ row: [String]) -> String { row.map(field).joined(separator: ",") + "\r\n" }
 }
 
 private func pad(_ s: String, _ w: Int) -> String { s.count >= w ? String(s.prefix(w)) : s + String(repeating: " ", count: w - s.count) }

@@ -150,24 +150,45 @@ struct JournalListCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Only this batch (its id).", valueName: "id")) var batch: String?
     @Option(help: ArgumentHelp("Match STAN, order code, client transaction id, card type, amount or message.", valueName: "text"))
     var search: String?
-    @Option(help: "At most this many entries.") var limit = 50
+    @Option(help: "At most this many entries, or all.") var limit: EntryLimit = EntryLimit(50)
     @Flag(help: "Only entries that need attention (pending, sent, unknown).") var unresolved = false
 
     func run() async throws {
         let journal = global.journalOnly()
         let scope: JournalFilter.Scope = batch.map { .batch($0) } ?? (currentBatch ? .currentBatch : .all)
         let current = try journal.batch()
-        var list = unresolved ? try journal.unresolved() : try journal.entries(JournalFilter(scope: scope, text: search, limit: limit),
-                                                                             currentBatchId: current.id)
-        if unresolved { list = Array(list.suffix(limit)).reversed() }
-        if global.json {
-            outJSON(JSONValue.array(list.map(journalEntryJSON)))
-        } else {
-            if current.isOpen { out("Current batch: \(current.name ?? "?") (\(current.id ?? "?"))") }
-            if list.isEmpty { out("No entries.") }
-            for e in list { out(journalEntryLine(e)) }
+        if !global.json, current.isOpen { out("Current batch: \(current.name ?? "?") (\(current.id ?? "?"))") }
+        // Each entry is written as it is read: a listing of the whole journal holds one entry at a time.
+        var count = 0
+        func show(_ e: JournalEntry) {
+            if global.json {
+                let item = Output.jsonText(journalEntryJSON(e)).trimmingCharacters(in: .newlines)
+                Output.shared.verbatim((count == 0 ? "[\n" : ",\n") + item)
+            } else {
+                out(journalEntryLine(e))
+            }
+            count += 1
         }
+        if unresolved {
+            for e in try journal.unresolved().suffix(limit.count).reversed() { show(e) }
+        } else {
+            try journal.forEachEntry(JournalFilter(scope: scope, text: search, limit: limit.count), currentBatchId: current.id, show)
+        }
+        if global.json { Output.shared.verbatim(count == 0 ? "[]\n" : "\n]\n") }
+        else if count == 0 { out("No entries.") }
     }
+}
+
+/// How many entries a listing shows: a number, or `all`.
+struct EntryLimit: ExpressibleByArgument, Sendable {
+    var count: Int
+    init(_ count: Int) { self.count = count }
+    init?(argument: String) {
+        if argument == "all" { count = Int(Int32.max); return }
+        guard let n = Int(argument), n >= 0 else { return nil }
+        count = n
+    }
+    var defaultValueDescription: String { count == Int(Int32.max) ? "all" : String(count) }
 }
 
 struct JournalShowCommand: AsyncParsableCommand {

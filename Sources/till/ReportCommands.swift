@@ -83,24 +83,42 @@ struct ExportCommand: AsyncParsableCommand {
         let journal = global.journalOnly(full: true)
         let batch = selection.resolve(journal)
         let f = settings.reportFormat
-        let text: String
+        // Written as the journal is read, one transaction at a time: an export of any size takes constant memory.
+        let file: AtomicFileWriter?
+        do { file = try output.map { try AtomicFileWriter(path: $0) } } catch {
+            printToStandardError("till: cannot write \(output ?? ""): \(error)"); throw ExitCode(3)
+        }
+        func emit(_ text: String) throws {
+            if let file { try file.write(text) } else { Output.shared.verbatim(text) }
+        }
         do {
-            let entries = try journal.entries(batchId: batch?.id)
             switch global.json ? .json : format {
-            case .csv, .text: text = TransactionExport.csv(entries, f)
-            case .json: text = Output.jsonText(TransactionExport.json(entries, report: try journal.report(for: batch), f))
+            case .csv, .text:
+                try emit(TransactionExport.csvHeader)
+                try journal.forEachEntry(batchId: batch?.id) { try emit(TransactionExport.csvLine($0, f)) }
+            case .json:
+                // The same document as TransactionExport.json, each transaction on a line of its own.
+                let report = Output.jsonText(try journal.report(for: batch).json, indent: nil)
+                try emit("{\"report\": " + report.trimmingCharacters(in: .newlines) + ",\n\"transactions\": [")
+                var first = true
+                try journal.forEachEntry(batchId: batch?.id) { e in
+                    let line = Output.jsonText(TransactionExport.json(e, f), indent: nil).trimmingCharacters(in: .newlines)
+                    try emit((first ? "\n" : ",\n") + line)
+                    first = false
+                }
+                try emit("\n]}\n")
             }
+        } catch let error as FileError {
+            printToStandardError("till: cannot write \(output ?? ""): \(error)"); throw ExitCode(3)
         } catch {
             printToStandardError("till: cannot read the journal: \(error)"); throw ExitCode(3)
         }
-        if let output {
+        if let file, let output {
             // Owner-only (0600), like every file till writes: an export holds the shift's takings.
-            do { try AtomicFile.write(text, to: output) } catch {
+            do { try file.commit() } catch {
                 printToStandardError("till: cannot write \(output): \(error)"); throw ExitCode(3)
             }
             printToStandardError("till: wrote \(output)")
-        } else {
-            Output.shared.verbatim(text)
         }
     }
 }
