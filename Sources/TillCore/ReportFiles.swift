@@ -13,7 +13,11 @@ enum ReportFiles {
         let stamp = format.time(report.generatedAtMs).replacingOccurrences(of: " ", with: "-").replacingOccurrences(of: ":", with: "")
         let base = dir + "/" + (b.name ?? "batch").map { $0.isLetter || $0.isNumber ? $0 : "-" } + "-" + report.kind.rawValue + "-" + stamp
         try AtomicFile.write(report.csv(format), to: base + "-report.csv")
-        try AtomicFile.write(TransactionExport.csv(try journal.entries(batchId: b.id), format), to: base + "-transactions.csv")
+        // Written as the journal is read, one transaction at a time.
+        let transactions = try AtomicFileWriter(path: base + "-transactions.csv")
+        try transactions.write(TransactionExport.csvHeader)
+        try journal.forEachEntry(batchId: b.id) { try transactions.write(TransactionExport.csvLine($0, format)) }
+        try transactions.commit()
         return [base + "-report.csv", base + "-transactions.csv"]
     }
 }
