@@ -104,6 +104,7 @@ public final class Journal: Sendable {
         if !Path.exists(dir) { try Path.makeDirectories(dir, mode: 0o700) }
         var st = stat()
         var created = false
+        var marked = false
         if lstat(path, &st) == 0 {
             if (st.st_mode & S_IFMT) == S_IFLNK {
                 throw JournalOpenError(path: path, reason: "it is a symbolic link; give the journal's real path")
@@ -113,8 +114,11 @@ public final class Journal: Sendable {
             // descriptor of a file drops all of the process's POSIX locks on it, and another process could then
             // checkpoint and delete the WAL under our feet (our next commits lost). A journal already open here was
             // checked when it was opened.
-            if st.st_size > 0, !Journal.isOpenInProcess(st), !Journal.hasSQLiteHeader(path) {
-                throw JournalOpenError(path: path, reason: "it is not a till journal (not an SQLite file); till leaves it alone")
+            if st.st_size > 0, !Journal.isOpenInProcess(st) {
+                guard let mark = Journal.carriesJournalMark(path) else {
+                    throw JournalOpenError(path: path, reason: "it is not a till journal (not an SQLite file); till leaves it alone")
+                }
+                marked = mark
             }
         } else if readOnly {
             throw JournalOpenError(path: path, reason: "there is no journal there to read")
@@ -139,8 +143,9 @@ public final class Journal: Sendable {
         // (their own open and close of the file must not overlap an SQLite connection of this process) and before
         // the writer, whose set-up turns the file to WAL: someone else's SQLite database is found foreign without a
         // byte of it changed. SQLite keeps the locks of its connections in one process apart.
-        var checked = false
-        if !created, let foreign = Journal.isForeignReadOnly(path) {
+        // A file whose header carries the journal's application_id is till's own: no connection needed to know it.
+        var checked = marked
+        if !created, !marked, let foreign = Journal.isForeignReadOnly(path) {
             checked = true
             if foreign {
                 throw JournalOpenError(path: path, reason: "it is an SQLite database, but not a till journal; till leaves it alone")

@@ -57,13 +57,19 @@ extension Journal {
     }
 
 
-    static func hasSQLiteHeader(_ path: String) -> Bool {
+    static func hasSQLiteHeader(_ path: String) -> Bool { carriesJournalMark(path) != nil }
+
+    /// What the file's first 100 bytes say: nil when it is not an SQLite database; else whether it carries the
+    /// journal's `application_id` (every journal till migrated does, once its header reached the file).
+    static func carriesJournalMark(_ path: String) -> Bool? {
         let fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard fd >= 0 else { return false }
+        guard fd >= 0 else { return nil }
         defer { Glibc.close(fd) }
-        var buf = [UInt8](repeating: 0, count: 16)
-        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, 16) }
-        return n == 16 && buf == Array("SQLite format 3\0".utf8)
+        var buf = [UInt8](repeating: 0, count: 100)
+        let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, 100) }
+        guard n >= 16, buf[0..<16].elementsEqual("SQLite format 3\0".utf8) else { return nil }
+        let id = buf[68..<72].reduce(Int32(0)) { $0 << 8 | Int32($1) }
+        return n == 100 && id == Journal.applicationId
     }
 
     /// Every write goes through here, so an injected fault (tests) fails it exactly as a full disk would; and every

@@ -80,6 +80,13 @@ extension Journal {
         registerTipStyleMigration(&m, tipStyle: tipStyle)
         registerBatchIndexMigration(&m)
         registerOutboxMigration(&m)
+        m.registerMigration("v8-application-id") { db in
+            // SQLite's own mark of whose file this is, in the file's header: a start reads it without opening SQLite.
+            try db.execute(sql: "PRAGMA application_id = \(Journal.applicationId)")
+        }
         return m
     }
+
+    /// The journal's `PRAGMA application_id`: "TILL" in ASCII.
+    static let applicationId: Int32 = 0x5449_4C4C
 }

@@ -376,3 +376,20 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         #expect(stans.count == 3 && Set(stans).count == 3, "STANs \(stans)")
     }
 }
+
+/// A journal carries SQLite's application_id "TILL" in its header (a migration sets it): a start knows the file is
+/// till's without opening a connection to look at its tables; a file without the mark is looked at first.
+@Suite struct JournalMarkTests {
+    @Test func aJournalIsMarkedAndSomeoneElsesDatabaseIsNot() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let path = dir.path + "/j.sqlite"
+        try Journal(path: path).close()
+        #expect(Journal.carriesJournalMark(path) == true)
+        let theirs = dir.path + "/theirs.sqlite"
+        try DatabaseQueue(path: theirs).write { db in try db.execute(sql: "CREATE TABLE t (n INTEGER)") }
+        #expect(Journal.carriesJournalMark(theirs) == false)
+        #expect(throws: JournalOpenError.self) { _ = try Journal(path: theirs) }
+        try "not sqlite".write(toFile: dir.path + "/text", atomically: true, encoding: .utf8)
+        #expect(Journal.carriesJournalMark(dir.path + "/text") == nil)
+    }
+}
