@@ -22,6 +22,11 @@ struct Till: AsyncParsableCommand {
         sigemptyset(&none)
         sigprocmask(SIG_SETMASK, &none, nil)
         do {
+            // The cashier's screen with its usual options starts without ArgumentParser (see `UIArguments`).
+            if let ui = UIArguments(quick: CommandLine.arguments.dropFirst()) {
+                try await ui.run()
+                return
+            }
             var command = try parseAsRoot()
             if var command = command as? AsyncParsableCommand {
                 try await command.run()
