@@ -11,7 +11,8 @@ struct UIArguments: Sendable {
 
 extension UIArguments {
     /// The usual ways a till starts (`till`, `till ui`, `till --journal PATH --theme NAME …`), read without
-    /// ArgumentParser, whose first use is a noticeable part of the time before the first frame (BENCHMARKS.md).
+    /// ArgumentParser: its first use, parsing every command's options, took about 1.6 ms of the 8.7 from `main` to the
+    /// first frame (BENCHMARKS.md, Start-up), the largest single step after opening the journal.
     ///
     /// Only the UI's own options are read, each at most once, as `--name value` or `--name=value`; numbers are
     /// converted by the same `init(argument:)` ArgumentParser uses. For anything else (help, a subcommand, an
@@ -21,7 +22,7 @@ extension UIArguments {
     init?(quick arguments: some Collection<String>) {
         var rest = arguments[...]
         if rest.first == "ui" { rest = rest.dropFirst() }
-        var seen: [String] = []   // not a Set: its first use costs a scan of every conformance (~0.1 ms)
+        var seen: Set<String> = []
         while let word = rest.popFirst() {
             guard word.hasPrefix("--") else { return nil }
             var name = String(word.dropFirst(2))
@@ -31,7 +32,7 @@ extension UIArguments {
                 name = String(name[..<eq])
             }
             guard !seen.contains(name) else { return nil }
-            seen.append(name)
+            seen.insert(name)
             if name == "no-color" || name == "json" {
                 guard inline == nil else { return nil }
                 if name == "json" { global.json = true } else { noColor = true }
