@@ -92,16 +92,12 @@ import TillSimulator
 
     @Test func lateAnswerSettlesAnUnknownEntry() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let drop = dir.path + "/drop"
-        let c = TillController(transport: FileDropTransport(directory: drop), journal: try Journal(path: dir.path + "/j.sqlite"),
-                               caller: testCaller, timeoutMs: 5_000)
-        let log = EventLog(c)
-        try await c.start()
+        let (c, log, drop) = try await startFileDropController(dir, timeoutMs: 5_000)
         let saleTask = Task { await c.perform(sale(777, ctid: "late-1")) }
         // A hand-made peer takes the request at once, and answers only after till gave up waiting.
-        #expect(await eventuallyAsync { Path.list(drop + "/requests").contains { !$0.hasPrefix(".") } })
+        #expect(await eventuallyAsync { !requestFiles(drop).isEmpty })
         var requestId = ""
-        for name in Path.list(drop + "/requests") where !name.hasPrefix(".") {
+        for name in requestFiles(drop) {
             requestId = String(name.dropLast(4))
             unlink(drop + "/requests/" + name)
         }

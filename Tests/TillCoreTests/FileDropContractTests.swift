@@ -38,10 +38,13 @@ func approvedAnswer(ctid: String, amount: Int) -> String {
 }
 
 /// Request files in `requests/` (not the hidden temp files).
-func requestFiles(_ drop: String) -> [String] { Path.list(drop + "/requests").filter { !$0.hasPrefix(".") } }
 
 /// The file-drop contract (README, "Transports"): what the folder may hold, who claims a request, who withdraws it.
 @Suite(.serialized) struct FileDropContractTests {
+    /// How long the claim race watches that no withdrawn request is answered: a check that nothing happens, so a
+    /// window, not a signal.
+    static let withdrawnRequestAnswerWindowNs: UInt64 = 500_000_000
+
     // Defect: a FIFO named *.url in responses/ hung till in open(); a symlink was followed out of the folder.
     @Test func fifoSymlinkAndFolderInResponsesAreRejectedWithoutBeingOpened() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
@@ -193,7 +196,8 @@ func requestFiles(_ drop: String) -> [String] { Path.list(drop + "/requests").fi
             return claimed.allSatisfy { answered.contains($0) }
         }
         #expect(answeredAll, "a request the peer claimed was never answered")
-        try await Task.sleep(nanoseconds: 500_000_000)   // time for any wrongly executed withdrawn request to answer
+        // Nothing must happen here (a withdrawn request executed after all would answer): wait a window.
+        try await Task.sleep(nanoseconds: Self.withdrawnRequestAnswerWindowNs)
         let answered = Set(log.answers.compactMap(\.requestIdHint))
         let both = withdrawn.filter { answered.contains($0) }
         #expect(both.isEmpty, "withdrawn by till and still executed by the peer: \(both.count) of \(withdrawn.count)")
@@ -205,11 +209,7 @@ func requestFiles(_ drop: String) -> [String] { Path.list(drop + "/requests").fi
     // Defect: the request file was left behind after the entry settled (a peer that answers without claiming).
     @Test func noRequestFileIsLeftOnceTheEntrySettled() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let drop = dir.path + "/drop"
-        let c = TillController(transport: FileDropTransport(directory: drop), journal: try Journal(path: dir.path + "/j.sqlite"),
-                               caller: testCaller, timeoutMs: 20_000)
-        let log = EventLog(c)
-        try await c.start()
+        let (c, log, drop) = try await startFileDropController(dir, timeoutMs: 20_000)
         let saleTask = Task { await c.perform(sale(4200, ctid: "lazy-peer")) }
         #expect(await eventuallyAsync { !requestFiles(drop).isEmpty })
         let name = requestFiles(drop)[0]

@@ -63,6 +63,10 @@ func fileDropController(_ dir: TempDir, timeoutMs: Int64 = 10_000) async throws 
     return (c, transport)
 }
 
+/// How long a test watches that answers already journaled, read again, are not journaled again: a check that nothing
+/// happens, so a window, not a signal.
+let reReadAnswerWindowNs: UInt64 = 200_000_000
+
 /// Replaces `name=value` in a callback URL.
 func replacing(_ url: String, _ name: String, with value: String) -> String {
     var parts = url.split(separator: "?", maxSplits: 1).map(String.init)
@@ -168,7 +172,8 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         for (i, s) in stray.enumerated() { try peer.drop(s, as: "again-\(i)") }
         (c, _) = try await fileDropController(dir)
         #expect(await eventuallyAsync { Path.list(dir.path + "/drop/responses").count == 3 })
-        try await Task.sleep(nanoseconds: 200_000_000)
+        // Nothing must happen here, and nothing marks an answer read and found journaled already: wait a window.
+        try await Task.sleep(nanoseconds: reReadAnswerWindowNs)
         #expect(try c.journal.count() == 4)
         #expect(await c.batch().name == "Real shift")
         await c.shutdown()

@@ -82,9 +82,7 @@ func processGone(_ pid: pid_t) -> Bool {
     // The other side of the same line: a bridge that read the request and then died may have acted on it.
     @Test func aBridgeThatReadTheRequestAndThenExited127IsStillUnknown() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let c = TillController(transport: PipeTransport(command: "read line; till-no-such-command-after-reading"),
-                               journal: try Journal(path: dir.path + "/j.sqlite"), caller: testCaller, timeoutMs: 20_000)
-        try await c.start()
+        let (c, _) = try await startController(dir, PipeTransport(command: "read line; till-no-such-command-after-reading"), timeoutMs: 20_000)
         let r = await c.perform(sale(1000))
         #expect(r.journalEntry?.state == .unknown, "\(r)")
         await c.shutdown()

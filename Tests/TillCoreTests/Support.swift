@@ -118,6 +118,25 @@ func sale(_ amount: Int, ctid: String? = nil, tip: Int? = nil) -> Request {
 }
 
 /// A controller on the in-process simulator with its own journal, started.
+/// A controller on `transport` with its journal at `dir/j.sqlite`, started, and a log of its events that listened from
+/// before the start (so it holds what start-up said too).
+func startController(_ dir: TempDir, _ transport: any Transport, timeoutMs: Int64) async throws -> (TillController, EventLog) {
+    let c = TillController(transport: transport, journal: try Journal(path: dir.path + "/j.sqlite"), caller: testCaller, timeoutMs: timeoutMs)
+    let log = EventLog(c)
+    try await c.start()
+    return (c, log)
+}
+
+/// `startController` on a file-drop transport in `dir/drop`; the third value is that folder.
+func startFileDropController(_ dir: TempDir, timeoutMs: Int64) async throws -> (TillController, EventLog, String) {
+    let drop = dir.path + "/drop"
+    let (c, log) = try await startController(dir, FileDropTransport(directory: drop), timeoutMs: timeoutMs)
+    return (c, log, drop)
+}
+
+/// The requests till has dropped in `drop` and no peer has claimed yet (not the hidden files being written).
+func requestFiles(_ drop: String) -> [String] { Path.list(drop + "/requests").filter { !$0.hasPrefix(".") } }
+
 func simulatorController(_ dir: TempDir, config: SimulatorConfig = SimulatorConfig(speed: 0), timeoutMs: Int64 = 20_000,
                          abortWaitMs: Int64 = 2_000) async throws -> TillController {
     let journal = try Journal(path: dir.path + "/journal.sqlite")

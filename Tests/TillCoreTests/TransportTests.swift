@@ -50,10 +50,7 @@ import TillSimulator
 
     @Test func fileDropWithNoPeerWithdrawsTheRequestAtTheTimeout() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let drop = dir.path + "/drop"
-        let c = TillController(transport: FileDropTransport(directory: drop), journal: try Journal(path: dir.path + "/j.sqlite"),
-                               caller: testCaller, timeoutMs: 300)
-        try await c.start()
+        let (c, _, drop) = try await startFileDropController(dir, timeoutMs: 300)
         let r = await c.perform(sale(1000))
         guard case .transportError(let e?, _) = r else { Issue.record("expected a transport error, got \(r)"); await c.shutdown(); return }
         #expect(e.state == .resolved && e.note?.contains("Never sent") == true && r.exitCode == 3)
@@ -63,14 +60,11 @@ import TillSimulator
 
     @Test func fileDropAnswerUnderAnotherNameIsMatchedByContent() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let drop = dir.path + "/drop"
-        let c = TillController(transport: FileDropTransport(directory: drop), journal: try Journal(path: dir.path + "/j.sqlite"),
-                               caller: testCaller, timeoutMs: 20_000)
-        try await c.start()
+        let (c, _, drop) = try await startFileDropController(dir, timeoutMs: 20_000)
         let saleTask = Task { await c.perform(sale(4200, ctid: "by-content")) }
         // A hand-made peer: takes the request, answers under a name of its own.
-        #expect(await eventuallyAsync { Path.list(drop + "/requests").contains { $0.hasSuffix(".url") && !$0.hasPrefix(".") } })
-        for name in Path.list(drop + "/requests") where !name.hasPrefix(".") { unlink(drop + "/requests/" + name) }
+        #expect(await eventuallyAsync { requestFiles(drop).contains { $0.hasSuffix(".url") } })
+        for name in requestFiles(drop) { unlink(drop + "/requests/" + name) }
         try AtomicFile.write("interapp-callback://result?status=success&message=ok&action=sale&clientTransactionId=by-content&amount=4200\n",
                              to: drop + "/responses/peer-answer-17.url")
         let r = await saleTask.value
@@ -82,8 +76,7 @@ import TillSimulator
     @Test func pipeRoundTripsThroughTheSimulatorBridge() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let transport = PipeTransport(command: "'\(tillBinary)' simulate --stdio --speed 0")
-        let c = TillController(transport: transport, journal: try Journal(path: dir.path + "/j.sqlite"), caller: testCaller, timeoutMs: 30_000)
-        try await c.start()
+        let (c, _) = try await startController(dir, transport, timeoutMs: 30_000)
         #expect(await c.perform(sale(1000)).journalEntry?.state == .approved)
         #expect(await c.perform(sale(666)).journalEntry?.state == .declined)
         #expect(await c.perform(.batch(BatchRequest(command: .open, batchName: "p"))).journalEntry?.state == .approved)
@@ -95,10 +88,7 @@ import TillSimulator
         let dir = TempDir(); defer { dir.cleanup() }
         // Prints a garbage line first, then behaves as the simulator.
         let command = "echo 'garbage from the bridge'; exec '\(tillBinary)' simulate --stdio --speed 0"
-        let c = TillController(transport: PipeTransport(command: command), journal: try Journal(path: dir.path + "/j.sqlite"),
-                               caller: testCaller, timeoutMs: 30_000)
-        let log = EventLog(c)
-        try await c.start()
+        let (c, log) = try await startController(dir, PipeTransport(command: command), timeoutMs: 30_000)
         #expect(await c.perform(sale(1500)).journalEntry?.state == .approved)
         #expect(await eventuallyAsync { log.rejected.contains { $0.1.contains("not a callback URL") } })
         await c.shutdown()
@@ -110,9 +100,7 @@ import TillSimulator
         // First start: reads the request and exits 1. Every later start: the simulator.
         let command = "if [ -e '\(marker)' ]; then exec '\(tillBinary)' simulate --stdio --speed 0; else touch '\(marker)'; read x; exit 1; fi"
         let transport = PipeTransport(command: command)
-        let c = TillController(transport: transport, journal: try Journal(path: dir.path + "/j.sqlite"), caller: testCaller, timeoutMs: 30_000)
-        let log = EventLog(c)
-        try await c.start()
+        let (c, log) = try await startController(dir, transport, timeoutMs: 30_000)
         let first = await c.perform(sale(1000))
         guard case .unknown(let e) = first else { Issue.record("expected unknown, got \(first)"); await c.shutdown(); return }
         #expect(e.note?.contains("exited with status 1") == true)
@@ -127,8 +115,7 @@ import TillSimulator
     @Test func bridgeThatAlwaysDiesNeverTakesTillDown() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let transport = PipeTransport(command: "sh -c 'read x; exit 1'")
-        let c = TillController(transport: transport, journal: try Journal(path: dir.path + "/j.sqlite"), caller: testCaller, timeoutMs: 30_000)
-        try await c.start()
+        let (c, _) = try await startController(dir, transport, timeoutMs: 30_000)
         for amount in [100, 200] {
             let r = await c.perform(sale(amount), confirmingUnknown: Set(await c.unresolved().map(\.id)))
             #expect(r.journalEntry?.state == .unknown && r.exitCode == 3)
@@ -141,9 +128,7 @@ import TillSimulator
     @Test func bridgeThatNeverAnswersTimesOutAsUnknown() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let transport = PipeTransport(command: "sh -c 'cat > /dev/null'")
-        let c = TillController(transport: transport, journal: try Journal(path: dir.path + "/j.sqlite"), caller: testCaller, timeoutMs: 300)
-        let log = EventLog(c)
-        try await c.start()
+        let (c, log) = try await startController(dir, transport, timeoutMs: 300)
         let r = await c.perform(sale(1000))
         guard case .unknown(let e) = r else { Issue.record("expected unknown, got \(r)"); await c.shutdown(); return }
         #expect(e.note?.contains("No answer within 0.3 s") == true)

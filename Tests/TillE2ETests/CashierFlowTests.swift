@@ -13,17 +13,14 @@ import Testing
         try t.type("12.50")
         try t.keys("M-2")   // tip 10 %
         t.waitFor("= 1.25", "Total charged  € 13.75")
-        try t.keys("Enter")
-        t.waitFor("SALE APPROVED", "Tip      € 1.25", "Total    € 13.75", "STAN")
+        try t.press("Enter", thenSee: "SALE APPROVED", "Tip      € 1.25", "Total    € 13.75", "STAN")
         #expect(t.screen().contains("Amount   € 12.50"))
     }
 
     @Test func declinedSale() throws {
         let t = try TillSession(args: fast)
         try t.openShift()
-        try t.type("6.66")
-        try t.keys("Enter")
-        t.waitFor("NOT CHARGED")
+        try t.charge("6.66", thenSee: "NOT CHARGED")
         // The amount stays for a retry.
         #expect(t.screen().contains("€ 6.66"))
     }
@@ -31,67 +28,41 @@ import Testing
     @Test func escAbortsWhileWaitingForTheCard() throws {
         let t = try TillSession(args: fast)
         try t.openShift()
-        try t.type("8.08")
-        try t.keys("Enter")
-        t.waitFor("Press Esc to abort", "times out in")
-        try t.keys("Escape")
-        t.waitFor("ABORTED")
+        try t.charge("8.08", thenSee: "Press Esc to abort", "times out in")
+        try t.press("Escape", thenSee: "ABORTED")
     }
 
     @Test func noAnswerIsOutcomeUnknown() throws {
         let t = try TillSession(args: fast + ["--timeout", "3"])
         try t.openShift()
-        try t.type("9.09")
-        try t.keys("Enter")
-        t.waitFor("Waiting for the terminal")
+        try t.startSale("9.09")
         t.waitFor("CHECK THE TERMINAL", "1 unresolved", timeout: 20)
     }
 
     @Test func batchTwoSalesRefundOneClose() throws {
         let t = try TillSession(args: fast)
-        t.waitFor("Amount")
-        // Open a batch.
-        try t.keys("F6")
-        t.waitFor("New batch")
-        try t.type("Shift A")
-        try t.keys("Enter")
-        t.waitFor("Open batch?", "Open a new batch named 'Shift A'.")
-        try t.keys("y")
-        t.waitFor("BATCH OPENED", "batch Shift A")
+        try t.openShift("Shift A", boxSays: ["Open a new batch named 'Shift A'."])
         // Two sales.
-        try t.keys("F2")
-        try t.type("10.00")
-        try t.keys("Enter")
-        t.waitFor("SALE APPROVED", "Amount   € 10.00")
+        try t.sell("10.00", approvedAs: "10.00")
         let firstStan = t.value(after: "STAN")
-        try t.type("20.00")
-        try t.keys("Enter")
-        t.waitFor("Amount   € 20.00", "SALE APPROVED")
+        try t.sell("20.00", approvedAs: "20.00")
         let stan = try #require(t.value(after: "STAN"))
         #expect(stan != firstStan)
         // Refund the second, after the confirmation.
-        try t.keys("F5")
-        t.waitFor("Find the payment")
+        try t.press("F5", thenSee: "Find the payment")
         try t.type(stan)
         try t.keys("Enter")
         // The box names the payment the journal knows by that STAN; only y refunds.
         t.waitFor("Refund?", "STAN \(stan)", "Refund the FULL amount", "sale of € ")
-        try t.keys("y")
-        t.waitFor("REFUNDED", "What     Refund in full")
+        try t.press("y", thenSee: "REFUNDED", "What     Refund in full")
         // The journal shows both sales and the refund.
-        try t.keys("F7")
-        t.waitFor("refund", "20.00", "10.00")
+        try t.press("F7", thenSee: "refund", "20.00", "10.00")
         // Close the batch, after the confirmation.
-        try t.keys("F6")
-        t.waitFor("Active batch", "Shift A")
-        try t.keys("C-k")
-        t.waitFor("Close batch?", "Close the active batch 'Shift A'")
-        try t.keys("y")
+        try t.closeShift(batchScreenSays: ["Active batch", "Shift A"], boxSays: ["Close batch?", "Close the active batch 'Shift A'"])
         // The shift's Z report comes up full screen: two sales of 30.00, one refund of 20.00.
         t.waitFor("Z report (closing): Shift A", "no batch open")
         #expect(t.screen().contains("€ 10.00"))
-        try t.keys("Escape")
-        t.waitFor("BATCH CLOSED")
+        try t.press("Escape", thenSee: "BATCH CLOSED")
     }
 
     @Test func resizeToTinyAndBack() throws {
@@ -111,27 +82,18 @@ import Testing
     @Test func unresolvedShownFirstAtNextStartAndResolved() throws {
         let t = try TillSession(args: fast + ["--timeout", "2"])
         try t.openShift()
-        try t.type("9.09")
-        try t.keys("Enter")
-        t.waitFor("CHECK THE TERMINAL")
-        try t.keys("F10")
-        t.waitFor("TILL-EXITED 0")
         // Start again on the same journal: the unknown sale comes first.
-        try t.restart(args: fast + ["--timeout", "2"])
+        try t.leaveAnUnknownSaleAndRestart("9.09", args: fast + ["--timeout", "2"])
         t.waitFor("Unresolved transactions", "sale 9.09", timeout: 30)
-        try t.keys("Enter")
-        t.waitFor("charged (it went through)", "not charged")
-        try t.keys("x")
-        t.waitFor("marked resolved", "Nothing to check")
+        try t.press("Enter", thenSee: "charged (it went through)", "not charged")
+        try t.press("x", thenSee: "marked resolved", "Nothing to check")
     }
 
     @Test func helpOverlayAndNoColor() throws {
         let t = try TillSession(args: fast + ["--keymap", "keypad"], env: ["NO_COLOR": "1"])
         t.waitFor("Amount")
-        try t.keys("F1")
-        t.waitFor("Keys (keypad keymap)", "+ Tab ↓", "F7 Alt-j ", "/ Alt-o")
-        try t.keys("x")
-        t.waitFor("Ready for the next customer.")
+        try t.press("F1", thenSee: "Keys (keypad keymap)", "+ Tab ↓", "F7 Alt-j ", "/ Alt-o")
+        try t.press("x", thenSee: "Ready for the next customer.")
         // No colour escapes with NO_COLOR: only attributes.
         let styled = try t.tmux(["capture-pane", "-p", "-e", "-t", t.name])
         #expect(colourParameters(styled).isEmpty, "colour escapes with NO_COLOR:\n\(styled)")

@@ -10,28 +10,21 @@ import Testing
         // Esc aborted the payment in flight from any screen.
         let t = try TillSession(args: ["--sim-speed", "1"])
         try t.openShift()
-        try t.type("8.08")
-        try t.keys("Enter")
-        t.waitFor("Press Esc to abort")
-        try t.keys("F7")
-        t.waitFor("Esc aborts on Sale (F2)")
+        try t.charge("8.08", thenSee: "Press Esc to abort")
+        try t.press("F7", thenSee: "Esc aborts on Sale (F2)")
         try t.keys("Escape")
         // Back on Sale, still waiting: nothing was aborted.
         t.waitFor("Press Esc to abort", "Waiting for the terminal")
         #expect(!t.screen().contains("Abort requested"))
-        try t.keys("Escape")
-        t.waitFor("ABORTED")
+        try t.press("Escape", thenSee: "ABORTED")
     }
 
     @Test func keysWhileTheWindowIsTooSmallDoNothing() throws {
         let t = try TillSession(args: fast)
         t.waitFor("Amount", "Ready")
-        try t.resize(width: 60, height: 20)
-        t.waitFor("Please enlarge the window", "80×24")
-        try t.type("12")
-        try t.keys("Enter")
-        try t.resize(width: 80, height: 24)
-        t.waitFor("Amount", "Ready for the next customer.")
+        try t.shrinkBelowTheMinimum()
+        try t.charge("12")
+        try t.restoreFullSize(also: ["Ready for the next customer."])
         #expect(!t.screen().contains("€ 12"))
         #expect(!t.screen().contains("Waiting for the terminal"))
     }
@@ -59,10 +52,8 @@ import Testing
     @Test func aResizeIsNotedBeforeTheLoopIsWoken() throws {
         let t = try TillSession(args: fast, env: ["TILL_TEST_WINCH_GAP_MS": "100"])
         t.waitFor("Amount", "Ready")
-        try t.resize(width: 60, height: 20)
-        t.waitFor("Please enlarge the window", "80×24")
-        try t.resize(width: 80, height: 24)
-        t.waitFor("Amount", "Ready for the next customer.")
+        try t.shrinkBelowTheMinimum()
+        try t.restoreFullSize(also: ["Ready for the next customer."])
     }
 
     @Test func theSimulatorSaysTraining() throws {
@@ -74,44 +65,22 @@ import Testing
         let t = try TillSession(args: fast)
         try FileManager.default.createDirectory(atPath: t.dir + "/config/till", withIntermediateDirectories: true)
         try "cashier = \"Ana\"\n".write(toFile: t.dir + "/config/till/config.toml", atomically: true, encoding: .utf8)
-        try t.tmux(["respawn-pane", "-k", "-t", t.name,
-                    "env XDG_CONFIG_HOME=\(t.dir)/config XDG_DATA_HOME=\(t.dir)/data LANG=C.UTF-8 LC_ALL=C.UTF-8 \(TillSession.quote(TillSession.binary)) --journal \(t.dir)/journal.sqlite --sim-speed 0.2; sleep 600"])
-        t.waitFor("Amount", "no batch open")
-        try t.type("7.50")
-        try t.keys("Enter")
-        t.waitFor("No shift open", "open shift 'Ana ")
-        try t.keys("o")
-        t.waitFor("batch Ana ", "BATCH OPENED")
-        try t.keys("Enter")
-        t.waitFor("SALE APPROVED", "Amount   € 7.50")
+        // Written after start would be too late: restart with the file in place.
+        try t.restart(args: fast)
+        try t.chargeWithNoShiftOpen("7.50", boxSays: ["open shift 'Ana "])
+        try t.press("o", thenSee: "batch Ana ", "BATCH OPENED")
+        try t.sell(approvedAs: "7.50")
     }
 
     @Test func refundFromAJournalRowWithTheOriginalSaleShown() throws {
         // The STAN had to be copied by hand from the result pane into the refund screen.
         let t = try TillSession(args: fast)
         try t.openShift()
-        try t.type("12"); try t.keys("Enter")
-        t.waitFor("SALE APPROVED", "Amount   € 12.00")
+        try t.sell("12", approvedAs: "12.00")
         let stan = try #require(t.value(after: "STAN"))
-        try t.keys("F7")
-        t.waitFor("sale", "12.00")
-        try t.keys("F5")
-        t.waitFor("€ _", stan)
-        try t.keys("Enter")
-        t.waitFor("Refund?", "Refund the FULL amount", "sale of € 12.00 at", "STAN \(stan)")
-        try t.keys("y")
-        t.waitFor("REFUNDED", "What     Refund in full")
-    }
-}
-
-extension TillSession {
-    /// Opens a shift from the Batch screen, then goes back to Sale (selling needs an open shift).
-    func openShift(_ name: String = "Test") throws {
-        waitFor("Amount")
-        try keys("F6"); waitFor("New batch")
-        try type(name); try keys("Enter")
-        waitFor("Open batch?"); try keys("y")
-        waitFor("batch \(name)", "BATCH OPENED")
-        try keys("F2")
+        try t.press("F7", thenSee: "sale", "12.00")
+        try t.press("F5", thenSee: "€ _", stan)
+        try t.press("Enter", thenSee: "Refund?", "Refund the FULL amount", "sale of € 12.00 at", "STAN \(stan)")
+        try t.press("y", thenSee: "REFUNDED", "What     Refund in full")
     }
 }

@@ -15,6 +15,17 @@ import Testing
         func bump(_ n: Int) { counts[counts.count - 1].1 += n }
         func keys(_ k: String...) throws { bump(k.count); for key in k { try t.keys(key) } }
         func type(_ s: String) throws { bump(s.count); try t.type(s) }
+
+        /// Finds the payment by its STAN in the journal, opens `key`'s box on its row (F5 refund, F4 capture),
+        /// types `amount` (nothing: all of it), and confirms the box once it shows `boxSays`.
+        func fromJournalRow(_ stan: String, _ key: String, amount: String? = nil, boxSays: String...) throws {
+            try keys("F7"); try type(stan)
+            t.waitFor("1 of "); try keys(key)
+            t.waitFor(stan)
+            if let amount { try type(amount) }
+            try keys("Enter")
+            t.waitFor(all: boxSays); try keys("y")
+        }
     }
 
     @Test func aWholeShiftByKeys() throws {
@@ -45,17 +56,11 @@ import Testing
         t.waitFor("ABORTED")
 
         k.begin("full refund of the 22.00 sale from its journal row")
-        try k.keys("F7"); try k.type(firstStan)
-        t.waitFor("1 of "); try k.keys("F5")
-        t.waitFor(firstStan); try k.keys("Enter")
-        t.waitFor("Refund?", "Refund the FULL amount", "sale of € 22.00"); try k.keys("y")
+        try k.fromJournalRow(firstStan, "F5", boxSays: "Refund?", "Refund the FULL amount", "sale of € 22.00")
         t.waitFor("REFUNDED")
 
         k.begin("partial refund (15.00) of the 40.00 sale from its journal row")
-        try k.keys("F7"); try k.type(secondStan)
-        t.waitFor("1 of "); try k.keys("F5")
-        t.waitFor(secondStan); try k.type("15"); try k.keys("Enter")
-        t.waitFor("Refund?", "Refund € 15.00", "sale of € 40.00"); try k.keys("y")
+        try k.fromJournalRow(secondStan, "F5", amount: "15", boxSays: "Refund?", "Refund € 15.00", "sale of € 40.00")
         t.waitFor("REFUNDED € 15.00")
 
         k.begin("pre-auth of 50.00")
@@ -64,10 +69,7 @@ import Testing
         let preStan = try #require(t.value(after: "STAN"))
 
         k.begin("capture 42.00 of it from its journal row")
-        try k.keys("F7"); try k.type(preStan)
-        t.waitFor("1 of "); try k.keys("F4")
-        t.waitFor(preStan); try k.type("42"); try k.keys("Enter")
-        t.waitFor("Capture?", "Capture € 42.00", "pre-auth of € 50.00"); try k.keys("y")
+        try k.fromJournalRow(preStan, "F4", amount: "42", boxSays: "Capture?", "Capture € 42.00", "pre-auth of € 50.00")
         t.waitFor("CAPTURED € 42.00")
 
         k.begin("sale the terminal never answers (9.09)")
@@ -93,12 +95,7 @@ import Testing
         try k.keys("C-e")
         t.waitFor("Saved 2 CSV files")
 
-        // Nothing on the 80×24 screen was cut mid-word at the right border of the frames.
-        var report = "KEY COUNTS (80x24 full shift)\n"
-        for (task, n) in k.counts { report += "| \(task) | \(n) |\n" }
-        report += "| total | \(k.counts.reduce(0) { $0 + $1.1 }) |\n"
-        print(report)
-        try? report.write(toFile: NSTemporaryDirectory() + "till-full-shift-keys.txt", atomically: true, encoding: .utf8)
+        reportKeyCounts(k.counts, title: "80x24 full shift", file: "till-full-shift-keys.txt")
     }
 
     /// A shift as a busy cashier works it: typing the next customer's amount while the terminal works, a refund box
@@ -155,10 +152,6 @@ import Testing
         // Charged: 20.00, 7.77, 4.00 and the 7.77 found at the restart (39.54), refunded 4.00: never 7.774, never twice.
         t.waitFor("Sales approved                      4           € 39.54", "NET TOTAL                                       € 35.54")
 
-        var report = "KEY COUNTS (80x24 shift with typing ahead, a cancelled box and a restart)\n"
-        for (task, n) in k.counts { report += "| \(task) | \(n) |\n" }
-        report += "| total | \(k.counts.reduce(0) { $0 + $1.1 }) |\n"
-        print(report)
-        try? report.write(toFile: NSTemporaryDirectory() + "till-intent-shift-keys.txt", atomically: true, encoding: .utf8)
+        reportKeyCounts(k.counts, title: "80x24 shift with typing ahead, a cancelled box and a restart", file: "till-intent-shift-keys.txt")
     }
 }

@@ -32,8 +32,7 @@ import Testing
                                 ignoreHangup: ending == .terminalGoneHangupIgnored)
         t.waitFor("Amount")
         try t.type("12.00")
-        try t.keys("Enter")
-        t.waitFor("Waiting for the terminal")
+        try t.press("Enter", thenSee: "Waiting for the terminal")
         // The bridge writes its pid once it has read the request. The journal is read only after till has
         // ended (a reader beside a live till currently loses that till's later writes; reported).
         var bridge: Int32 = 0

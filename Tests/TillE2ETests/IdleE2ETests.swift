@@ -30,8 +30,7 @@ import Testing
     /// thread sleeps: the test pool has a thread a core, and async tests with deadlines ran out of time behind them.
     static func expectIdleAfterASale(_ t: TillSession, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         try t.type("3.20")
-        try t.keys("Enter")
-        t.waitFor("SALE APPROVED")
+        try t.press("Enter", thenSee: "SALE APPROVED")
         // Dispatch ends its idle worker threads after 5 s; what is left is the idle process.
         try await Task.sleep(nanoseconds: 7_000_000_000)
         let pid = t.tillPid

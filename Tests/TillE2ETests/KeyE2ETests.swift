@@ -12,8 +12,7 @@ import Testing
     @Test func homeAndEndAreNeverTypedIntoAField() throws {
         let t = try TillSession(args: fast)
         t.waitFor("Amount", "Ready")
-        try t.keys("F7")
-        t.waitFor("Filter", "No transactions yet.")
+        try t.press("F7", thenSee: "Filter", "No transactions yet.")
         try t.type("12")
         try t.keys("End")
         try t.keys("Home")
@@ -51,15 +50,11 @@ import Testing
     @Test func aKeyRightAfterEscIsNotDropped() throws {
         let t = try TillSession(args: fast)
         t.waitFor("Amount", "Ready")
-        try t.keys("F6")
-        t.waitFor("New batch")
-        try t.keys("Escape", "F7")
-        t.waitFor("Journal: current batch")
-        try t.keys("Escape", "F6")
-        t.waitFor("New batch")
+        try t.press("F6", thenSee: "New batch")
+        try t.press("Escape", "F7", thenSee: "Journal: current batch")
+        try t.press("Escape", "F6", thenSee: "New batch")
         // Esc then Tab: Esc goes back to Sale, Tab moves to the tip.
-        try t.keys("Escape", "Tab")
-        t.waitFor("Amount")
+        try t.press("Escape", "Tab", thenSee: "Amount")
         try t.type("10%")
         t.waitFor("10%_")
     }

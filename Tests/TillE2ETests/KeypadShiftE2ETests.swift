@@ -102,10 +102,6 @@ import Testing
         k.waitGone("Z report (closing)")
         t.waitFor("No batch is open.")
 
-        var report = "KEY COUNTS (80x24 keypad shift, keypad keys only)\n"
-        for (task, n) in k.counts { report += "| \(task) | \(n) |\n" }
-        report += "| total | \(k.counts.reduce(0) { $0 + $1.1 }) |\n"
-        print(report)
-        try? report.write(toFile: NSTemporaryDirectory() + "till-keypad-shift-keys.txt", atomically: true, encoding: .utf8)
+        reportKeyCounts(k.counts, title: "80x24 keypad shift, keypad keys only", file: "till-keypad-shift-keys.txt")
     }
 }

@@ -6,28 +6,18 @@ import Testing
 @Suite(.serialized) struct MoneyTrapE2ETests {
     let fast = ["--sim-speed", "0.2"]
 
-    /// Starts till again in the same session, on the same journal.
-    func restart(_ t: TillSession, _ args: [String]) throws {
-        try t.tmux(["respawn-pane", "-k", "-t", t.name,
-                    "env XDG_CONFIG_HOME=\(t.dir)/config XDG_DATA_HOME=\(t.dir)/data LANG=C.UTF-8 LC_ALL=C.UTF-8 \(TillSession.quote(TillSession.binary)) --journal \(t.dir)/journal.sqlite "
-                        + args.map(TillSession.quote).joined(separator: " ") + "; echo TILL-EXITED $?; sleep 600"])
-    }
-
     @Test func aMinusIsRefusedAndNothingIsCharged() throws {
         // `-3 Enter` charged 3.00.
         let t = try TillSession(args: fast)
         try t.openShift()
         try t.tmux(["send-keys", "-t", t.name, "-l", "--", "-3"])
         t.waitFor("'-' refused")
-        try t.keys("Enter")
-        t.waitFor("Not sent: correct Amount first")
+        try t.press("Enter", thenSee: "Not sent: correct Amount first")
         #expect(!t.screen().contains("Waiting for the terminal"))
         #expect(!t.screen().contains("SALE APPROVED"))
         // Corrected, it goes.
         try t.keys("BSpace", "BSpace")
-        try t.type("3")
-        try t.keys("Enter")
-        t.waitFor("SALE APPROVED", "Amount   € 3.00")
+        try t.sell("3", approvedAs: "3.00")
     }
 
     @Test func keysAfterComingBackToSaleGoToTheAmount() throws {
@@ -36,32 +26,23 @@ import Testing
         try t.openShift()
         try t.keys("F2"); try t.type("10"); try t.keys("Tab", "Tab", "F7")
         t.waitFor("Journal")
-        try t.keys("F2")
-        t.waitFor("typing replaces it")
+        try t.press("F2", thenSee: "typing replaces it")
         try t.type("12.34")
         // The keys went where the cursor is, and replaced the amount left there: 12.34, in no installments.
         t.waitFor("€ 12.34_", "Installments   none")
-        try t.keys("Enter")
-        t.waitFor("SALE APPROVED", "Amount   € 12.34")
+        try t.press("Enter", thenSee: "SALE APPROVED", "Amount   € 12.34")
     }
 
     @Test func stopWaitingThenANewSaleAsksAndNamesTheUnknownOne() throws {
         let t = try TillSession(args: fast + ["--timeout", "600"])
         try t.openShift()
-        try t.type("9.09")
-        try t.keys("Enter")
-        t.waitFor("Waiting for the terminal")
-        try t.keys("C-w")
-        t.waitFor("Stop waiting?", "UNKNOWN")
-        try t.keys("y")
+        try t.startSale("9.09")
+        try t.stopWaiting(boxSays: ["UNKNOWN"])
         t.waitFor("CHECK THE TERMINAL", "1 unresolved")
         // The amount is cleared; a new sale asks first, naming the unknown one; Enter alone does not charge.
         #expect(!t.screen().contains("€ 9.09_"))
-        try t.type("5")
-        try t.keys("Enter")
-        t.waitFor("€ 9.09 at", "may have been charged: check the terminal")
-        try t.keys("Enter")
-        t.waitFor("Press y to charge anyway")
+        try t.charge("5", thenSee: "€ 9.09 at", "may have been charged: check the terminal")
+        try t.press("Enter", thenSee: "Press y to charge anyway")
         #expect(!t.screen().contains("Waiting for the terminal"))
         try t.keys("y")
         // Sent now (the terminal may still be busy with the 9.09 it never answered: any verdict will do).
@@ -72,21 +53,13 @@ import Testing
         // The screen stayed busy on `details` for ever and refused every sale.
         let t = try TillSession(args: fast + ["--timeout", "2"])
         try t.openShift()
-        try t.type("9.09")
-        try t.keys("Enter")
-        t.waitFor("CHECK THE TERMINAL")
-        try t.keys("F10")
-        t.waitFor("TILL-EXITED 0")
-        try restart(t, fast + ["--timeout", "2"])
+        try t.leaveAnUnknownSaleAndRestart("9.09", args: fast + ["--timeout", "2"])
         // Recovery asks the terminal about the 9.09, then says what it learned.
         t.waitFor("Unresolved transactions", "Sale € 9.09 at", "1 unresolved", timeout: 30)
         // Whatever recovery learned, the screen is not left in flight: a sale goes (after naming the unknown one).
         #expect(!t.screen().contains("In flight"), "still busy after recovery:\n\(t.screen())")
         try t.keys("F2")
-        try t.type("4")
-        try t.keys("Enter")
-        t.waitFor("may have been charged")
-        try t.keys("y")
+        try t.chargeAnyway("4")
         // Sent (the simulated terminal may still be busy with the 9.09: any verdict will do).
         t.waitFor("Amount   € 4.00", "at ")
     }

@@ -9,61 +9,48 @@ import Testing
         let t = try TillSession(args: ["--sim-speed", "0.2", "--timeout", "3"])
         t.waitFor("Amount", "Ready. No unfinished transactions")
 
-        // Open the shift.
-        try t.keys("F6"); t.waitFor("New batch")
-        try t.type("Anna morning"); try t.keys("Enter")
-        t.waitFor("Open batch?"); try t.keys("y")
-        t.waitFor("BATCH OPENED", "batch Anna morning")
+        try t.openShift("Anna morning")
 
         // Sales: 20.00 + tip 2.00, 12,50, a decline, 40.00 + tip 6.00.
-        try t.keys("F2")
         try t.type("20"); try t.keys("Tab"); try t.type("2"); try t.keys("Enter")
         t.waitFor("SALE APPROVED", "Total    € 22.00")
-        try t.type("12,50"); try t.keys("Enter")
-        t.waitFor("SALE APPROVED", "Amount   € 12.50")
-        try t.type("6.66"); try t.keys("Enter")
-        t.waitFor("NOT CHARGED")
+        try t.sell("12,50", approvedAs: "12.50")
+        try t.charge("6.66", thenSee: "NOT CHARGED")
         try t.keys("C-u")                      // clear the declined amount
         try t.type("40"); try t.keys("Tab"); try t.type("6"); try t.keys("Enter")
         t.waitFor("SALE APPROVED", "Total    € 46.00")
         let bigStan = try #require(t.value(after: "STAN"))
 
         // An abort while the card is awaited.
-        try t.type("8.08"); try t.keys("Enter")
-        t.waitFor("Press Esc to abort"); try t.keys("Escape")
+        try t.charge("8.08", thenSee: "Press Esc to abort"); try t.keys("Escape")
         t.waitFor("ABORTED")
         try t.keys("C-u")
 
         // A partial refund of 15.00 of the 40.00 sale.
-        try t.keys("F5"); t.waitFor("STAN")
+        try t.press("F5", thenSee: "STAN")
         try t.type(bigStan)
         for _ in 0..<5 { try t.keys("Tab") }
-        try t.type("15"); try t.keys("Enter")
-        t.waitFor("Refund?", "Refund € 15.00"); try t.keys("y")
+        try t.charge("15", thenSee: "Refund?", "Refund € 15.00"); try t.keys("y")
         t.waitFor("REFUNDED", "Amount   € 15.00")
 
         // A pre-auth of 50.00, captured at 42.00.
-        try t.keys("F3"); try t.type("50"); try t.keys("Enter")
+        try t.keys("F3"); try t.charge("50")
         t.waitFor("PRE-AUTHORISED", "Amount   € 50.00")
         let preStan = try #require(t.value(after: "STAN"))
         try t.keys("F4"); try t.type(preStan)
         for _ in 0..<5 { try t.keys("Tab") }
-        try t.type("42"); try t.keys("Enter")
+        try t.charge("42")
         t.waitFor("Capture?", "Capture € 42.00"); try t.keys("y")   // a capture is confirmed, as a refund is
         t.waitFor("CAPTURED", "Amount   € 42.00")
 
         // Last, a sale the terminal never answers: unknown after till's 3 s timeout.
-        try t.keys("F2"); try t.type("9.09"); try t.keys("Enter")
+        try t.keys("F2"); try t.charge("9.09")
         t.waitFor("CHECK THE TERMINAL", timeout: 20)
 
-        // The running X report on the Batch screen: 72.50 + 8.00 + 42.00 − 15.00 = 107.50.
-        try t.keys("F6")
-        t.waitFor("Running (X) report", "NET TOTAL     € 107.50", "UNKNOWN       1: check the terminal")
-
-        // Closing asks about the unknown outcome first; the cashier closes anyway.
-        try t.keys("C-k")
-        t.waitFor("Close batch with unknown outcomes?", "UNKNOWN outcome")
-        try t.keys("y")
+        // The running X report on the Batch screen: 72.50 + 8.00 + 42.00 − 15.00 = 107.50. Closing asks about the
+        // unknown outcome first; the cashier closes anyway.
+        try t.closeShift(batchScreenSays: ["Running (X) report", "NET TOTAL     € 107.50", "UNKNOWN       1: check the terminal"],
+                         boxSays: ["Close batch with unknown outcomes?", "UNKNOWN outcome"])
         t.waitFor("Z report (closing): Anna morning", "no batch open")
         let z = t.screen()
         #expect(z.contains("Sales approved                      3           € 72.50"))
@@ -77,8 +64,7 @@ import Testing
                   "Outcome unknown                   1            € 9.09")
 
         // Export; the CSV of the shift's transactions gives the same totals.
-        try t.keys("C-e")
-        t.waitFor("Saved 2 CSV files in")
+        try t.press("C-e", thenSee: "Saved 2 CSV files in")
         let exports = t.dir + "/exports"
         let files = try FileManager.default.contentsOfDirectory(atPath: exports)
         let txFile = try #require(files.first { $0.hasSuffix("-transactions.csv") })

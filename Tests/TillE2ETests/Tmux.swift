@@ -175,6 +175,12 @@ final class TillSession {
     /// Waits until every text is on screen; records an issue with the screen when the deadline passes.
     @discardableResult
     func waitFor(_ texts: String..., timeout: Double = 20, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        waitFor(all: texts, timeout: timeout, sourceLocation: sourceLocation)
+    }
+
+    /// `waitFor` with the texts as an array, for helpers that add texts of their own.
+    @discardableResult
+    func waitFor(all texts: [String], timeout: Double = 20, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         var last = ""
         while Date() < deadline {
