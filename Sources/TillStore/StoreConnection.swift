@@ -21,6 +21,9 @@ public struct StoreAddress: Sendable, Hashable {
     public var caFile: String?
     /// TLS with full verification on loopback too (a tunnel's end on this machine, or a test of TLS itself).
     public var tlsOnLoopback: Bool
+    /// How long logging in, or a statement, may wait for the store's answer before the connection is given up: a
+    /// network gone without a word sends no reset, and a service must not wait on it for ever.
+    public var timeout: Duration = .seconds(60)
 
     public init(host: String, port: Int = 5432, database: String, user: String, passwordFile: String? = nil,
                 caFile: String? = nil, tlsOnLoopback: Bool = false) {
@@ -100,18 +103,23 @@ public final class StoreConnection: Sendable {
         // Our own messages say what went wrong; the driver's would repeat them in its words.
         logger.logLevel = .critical
         let config = try address.configuration()
+        let log = logger
         do {
-            return StoreConnection(try await PostgresConnection.connect(configuration: config, id: 1, logger: logger), logger: logger)
+            let c = try await withDeadline(address.timeout, what: "log in to the store") {
+                try await PostgresConnection.connect(configuration: config, id: 1, logger: log)
+            }
+            return StoreConnection(c, logger: logger, timeout: address.timeout)
         } catch {
             throw StoreConnection.explain(error, doing: "connect to the store as \(address.user) at \(address.host) port \(address.port)")
         }
     }
 
-    init(_ c: PostgresConnection, logger: Logger) { connection = c; self.logger = logger }
+    let timeout: Duration
 
-    /// How long a statement may wait for the store's answer before the connection is given up (the network gone
-    /// without a word: no reset ever comes), and how long closing may take.
-    static let answerTimeout = Duration.seconds(60), closeTimeout = Duration.seconds(5)
+    init(_ c: PostgresConnection, logger: Logger, timeout: Duration) { connection = c; self.logger = logger; self.timeout = timeout }
+
+    /// How long closing may take.
+    static let closeTimeout = Duration.seconds(5)
 
     /// Closes the connection, waiting at most `closeTimeout`: a connection the store dropped mid-answer was seen to
     /// leave close() waiting for ever, which held a finished `push --once` alive.
@@ -150,7 +158,7 @@ public final class StoreConnection: Sendable {
     func query(_ q: PostgresQuery) async throws -> [PostgresRow] {
         let (c, logger) = (connection, logger)
         do {
-            return try await StoreConnection.withDeadline(StoreConnection.answerTimeout, what: "query the store") {
+            return try await StoreConnection.withDeadline(timeout, what: "query the store") {
                 var rows: [PostgresRow] = []
                 for try await row in try await c.query(q, logger: logger) { rows.append(row) }
                 return rows

@@ -20,8 +20,13 @@ struct StoreOptions: ParsableArguments {
     @Flag(help: "TLS, fully verified, on loopback too (a tunnel's end on this machine).")
     var tlsOnLoopback = false
 
+    @Option(help: "Seconds to wait for the store to answer a login or a statement before giving the connection up.")
+    var timeout = 60
+
     var address: StoreAddress {
-        StoreAddress(host: host, port: port, database: database, user: user, passwordFile: passwordFile, caFile: caFile, tlsOnLoopback: tlsOnLoopback)
+        var a = StoreAddress(host: host, port: port, database: database, user: user, passwordFile: passwordFile, caFile: caFile, tlsOnLoopback: tlsOnLoopback)
+        a.timeout = .seconds(max(1, timeout))
+        return a
     }
 }
 

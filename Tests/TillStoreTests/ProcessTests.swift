@@ -120,7 +120,8 @@ extension StoreServerTests {
         func push(_ t: TestStore.Till, port: Int? = nil, batch: Int? = nil) throws -> Spawned {
             var address = t.address
             if let port { address.port = port }
-            return try Spawned([tillSync, "push", "--once", "--journal", t.journalPath] + storeArgs(address)
+            // A connection the crash cuts off does not always hear of it (no reset comes): --timeout gives it up.
+            return try Spawned([tillSync, "push", "--once", "--timeout", "5", "--journal", t.journalPath] + storeArgs(address)
                                + (batch.map { ["--batch-size", String($0)] } ?? []), dir: s.dir)
         }
         /// `till-sync report --by till --format json` as the back office, against each till's own reports; and the
@@ -217,6 +218,31 @@ extension StoreServerTests {
         // At least the login's and the push's round trips, 40 ms each.
         #expect(took > .milliseconds(160), "the push went through the proxy (\(took))")
         try await expectTheStoreIsTheTills("after a push through the delay proxy")
+    }
+
+    /// A store that takes the connection and then never answers (a network gone without a reset, here a proxy that
+    /// holds everything ten minutes): the login is given up after the timeout, as a problem of the network (tried
+    /// again), and the status file says so; nothing waits for ever.
+    @Test func aStoreThatNeverAnswersIsGivenUpAfterTheTimeout() async throws {
+        let s = try await TestStore(); defer { s.cleanup() }
+        let a = try await s.addTill("A")
+        let j = try Journal(path: a.journalPath)
+        try shift(j, name: "m", at: 1_000, sales: [(100, nil)], close: false)
+        let hole = try DelayProxy(to: s.admin.port, delayMs: 600_000, dir: s.dir)
+        defer { hole.process.kill() }
+        var address = a.address
+        address.port = hole.port
+        address.timeout = .seconds(2)
+        let started = ContinuousClock.now
+        let message = await expectRefused(nil) { _ = try await Sync(journalPath: a.journalPath, address: address).pushOnce() }
+        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(message.contains("did not answer within 2 s"), "\(message)")
+        let status = try #require(SyncStatus.read(journal: a.journalPath))
+        #expect(status.problem != nil && !status.needsSetUp)
+        // As a process too: `--timeout` and an exit, not a hang.
+        let r = try Spawned([Binaries.tillSync, "push", "--once", "--timeout", "2", "--journal", a.journalPath] + storeArgs(address), dir: s.dir)
+            .wait(deadline: .seconds(30))
+        #expect(r.status == 1 && r.err.contains("did not answer"), "\(r.err)")
     }
 }
 }
