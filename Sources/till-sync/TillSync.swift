@@ -42,7 +42,7 @@ struct TillSync: AsyncParsableCommand {
         commandName: "till-sync",
         abstract: "Pushes a till's journal to the chain's central store (PostgreSQL), and reads the store for the back office.",
         subcommands: [Push.self, InitStore.self, AddShop.self, AddTill.self, AdoptJournal.self,
-                      ReportCommand.self, FindCommand.self, ReconcileCommand.self, BenchCommand.self])
+                      ReportCommand.self, FindCommand.self, ReconcileCommand.self, WatchCommand.self, BenchCommand.self])
 }
 
 struct Push: AsyncParsableCommand {
