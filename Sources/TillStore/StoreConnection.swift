@@ -199,6 +199,14 @@ public final class StoreConnection: Sendable {
             if let u = p.underlying, u is NIOSSLError || u is BoringSSLError || "\(type(of: u))".contains("SSL") {
                 return StoreError("cannot \(what): the store's certificate was not accepted (\(u)); check --ca-file, and that --host is the name the certificate was made for", transient: false)
             }
+            // The driver's own words name its types; a person needs what to check.
+            let underlying = p.underlying.map { "\($0)" } ?? ""
+            if underlying.contains("Connection refused") {
+                return StoreError("cannot \(what): nothing answers there (connection refused): is the store running, and are --host and --port right?", transient: true)
+            }
+            if underlying.contains("UnknownHost") {
+                return StoreError("cannot \(what): no such host (the name does not resolve): check --host", transient: true)
+            }
             return StoreError("cannot \(what): \(p.code)" + (p.underlying.map { " (\($0))" } ?? ""), transient: true)
         }
         if error is NIOSSLError || error is BoringSSLError {

@@ -360,6 +360,7 @@ extension StoreServerTests {
         let seen = failures.withLock { $0 }
         // Said once, however often it was tried.
         #expect(seen.count == 1 && seen.allSatisfy(\.transient))
+        #expect(seen.first?.message.contains("nothing answers there (connection refused)") == true, "\(seen)")
     }
 
     /// A push held up by the store (here a lock the administrator holds on the event log) holds up no sale: the sync
