@@ -30,6 +30,7 @@ public struct StoreAdmin: Sendable {
                     """)
                 applied.append(version)
             }
+            try await store.execute("BEGIN; SELECT pg_advisory_xact_lock(7411001);\n\(StoreSchema.always);\nCOMMIT;")
             return applied
         }
     }

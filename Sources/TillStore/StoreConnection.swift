@@ -5,8 +5,10 @@ import PostgresNIO
 import Glibc
 #endif
 
-/// Where the store is and who logs in. Only a unix socket folder or a loopback address: TLS with full verification is
-/// not built yet, and a password never crosses a network in the clear.
+/// Where the store is and who logs in. A unix socket folder or a loopback address is spoken to without TLS (nothing
+/// crosses a network); any other host only over TLS with full verification (the certificate chains to a trusted
+/// authority, `caFile` or the system's, and names the host), so a password never crosses a network in the clear or to
+/// a server that is not the store.
 public struct StoreAddress: Sendable, Hashable {
     /// A folder holding the server's unix socket (starts with `/`), or a loopback host (`localhost`, `127.x.x.x`, `::1`).
     public var host: String
@@ -15,9 +17,18 @@ public struct StoreAddress: Sendable, Hashable {
     public var user: String
     /// A file only its owner can read (0600 or stricter) holding the password; nil: none (peer or trust authentication).
     public var passwordFile: String?
+    /// The certificate authorities (PEM) that may sign the store's certificate; nil: the system's.
+    public var caFile: String?
+    /// TLS with full verification on loopback too (a tunnel's end on this machine, or a test of TLS itself).
+    public var tlsOnLoopback: Bool
+    /// How long logging in, or a statement, may wait for the store's answer before the connection is given up: a
+    /// network gone without a word sends no reset, and a service must not wait on it for ever.
+    public var timeout: Duration = .seconds(60)
 
-    public init(host: String, port: Int = 5432, database: String, user: String, passwordFile: String? = nil) {
+    public init(host: String, port: Int = 5432, database: String, user: String, passwordFile: String? = nil,
+                caFile: String? = nil, tlsOnLoopback: Bool = false) {
         self.host = host; self.port = port; self.database = database; self.user = user; self.passwordFile = passwordFile
+        self.caFile = caFile; self.tlsOnLoopback = tlsOnLoopback
     }
 
     public var isUnixSocket: Bool { host.hasPrefix("/") }
@@ -32,10 +43,23 @@ public struct StoreAddress: Sendable, Hashable {
         if isUnixSocket {
             return .init(unixSocketPath: host + "/.s.PGSQL.\(port)", username: user, password: password, database: database)
         }
-        guard StoreAddress.isLoopback(host) else {
-            throw StoreError("the store at \(host) is not on this machine: till-sync talks to a store over a unix socket or loopback only (TLS is not built yet)")
+        if StoreAddress.isLoopback(host) && !tlsOnLoopback {
+            return .init(host: host, port: port, username: user, password: password, database: database, tls: .disable)
         }
-        return .init(host: host, port: port, username: user, password: password, database: database, tls: .disable)
+        var tls = TLSConfiguration.makeClientConfiguration()
+        tls.certificateVerification = .fullVerification
+        tls.minimumTLSVersion = .tlsv12
+        if let caFile {
+            guard FileManager.default.isReadableFile(atPath: caFile) else {
+                throw StoreError("cannot read the store's certificate authority file \(caFile)")
+            }
+            tls.trustRoots = .file(caFile)
+        }
+        let context: NIOSSLContext
+        do { context = try NIOSSLContext(configuration: tls) } catch {
+            throw StoreError("cannot use the certificate authority file \(caFile ?? "(the system's)"): \(error)")
+        }
+        return .init(host: host, port: port, username: user, password: password, database: database, tls: .require(context))
     }
 
     /// The password, from a regular file of this user's that no one else can read or write (0600 or stricter).
@@ -79,16 +103,47 @@ public final class StoreConnection: Sendable {
         // Our own messages say what went wrong; the driver's would repeat them in its words.
         logger.logLevel = .critical
         let config = try address.configuration()
+        let log = logger
         do {
-            return StoreConnection(try await PostgresConnection.connect(configuration: config, id: 1, logger: logger), logger: logger)
+            let c = try await withDeadline(address.timeout, what: "log in to the store") {
+                try await PostgresConnection.connect(configuration: config, id: 1, logger: log)
+            }
+            return StoreConnection(c, logger: logger, timeout: address.timeout)
         } catch {
             throw StoreConnection.explain(error, doing: "connect to the store as \(address.user) at \(address.host) port \(address.port)")
         }
     }
 
-    init(_ c: PostgresConnection, logger: Logger) { connection = c; self.logger = logger }
+    let timeout: Duration
 
-    public func close() async { try? await connection.close() }
+    init(_ c: PostgresConnection, logger: Logger, timeout: Duration) { connection = c; self.logger = logger; self.timeout = timeout }
+
+    /// How long closing may take.
+    static let closeTimeout = Duration.seconds(5)
+
+    /// Closes the connection, waiting at most `closeTimeout`: a connection the store dropped mid-answer was seen to
+    /// leave close() waiting for ever, which held a finished `push --once` alive.
+    public func close() async {
+        let c = connection
+        _ = try? await StoreConnection.withDeadline(StoreConnection.closeTimeout, what: "close the connection") { try? await c.close() }
+    }
+
+    /// The body's result, or a transient StoreError when it has not finished by the deadline (it is left to end on its
+    /// own: the connection it waits on is closed by the caller's error path).
+    static func withDeadline<T: Sendable>(_ limit: Duration, what: String, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let once = Once<Result<T, any Error>>()
+        return try await withCheckedThrowingContinuation { continuation in
+            once.set { continuation.resume(with: $0) }
+            let timer = Task {
+                try await Task.sleep(for: limit)
+                once.fire(.failure(StoreError("cannot \(what): the store did not answer within \(limit.components.seconds) s", transient: true)))
+            }
+            Task {
+                do { once.fire(.success(try await body())) } catch { once.fire(.failure(error)) }
+                timer.cancel()
+            }
+        }
+    }
 
     /// Runs a script of statements (migrations, DDL), one after the other; the first that fails ends it.
     func execute(_ sql: String) async throws {
@@ -101,11 +156,28 @@ public final class StoreConnection: Sendable {
 
     @discardableResult
     func query(_ q: PostgresQuery) async throws -> [PostgresRow] {
+        let (c, logger) = (connection, logger)
         do {
-            var rows: [PostgresRow] = []
-            for try await row in try await connection.query(q, logger: logger) { rows.append(row) }
-            return rows
+            return try await StoreConnection.withDeadline(timeout, what: "query the store") {
+                var rows: [PostgresRow] = []
+                for try await row in try await c.query(q, logger: logger) { rows.append(row) }
+                return rows
+            }
         } catch { throw StoreConnection.explain(error, doing: "query the store") }
+    }
+
+    /// Runs a query and hands each row to `body` as it comes off the wire: the driver asks the server for more only as
+    /// rows are taken, so a result of millions of rows holds a few of them in memory at a time.
+    func forEachRow(_ q: PostgresQuery, _ body: (PostgresRow) async throws -> Void) async throws {
+        let rows: PostgresRowSequence
+        do { rows = try await connection.query(q, logger: logger) } catch { throw StoreConnection.explain(error, doing: "query the store") }
+        var iterator = rows.makeAsyncIterator()
+        while true {
+            let row: PostgresRow?
+            do { row = try await iterator.next() } catch { throw StoreConnection.explain(error, doing: "read the store's answer") }
+            guard let row else { return }
+            try await body(row)
+        }
     }
 
     /// The server's own words (and SQLSTATE) when it refused; the connection's failure otherwise.
@@ -121,8 +193,50 @@ public final class StoreConnection: Sendable {
                 let transient = state.map { s in ["08", "57P", "53", "40"].contains { s.hasPrefix($0) } } ?? true
                 return StoreError("cannot \(what): \(text)", sqlState: state, transient: transient)
             }
+            if p.code == .sslUnsupported {
+                return StoreError("cannot \(what): the store does not speak TLS, and till-sync sends no password over a network without it", transient: false)
+            }
+            if let u = p.underlying, u is NIOSSLError || u is BoringSSLError || "\(type(of: u))".contains("SSL") {
+                return StoreError("cannot \(what): the store's certificate was not accepted (\(u)); check --ca-file, and that --host is the name the certificate was made for", transient: false)
+            }
+            // The driver's own words name its types; a person needs what to check.
+            let underlying = p.underlying.map { "\($0)" } ?? ""
+            if underlying.contains("Connection refused") {
+                return StoreError("cannot \(what): nothing answers there (connection refused): is the store running, and are --host and --port right?", transient: true)
+            }
+            if underlying.contains("UnknownHost") {
+                return StoreError("cannot \(what): no such host (the name does not resolve): check --host", transient: true)
+            }
             return StoreError("cannot \(what): \(p.code)" + (p.underlying.map { " (\($0))" } ?? ""), transient: true)
         }
+        if error is NIOSSLError || error is BoringSSLError {
+            return StoreError("cannot \(what): the store's certificate was not accepted (\(error)); check --ca-file, and that --host is the name the certificate was made for", transient: false)
+        }
         return StoreError("cannot \(what): \(error)", transient: true)
+    }
+}
+
+/// Resumes a continuation once, with whichever result comes first.
+final class Once<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var resume: ((T) -> Void)?
+    private var early: T?
+    private var done = false
+
+    func set(_ f: @escaping (T) -> Void) {
+        lock.lock()
+        if let early, !done { done = true; lock.unlock(); f(early); return }
+        resume = f
+        lock.unlock()
+    }
+
+    func fire(_ value: T) {
+        lock.lock()
+        guard !done else { lock.unlock(); return }
+        guard let f = resume else { early = early ?? value; lock.unlock(); return }
+        done = true
+        resume = nil
+        lock.unlock()
+        f(value)
     }
 }

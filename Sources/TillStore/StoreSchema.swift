@@ -17,17 +17,27 @@
 // till); restored from a backup on the same till, it holds fewer events than the store already has, and the sync
 // refuses to push it (it would never be silently skipped: the till's operator is told).
 
+import TillModel
+import TillProtocol
+
 enum StoreSchema {
     static let schema = "till_store"
 
     /// `(version, SQL)`, in order.
-    static let migrations: [(Int, String)] = [(1, v1)]
+    static let migrations: [(Int, String)] = [(1, v1), (2, v2)]
 
     /// The events of a push that the store does not hold yet, as a table (inside `push`).
     static let pushed = """
         (SELECT e.seq, e.kind, e."entityKey" AS entity_key, e.payload::jsonb AS payload, e."atMs" AS till_at_ms
            FROM jsonb_to_recordset(p_events) AS e(seq bigint, kind text, "entityKey" text, payload text, "atMs" bigint)
           WHERE e.seq > j.last_seq) pushed
+        """
+
+    /// The events a push has just added to the log that the store can read (not parked in `quarantine`), as a table.
+    static let taken = """
+        (SELECT ev.seq, ev.kind, ev.entity_key, ev.payload, ev.till_at_ms FROM till_store.event ev
+          WHERE ev.till_id = t AND ev.journal_id = p_journal AND ev.seq > j.last_seq
+            AND NOT EXISTS (SELECT 1 FROM till_store.quarantine q WHERE q.till_id = t AND q.journal_id = p_journal AND q.seq = ev.seq)) pushed
         """
 
     /// Errors `push` raises, by SQLSTATE: the sync tells them apart.
@@ -263,5 +273,178 @@ enum StoreSchema {
     CREATE POLICY own_rows ON till_store.payment FOR SELECT TO till_pusher USING (till_id = till_store.session_till());
     CREATE POLICY own_rows ON till_store.z_report FOR SELECT TO till_pusher USING (till_id = till_store.session_till());
     CREATE POLICY own_rows ON till_store.till FOR SELECT TO till_pusher USING (id = till_store.session_till());
+    """
+
+    /// What every `init-store` (re)makes after the migrations, so that it follows this build: which actions and states
+    /// the store can count is TillProtocol's and TillModel's own list (`Action`, `EntryState`), not a copy in SQL.
+    static var always: String {
+        func list(_ values: [String]) -> String { values.map { "'" + $0 + "'" }.joined(separator: ", ") }
+        let actions = list(Action.allCases.map(\.rawValue)), states = list(EntryState.allCases.map(\.rawValue))
+        let whole = "'^-?[0-9]{1,18}$'"
+        return """
+        -- Why the store cannot take an event into its tables (NULL: it can). An event with a reason is kept in the log
+        -- as it came and parked in `quarantine`; the push goes on with the next one.
+        CREATE OR REPLACE FUNCTION till_store.event_problem(p_kind text, p jsonb) RETURNS text
+          LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+          AS $f$
+          SELECT CASE
+            WHEN jsonb_typeof(p) IS DISTINCT FROM 'object' THEN 'the payload is not a JSON object'
+            WHEN p_kind NOT IN ('entry', 'batch_event', 'z_report', 'z_report_restated') THEN 'an unknown kind of event: ' || p_kind
+            WHEN p_kind = 'entry' AND (p->>'id' IS NULL OR p->>'id' !~ '^[0-9]{1,18}$') THEN 'an entry without a whole-number id'
+            WHEN p_kind = 'entry' AND p->>'requestId' IS NULL THEN 'an entry without a request id'
+            WHEN p_kind = 'entry' AND (p->>'action' IS NULL OR p->>'action' NOT IN (\(actions))) THEN 'an entry of an action this store does not know: ' || COALESCE(p->>'action', 'none')
+            WHEN p_kind = 'entry' AND (p->>'state' IS NULL OR p->>'state' NOT IN (\(states))) THEN 'an entry in a state this store does not know: ' || COALESCE(p->>'state', 'none')
+            WHEN p_kind = 'entry' AND COALESCE(p->>'amountCents', '0') !~ \(whole) THEN 'an amount that is not a whole number of cents: ' || (p->>'amountCents')
+            WHEN p_kind = 'entry' AND COALESCE(p->>'tipCents', '0') !~ \(whole) THEN 'a tip that is not a whole number of cents: ' || (p->>'tipCents')
+            WHEN p_kind = 'entry' AND (COALESCE(p->>'createdAtMs', '') !~ \(whole) OR COALESCE(p->>'updatedAtMs', '') !~ \(whole)) THEN 'an entry without its times'
+            WHEN p_kind = 'entry' AND COALESCE(p->>'tipIncluded', '0') NOT IN ('0', '1') THEN 'an entry whose tip style is neither 0 nor 1'
+            WHEN p_kind = 'z_report' AND jsonb_typeof(p->'report') IS DISTINCT FROM 'object' THEN 'a Z report without its report'
+            WHEN p_kind = 'z_report' AND COALESCE(p->>'closedAtMs', '0') !~ \(whole) THEN 'a Z report whose closing time is not a number'
+          END $f$;
+        GRANT EXECUTE ON FUNCTION till_store.event_problem(text, jsonb) TO till_backoffice;
+        """
+    }
+
+    /// Version 2: a bad event never blocks the rest (`quarantine`), every push says the till is there (`last_contact_at`,
+    /// the store's clock), the payment keeps its verification method (reports by it, as the till's do), and the indexes
+    /// the back office's look-ups need.
+    static let v2 = """
+    CREATE TABLE till_store.quarantine (
+      till_id text NOT NULL,
+      journal_id text NOT NULL,
+      seq bigint NOT NULL,
+      kind text NOT NULL,
+      entity_key text NOT NULL,
+      reason text NOT NULL,
+      parked_at timestamptz NOT NULL DEFAULT now(),
+      PRIMARY KEY (till_id, journal_id, seq),
+      FOREIGN KEY (till_id, journal_id, seq) REFERENCES till_store.event(till_id, journal_id, seq)
+    );
+    ALTER TABLE till_store.quarantine ENABLE ROW LEVEL SECURITY;
+    CREATE POLICY backoffice_reads ON till_store.quarantine FOR SELECT TO till_backoffice USING (true);
+    CREATE POLICY own_rows ON till_store.quarantine FOR SELECT TO till_pusher USING (till_id = till_store.session_till());
+    REVOKE ALL ON till_store.quarantine FROM PUBLIC;
+    GRANT SELECT ON till_store.quarantine TO till_backoffice;
+
+    ALTER TABLE till_store.journal ADD COLUMN last_contact_at timestamptz;
+    UPDATE till_store.journal SET last_contact_at = last_push_at;
+    ALTER TABLE till_store.payment ADD COLUMN verification_method text;
+    UPDATE till_store.payment p SET verification_method = e.payload->>'verificationMethod'
+      FROM till_store.event e WHERE e.till_id = p.till_id AND e.journal_id = p.journal_id AND e.seq = p.last_seq;
+
+    CREATE INDEX payment_created ON till_store.payment(created_at_ms);
+    CREATE INDEX payment_stan ON till_store.payment(stan) WHERE stan IS NOT NULL;
+    CREATE INDEX payment_client_transaction ON till_store.payment(client_transaction_id) WHERE client_transaction_id IS NOT NULL;
+    CREATE INDEX payment_amount ON till_store.payment(amount_cents);
+    CREATE INDEX payment_unresolved ON till_store.payment(till_id) WHERE state IN ('pending', 'sent', 'unknown', 'review');
+    CREATE INDEX payment_journal_batch ON till_store.payment(till_id, journal_id, batch_id);
+
+    -- A payload that is not JSON is kept as a JSON string (the log holds what came); event_problem then parks it.
+    CREATE FUNCTION till_store.as_jsonb(p text) RETURNS jsonb
+      LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp
+      AS $f$ BEGIN RETURN p::jsonb; EXCEPTION WHEN others THEN RETURN to_jsonb(p); END $f$;
+
+    \(always);
+
+    CREATE OR REPLACE FUNCTION till_store.push(p_journal text, p_events jsonb) RETURNS bigint
+      LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      AS $f$
+    DECLARE
+      t text := till_store.session_till();
+      j till_store.journal%ROWTYPE;
+      first_seq bigint; n bigint; max_seq bigint; other text;
+    BEGIN
+      IF t IS NULL THEN RAISE EXCEPTION 'role % is not a till of this store', session_user USING ERRCODE = 'insufficient_privilege'; END IF;
+      -- One push at a time per till: the order checks below read what the last one wrote.
+      PERFORM pg_advisory_xact_lock(hashtext('till_store.push'), hashtext(t));
+      SELECT * INTO j FROM till_store.journal WHERE till_id = t AND journal_id = p_journal;
+      IF NOT FOUND THEN
+        SELECT till_id INTO other FROM till_store.journal WHERE journal_id = p_journal AND till_id <> t LIMIT 1;
+        IF other IS NOT NULL THEN
+          RAISE EXCEPTION 'journal % belongs to till %: a copy of its file is not this till''s journal', p_journal, other
+            USING ERRCODE = 'TS001', HINT = 'give this till its own journal file';
+        END IF;
+        -- A second journal of a till is kept as refused (the back office sees it), and nothing of it is taken.
+        INSERT INTO till_store.journal (till_id, journal_id, status)
+          VALUES (t, p_journal, CASE WHEN EXISTS (SELECT 1 FROM till_store.journal WHERE till_id = t AND status = 'active')
+                                     THEN 'refused' ELSE 'active' END)
+          RETURNING * INTO j;
+      END IF;
+      -- Every call is the till saying it is there (an empty push is how the sync says so when it has nothing to send).
+      UPDATE till_store.journal SET last_contact_at = now() WHERE till_id = t AND journal_id = p_journal;
+      -- Not an error: the refused journal's row must stay (an exception would roll it back). The sync says why.
+      IF j.status <> 'active' THEN RETURN -1; END IF;
+      IF jsonb_typeof(p_events) <> 'array' OR jsonb_array_length(p_events) = 0 THEN RETURN j.last_seq; END IF;
+      SELECT min((e->>'seq')::bigint), count(*), max((e->>'seq')::bigint) INTO first_seq, n, max_seq FROM jsonb_array_elements(p_events) e;
+      IF first_seq > j.last_seq + 1 THEN
+        RAISE EXCEPTION 'gap: the store holds journal % of till % up to %, the push starts at %', p_journal, t, j.last_seq, first_seq
+          USING ERRCODE = 'TS003';
+      END IF;
+      IF max_seq - first_seq + 1 <> n OR (SELECT count(DISTINCT (e->>'seq')) FROM jsonb_array_elements(p_events) e) <> n THEN
+        RAISE EXCEPTION 'gap: the events pushed are not one run of sequence numbers' USING ERRCODE = 'TS003';
+      END IF;
+      -- Every push starts with the last event the store holds, and every event the store holds already must be the
+      -- same: a journal restored from an older backup, which then journaled other sales under the same numbers, is
+      -- refused here instead of having its first new events silently skipped.
+      IF j.last_seq > 0 AND first_seq > j.last_seq THEN
+        RAISE EXCEPTION 'gap: a push of journal % starts with the last event the store holds (%), not %', p_journal, j.last_seq, first_seq
+          USING ERRCODE = 'TS003';
+      END IF;
+      IF EXISTS (SELECT 1 FROM jsonb_to_recordset(p_events) AS e(seq bigint, kind text, "entityKey" text, payload text, "atMs" bigint)
+                 JOIN till_store.event s ON s.till_id = t AND s.journal_id = p_journal AND s.seq = e.seq
+                 WHERE s.kind <> e.kind OR s.entity_key <> e."entityKey" OR s.payload <> till_store.as_jsonb(e.payload)) THEN
+        RAISE EXCEPTION 'journal % of till % holds other events than the store under the same numbers: restored from a backup, or changed by hand; nothing was taken', p_journal, t
+          USING ERRCODE = 'TS004', HINT = 'keep the newer journal file, or have the back office retire this journal and give the till a new one';
+      END IF;
+      IF max_seq <= j.last_seq THEN RETURN j.last_seq; END IF;
+
+      INSERT INTO till_store.event (till_id, journal_id, seq, kind, entity_key, payload, till_at_ms)
+        SELECT t, p_journal, e.seq, e.kind, e."entityKey", till_store.as_jsonb(e.payload), e."atMs"
+          FROM jsonb_to_recordset(p_events) AS e(seq bigint, kind text, "entityKey" text, payload text, "atMs" bigint)
+         WHERE e.seq > j.last_seq ORDER BY e.seq
+        ON CONFLICT DO NOTHING;
+      -- One bad event never blocks the rest: it stays in the log as it came, parked with its reason, and the tables
+      -- the back office reads are made from the others.
+      INSERT INTO till_store.quarantine (till_id, journal_id, seq, kind, entity_key, reason)
+        SELECT t, p_journal, ev.seq, ev.kind, ev.entity_key, r.reason FROM till_store.event ev
+          CROSS JOIN LATERAL (SELECT till_store.event_problem(ev.kind, ev.payload) AS reason) r
+         WHERE ev.till_id = t AND ev.journal_id = p_journal AND ev.seq > j.last_seq AND r.reason IS NOT NULL;
+
+      -- Each entry's latest snapshot of the run (an event is the whole row after its change).
+      INSERT INTO till_store.payment AS p (till_id, journal_id, entry_id, request_id, action, origin, state, amount_cents, tip_cents,
+          tip_included, batch_id, batch_name, client_transaction_id, transaction_id, stan, card_type, verification_method,
+          created_at_ms, updated_at_ms, last_seq)
+        SELECT DISTINCT ON (entity_key) t, p_journal, (payload->>'id')::bigint, payload->>'requestId', payload->>'action',
+               COALESCE(payload->>'origin', 'request'), payload->>'state', (payload->>'amountCents')::bigint, (payload->>'tipCents')::bigint,
+               COALESCE((payload->>'tipIncluded')::int, 0) = 1, payload->>'batchId', payload->>'batchName',
+               payload->>'clientTransactionId', payload->>'transactionId', payload->>'stan', payload->>'cardType',
+               payload->>'verificationMethod', (payload->>'createdAtMs')::bigint, (payload->>'updatedAtMs')::bigint, seq
+        FROM \(taken) WHERE kind = 'entry' ORDER BY entity_key, seq DESC
+      ON CONFLICT (till_id, journal_id, entry_id) DO UPDATE SET
+          request_id = excluded.request_id, action = excluded.action, origin = excluded.origin, state = excluded.state,
+          amount_cents = excluded.amount_cents, tip_cents = excluded.tip_cents, tip_included = excluded.tip_included,
+          batch_id = excluded.batch_id, batch_name = excluded.batch_name, client_transaction_id = excluded.client_transaction_id,
+          transaction_id = excluded.transaction_id, stan = excluded.stan, card_type = excluded.card_type,
+          verification_method = excluded.verification_method,
+          created_at_ms = excluded.created_at_ms, updated_at_ms = excluded.updated_at_ms, last_seq = excluded.last_seq
+        WHERE p.last_seq < excluded.last_seq;
+
+      -- Z reports: the last event of each batch key wins (a restated one is dropped until it is stored again).
+      DELETE FROM till_store.z_report z USING (
+          SELECT DISTINCT ON (entity_key) entity_key, kind, seq FROM \(taken) WHERE kind IN ('z_report', 'z_report_restated')
+          ORDER BY entity_key, seq DESC) x
+        WHERE x.kind = 'z_report_restated' AND z.till_id = t AND z.journal_id = p_journal AND z.batch_key = x.entity_key AND z.last_seq < x.seq;
+      INSERT INTO till_store.z_report AS z (till_id, journal_id, batch_key, closed_at_ms, report, last_seq)
+        SELECT t, p_journal, entity_key, (payload->>'closedAtMs')::bigint, payload->'report', seq FROM (
+          SELECT DISTINCT ON (entity_key) * FROM \(taken) WHERE kind IN ('z_report', 'z_report_restated') ORDER BY entity_key, seq DESC) x
+        WHERE x.kind = 'z_report'
+      ON CONFLICT (till_id, journal_id, batch_key) DO UPDATE SET closed_at_ms = excluded.closed_at_ms, report = excluded.report,
+          last_seq = excluded.last_seq WHERE z.last_seq < excluded.last_seq;
+
+      UPDATE till_store.journal SET last_seq = max_seq, last_push_at = now() WHERE till_id = t AND journal_id = p_journal;
+      RETURN max_seq;
+    END $f$;
+    REVOKE ALL ON FUNCTION till_store.push(text, jsonb), till_store.as_jsonb(text) FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION till_store.push(text, jsonb) TO till_pusher
     """
 }

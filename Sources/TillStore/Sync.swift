@@ -76,7 +76,12 @@ public struct Sync: Sendable {
             // From the last event the store holds, which the store compares with its own: the proof that this file
             // goes on from what the store has (see the store's push).
             let events = try reader.events(after: max(0, storeLast - 1), limit: batchSize)
-            guard events.contains(where: { $0.seq > storeLast }) else { break }
+            guard events.contains(where: { $0.seq > storeLast }) else {
+                // Nothing to send: an empty push all the same, so the back office sees the till is there and when
+                // (reconcile's "stopped pushing" reads the store's clock of the last call, not of the last sale).
+                if batches == 0 { try await store.query("SELECT till_store.push(\(journalId), '[]'::jsonb)") }
+                break
+            }
             guard events[0].seq == max(1, storeLast), zip(events, events.dropFirst()).allSatisfy({ $1.seq == $0.seq + 1 }) else {
                 throw StoreError("the journal's outbox has a gap after event \(storeLast): it was changed by something other than till; nothing more was pushed")
             }

@@ -5,19 +5,28 @@ import TillStore
 
 /// How to reach the store: the same options for every command.
 struct StoreOptions: ParsableArguments {
-    @Option(help: "The store's unix socket folder (starts with /) or a loopback host.")
+    @Option(help: "The store's unix socket folder (starts with /), or its host (over TLS unless loopback).")
     var host: String = "/var/run/postgresql"
     @Option(help: "The store's port.")
     var port: Int = 5432
     @Option(help: "The store's database.")
     var database: String = "till"
-    @Option(help: "The role to log in as (a till's own role for push; an administrator for the set-up commands).")
+    @Option(help: "The role to log in as (a till's own role for push; a back-office role for report, find, reconcile; an administrator for the set-up commands).")
     var user: String = ProcessInfo.processInfo.environment["USER"] ?? "till"
     @Option(help: "A file holding the password, readable by its owner only (0600).")
     var passwordFile: String?
+    @Option(help: "The certificate authorities (PEM) that may sign the store's certificate (TLS is used, fully verified, for any host but a unix socket or loopback); default: the system's.")
+    var caFile: String?
+    @Flag(help: "TLS, fully verified, on loopback too (a tunnel's end on this machine).")
+    var tlsOnLoopback = false
+
+    @Option(help: "Seconds to wait for the store to answer a login or a statement before giving the connection up.")
+    var timeout = 60
 
     var address: StoreAddress {
-        StoreAddress(host: host, port: port, database: database, user: user, passwordFile: passwordFile)
+        var a = StoreAddress(host: host, port: port, database: database, user: user, passwordFile: passwordFile, caFile: caFile, tlsOnLoopback: tlsOnLoopback)
+        a.timeout = .seconds(max(1, timeout))
+        return a
     }
 }
 
@@ -31,8 +40,9 @@ func fail(_ error: any Error) -> ExitCode {
 struct TillSync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "till-sync",
-        abstract: "Pushes a till's journal to the chain's central store (PostgreSQL).",
-        subcommands: [Push.self, InitStore.self, AddShop.self, AddTill.self, AdoptJournal.self])
+        abstract: "Pushes a till's journal to the chain's central store (PostgreSQL), and reads the store for the back office.",
+        subcommands: [Push.self, InitStore.self, AddShop.self, AddTill.self, AdoptJournal.self,
+                      ReportCommand.self, FindCommand.self, ReconcileCommand.self, WatchCommand.self, BenchCommand.self])
 }
 
 struct Push: AsyncParsableCommand {

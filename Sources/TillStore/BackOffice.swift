@@ -1,0 +1,472 @@
+import Foundation
+import PostgresNIO
+import TillModel
+import TillProtocol
+
+/// What the back office reads (as a member of `till_backoffice`, which reads everything and writes nothing): reports
+/// across tills and shops, a payment from any till, and the reconciliation. Every command streams: the store's rows
+/// are read and written one at a time, and what is kept between them is one group's report buckets (a few dozen at
+/// most), never the rows.
+///
+/// Money is counted once, by TillModel: the store sums each group's entries into `ReportBucket`s keyed as the till's
+/// own `batch_summary` is (action, state, card type, verification method), and `Report(buckets:)` turns them into
+/// sales, tips, refunds, not charged and unknown exactly as `till report` does.
+public struct BackOffice: Sendable {
+    public var address: StoreAddress
+    public init(address: StoreAddress) { self.address = address }
+
+    /// What a report row is per.
+    public enum Dimension: String, Sendable, CaseIterable {
+        case shop, till, day, shift
+    }
+
+    /// Which entries: a shop, a till, local days (each shop's own time zone) from and to, inclusive, `YYYY-MM-DD`.
+    public struct Filter: Sendable, Hashable {
+        public var shop: String?
+        public var till: String?
+        public var fromDay: String?
+        public var toDay: String?
+        public init(shop: String? = nil, till: String? = nil, fromDay: String? = nil, toDay: String? = nil) {
+            self.shop = shop; self.till = till; self.fromDay = fromDay; self.toDay = toDay
+        }
+    }
+
+    /// One group's totals: the values of its dimensions (in the order asked) and its report.
+    public struct ReportRow: Sendable {
+        public var key: [String]
+        public var report: Report
+    }
+
+    // MARK: SQL pieces
+
+    /// A query's text with its parameters bound as `$1…` (text, cast where the SQL needs another type).
+    struct SQL {
+        var text = ""
+        var binds = PostgresBindings()
+        var count = 0
+        mutating func add(_ s: String) { text += s }
+        /// Appends a parameter's placeholder.
+        mutating func bind(_ value: String) -> String {
+            binds.append(value)
+            count += 1
+            return "$\(count)"
+        }
+        var query: PostgresQuery { PostgresQuery(unsafeSQL: text, binds: binds) }
+    }
+
+    /// The local day of an entry in its shop's time zone.
+    static let localDay = "to_char(to_timestamp(p.created_at_ms / 1000.0) AT TIME ZONE s.time_zone, 'YYYY-MM-DD')"
+    static let localTime = "to_char(to_timestamp(p.created_at_ms / 1000.0) AT TIME ZONE s.time_zone, 'YYYY-MM-DD HH24:MI:SS')"
+    static let from = " FROM till_store.payment p JOIN till_store.till t ON t.id = p.till_id JOIN till_store.shop s ON s.id = t.shop_id"
+
+    static func expression(_ d: Dimension) -> String {
+        switch d {
+        case .shop: return "s.id"
+        case .till: return "p.till_id"
+        case .day: return localDay
+        case .shift: return "COALESCE(p.batch_id, '')"
+        }
+    }
+
+    /// The WHERE clause of a filter. The local day is compared exactly; a range of the till's clock around it (no time
+    /// zone is more than 14 hours from UTC) lets the `payment_created` index find the rows first.
+    static func whereClause(_ f: Filter, _ sql: inout SQL, moneyOnly: Bool) {
+        var parts: [String] = []
+        if moneyOnly {
+            parts.append("p.action IN (" + Action.allCases.filter(\.movesMoney).map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")")
+        }
+        if let shop = f.shop { parts.append("s.id = " + sql.bind(shop)) }
+        if let till = f.till { parts.append("p.till_id = " + sql.bind(till)) }
+        if let from = f.fromDay {
+            let b = sql.bind(from)
+            parts.append("\(localDay) >= \(b)")
+            parts.append("p.created_at_ms >= (extract(epoch FROM \(b)::date::timestamp) * 1000 - 50400000)::bigint")
+        }
+        if let to = f.toDay {
+            let b = sql.bind(to)
+            parts.append("\(localDay) <= \(b)")
+            parts.append("p.created_at_ms < (extract(epoch FROM (\(b)::date + 1)::timestamp) * 1000 + 50400000)::bigint")
+        }
+        if !parts.isEmpty { sql.add(" WHERE " + parts.joined(separator: " AND ")) }
+    }
+
+    /// The bucket columns, as the till's `batch_summary` sums them.
+    static let bucketColumns = """
+        p.action, p.state, COALESCE(p.card_type, ''), COALESCE(p.verification_method, ''), count(*)::bigint,
+        COALESCE(sum(p.amount_cents), 0)::bigint, COALESCE(sum(p.tip_cents), 0)::bigint,
+        (count(*) FILTER (WHERE COALESCE(p.tip_cents, 0) > 0))::bigint,
+        COALESCE(sum(CASE WHEN p.tip_included THEN p.tip_cents ELSE 0 END), 0)::bigint,
+        min(p.created_at_ms), max(p.created_at_ms)
+        """
+
+    /// Reads the bucket columns starting at `at`; nil when the row has none (a left join that found no entry).
+    static func bucket(_ cells: PostgresRandomAccessRow, at i: Int) throws -> ReportBucket? {
+        guard let actionName = try cells[i].decode(String?.self) else { return nil }
+        let stateName = try cells[i + 1].decode(String.self)
+        // Checked when the store took the event (event_problem): a bucket it cannot read would be money left out unseen.
+        guard let action = Action(rawValue: actionName), let state = EntryState(rawValue: stateName) else {
+            throw StoreError("the store holds entries this build cannot count (\(actionName), \(stateName)): update till-sync")
+        }
+        return ReportBucket(action: action, state: state, cardType: try cells[i + 2].decode(String.self),
+                            verificationMethod: try cells[i + 3].decode(String.self), count: Int(try cells[i + 4].decode(Int64.self)),
+                            amountCents: Int(try cells[i + 5].decode(Int64.self)), tipCents: Int(try cells[i + 6].decode(Int64.self)),
+                            tippedCount: Int(try cells[i + 7].decode(Int64.self)), firstAtMs: try cells[i + 9].decode(Int64.self),
+                            lastAtMs: try cells[i + 10].decode(Int64.self), includedTipCents: Int(try cells[i + 8].decode(Int64.self)))
+    }
+
+    /// Adds buckets of the same key together (a grand total over groups).
+    struct BucketKey: Hashable { var action: Action; var state: EntryState; var cardType: String; var method: String }
+    static func merge(_ b: ReportBucket, into map: inout [BucketKey: ReportBucket]) {
+        let key = BucketKey(action: b.action, state: b.state, cardType: b.cardType, method: b.verificationMethod)
+        if var m = map[key] {
+            m.count += b.count; m.amountCents += b.amountCents; m.tipCents += b.tipCents; m.tippedCount += b.tippedCount
+            m.includedTipCents += b.includedTipCents
+            m.firstAtMs = min(m.firstAtMs, b.firstAtMs); m.lastAtMs = max(m.lastAtMs, b.lastAtMs)
+            map[key] = m
+        } else { map[key] = b }
+    }
+
+    static func report(_ buckets: [ReportBucket]) -> Report {
+        Report(kind: .running, batch: nil, generatedAtMs: 0, buckets: buckets)
+    }
+
+    // MARK: report
+
+    /// Totals per group of `by` (a shift is a till's: asking for shifts groups by till too), in the order of the
+    /// groups, each handed to `each` as soon as its last row is read. Returns the grand total.
+    @discardableResult
+    public func report(by dims: [Dimension], filter: Filter, _ each: (ReportRow) async throws -> Void) async throws -> Report {
+        let dims = BackOffice.normalised(dims)
+        var sql = SQL()
+        let keys = dims.map(BackOffice.expression)
+        sql.add("SELECT " + (keys + [BackOffice.bucketColumns]).joined(separator: ", ") + BackOffice.from)
+        BackOffice.whereClause(filter, &sql, moneyOnly: true)
+        let n = keys.count
+        sql.add(" GROUP BY " + (1...(n + 4)).map(String.init).joined(separator: ", "))
+        if n > 0 { sql.add(" ORDER BY " + (1...n).map(String.init).joined(separator: ", ")) }
+        var current: [String]? = nil
+        var buckets: [ReportBucket] = []
+        var total: [BucketKey: ReportBucket] = [:]
+        try await with { store in
+            try await store.forEachRow(sql.query) { row in
+                let cells = row.makeRandomAccess()
+                let key = try (0..<n).map { try cells[$0].decode(String.self) }
+                guard let b = try BackOffice.bucket(cells, at: n) else { return }
+                if let c = current, c != key {
+                    try await each(ReportRow(key: c, report: BackOffice.report(buckets)))
+                    buckets.removeAll(keepingCapacity: true)
+                }
+                current = key
+                buckets.append(b)
+                BackOffice.merge(b, into: &total)
+            }
+        }
+        if let c = current { try await each(ReportRow(key: c, report: BackOffice.report(buckets))) }
+        return BackOffice.report(Array(total.values))
+    }
+
+    /// In the one order rows are grouped in (shop, till, day, shift), each once; a shift brings its till.
+    public static func normalised(_ dims: [Dimension]) -> [Dimension] {
+        var set = Set(dims)
+        if set.contains(.shift) { set.insert(.till) }
+        return Dimension.allCases.filter(set.contains)
+    }
+
+    /// The report's columns after the group's: what `till report` shows, per group.
+    public static let reportColumns: [Column] = [
+        Column("sales", 6, .count), Column("sales_amount", 12, .money), Column("tips", 9, .money),
+        Column("captures", 10, .money), Column("refunds", 10, .money), Column("net", 12, .money),
+        Column("declined", 8, .count), Column("not_charged", 11, .count), Column("unknown", 7, .count),
+        Column("unknown_amount", 14, .money), Column("review", 6, .count),
+    ]
+
+    public static func reportCells(_ r: Report) -> [Cell] {
+        [.count(r.sales.count), .money(r.sales.cents), .money(r.tips.cents), .money(r.captures.cents), .money(r.refunds.cents),
+         .money(r.netCents), .count(r.declined.count), .count(r.notCharged.count), .count(r.unknown.count), .money(r.unknown.cents),
+         .count(r.review.count)]
+    }
+
+    public static func dimensionColumn(_ d: Dimension) -> Column {
+        switch d {
+        case .shop: return Column("shop", 10)
+        case .till: return Column("till", 10)
+        case .day: return Column("day", 10)
+        case .shift: return Column("shift", 16)
+        }
+    }
+
+    // MARK: find
+
+    /// What to look for: at least one of transaction id, STAN, client transaction id, amount; narrowed by the filter.
+    public struct Search: Sendable, Hashable {
+        public var transactionId: String?
+        public var stan: String?
+        public var clientTransactionId: String?
+        public var amountCents: Int?
+        public init(transactionId: String? = nil, stan: String? = nil, clientTransactionId: String? = nil, amountCents: Int? = nil) {
+            self.transactionId = transactionId; self.stan = stan; self.clientTransactionId = clientTransactionId; self.amountCents = amountCents
+        }
+        public var isEmpty: Bool { transactionId == nil && stan == nil && clientTransactionId == nil && amountCents == nil }
+    }
+
+    public static let findColumns: [Column] = [
+        Column("shop", 10), Column("till", 10), Column("entry", 6, .count), Column("local_time", 19), Column("action", 16),
+        Column("state", 9), Column("amount", 10, .money), Column("tip", 8, .money), Column("paid", 10, .money),
+        Column("stan", 6), Column("transaction_id", 20), Column("client_transaction_id", 36), Column("card", 10),
+        Column("shift", 16), Column("journal", 32),
+    ]
+
+    /// Every entry that matches, from any till, oldest first (the till's clock), streamed to `each` as cells of
+    /// `findColumns`. Returns how many matched.
+    @discardableResult
+    public func find(_ search: Search, filter: Filter, limit: Int? = nil, _ each: ([Cell]) async throws -> Void) async throws -> Int {
+        guard !search.isEmpty || filter.fromDay != nil else {
+            throw StoreError("say what to look for: --transaction-id, --stan, --client-transaction-id, --amount or --day")
+        }
+        var sql = SQL()
+        sql.add("SELECT s.id, p.till_id, p.entry_id, \(BackOffice.localTime), p.action, p.state, p.amount_cents, p.tip_cents, p.tip_included, ")
+        sql.add("COALESCE(p.stan, ''), COALESCE(p.transaction_id, ''), COALESCE(p.client_transaction_id, ''), COALESCE(p.card_type, ''), ")
+        sql.add("COALESCE(p.batch_id, ''), p.journal_id, COALESCE(p.verification_method, '')" + BackOffice.from)
+        BackOffice.whereClause(filter, &sql, moneyOnly: false)
+        var more: [String] = []
+        if let v = search.transactionId { more.append("p.transaction_id = " + sql.bind(v)) }
+        if let v = search.stan { more.append("p.stan = " + sql.bind(v)) }
+        if let v = search.clientTransactionId { more.append("p.client_transaction_id = " + sql.bind(v)) }
+        if let v = search.amountCents { more.append("p.amount_cents = " + sql.bind(String(v)) + "::bigint") }
+        if !more.isEmpty { sql.add((sql.text.contains(" WHERE ") ? " AND " : " WHERE ") + more.joined(separator: " AND ")) }
+        sql.add(" ORDER BY p.created_at_ms, p.till_id, p.entry_id")
+        if let limit { sql.add(" LIMIT \(max(0, limit))") }
+        var n = 0
+        try await with { store in
+            try await store.forEachRow(sql.query) { row in
+                let c = row.makeRandomAccess()
+                let actionName = try c[4].decode(String.self), stateName = try c[5].decode(String.self)
+                let amount = try c[6].decode(Int64?.self).map(Int.init) ?? 0, tip = try c[7].decode(Int64?.self).map(Int.init) ?? 0
+                // What the entry moved, counted by the same rule as every report: a report of this one entry.
+                var paid = 0
+                if let action = Action(rawValue: actionName), let state = EntryState(rawValue: stateName) {
+                    let included = try c[8].decode(Bool.self) ? tip : 0
+                    paid = BackOffice.report([ReportBucket(action: action, state: state, cardType: "", verificationMethod: "", count: 1,
+                                                           amountCents: amount, tipCents: tip, tippedCount: tip > 0 ? 1 : 0, firstAtMs: 0,
+                                                           lastAtMs: 0, includedTipCents: included)]).netCents
+                }
+                n += 1
+                try await each([.text(try c[0].decode(String.self)), .text(try c[1].decode(String.self)), .count(Int(try c[2].decode(Int64.self))),
+                                .text(try c[3].decode(String.self)), .text(actionName), .text(stateName), .money(amount), .money(tip),
+                                .money(paid), .text(try c[9].decode(String.self)), .text(try c[10].decode(String.self)),
+                                .text(try c[11].decode(String.self)), .text(try c[12].decode(String.self)),
+                                .text(try c[13].decode(String.self)), .text(try c[14].decode(String.self))])
+            }
+        }
+        return n
+    }
+
+    // MARK: reconcile
+
+    /// One thing the reconciliation found.
+    public struct Finding: Sendable, Hashable {
+        public enum Check: String, Sendable, Hashable, CaseIterable {
+            /// A till's Z report and the entries pushed for its batch disagree.
+            case zMismatch = "z-mismatch"
+            /// A till has not been in touch for longer than allowed, or never.
+            case stopped
+            /// A journal file of a till that waits for the back office to adopt it.
+            case refusedJournal = "refused-journal"
+            /// An entry whose outcome is still open on its till.
+            case unresolved
+            /// An event the store could not take, parked with its reason.
+            case parked
+        }
+        public var check: Check
+        public var shop: String
+        public var till: String
+        public var journal: String
+        public var shift: String
+        public var entry: String
+        public var detail: String
+        public var tillCents: Int?
+        public var storeCents: Int?
+    }
+
+    public static let reconcileColumns: [Column] = [
+        Column("check", 15), Column("shop", 10), Column("till", 10), Column("journal", 32), Column("shift", 16),
+        Column("entry", 6), Column("detail", 60), Column("till_amount", 11, .money), Column("store_amount", 12, .money),
+    ]
+
+    public static func cells(_ f: Finding) -> [Cell] {
+        [.text(f.check.rawValue), .text(f.shop), .text(f.till), .text(f.journal), .text(f.shift), .text(f.entry), .text(f.detail),
+         f.tillCents.map(Cell.money) ?? .text(""), f.storeCents.map(Cell.money) ?? .text("")]
+    }
+
+    /// What the reconciliation counted besides its findings.
+    public struct ReconcileSummary: Sendable, Hashable {
+        public var zReports = 0
+        public var zMatching = 0
+        public var tills = 0
+        public var findings: [Finding.Check: Int] = [:]
+    }
+
+    /// Streams every finding, check by check: Z reports against their pushed entries, tills out of touch for longer
+    /// than `stoppedAfter` (by the store's clock), journals waiting to be adopted, entries still unresolved, events parked.
+    @discardableResult
+    public func reconcile(filter: Filter, stoppedAfter: Duration = .seconds(900), _ each: (Finding) async throws -> Void) async throws -> ReconcileSummary {
+        var summary = ReconcileSummary()
+        func found(_ f: Finding) async throws {
+            summary.findings[f.check, default: 0] += 1
+            try await each(f)
+        }
+        try await with { store in
+            // Z reports: the report as the till stored it at the close, against the entries the store holds of that
+            // batch, both counted by TillModel's Report. One row per bucket, in Z report order.
+            var sql = SQL()
+            sql.add("""
+                SELECT z.till_id, z.journal_id, z.batch_key, z.report::text, s.id, \(BackOffice.bucketColumns)
+                FROM till_store.z_report z JOIN till_store.till t ON t.id = z.till_id JOIN till_store.shop s ON s.id = t.shop_id
+                LEFT JOIN till_store.payment p ON p.till_id = z.till_id AND p.journal_id = z.journal_id
+                  AND (p.batch_id = z.batch_key OR (z.batch_key = '' AND p.batch_id IS NULL))
+                  AND p.action IN (\(Action.allCases.filter(\.movesMoney).map { "'\($0.rawValue)'" }.joined(separator: ", ")))
+                """)
+            var parts: [String] = []
+            if let shop = filter.shop { parts.append("s.id = " + sql.bind(shop)) }
+            if let till = filter.till { parts.append("z.till_id = " + sql.bind(till)) }
+            if !parts.isEmpty { sql.add(" WHERE " + parts.joined(separator: " AND ")) }
+            sql.add(" GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9 ORDER BY 1, 2, 3")
+            var current: (till: String, journal: String, key: String, shop: String, z: String)? = nil
+            var buckets: [ReportBucket] = []
+            func compare() async throws {
+                guard let c = current else { return }
+                summary.zReports += 1
+                let z = try JSONDecoder().decode(Report.self, from: Data(c.z.utf8))
+                let pushed = BackOffice.report(buckets)
+                let tallies: [(String, Tally, Tally)] = [
+                    ("sales", z.sales, pushed.sales), ("tips", z.tips, pushed.tips), ("captures", z.captures, pushed.captures),
+                    ("refunds", z.refunds, pushed.refunds), ("declined", z.declined, pushed.declined),
+                    ("not charged", z.notCharged, pushed.notCharged), ("unknown", z.unknown, pushed.unknown),
+                    ("review", z.review, pushed.review),
+                ]
+                let differ = tallies.filter { $0.1 != $0.2 }
+                if differ.isEmpty && z.netCents == pushed.netCents { summary.zMatching += 1; return }
+                let what = differ.map { "\($0.0) \($0.1.count)/\(Money(cents: $0.1.cents)) vs \($0.2.count)/\(Money(cents: $0.2.cents))" }
+                try await found(Finding(check: .zMismatch, shop: c.shop, till: c.till, journal: c.journal, shift: c.key, entry: "",
+                                        detail: "Z report vs pushed entries: " + what.joined(separator: "; "),
+                                        tillCents: z.netCents, storeCents: pushed.netCents))
+            }
+            try await store.forEachRow(sql.query) { row in
+                let cells = row.makeRandomAccess()
+                let till = try cells[0].decode(String.self), journal = try cells[1].decode(String.self), key = try cells[2].decode(String.self)
+                if let c = current, (c.till, c.journal, c.key) != (till, journal, key) {
+                    try await compare()
+                    buckets.removeAll(keepingCapacity: true)
+                }
+                if current.map({ ($0.till, $0.journal, $0.key) != (till, journal, key) }) ?? true {
+                    current = (till, journal, key, try cells[4].decode(String.self), try cells[3].decode(String.self))
+                }
+                if let b = try BackOffice.bucket(cells, at: 5) { buckets.append(b) }
+            }
+            try await compare()
+
+            // Tills out of touch: the last call of any of its journals, by the store's clock.
+            var tills = SQL()
+            tills.add("""
+                SELECT s.id, t.id, to_char(max(j.last_contact_at), 'YYYY-MM-DD HH24:MI:SS TZ'), to_char(max(j.last_push_at), 'YYYY-MM-DD HH24:MI:SS TZ'),
+                       COALESCE(extract(epoch FROM now() - max(j.last_contact_at))::bigint, -1)
+                FROM till_store.till t JOIN till_store.shop s ON s.id = t.shop_id
+                LEFT JOIN till_store.journal j ON j.till_id = t.id AND j.status = 'active'
+                """)
+            var tillParts: [String] = []
+            if let shop = filter.shop { tillParts.append("s.id = " + tills.bind(shop)) }
+            if let till = filter.till { tillParts.append("t.id = " + tills.bind(till)) }
+            if !tillParts.isEmpty { tills.add(" WHERE " + tillParts.joined(separator: " AND ")) }
+            tills.add(" GROUP BY 1, 2 ORDER BY 1, 2")
+            let limit = stoppedAfter.components.seconds
+            try await store.forEachRow(tills.query) { row in
+                let c = row.makeRandomAccess()
+                summary.tills += 1
+                let ago = try c[4].decode(Int64.self)
+                guard ago < 0 || ago > limit else { return }
+                let contact = try c[2].decode(String?.self), push = try c[3].decode(String?.self)
+                let detail = contact.map { "no push since \($0) (\(BackOffice.duration(ago)) ago); last events taken \(push ?? "never")" }
+                    ?? "has never pushed"
+                try await found(Finding(check: .stopped, shop: try c[0].decode(String.self), till: try c[1].decode(String.self),
+                                        journal: "", shift: "", entry: "", detail: detail, tillCents: nil, storeCents: nil))
+            }
+
+            // Journals waiting for the back office.
+            var refused = SQL()
+            refused.add("""
+                SELECT s.id, j.till_id, j.journal_id, to_char(j.first_seen_at, 'YYYY-MM-DD HH24:MI:SS TZ')
+                FROM till_store.journal j JOIN till_store.till t ON t.id = j.till_id JOIN till_store.shop s ON s.id = t.shop_id
+                WHERE j.status = 'refused'
+                """)
+            if let shop = filter.shop { refused.add(" AND s.id = " + refused.bind(shop)) }
+            if let till = filter.till { refused.add(" AND j.till_id = " + refused.bind(till)) }
+            refused.add(" ORDER BY 1, 2, 4")
+            try await store.forEachRow(refused.query) { row in
+                let c = row.makeRandomAccess()
+                let till = try c[1].decode(String.self), journal = try c[2].decode(String.self)
+                try await found(Finding(check: .refusedJournal, shop: try c[0].decode(String.self), till: till, journal: journal, shift: "",
+                                        entry: "", detail: "first pushed \(try c[3].decode(String.self)); nothing of it taken until adopted (till-sync adopt-journal --till \(till) --journal \(journal))",
+                                        tillCents: nil, storeCents: nil))
+            }
+
+            // Entries whose outcome is still open, as the till's Unresolved screen lists them.
+            var open = SQL()
+            let states = EntryState.allCases.filter(\.needsAttention).map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            open.add("SELECT s.id, p.till_id, p.journal_id, COALESCE(p.batch_id, ''), p.entry_id, p.action, p.state, \(BackOffice.localTime), p.amount_cents, p.tip_cents, p.tip_included"
+                     + BackOffice.from + " WHERE p.state IN (\(states))")
+            if let shop = filter.shop { open.add(" AND s.id = " + open.bind(shop)) }
+            if let till = filter.till { open.add(" AND p.till_id = " + open.bind(till)) }
+            open.add(" ORDER BY p.till_id, p.created_at_ms, p.entry_id")
+            try await store.forEachRow(open.query) { row in
+                let c = row.makeRandomAccess()
+                let amount = Int(try c[8].decode(Int64?.self) ?? 0), tip = Int(try c[9].decode(Int64?.self) ?? 0)
+                let asked = amount + (try c[10].decode(Bool.self) ? 0 : tip)
+                try await found(Finding(check: .unresolved, shop: try c[0].decode(String.self), till: try c[1].decode(String.self),
+                                        journal: try c[2].decode(String.self), shift: try c[3].decode(String.self),
+                                        entry: String(try c[4].decode(Int64.self)),
+                                        detail: "\(try c[5].decode(String.self)) \(try c[6].decode(String.self)) since \(try c[7].decode(String.self)) (till's clock, shop's time)",
+                                        tillCents: asked, storeCents: nil))
+            }
+
+            // Events parked: in the log, not in the totals.
+            var parked = SQL()
+            parked.add("""
+                SELECT s.id, q.till_id, q.journal_id, q.seq, q.kind, q.entity_key, q.reason, to_char(q.parked_at, 'YYYY-MM-DD HH24:MI:SS TZ')
+                FROM till_store.quarantine q JOIN till_store.till t ON t.id = q.till_id JOIN till_store.shop s ON s.id = t.shop_id
+                """)
+            var parkedParts: [String] = []
+            if let shop = filter.shop { parkedParts.append("s.id = " + parked.bind(shop)) }
+            if let till = filter.till { parkedParts.append("q.till_id = " + parked.bind(till)) }
+            if !parkedParts.isEmpty { parked.add(" WHERE " + parkedParts.joined(separator: " AND ")) }
+            parked.add(" ORDER BY 2, 3, 4")
+            try await store.forEachRow(parked.query) { row in
+                let c = row.makeRandomAccess()
+                try await found(Finding(check: .parked, shop: try c[0].decode(String.self), till: try c[1].decode(String.self),
+                                        journal: try c[2].decode(String.self), shift: "", entry: try c[5].decode(String.self),
+                                        detail: "event \(try c[3].decode(Int64.self)) (\(try c[4].decode(String.self))) parked \(try c[7].decode(String.self)): \(try c[6].decode(String.self))",
+                                        tillCents: nil, storeCents: nil))
+            }
+        }
+        return summary
+    }
+
+    /// `3 h 12 min`, `45 s`.
+    static func duration(_ seconds: Int64) -> String {
+        if seconds < 60 { return "\(seconds) s" }
+        if seconds < 3_600 { return "\(seconds / 60) min" }
+        if seconds < 86_400 { return "\(seconds / 3_600) h \(seconds % 3_600 / 60) min" }
+        return "\(seconds / 86_400) d \(seconds % 86_400 / 3_600) h"
+    }
+
+    func with<T: Sendable>(_ body: (StoreConnection) async throws -> T) async throws -> T {
+        let store = try await StoreConnection.connect(address)
+        do {
+            let r = try await body(store)
+            await store.close()
+            return r
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+}

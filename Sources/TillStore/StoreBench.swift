@@ -1,0 +1,213 @@
+import Foundation
+import PostgresNIO
+import TillCore
+import TillIO
+
+/// The store's benchmarks (`till-sync bench`): push throughput, lag from a sale to its row, and a back-office report
+/// over a year of a chain. Everything runs in a scratch database it makes on the server it is given (as an
+/// administrator) and drops at the end.
+public struct StoreBench: Sendable {
+    public var admin: StoreAddress
+    /// A port on loopback that reaches the same server through a delay (scripts/bench-store starts one), or nil.
+    public var delayedPort: Int?
+    public var delayMs: Int
+    public var lagSales: Int
+    public var yearTills: Int
+    public var yearEntriesPerTill: Int
+    public var say: @Sendable (String) -> Void
+
+    public init(admin: StoreAddress, delayedPort: Int?, delayMs: Int, lagSales: Int, yearTills: Int, yearEntriesPerTill: Int,
+                say: @escaping @Sendable (String) -> Void) {
+        self.admin = admin; self.delayedPort = delayedPort; self.delayMs = delayMs; self.lagSales = lagSales
+        self.yearTills = yearTills; self.yearEntriesPerTill = yearEntriesPerTill; self.say = say
+    }
+
+    struct Scratch {
+        var address: StoreAddress
+        var dir: String
+        var tills = 0
+    }
+
+    public func run() async throws {
+        let name = "till_bench_" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        var server = admin
+        server.database = "postgres"
+        try await StoreAdmin(address: server).with { try await $0.execute("CREATE DATABASE \(name)") }
+        var template = Array((NSTemporaryDirectory() + "/till-bench-XXXXXX").utf8CString)
+        let dir = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
+        var scratch = Scratch(address: admin, dir: dir)
+        scratch.address.database = name
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        do {
+            try await StoreAdmin(address: scratch.address).initStore()
+            try await StoreAdmin(address: scratch.address).addShop(id: "bench", name: "Bench", timeZone: "Europe/Berlin")
+            try await throughput(&scratch)
+            try await lag(&scratch)
+            try await year(scratch)
+        } catch {
+            try? await dropDatabase(server, name)
+            throw error
+        }
+        try await dropDatabase(server, name)
+    }
+
+    func dropDatabase(_ server: StoreAddress, _ name: String) async throws {
+        try await StoreAdmin(address: server).with { try await $0.execute("DROP DATABASE IF EXISTS \(name)") }
+        // The tills' roles are the server's, not the database's.
+        try await StoreAdmin(address: server).with { store in
+            let roles = try await store.query("SELECT rolname::text FROM pg_roles WHERE rolname LIKE \("bench\\_" + name + "\\_%")").map { try $0.decode(String.self) }
+            for r in roles { try await store.execute("DROP ROLE \(r)") }
+        }
+    }
+
+    /// A new till of the scratch store with a journal of `events` sales (one outbox event each).
+    func till(_ scratch: inout Scratch, events: Int) async throws -> (address: StoreAddress, journal: String) {
+        scratch.tills += 1
+        let role = "bench_\(scratch.address.database)_\(scratch.tills)"
+        let passwordFile = scratch.dir + "/\(scratch.tills).password"
+        _ = FileManager.default.createFile(atPath: passwordFile, contents: Data(UUID().uuidString.utf8), attributes: [.posixPermissions: 0o600])
+        try await StoreAdmin(address: scratch.address).addTill(id: "t\(scratch.tills)", shop: "bench", role: role, passwordFile: passwordFile)
+        let journal = scratch.dir + "/\(scratch.tills).sqlite"
+        let j = try Journal(path: journal)
+        let now = WallClock.nowMs()
+        var done = 0
+        while done < events {
+            let n = min(10_000, events - done)
+            try j.insertSettled((0..<n).map { i in (.sale, .approved, 100 + (done + i) % 5_000, (done + i) % 10 == 0 ? 50 : 0, "shift-1", now + Int64(done + i)) })
+            done += n
+        }
+        j.close()
+        var address = scratch.address
+        address.host = "127.0.0.1"
+        address.user = role
+        address.passwordFile = passwordFile
+        return (address, journal)
+    }
+
+    func throughput(_ scratch: inout Scratch) async throws {
+        say("## Push throughput (events/s; one event per entry; `till-sync push --once` as a till)")
+        say("")
+        say("| link | batch of 500 | one event per round trip |")
+        say("|---|---|---|")
+        var links: [(String, Int?)] = [("loopback", nil)]
+        if let delayedPort { links.append(("loopback + \(delayMs) ms each way (delay proxy)", delayedPort)) }
+        for (label, port) in links {
+            var cells: [String] = []
+            // One by one through a delay costs a round trip per event: fewer events, the same measure.
+            for (batch, events) in [(500, 20_000), (2, port == nil ? 2_000 : 150)] {
+                var (address, journal) = try await till(&scratch, events: events)
+                if let port { address.port = port }
+                let sync = Sync(journalPath: journal, address: address, batchSize: batch)
+                let started = ContinuousClock.now
+                let r = try await sync.pushOnce()
+                let seconds = StoreBench.seconds(ContinuousClock.now - started)
+                guard r.pushed == Int64(events) else { throw StoreError("the bench pushed \(r.pushed) of \(events) events") }
+                cells.append("\(Int((Double(events) / seconds).rounded())) (\(events) events, \(r.batches) round trips, \(String(format: "%.2f", seconds)) s)")
+            }
+            say("| \(label) | \(cells[0]) | \(cells[1]) |")
+        }
+        say("")
+    }
+
+    /// Sales journaled one every 10 ms while `push --follow`'s loop runs (its service interval, 2 s); each sale's lag is
+    /// the store's clock when its push ran less the till's clock when it was journaled (one machine: one clock).
+    func lag(_ scratch: inout Scratch) async throws {
+        let (address, journalPath) = try await till(&scratch, events: 0)
+        let j = try Journal(path: journalPath)
+        let sync = Sync(journalPath: journalPath, address: address)
+        let follow = Task { await sync.follow { _ in } }
+        for i in 0..<lagSales {
+            try j.insertSettled([(.sale, .approved, 100 + i, 0, "lag", WallClock.nowMs())])
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let deadline = ContinuousClock.now + .seconds(60)
+        var held: Int64 = 0
+        while held < Int64(lagSales), ContinuousClock.now < deadline {
+            held = try await StoreAdmin(address: scratch.address).with {
+                try await $0.query("SELECT count(*) FROM till_store.event WHERE till_id = \("t\(scratch.tills)")").first!.decode(Int64.self)
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        follow.cancel()
+        _ = await follow.value
+        j.close()
+        guard held == Int64(lagSales) else { throw StoreError("the store holds \(held) of \(lagSales) sales after a minute") }
+        let (median, p95, worst) = try await StoreAdmin(address: scratch.address).with { store in
+            try await store.query("""
+                SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY l)::float8, percentile_cont(0.95) WITHIN GROUP (ORDER BY l)::float8, max(l)::float8
+                FROM (SELECT extract(epoch FROM store_at) * 1000 - till_at_ms AS l FROM till_store.event WHERE till_id = \("t\(scratch.tills)")) x
+                """).first!.decode((Double, Double, Double).self)
+        }
+        say("## Lag from a sale to its row in the store (`push --follow`, every 2 s)")
+        say("")
+        say("\(lagSales) sales, one every 10 ms: median \(Int(median)) ms, 95th percentile \(Int(p95)) ms, worst \(Int(worst)) ms.")
+        say("")
+    }
+
+    /// A chain's year straight into the store (generate_series), then the back office's reports over it.
+    func year(_ scratch: Scratch) async throws {
+        let tills = yearTills, per = yearEntriesPerTill
+        let started = ContinuousClock.now
+        try await StoreAdmin(address: scratch.address).with { store in
+            try await store.execute("""
+                INSERT INTO till_store.shop SELECT 'shop-' || i, 'Shop ' || i, (ARRAY['Europe/Berlin', 'Europe/London', 'America/New_York'])[1 + i % 3]
+                  FROM generate_series(1, \(max(1, tills / 3))) i;
+                INSERT INTO till_store.till (id, shop_id, role_name) SELECT 'till-' || i, 'shop-' || (1 + i % \(max(1, tills / 3))), 'year_role_' || i
+                  FROM generate_series(1, \(tills)) i;
+                INSERT INTO till_store.journal (till_id, journal_id, status, last_seq, last_push_at, last_contact_at)
+                  SELECT 'till-' || i, 'journal-' || i, 'active', \(per), now(), now() FROM generate_series(1, \(tills)) i;
+                INSERT INTO till_store.payment (till_id, journal_id, entry_id, request_id, action, origin, state, amount_cents, tip_cents,
+                    tip_included, batch_id, batch_name, client_transaction_id, transaction_id, stan, card_type, verification_method,
+                    created_at_ms, updated_at_ms, last_seq)
+                  SELECT 'till-' || t, 'journal-' || t, n, 'req-' || t || '-' || n,
+                         CASE WHEN n % 100 < 93 THEN 'sale' WHEN n % 100 < 96 THEN 'cancel' WHEN n % 100 < 98 THEN 'pre_auth' ELSE 'capture_pre_auth' END,
+                         'request',
+                         CASE WHEN n % 50 = 0 THEN 'declined' WHEN n % 333 = 0 THEN 'unknown' ELSE 'approved' END,
+                         100 + (n * 7919) % 20000, CASE WHEN n % 10 = 0 THEN 100 ELSE 0 END, false,
+                         'shift-' || (n * 365 / \(per)), 'shift-' || (n * 365 / \(per)), 'ctid-' || t || '-' || n, 'tx-' || t || '-' || n,
+                         lpad((n % 1000000)::text, 6, '0'), CASE WHEN n % 3 = 0 THEN 'VISA' ELSE 'MASTERCARD' END, 'PIN',
+                         1735689600000 + n::bigint * (365::bigint * 86400000 / \(per)), 1735689600000 + n::bigint * (365::bigint * 86400000 / \(per)), n
+                    FROM generate_series(1, \(tills)) t, generate_series(1, \(per)) n;
+                ANALYZE till_store.payment;
+                """)
+        }
+        let loaded = StoreBench.seconds(ContinuousClock.now - started)
+        say("## The back office over a year of a chain")
+        say("")
+        say("\(tills) tills in \(max(1, tills / 3)) shops (three time zones), \(tills * per) entries over 2025, generated in the store with generate_series (\(String(format: "%.0f", loaded)) s with its indexes).")
+        say("")
+        say("| command | rows out | time |")
+        say("|---|---|---|")
+        // As the back office logs in: its role, row-level security and all.
+        let role = "bench_\(scratch.address.database)_office", password = UUID().uuidString
+        let passwordFile = scratch.dir + "/office.password"
+        _ = FileManager.default.createFile(atPath: passwordFile, contents: Data(password.utf8), attributes: [.posixPermissions: 0o600])
+        try await StoreAdmin(address: scratch.address).with { try await $0.execute("CREATE ROLE \(role) LOGIN PASSWORD '\(password)' IN ROLE till_backoffice") }
+        var officeAddress = scratch.address
+        officeAddress.host = "127.0.0.1"; officeAddress.user = role; officeAddress.passwordFile = passwordFile
+        let office = BackOffice(address: officeAddress)
+        func timed(_ label: String, _ body: () async throws -> Int) async throws {
+            let t0 = ContinuousClock.now
+            let rows = try await body()
+            say("| `\(label)` | \(rows) | \(String(format: "%.2f", StoreBench.seconds(ContinuousClock.now - t0))) s |")
+        }
+        try await timed("report --by shop") { var n = 0; try await office.report(by: [.shop], filter: .init()) { _ in n += 1 }; return n }
+        try await timed("report --by shop till day") { var n = 0; try await office.report(by: [.shop, .till, .day], filter: .init()) { _ in n += 1 }; return n }
+        try await timed("report --by till shift") { var n = 0; try await office.report(by: [.till, .shift], filter: .init()) { _ in n += 1 }; return n }
+        try await timed("report --by till --day 2025-06-15") { var n = 0; try await office.report(by: [.till], filter: .init(fromDay: "2025-06-15", toDay: "2025-06-15")) { _ in n += 1 }; return n }
+        try await timed("report --by shop --from 2025-06-01 --to 2025-06-30") { var n = 0; try await office.report(by: [.shop], filter: .init(fromDay: "2025-06-01", toDay: "2025-06-30")) { _ in n += 1 }; return n }
+        try await timed("find --transaction-id tx-7-4242") { try await office.find(.init(transactionId: "tx-7-4242"), filter: .init()) { _ in } }
+        try await timed("find --amount 123.45 --day 2025-06-15") { try await office.find(.init(amountCents: 12_345), filter: .init(fromDay: "2025-06-15", toDay: "2025-06-15")) { _ in } }
+        try await timed("find --day 2025-06-15 (every entry of the day, streamed)") { try await office.find(.init(), filter: .init(fromDay: "2025-06-15", toDay: "2025-06-15")) { _ in } }
+        try await timed("reconcile") { var n = 0; try await office.reconcile(filter: .init()) { _ in n += 1 }; return n }
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        say("")
+        say("Peak memory of the whole bench process (maximum resident set): \(usage.ru_maxrss / 1024) MB.")
+        say("")
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+    }
+}
