@@ -44,7 +44,9 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    static func quote(_ s: String, into out: inout String) {
+    /// A JSON string in which nothing can act on a terminal that shows it: quotes, backslashes, C0, DEL, C1, line
+    /// separators and bidi controls are escaped.
+    public static func quote(_ s: String, into out: inout String) {
         out += "\""
         for u in s.unicodeScalars {
             switch u {
@@ -54,8 +56,9 @@ public enum JSONValue: Sendable, Hashable {
             case "\r": out += "\\r"
             case "\t": out += "\\t"
             default:
-                if u.value < 0x20 {
-                    let h = String(u.value, radix: 16)
+                let v = u.value
+                if v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v) || (0x2028...0x202E).contains(v) || (0x2066...0x2069).contains(v) {
+                    let h = String(v, radix: 16)
                     out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
                 } else { out.unicodeScalars.append(u) }
             }

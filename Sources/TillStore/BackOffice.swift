@@ -459,14 +459,6 @@ public struct BackOffice: Sendable {
     }
 
     func with<T: Sendable>(_ body: (StoreConnection) async throws -> T) async throws -> T {
-        let store = try await StoreConnection.connect(address)
-        do {
-            let r = try await body(store)
-            await store.close()
-            return r
-        } catch {
-            await store.close()
-            throw error
-        }
+        try await StoreConnection.using(address, body)
     }
 }

@@ -82,14 +82,6 @@ public struct StoreAdmin: Sendable {
 
     @discardableResult
     func with<T: Sendable>(_ body: (StoreConnection) async throws -> T) async throws -> T {
-        let store = try await StoreConnection.connect(address)
-        do {
-            let r = try await body(store)
-            await store.close()
-            return r
-        } catch {
-            await store.close()
-            throw error
-        }
+        try await StoreConnection.using(address, body)
     }
 }

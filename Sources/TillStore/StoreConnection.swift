@@ -95,6 +95,19 @@ public struct StoreError: Error, Sendable, CustomStringConvertible, Equatable {
 
 /// One connection to the store.
 public final class StoreConnection: Sendable {
+    /// A connection for `body` alone: closed when it returns or throws.
+    static func using<T: Sendable>(_ address: StoreAddress, _ body: (StoreConnection) async throws -> T) async throws -> T {
+        let store = try await StoreConnection.connect(address)
+        do {
+            let r = try await body(store)
+            await store.close()
+            return r
+        } catch {
+            await store.close()
+            throw error
+        }
+    }
+
     let connection: PostgresConnection
     let logger: Logger
 

@@ -109,27 +109,7 @@ public final class TableWriter {
         return out + "\n"
     }
 
-    /// A JSON string in which nothing can act on a terminal: quotes, backslashes and every character SafeText finds
-    /// unsafe (C0, DEL, C1, line separators, bidi controls) are escaped.
-    static func quote(_ s: String, into out: inout String) {
-        out += "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                let v = u.value
-                if v < 0x20 || v == 0x7F || (0x80...0x9F).contains(v) || (0x2028...0x202E).contains(v) || (0x2066...0x2069).contains(v) {
-                    let h = String(v, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - h.count) + h
-                } else { out.unicodeScalars.append(u) }
-            }
-        }
-        out += "\""
-    }
+    static func quote(_ s: String, into out: inout String) { JSONValue.quote(s, into: &out) }
 }
 
 /// Where a writer's text goes: standard output in 64 KiB writes, or a closure (tests).
