@@ -143,15 +143,18 @@ enum StateLog {
     }
 
     /// Replays the lines another process appended since this state last read or wrote the file. False when that
-    /// cannot be done (another file, a rewritten one, or changes of this state not saved): load it whole instead.
+    /// cannot be done (another file, a rewritten one, or another process wrote while this state holds changes it
+    /// could not save): load it whole instead, as the runner always did when another process had written.
     static func catchUp(_ state: inout SimulatorState, _ path: String) throws -> Bool {
-        guard state.log.path == path, state.isSaved else { return false }
+        guard state.log.path == path else { return false }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var st = stat()
         guard fstat(fd, &st) == 0, UInt64(st.st_ino) == state.log.inode, Int64(st.st_size) >= state.log.offset else { return false }
+        // Nobody else wrote: what this state has not saved yet (a save that failed) stays, for the next save.
         if Int64(st.st_size) == state.log.offset { return true }
+        guard state.isSaved else { return false }
         let bytes = try readAll(fd, from: state.log.offset, path: path)
         let (end, lines) = try replay(bytes, into: &state, first: false, path: path)
         state.log.offset += Int64(end); state.log.lines += lines
