@@ -1,5 +1,7 @@
 import TillProtocol
 import TillSimulator
+import TillIO
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -63,5 +65,71 @@ func simulatorBench() async throws {
             now += 1000
         }
         return answers
+    }
+
+    try persistedSales()
+}
+
+/// A sale and its save to the state file, with N past transactions (`TILL_BENCH_SIM_HISTORY=1000,100000` by default):
+/// the state file as a log (`TerminalSimulator.save(to:)` appends what changed) against the former save, which
+/// rewrote the whole state as one JSON object (`AtomicFile.write` of the sorted-keys encoding) after every answer.
+private func persistedSales() throws {
+    let base = "vivapayclient://pay/v1?callback=interapp-callback&merchantKey=SG23323424EXS3&appId=com.example.till&action="
+    let sizes = (ProcessInfo.processInfo.environment["TILL_BENCH_SIM_HISTORY"] ?? "1000,100000").split(separator: ",").compactMap { Int($0) }
+    let dir = NSTemporaryDirectory() + "till-bench-sim-\(getpid())"
+    try Path.makeDirectories(dir)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let clock = ContinuousClock()
+    func ms(_ d: Duration) -> Double { Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15 }
+    func size(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? -1
+    }
+    for n in sizes {
+        let sim = TerminalSimulator(config: SimulatorConfig(seed: 42, speed: 0))
+        var now: Int64 = 1_795_000_000_000
+        for i in 0..<n {
+            _ = sim.receive(base + "sale&amount=\(2000 + i % 5000)&clientTransactionId=past-\(i)", nowMs: now)
+            now += 1000
+        }
+        func sale() { _ = sim.receive(base + "sale&amount=1500", nowMs: now); now += 1000 }
+
+        // The former save: the whole state, encoded and written atomically.
+        let former = dir + "/former-\(n).json"
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let formerRuns = n >= 50_000 ? 3 : 20
+        var formerTimes: [Double] = []
+        for _ in 0..<formerRuns {
+            let t0 = clock.now
+            sale()
+            try AtomicFile.write(String(decoding: try encoder.encode(sim.state), as: UTF8.self) + "\n", to: former)
+            formerTimes.append(ms(clock.now - t0))
+        }
+        let formerBytes = size(former)
+        try? FileManager.default.removeItem(atPath: former)
+
+        // The log: written whole once, then every sale appends.
+        let log = dir + "/log-\(n).json"
+        try sim.save(to: log)
+        let start = size(log)
+        let logRuns = 200
+        var logTimes: [Double] = [], saveTimes: [Double] = []
+        for _ in 0..<logRuns {
+            let t0 = clock.now
+            sale()
+            let t1 = clock.now
+            try sim.save(to: log)
+            let t2 = clock.now
+            logTimes.append(ms(t2 - t0)); saveTimes.append(ms(t2 - t1))
+        }
+        let perSale = (size(log) - start) / Int64(logRuns)
+        let t1 = clock.now
+        _ = try TerminalSimulator.loadState(from: log)
+        let loadMs = ms(clock.now - t1)
+        try? FileManager.default.removeItem(atPath: log)
+        func median(_ xs: [Double]) -> Double { xs.sorted()[xs.count / 2] }
+        print(String(format: "  persisted sale, %ld past transactions: former whole rewrite %.2f ms (median of %ld; %lld bytes written per sale); "
+                     + "log %.3f ms, of which the save %.3f ms (median of %ld; %lld bytes appended per sale); load of the log %.0f ms",
+                     n, median(formerTimes), formerRuns, formerBytes, median(logTimes), median(saveTimes), logRuns, perSale, loadMs))
     }
 }

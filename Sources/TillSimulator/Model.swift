@@ -267,9 +267,11 @@ public struct SimulatorState: Sendable, Hashable, Codable {
     /// How many order codes were ever issued.
     public var orderCount: Int
     public var activeBatch: SimBatch?
-    public var closedBatches: [SimBatch]
-    /// Every transaction, oldest first.
-    public var transactions: [SimTransaction]
+    /// Only ever appended to (the state file's log holds them by position).
+    public internal(set) var closedBatches: [SimBatch]
+    /// Every transaction, oldest first. Appended by `append`; an existing one is changed only through `update`,
+    /// which notes it for the next save (the log writes only what changed).
+    public internal(set) var transactions: [SimTransaction]
     public var pending: PendingTransaction?
     /// The instant (100-ns ticks) of the latest transaction: transaction dates never go back.
     public var lastInstant: Int64?
@@ -285,6 +287,8 @@ public struct SimulatorState: Sendable, Hashable, Codable {
     /// Every transaction by its card number, oldest first (also brought up to date by `catchUpIndices`): a refund
     /// with no key lists "the last 3 transactions made with the presented card" without reading the whole history.
     var byCard: [String: [Int]]
+    /// Where this state stands against its state file (StateLog.swift); not part of the state.
+    var log = LogMark()
 
     public init() {
         rng = nil; nextStan = 1; batchCount = 0; orderCount = 0; activeBatch = nil; closedBatches = []
@@ -388,6 +392,12 @@ public struct SimulatorState: Sendable, Hashable, Codable {
             v = v * 10 + Int(b - 48)
         }
         return v
+    }
+
+    /// Changes an existing transaction and notes it, so that the next save writes it again.
+    mutating func update(_ i: Int, _ body: (inout SimTransaction) -> Void) {
+        body(&transactions[i])
+        if i < log.savedTransactions { log.changed.insert(i) }
     }
 
     mutating func append(_ t: SimTransaction) {

@@ -14,8 +14,6 @@ public final class SimulatorRunner: @unchecked Sendable {
     private let condition = NSCondition()
     // Guarded by `condition`:
     private var simulator: TerminalSimulator
-    /// The state file as this runner last read or wrote it (inode, size, mtime): another process's write changes it.
-    private var stateStamp: FileStamp?
     private var queue: [(url: String, tag: String?)] = []
     private var running = false
     private var stopping = false
@@ -29,29 +27,41 @@ public final class SimulatorRunner: @unchecked Sendable {
     public init(config: SimulatorConfig, statePath: String?) throws {
         self.config = config
         self.statePath = statePath
-        let state = try statePath.flatMap { try TerminalSimulator.loadState(from: $0) } ?? SimulatorState()
-        simulator = TerminalSimulator(config: config, state: state)
-        stateStamp = statePath.flatMap(FileStamp.init(path:))
+        simulator = TerminalSimulator(config: config, state: SimulatorState())
+        guard let path = statePath else { return }
+        let lock = SimulatorRunner.lock(path)
+        defer { SimulatorRunner.unlock(lock) }
+        if let state = try TerminalSimulator.loadState(from: path) {
+            simulator = TerminalSimulator(config: config, state: state)
+            do { try StateLog.compactIfBloated(&simulator.state, path) } catch { lastError = error }
+        }
+    }
+
+    private static func lock(_ path: String) -> Int32 {
+        let fd = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if fd >= 0 { while flock(fd, LOCK_EX) != 0 && errno == EINTR {} }
+        return fd
+    }
+
+    private static func unlock(_ fd: Int32) {
+        if fd >= 0 { flock(fd, LOCK_UN); close(fd) }
     }
 
     /// One terminal across processes: several till processes on one journal share one simulated terminal through its
-    /// state file. Each change happens under an exclusive lock of `<state>.lock`, on the newest state (reloaded when
-    /// another process wrote it), and is saved before the lock is let go, so STANs and order codes never repeat.
+    /// state file. Each change happens under an exclusive lock of `<state>.lock`, on the newest state (the lines
+    /// another process appended since this one last read, or the whole file when it was rewritten), and is saved
+    /// before the lock is let go, so STANs and order codes never repeat.
     private func withSharedState<T>(_ body: () -> T) -> T {
         guard let path = statePath else { return body() }
-        let fd = open(path + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        if fd >= 0 { while flock(fd, LOCK_EX) != 0 && errno == EINTR {} }
-        defer { if fd >= 0 { flock(fd, LOCK_UN); close(fd) } }
-        let now = FileStamp(path: path)
-        if now != stateStamp, now != nil {
-            do {
-                if let fresh = try TerminalSimulator.loadState(from: path) {
-                    simulator = TerminalSimulator(config: config, state: fresh)
-                    changesAtLastSave = simulator.changes
-                }
-                stateStamp = now
-            } catch { lastError = error }
-        }
+        let fd = SimulatorRunner.lock(path)
+        defer { SimulatorRunner.unlock(fd) }
+        do {
+            if try !simulator.catchUp(with: path), let fresh = try TerminalSimulator.loadState(from: path) {
+                simulator = TerminalSimulator(config: config, state: fresh)
+                changesAtLastSave = simulator.changes
+                try StateLog.compactIfBloated(&simulator.state, path)
+            }
+        } catch { lastError = error }
         return body()
     }
 
@@ -145,7 +155,7 @@ public final class SimulatorRunner: @unchecked Sendable {
                     changed = true
                 }
                 if changed, let path = statePath {
-                    do { try simulator.save(to: path); lastError = nil; stateStamp = FileStamp(path: path) } catch { lastError = error }
+                    do { try simulator.save(to: path); lastError = nil } catch { lastError = error }
                 }
                 changesAtLastSave = simulator.changes
             }
@@ -177,17 +187,4 @@ public final class SimulatorRunner: @unchecked Sendable {
     }
 
     private var changesAtLastSave = 0
-}
-
-/// Identity of a file's current version: a rename-into-place (atomic save) gives a new inode.
-struct FileStamp: Equatable {
-    var inode: UInt64
-    var size: Int64
-    var mtimeNs: Int64
-    init?(path: String) {
-        var st = stat()
-        guard stat(path, &st) == 0 else { return nil }
-        inode = UInt64(st.st_ino); size = Int64(st.st_size)
-        mtimeNs = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
-    }
 }

@@ -58,19 +58,26 @@ public final class TerminalSimulator {
     /// (A batch's 48-hour auto-close is applied at the next `receive`/`advance`; it sends nothing.)
     public var nextDueMs: Int64? { state.pending?.nextMs }
 
-    /// Atomic save of the state as JSON (`AtomicFile`).
+    /// Saves the state to its file (StateLog.swift): appends what changed since the last save to or load from
+    /// this file, or writes the file whole (atomically) when the state did not come from it.
     public func save(to path: String) throws {
         state.rng = rng.state
-        try AtomicFile.write(try StateCoding.encode(state), to: path)
+        try StateLog.save(&state, to: path)
     }
 
     /// Loads a saved state; nil when the file does not exist.
     public static func loadState(from path: String) throws -> SimulatorState? {
-        guard Path.exists(path) else { return nil }
-        guard let text = AtomicFile.read(path, limit: 1 << 30) else {
-            throw FileError(path: path, operation: "read")
-        }
-        return try StateCoding.decode(text)
+        try StateLog.load(path)
+    }
+
+    /// Reads what other processes appended to the state file since this one last read or wrote it. False when the
+    /// file must be loaded whole instead (rewritten, another file, or changes here not saved).
+    func catchUp(with path: String) throws -> Bool {
+        state.rng = rng.state
+        let before = state.log.offset
+        guard try StateLog.catchUp(&state, path) else { return false }
+        if state.log.offset != before, let r = state.rng { rng = SplitMix64(state: r) }
+        return true
     }
 
     // MARK: - Time

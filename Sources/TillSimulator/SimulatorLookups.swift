@@ -114,7 +114,7 @@ extension TerminalSimulator {
         guard orig.approved, orig.kind == .sale || orig.kind == .capture else { return fail(SimMessage.notRefundable) }
         let amount = r.amount?.cents ?? orig.remaining
         guard amount > 0, amount <= orig.remaining else { return fail(SimMessage.exceedsRemaining) }
-        state.transactions[i].remaining -= amount
+        state.update(i) { $0.remaining -= amount }
         let t = derived(from: orig, kind: .refund, amount: amount, clientTransactionId: nil, now: now)
         state.append(t)
         return [("status", "success"), ("message", t.message), ("action", "cancel"), ("amount", String(t.amount)),
@@ -142,8 +142,7 @@ extension TerminalSimulator {
         guard !orig.captured else { return fail(SimMessage.alreadyCaptured) }
         let amount = r.amount?.cents ?? orig.remaining
         guard amount > 0, amount <= orig.remaining else { return fail(SimMessage.exceedsRemaining) }
-        state.transactions[i].captured = true
-        state.transactions[i].remaining = 0
+        state.update(i) { $0.captured = true; $0.remaining = 0 }
         let t = derived(from: orig, kind: .capture, amount: amount, clientTransactionId: orig.clientTransactionId, now: now)
         state.append(t)
         return [("status", "success"), ("message", t.message), ("action", "capture_pre_auth"),
