@@ -19,14 +19,7 @@ struct PreAuthOptions: PaymentCommandLine {
                                valueName: "method"))
     var paymentMethod: String?
 
-    @Option(help: ArgumentHelp("Show the receipt screen before returning.", valueName: boolValueName))
-    var showReceipt: String?
-
-    @Option(help: ArgumentHelp("Show the rating screen before returning.", valueName: boolValueName))
-    var showRating: String?
-
-    @Option(help: ArgumentHelp("Show the transaction result screen before returning.", valueName: boolValueName))
-    var showTransactionResult: String?
+    @OptionGroup var screens: ResultScreenOptions
 
     @Flag(help: "Leave out protocol=int_default (the pages say to always send it).")
     var noProtocol = false
@@ -40,9 +33,7 @@ struct PreAuthOptions: PaymentCommandLine {
         guard case .preAuth(var p) = d.request else { return d }
         var r = TypedTextReader()
         p.paymentMethod = r.paymentMethod(paymentMethod)
-        p.showReceipt = r.bool(showReceipt, field: "show_receipt", label: "Show receipt")
-        p.showRating = r.bool(showRating, field: "show_rating", label: "Show rating")
-        p.showTransactionResult = r.bool(showTransactionResult, field: "show_transaction_result", label: "Show transaction result")
+        (p.showReceipt, p.showRating, p.showTransactionResult) = screens.read(&r)
         d.request = .preAuth(p)
         d.errors += r.errors
         d.unreadable.formUnion(r.unreadable)

@@ -31,14 +31,7 @@ struct SaleOptions: PaymentCommandLine {
     @Option(help: ArgumentHelp("Your reference for the transaction (at most 64 characters).", valueName: "id"))
     var clientTransactionId: String?
 
-    @Option(help: ArgumentHelp("Show the receipt screen before returning.", valueName: boolValueName))
-    var showReceipt: String?
-
-    @Option(help: ArgumentHelp("Show the rating screen before returning.", valueName: boolValueName))
-    var showRating: String?
-
-    @Option(help: ArgumentHelp("Show the transaction result screen before returning.", valueName: boolValueName))
-    var showTransactionResult: String?
+    @OptionGroup var screens: ResultScreenOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp("ISV partners: the ISV's fee, as typed.", valueName: "amount"))
     var isvAmount: String?
@@ -90,9 +83,7 @@ struct SaleOptions: PaymentCommandLine {
         guard case .sale(var sale) = d.request else { return d }
         var r = TypedTextReader()
         sale.paymentMethod = r.paymentMethod(paymentMethod)
-        sale.showReceipt = r.bool(showReceipt, field: "show_receipt", label: "Show receipt")
-        sale.showRating = r.bool(showRating, field: "show_rating", label: "Show rating")
-        sale.showTransactionResult = r.bool(showTransactionResult, field: "show_transaction_result", label: "Show transaction result")
+        (sale.showReceipt, sale.showRating, sale.showTransactionResult) = screens.read(&r)
         let isvAmount = r.money(isvAmount, field: "ISV_amount", label: "ISV amount")
         var isv = ISVFields(amount: isvAmount, clientId: isvClientId, clientSecret: isvClientSecret,
                             sourceCode: isvSourceCode, merchantId: isvMerchantId, merchantSourceCode: isvMerchantSourceCode,
@@ -111,5 +102,25 @@ struct SaleOptions: PaymentCommandLine {
     /// reads it too).
     func headlessRequest(caller: Caller, global: GlobalOptions) throws(ValidationFailure) -> TerminalRequest {
         try terminalRequest(caller: caller, tipStyle: tipStyle ?? global.settings().resolvedTip)
+    }
+}
+
+/// Which of the terminal's screens a sale or pre-auth shows before it returns: `--show-receipt`, `--show-rating`,
+/// `--show-transaction-result`, each true or false.
+struct ResultScreenOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Show the receipt screen before returning.", valueName: boolValueName))
+    var showReceipt: String?
+
+    @Option(help: ArgumentHelp("Show the rating screen before returning.", valueName: boolValueName))
+    var showRating: String?
+
+    @Option(help: ArgumentHelp("Show the transaction result screen before returning.", valueName: boolValueName))
+    var showTransactionResult: String?
+
+    /// The three as the request carries them (nil: not given, the terminal's default).
+    func read(_ r: inout TypedTextReader) -> (receipt: Bool?, rating: Bool?, result: Bool?) {
+        (r.bool(showReceipt, field: "show_receipt", label: "Show receipt"),
+         r.bool(showRating, field: "show_rating", label: "Show rating"),
+         r.bool(showTransactionResult, field: "show_transaction_result", label: "Show transaction result"))
     }
 }
