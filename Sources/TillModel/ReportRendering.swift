@@ -228,7 +228,10 @@ extension StoreSync {
     /// One line for a report: how many of the journal's changes the central store does not hold yet.
     public func reportLine(_ f: ReportFormat) -> ReportLine {
         let sent = sentAtMs.map { " (last sent " + f.time($0) + ")" } ?? ""
-        if needsSetUp { return ReportLine(.warning, "Central store: needs set-up; \(toSend) journal changes not yet sent") }
+        if needsSetUp {
+            let left = toSend > 0 ? "; \(toSend) journal change\(toSend == 1 ? "" : "s") not yet sent" : ""
+            return ReportLine(.warning, "Central store: the sync needs set-up (see its message), nothing is being sent" + left)
+        }
         if toSend == 0 { return ReportLine(.detail, "Central store: everything sent" + sent) }
         let why = failingSinceMs.map { "; offline since " + f.time($0) } ?? ""
         return ReportLine(failingSinceMs == nil ? .detail : .warning,
