@@ -60,6 +60,11 @@ enum Binaries {
         if let b = ProcessInfo.processInfo.environment["TILL_SYNC_BIN"], !b.isEmpty { return b }
         return repo.appendingPathComponent(".build/debug/till-sync").path
     }
+    /// $TILL_BIN, else the debug build (`scripts/test` builds it first).
+    static var till: String {
+        if let b = ProcessInfo.processInfo.environment["TILL_BIN"], !b.isEmpty { return b }
+        return repo.appendingPathComponent(".build/debug/till").path
+    }
     static let delayProxy = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("delay-proxy.py").path
 }
 
@@ -218,6 +223,71 @@ extension StoreServerTests {
         // At least the login's and the push's round trips, 40 ms each.
         #expect(took > .milliseconds(160), "the push went through the proxy (\(took))")
         try await expectTheStoreIsTheTills("after a push through the delay proxy")
+    }
+
+    /// Three tills selling as `till` processes (headless sales and a refund on the built-in simulator, at the same time)
+    /// while each till's `till-sync push --follow` runs as a service would: once the sales stop, every sync catches up,
+    /// and the back office's per-till figures are each till's own reports to the cent.
+    @Test func threeTillsSellWhileTheirSyncFollowsAndTheBackOfficeAgrees() async throws {
+        let (tillSync, till) = (Binaries.tillSync, Binaries.till)
+        try #require(FileManager.default.isExecutableFile(atPath: till), "no till binary at \(till): swift build --product till")
+        let s = try await TestStore(); defer { s.cleanup() }
+        let tills = [try await s.addTill("A"), try await s.addTill("B"), try await s.addTill("C")]
+        func tillArgs(_ t: TestStore.Till) -> [String] {
+            ["--journal", t.journalPath, "--sim-state", t.journalPath + ".sim.json", "--sim-speed", "0"]
+        }
+        for t in tills {
+            let r = try Spawned([till, "batch", "open", "--name", "shift-\(t.id)"] + tillArgs(t), dir: s.dir).wait()
+            try #require(r.status == 0, "\(r.err)")
+        }
+        let follows = try tills.map { t in
+            try Spawned([tillSync, "push", "--follow", "--timeout", "10", "--journal", t.journalPath] + storeArgs(t.address), dir: s.dir)
+        }
+        defer { for f in follows { f.kill() } }
+        // Each till sells six times and refunds its first sale, one command after another, the three tills at once.
+        func sellAll(_ t: TestStore.Till, _ k: Int) throws -> [Int32] {
+            var statuses: [Int32] = []
+            for i in 0..<6 {
+                let amount = String(format: "%d.%02d", 3 + k + i, (k * 37 + i * 11) % 100)
+                statuses.append(try Spawned([till, "sale", "--amount", amount] + tillArgs(t), dir: s.dir).wait().status)
+            }
+            statuses.append(try Spawned([till, "refund", "--reference", "000001"] + tillArgs(t), dir: s.dir).wait().status)
+            return statuses
+        }
+        let results = try await withThrowingTaskGroup(of: [Int32].self) { group in
+            for (k, t) in tills.enumerated() { group.addTask { try sellAll(t, k) } }
+            var all: [[Int32]] = []
+            for try await r in group { all.append(r) }
+            return all
+        }
+        #expect(results.allSatisfy { $0.allSatisfy { $0 == 0 } }, "\(results)")
+        // Every sync catches up with its journal (the follow loop runs every 2 s).
+        let journals = try tills.map { try Journal(path: $0.journalPath, readOnly: true) }
+        let deadline = ContinuousClock.now + .seconds(60)
+        func caughtUp() throws -> Bool {
+            try zip(tills, journals).allSatisfy { t, j in
+                (SyncStatus.read(journal: t.journalPath)?.storeLastSeq ?? -1) == (try j.outboxLastSeq())
+            }
+        }
+        while try !caughtUp(), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(try caughtUp(), "the syncs did not catch up within 60 s")
+        let office = try await s.office()
+        let r = try Spawned([tillSync, "report", "--by", "till", "--format", "json"] + storeArgs(office), dir: s.dir).wait()
+        #expect(r.status == 0, "\(r.err)")
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(r.out.utf8)) as? [[String: Any]])
+        var store: [String: [String: Int]] = [:]
+        for row in rows {
+            let id = try #require(row["till"] as? String)
+            store[id] = Dictionary(uniqueKeysWithValues: BackOffice.reportColumns.map { col in
+                let n = (row[col.name] as? NSNumber)?.doubleValue ?? .nan
+                return (col.name, Int((col.kind == .money ? n * 100 : n).rounded()))
+            })
+        }
+        var own: [String: [String: Int]] = [:]
+        for (t, j) in zip(tills, journals) { own[t.id] = sum(try tillReports(j).values.map(figures)) }
+        #expect(store == own)
+        #expect(own.values.allSatisfy { ($0["sales"] ?? 0) == 6 && ($0["refunds"] ?? 0) > 0 }, "\(own)")
+        #expect(try await count(s, "SELECT count(*) FROM till_store.event") == Int(try journals.map { try $0.outboxLastSeq() }.reduce(0, +)))
     }
 
     /// A store that takes the connection and then never answers (a network gone without a reset, here a proxy that
