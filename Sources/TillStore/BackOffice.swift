@@ -272,6 +272,9 @@ public struct BackOffice: Sendable {
             case stopped
             /// A journal file of a till that waits for the back office to adopt it.
             case refusedJournal = "refused-journal"
+            /// A till's journal file holds fewer events than the store has of it (restored from a backup, or a copy):
+            /// it pushes nothing until a person decides.
+            case behindJournal = "behind-journal"
             /// An entry whose outcome is still open on its till.
             case unresolved
             /// An event the store could not take, parked with its reason.
@@ -406,6 +409,24 @@ public struct BackOffice: Sendable {
                 let till = try c[1].decode(String.self), journal = try c[2].decode(String.self)
                 try await found(Finding(check: .refusedJournal, shop: try c[0].decode(String.self), till: till, journal: journal, shift: "",
                                         entry: "", detail: "first pushed \(try c[3].decode(String.self)); nothing of it taken until adopted (till-sync adopt-journal --till \(till) --journal \(journal))",
+                                        tillCents: nil, storeCents: nil))
+            }
+
+            // Journals whose file went back (a backup restored): the till pushes nothing and says so.
+            var behind = SQL()
+            behind.add("""
+                SELECT s.id, j.till_id, j.journal_id, j.behind_file_seq, j.last_seq, to_char(j.behind_since, 'YYYY-MM-DD HH24:MI:SS TZ')
+                FROM till_store.journal j JOIN till_store.till t ON t.id = j.till_id JOIN till_store.shop s ON s.id = t.shop_id
+                WHERE j.behind_since IS NOT NULL
+                """)
+            if let shop = filter.shop { behind.add(" AND s.id = " + behind.bind(shop)) }
+            if let till = filter.till { behind.add(" AND j.till_id = " + behind.bind(till)) }
+            behind.add(" ORDER BY 1, 2, 6")
+            try await store.forEachRow(behind.query) { row in
+                let c = row.makeRandomAccess()
+                try await found(Finding(check: .behindJournal, shop: try c[0].decode(String.self), till: try c[1].decode(String.self),
+                                        journal: try c[2].decode(String.self), shift: "", entry: "",
+                                        detail: "since \(try c[5].decode(String.self)) the till's file holds events up to \(try c[3].decode(Int64.self)), the store up to \(try c[4].decode(Int64.self)): restored from a backup or copied; it pushes nothing until the newer file is back or the journal is retired",
                                         tillCents: nil, storeCents: nil))
             }
 

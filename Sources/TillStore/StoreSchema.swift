@@ -24,7 +24,7 @@ enum StoreSchema {
     static let schema = "till_store"
 
     /// `(version, SQL)`, in order.
-    static let migrations: [(Int, String)] = [(1, v1), (2, v2)]
+    static let migrations: [(Int, String)] = [(1, v1), (2, v2), (3, v3)]
 
     /// The events of a push that the store does not hold yet, as a table (inside `push`).
     static let pushed = """
@@ -446,5 +446,32 @@ enum StoreSchema {
     END $f$;
     REVOKE ALL ON FUNCTION till_store.push(text, jsonb), till_store.as_jsonb(text) FROM PUBLIC;
     GRANT EXECUTE ON FUNCTION till_store.push(text, jsonb) TO till_pusher
+    """
+
+    /// Version 3: a till whose journal file holds fewer events than the store has of it (restored from a backup, or a
+    /// copy) pushes nothing, and says so to the store (`behind`), so that the back office sees it (`reconcile`) as the
+    /// till's status line does; a push that goes through again clears it.
+    static let v3 = """
+    ALTER TABLE till_store.journal ADD COLUMN behind_file_seq bigint;
+    ALTER TABLE till_store.journal ADD COLUMN behind_since timestamptz;
+
+    CREATE FUNCTION till_store.behind(p_journal text, p_file_seq bigint) RETURNS void
+      LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      AS $f$
+    DECLARE t text := till_store.session_till();
+    BEGIN
+      IF t IS NULL THEN RAISE EXCEPTION 'role % is not a till of this store', session_user USING ERRCODE = 'insufficient_privilege'; END IF;
+      UPDATE till_store.journal SET behind_file_seq = p_file_seq, behind_since = COALESCE(behind_since, now()),
+          last_contact_at = now()
+        WHERE till_id = t AND journal_id = p_journal AND p_file_seq < last_seq;
+    END $f$;
+    REVOKE ALL ON FUNCTION till_store.behind(text, bigint) FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION till_store.behind(text, bigint) TO till_pusher;
+
+    CREATE FUNCTION till_store.clear_behind() RETURNS trigger
+      LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp
+      AS $f$ BEGIN NEW.behind_file_seq := NULL; NEW.behind_since := NULL; RETURN NEW; END $f$;
+    CREATE TRIGGER journal_caught_up BEFORE UPDATE OF last_seq ON till_store.journal
+      FOR EACH ROW WHEN (NEW.last_seq > OLD.last_seq) EXECUTE FUNCTION till_store.clear_behind();
     """
 }

@@ -69,6 +69,8 @@ public struct Sync: Sendable {
         if storeLast > journalLast {
             // The store has events this file never had: a journal restored from an older backup, or a copy. Pushing
             // from here would skip nothing silently, but it would mix two histories under one id: a person decides.
+            // The store is told, so that the back office sees it too (`reconcile`); that telling is best effort.
+            _ = try? await store.query("SELECT till_store.behind(\(journalId), \(journalLast))")
             throw StoreError("the store holds journal \(journalId) up to event \(storeLast), but this journal file holds only \(journalLast): it was restored from a backup or copied; nothing was pushed. Keep the newer file, or have the back office retire this journal and give the till a new one")
         }
         var pushed: Int64 = 0, batches = 0, gaps = 0

@@ -124,7 +124,7 @@ struct ReconcileCommand: AsyncParsableCommand {
         let f = summary.findings
         writer.note("""
             \(summary.zMatching) of \(summary.zReports) Z reports equal their pushed entries; \(f[.zMismatch] ?? 0) differ. \
-            \(summary.tills) tills, \(f[.stopped] ?? 0) stopped pushing (over \(stoppedAfterMinutes) min); \(f[.refusedJournal] ?? 0) journals to adopt; \
+            \(summary.tills) tills, \(f[.stopped] ?? 0) stopped pushing (over \(stoppedAfterMinutes) min); \(f[.refusedJournal] ?? 0) journals to adopt; \(f[.behindJournal] ?? 0) journals restored from a backup; \
             \(f[.unresolved] ?? 0) entries unresolved; \(f[.parked] ?? 0) events parked.
             """)
         writer.finish()
