@@ -11,15 +11,17 @@ import Glibc
 extension Journal {
     /// The journal files this process has open (device and inode), with how many `Journal`s have each open.
     static let openFiles = Locked<[FileID: Int]>([:])
-    struct FileID: Hashable { var dev: UInt64; var ino: UInt64 }
+    struct FileID: Hashable {
+        var dev: UInt64; var ino: UInt64
+        init(_ st: stat) { dev = UInt64(st.st_dev); ino = UInt64(st.st_ino) }
+    }
 
     static func isOpenInProcess(_ st: stat) -> Bool {
-        let id = FileID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
-        return openFiles.withLock { $0[id] != nil }
+        openFiles.withLock { $0[FileID(st)] != nil }
     }
 
     static func register(_ st: stat) -> FileID {
-        let id = FileID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino))
+        let id = FileID(st)
         openFiles.withLock { $0[id, default: 0] += 1 }
         return id
     }
@@ -95,7 +97,7 @@ extension Journal {
         guard lstat(path, &st) == 0 else {
             throw JournalFileError(path: path, problem: "was deleted or moved while till ran (\(String(cString: strerror(errno))))")
         }
-        if FileID(dev: UInt64(st.st_dev), ino: UInt64(st.st_ino)) != id {
+        if FileID(st) != id {
             throw JournalFileError(path: path, problem: "was replaced by another file while till ran")
         }
         let size = Int64(st.st_size)

@@ -12,7 +12,7 @@ public final class DirectoryWatcher: @unchecked Sendable {
     private let fd: Int32
     private var wd: Int32 = -1
     /// A pipe whose read end the wait also polls: `wake()` writes a byte.
-    private var wakePipe: [Int32] = [-1, -1]
+    private let wakePipe: (read: Int32, write: Int32)
 
     public enum Kind: Sendable, Equatable {
         /// Closed after writing, or renamed into the folder: a regular file written this way is whole.
@@ -33,21 +33,18 @@ public final class DirectoryWatcher: @unchecked Sendable {
         guard fd >= 0 else { throw FileError(path: directory, operation: "watch (inotify_init)") }
         wd = inotify_add_watch(fd, directory, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE))
         guard wd >= 0 else { let e = errno; close(fd); throw FileError(path: directory, operation: "watch", code: e) }
-        guard pipe(&wakePipe) == 0 else {
+        guard let p = makeWakePipe() else {
             let e = errno; close(fd); throw FileError(path: directory, operation: "watch (pipe)", code: e)
         }
-        for end in wakePipe {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
-        }
+        wakePipe = p
     }
 
-    deinit { close(fd); close(wakePipe[0]); close(wakePipe[1]) }
+    deinit { close(fd); close(wakePipe.read); close(wakePipe.write) }
 
     /// Ends the current (or next) wait at once.
     public func wake() {
         var one: UInt8 = 1
-        _ = write(wakePipe[1], &one, 1)
+        _ = write(wakePipe.write, &one, 1)
     }
 
     /// Blocks up to `timeoutMs` (-1: forever) for events; returns the names of files that
@@ -58,12 +55,12 @@ public final class DirectoryWatcher: @unchecked Sendable {
 
     /// Blocks up to `timeoutMs` (-1: forever) for events; returns them in order (hidden names left out).
     public func events(timeoutMs: Int32) -> [Event] {
-        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe[0], events: Int16(POLLIN), revents: 0)]
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
         let r = poll(&fds, 2, timeoutMs)
         guard r > 0 else { return [] }
         if fds[1].revents != 0 {
             var drain = [UInt8](repeating: 0, count: 64)
-            while drain.withUnsafeMutableBytes({ read(wakePipe[0], $0.baseAddress, $0.count) }) > 0 {}
+            while drain.withUnsafeMutableBytes({ read(wakePipe.read, $0.baseAddress, $0.count) }) > 0 {}
         }
         guard fds[0].revents != 0 else { return [] }
         var out: [Event] = []

@@ -105,3 +105,15 @@ public enum PrivateFolder {
         return nil
     }
 }
+
+/// A pipe whose both ends are non-blocking and closed on exec (a bridge never inherits them): for waking a thread
+/// that waits in `poll` (a byte written to `write` makes `read` readable). Nil when no pipe could be made.
+public func makeWakePipe() -> (read: Int32, write: Int32)? {
+    var p: [Int32] = [0, 0]
+    guard pipe(&p) == 0 else { return nil }
+    for fd in p {
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+    }
+    return (p[0], p[1])
+}

@@ -120,12 +120,8 @@ public final class Runtime: Sendable {
 
     /// The state before the first frame, and the commands still to run.
     func initialState(size: Size, now: Int64, _ preload: Preload?) -> (AppState, [Command]) {
-        Self.initialState(options: options, transport: service.transportDescription, size: size, now: now, preload)
-    }
-
-    static func initialState(options: RuntimeOptions, transport: String, size: Size, now: Int64, _ preload: Preload?) -> (AppState, [Command]) {
         var state = AppState(keymap: options.keymap, size: size, nowMs: now,
-                             tzOffsetMinutes: Self.localOffsetMinutes(), transport: transport)
+                             tzOffsetMinutes: Self.localOffsetMinutes(), transport: service.transportDescription)
         state.currency = options.currency
         state.decimalSeparator = options.decimalSeparator
         state.cashier = options.cashier

@@ -99,17 +99,6 @@ public enum SignalPipe {
     }
 }
 
-/// A pipe whose both ends are non-blocking and closed on exec (a bridge never inherits them).
-func makeWakePipe() -> (read: Int32, write: Int32)? {
-    var p: [Int32] = [0, 0]
-    guard pipe(&p) == 0 else { return nil }
-    for fd in p {
-        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-    }
-    return (p[0], p[1])
-}
-
 private func address(_ h: sighandler_t?) -> Int { h.map { unsafeBitCast($0, to: Int.self) } ?? 0 }
 private func signalPipeHandlerBody(_ sig: Int32) { SignalPipe.handle(sig) }
 private let signalPipeHandler: @convention(c) (Int32) -> Void = { sig in signalPipeHandlerBody(sig) }

@@ -160,13 +160,9 @@ struct JournalListCommand: AsyncParsableCommand {
         if !global.json, current.isOpen { out("Current batch: \(current.name ?? "?") (\(current.id ?? "?"))") }
         // Each entry is written as it is read: a listing of the whole journal holds one entry at a time.
         var count = 0
+        var array = StreamedJSONArray()
         func show(_ e: JournalEntry) {
-            if global.json {
-                let item = Output.jsonText(journalEntryJSON(e)).trimmingCharacters(in: .newlines)
-                Output.shared.verbatim((count == 0 ? "[\n" : ",\n") + item)
-            } else {
-                out(journalEntryLine(e))
-            }
+            if global.json { Output.shared.verbatim(array.element(journalEntryJSON(e))) } else { out(journalEntryLine(e)) }
             count += 1
         }
         if unresolved {
@@ -174,7 +170,7 @@ struct JournalListCommand: AsyncParsableCommand {
         } else {
             try journal.forEachEntry(JournalFilter(scope: scope, text: search, limit: limit.count), currentBatchId: current.id, show)
         }
-        if global.json { Output.shared.verbatim(count == 0 ? "[]\n" : "\n]\n") }
+        if global.json { Output.shared.verbatim(array.end + "\n") }
         else if count == 0 { out("No entries.") }
     }
 }

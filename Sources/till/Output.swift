@@ -329,3 +329,15 @@ func outText(_ text: String) { out(text.hasSuffix("\n") ? String(text.dropLast()
 
 /// A JSON value on standard output, through `Output`.
 func outJSON(_ v: JSONValue) { Output.shared.json(v) }
+
+/// A JSON array written element by element as the rows are read (constant memory): `[`, one element a line, `]`.
+struct StreamedJSONArray {
+    private(set) var count = 0
+    /// The next element's text, with what separates it from the one before.
+    mutating func element(_ v: JSONValue, indent: Int? = 2) -> String {
+        defer { count += 1 }
+        return (count == 0 ? "[\n" : ",\n") + Output.jsonText(v, indent: indent).trimmingCharacters(in: .newlines)
+    }
+    /// What closes the array (`[]` when it had no element).
+    var end: String { count == 0 ? "[]" : "\n]" }
+}

@@ -99,14 +99,10 @@ struct ExportCommand: AsyncParsableCommand {
             case .json:
                 // The same document as TransactionExport.json, each transaction on a line of its own.
                 let report = Output.jsonText(try journal.report(for: batch).json, indent: nil)
-                try emit("{\"report\": " + report.trimmingCharacters(in: .newlines) + ",\n\"transactions\": [")
-                var first = true
-                try journal.forEachEntry(batchId: batch?.id) { e in
-                    let line = Output.jsonText(TransactionExport.json(e, f), indent: nil).trimmingCharacters(in: .newlines)
-                    try emit((first ? "\n" : ",\n") + line)
-                    first = false
-                }
-                try emit("\n]}\n")
+                try emit("{\"report\": " + report.trimmingCharacters(in: .newlines) + ",\n\"transactions\": ")
+                var transactions = StreamedJSONArray()
+                try journal.forEachEntry(batchId: batch?.id) { try emit(transactions.element(TransactionExport.json($0, f), indent: nil)) }
+                try emit(transactions.end + "}\n")
             }
         } catch let error as FileError {
             printToStandardError("till: cannot write \(output ?? ""): \(error)"); throw ExitCode(3)
