@@ -31,6 +31,9 @@ protocol RequestDraftSource {
     /// a missing amount). `unreadable` names the protocol fields whose text could not be read:
     /// the draft carries a stand-in for them, so rule errors about those fields are left out.
     func draft() -> RequestDraft
+    /// The request with its caller, checked against every rule (a requirement, so that an action that reads more than
+    /// its draft, such as a sale's tip style, is checked its own way when reached through a generic command).
+    func terminalRequest(caller: Caller) throws(ValidationFailure) -> TerminalRequest
 }
 
 /// An option group that builds one typed request.
@@ -52,10 +55,9 @@ extension RequestDraftSource {
     /// unreadable text first, then each rule the request breaks.
     func terminalRequest(caller: Caller) throws(ValidationFailure) -> TerminalRequest {
         let d = draft()
-        let request = TerminalRequest(caller: caller, request: d.request)
-        let all = d.errors + request.validationErrors().filter { !d.unreadable.contains($0.field) }
+        let all = d.problems(caller: caller)
         if !all.isEmpty { throw ValidationFailure(errors: all) }
-        return request
+        return TerminalRequest(caller: caller, request: d.request)
     }
 
     /// The valid request with its caller; otherwise every problem on standard error, and exit 2.

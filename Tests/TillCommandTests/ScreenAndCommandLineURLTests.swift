@@ -76,4 +76,16 @@ import TillProtocol
     @Test func screenAndCommandLineBuildTheIdenticalPreAuthURL() throws {
         #expect(try Self.screenURL(["50,5"], opening: .f(3)) == (try Self.commandLineURL(["pre-auth", "--amount", "50,5"])))
     }
+
+    /// `till url sale` checks the sale as the tip style it sends reads it, also when reached as `run()` reaches it
+    /// (through the generic command): with the tip included, 21474836.00 with a tip of 0.40 sends 21474836.40, which
+    /// fits; read on top it would be 21474836.80, too large.
+    @Test func urlSaleChecksWithItsOwnTipStyleThroughTheGenericCommand() throws {
+        let command = try Till.parseAsRoot(["url", "sale", "--amount", "21474836.00", "--tip", "0.40", "--tip-style", "included",
+                                            "--show-secrets", "--callback", "till", "--merchant-key", "till", "--app-id", "till"])
+        let c = try #require(command as? URLActionCommand<SaleOptions>)
+        func asRunDoes<O: ActionCommandLine>(_ o: O) throws -> TerminalRequest { try o.terminalRequest(caller: Self.caller) }
+        let r = try asRunDoes(c.options)
+        #expect(r.url.contains("amount=2147483640"), "\(r.url)")
+    }
 }
