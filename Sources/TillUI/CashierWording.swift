@@ -321,10 +321,11 @@ public enum CashierWording {
                 let shown = e.action.reportRole == .sale ? total : e.action.movesMoney ? amount : nil
                 return Verdict(role: .approved, mark: "✓", word: words.doneWord, headline: words.doneHeadline, amount: shown, sentence: said)
             }
-        case .declined, .resolved where resp.map({ TerminalMessage($0) }) == .terminalBusy:
+        case .declined, .resolved where resp.map(AnswerRules.terminalWasBusy) == true:
             let message = resp.map { TerminalMessage($0) } ?? .unrecognised(code: nil)
             let said = sentence(message, action: e.action, approved: false)
-            if message == .terminalBusy {
+            // Busy by the journal's own rule (`AnswerRules`), which settled the entry: the two never disagree.
+            if resp.map(AnswerRules.terminalWasBusy) == true {
                 // The terminal never started it (the journal settles it as not charged): not a decline (a cashier
                 // reading DECLINED asks for another card).
                 let money = e.action.movesMoney

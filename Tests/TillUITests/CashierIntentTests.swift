@@ -251,6 +251,11 @@ import TillProtocol
         #expect(CashierWording.verdict(for: settled, tipStyle: .onTop).headline == "TERMINAL BUSY — NOT CHARGED")
         // Nothing was charged: the same customer's amount is back, to try again.
         #expect(s.form[.amount] == "5")
+        // A (-20) by a name this build does not list is busy for the journal (settled not charged): so on the screen.
+        var renamed = entry(3, cents: 500, state: .resolved, response: response("status=fail&message=(-20) SOME_NEW_NAME&action=sale"))
+        #expect(CashierWording.verdict(for: renamed, tipStyle: .onTop).headline == "TERMINAL BUSY — NOT CHARGED")
+        renamed.state = .declined
+        #expect(CashierWording.verdict(for: renamed, tipStyle: .onTop).word == "BUSY")
         for o: ActionOutcome in [.otherTillBusy("x"), .transportError(nil, "no link")] {
             #expect(CashierWording.verdict(for: o, tipStyle: .onTop).word != "DECLINED")
         }
