@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TillIO
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -66,13 +67,20 @@ public struct StoreAddress: Sendable, Hashable {
     public static func readPassword(_ path: String) throws -> String {
         var st = stat()
         guard lstat(path, &st) == 0 else { throw StoreError("cannot read the password file \(path): \(String(cString: strerror(errno)))") }
-        guard (st.st_mode & S_IFMT) == S_IFREG else { throw StoreError("the password file \(path) is not a regular file") }
+        guard FileKind.isRegular(st.st_mode) else { throw StoreError("the password file \(path) is \(FileKind.describe(st.st_mode)), not a regular file") }
         guard st.st_uid == geteuid() else { throw StoreError("the password file \(path) belongs to another user; it must be this user's own") }
         guard (st.st_mode & 0o077) == 0 else {
             throw StoreError(String(format: "the password file %@ can be read by others (mode %o); make it 0600: chmod 600 %@", path, Int(st.st_mode & 0o777), path))
         }
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw StoreError("cannot read the password file \(path)")
+        // Read without following a link and checked again on what was opened: a file swapped after the look above
+        // (for a link to someone else's secret, or a FIFO) is refused, not read.
+        let text: String
+        switch AtomicFile.readRegular(path, limit: 4096) {
+        case .text(let t): text = t
+        case .notRegular(let what): throw StoreError("the password file \(path) is \(what), not a regular file")
+        case .tooLarge: throw StoreError("the password file \(path) is larger than a password (4 KiB)")
+        case .gone: throw StoreError("cannot read the password file \(path): it is gone")
+        case .unreadable(let e): throw StoreError("cannot read the password file \(path): \(String(cString: strerror(e)))")
         }
         let password = text.trimmingCharacters(in: .newlines)
         guard !password.isEmpty else { throw StoreError("the password file \(path) is empty") }
@@ -182,8 +190,11 @@ public final class StoreConnection: Sendable {
     /// Runs a query and hands each row to `body` as it comes off the wire: the driver asks the server for more only as
     /// rows are taken, so a result of millions of rows holds a few of them in memory at a time.
     func forEachRow(_ q: PostgresQuery, _ body: (PostgresRow) async throws -> Void) async throws {
+        let (c, logger) = (connection, logger)
         let rows: PostgresRowSequence
-        do { rows = try await connection.query(q, logger: logger) } catch { throw StoreConnection.explain(error, doing: "query the store") }
+        // Until the store answers, as long as any statement may take (`timeout`); the rows then come as they are read.
+        do { rows = try await StoreConnection.withDeadline(timeout, what: "query the store") { try await c.query(q, logger: logger) } }
+        catch { throw StoreConnection.explain(error, doing: "query the store") }
         var iterator = rows.makeAsyncIterator()
         while true {
             let row: PostgresRow?

@@ -51,15 +51,7 @@ public struct Sync: Sendable {
     func pushOnceUnrecorded() async throws -> PushResult {
         let reader = try OutboxReader(path: journalPath)
         defer { reader.close() }
-        let store = try await StoreConnection.connect(address)
-        do {
-            let r = try await push(reader, store)
-            await store.close()
-            return r
-        } catch {
-            await store.close()
-            throw error
-        }
+        return try await StoreConnection.using(address) { try await push(reader, $0) }
     }
 
     func push(_ reader: OutboxReader, _ store: StoreConnection) async throws -> PushResult {

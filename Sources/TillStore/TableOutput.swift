@@ -67,10 +67,10 @@ public final class TableWriter {
             var o = rows == 0 ? "\n  {" : ",\n  {"
             for (i, (c, v)) in zip(columns, cells).enumerated() {
                 if i > 0 { o += ", " }
-                TableWriter.quote(c.name, into: &o)
+                JSONValue.quote(c.name, into: &o)
                 o += ": "
                 switch v {
-                case .text(let s): TableWriter.quote(s, into: &o)
+                case .text(let s): JSONValue.quote(s, into: &o)
                 case .count(let n): o += String(n)
                 case .money(let cents): o += Money(cents: cents).formatted()
                 }
@@ -109,7 +109,6 @@ public final class TableWriter {
         return out + "\n"
     }
 
-    static func quote(_ s: String, into out: inout String) { JSONValue.quote(s, into: &out) }
 }
 
 /// Where a writer's text goes: standard output in 64 KiB writes, or a closure (tests).
