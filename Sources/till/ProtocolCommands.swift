@@ -39,11 +39,6 @@ struct URLOutputOptions: ParsableArguments {
 
     init() {}
 
-    /// Prints the URL of a valid request, or every problem and exits 2.
-    func emit(_ build: () throws(ValidationFailure) -> TerminalRequest) {
-        emit(exitOnValidationFailure(build))
-    }
-
     /// Prints the URL of a request already validated.
     func emit(_ request: TerminalRequest) {
         print(showSecrets ? request.url : request.redactedURL)

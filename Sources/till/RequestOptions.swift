@@ -83,18 +83,6 @@ struct TypedTextReader {
         }
     }
 
-    /// A whole number (installments).
-    mutating func int(_ text: String?, field: String, label: String) -> Int? {
-        guard let text else { return nil }
-        let t = text.trimmingWhitespace()
-        guard !t.isEmpty, t.utf8.count <= 9, t.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let n = Int(t) else {
-            errors.append(TillProtocol.ValidationError(field: field, message: "\(label): '\(text)' is not a whole number, like 3."))
-            unreadable.insert(field)
-            return nil
-        }
-        return n
-    }
-
     /// `true` or `false` (also `yes`/`no`, `1`/`0`, any case).
     mutating func bool(_ text: String?, field: String, label: String) -> Bool? {
         guard let text else { return nil }
@@ -118,13 +106,6 @@ struct TypedTextReader {
             return nil
         }
         return m
-    }
-
-    /// A search date as typed (capture-preauth.txt:28): a full ISO 8601 date, a date alone or a time
-    /// without offset (the till's zone), sent in full. Text that is none of these is kept for validation.
-    func requestDate(_ text: String?, endOfDay: Bool) -> String? {
-        guard let text else { return nil }
-        return TerminalDate.requestDate(text, endOfDay: endOfDay, offsetMinutes: tillZoneOffsetMinutes) ?? text
     }
 
     mutating func missing(_ field: String, _ message: String) {
