@@ -27,7 +27,16 @@ public struct ReportBucket: Sendable, Hashable, Codable {
         self.firstAtMs = firstAtMs; self.lastAtMs = lastAtMs; self.includedTipCents = includedTipCents
     }
 
-    struct Key: Hashable { var action: Action; var state: EntryState; var cardType: String; var method: String }
+    /// What sorts entries into one bucket.
+    public struct Key: Hashable { var action: Action; var state: EntryState; var cardType: String; var method: String }
+    public var key: Key { Key(action: action, state: state, cardType: cardType, method: verificationMethod) }
+
+    /// Adds another bucket's entries of the same key to this one.
+    public mutating func add(_ other: ReportBucket) {
+        count += other.count; amountCents += other.amountCents; tipCents += other.tipCents; tippedCount += other.tippedCount
+        includedTipCents += other.includedTipCents
+        firstAtMs = min(firstAtMs, other.firstAtMs); lastAtMs = max(lastAtMs, other.lastAtMs)
+    }
 
     /// The amount an entry moved: what the terminal answered, else what was asked.
     public static func amountCents(of e: JournalEntry) -> Int { (e.response?.amount ?? e.amount)?.cents ?? 0 }
@@ -38,19 +47,14 @@ public struct ReportBucket: Sendable, Hashable, Codable {
         var map: [Key: ReportBucket] = [:]
         var order: [Key] = []
         for e in entries where e.action.movesMoney {
-            let key = Key(action: e.action, state: e.state, cardType: e.response?.cardType ?? "",
-                          method: e.response?.verificationMethod ?? "")
-            let amount = amountCents(of: e), tip = tipCents(of: e), included = e.tipStyle == .included ? tip : 0
-            if var b = map[key] {
-                b.count += 1; b.amountCents += amount; b.tipCents += tip; b.tippedCount += tip > 0 ? 1 : 0
-                b.includedTipCents += included
-                b.firstAtMs = min(b.firstAtMs, e.createdAtMs); b.lastAtMs = max(b.lastAtMs, e.createdAtMs)
-                map[key] = b
-            } else {
-                order.append(key)
-                map[key] = ReportBucket(action: e.action, state: e.state, cardType: key.cardType, verificationMethod: key.method,
-                                        count: 1, amountCents: amount, tipCents: tip, tippedCount: tip > 0 ? 1 : 0, firstAtMs: e.createdAtMs, lastAtMs: e.createdAtMs,
-                                        includedTipCents: included)
+            let amount = amountCents(of: e), tip = tipCents(of: e)
+            let one = ReportBucket(action: e.action, state: e.state, cardType: e.response?.cardType ?? "",
+                                   verificationMethod: e.response?.verificationMethod ?? "", count: 1, amountCents: amount,
+                                   tipCents: tip, tippedCount: tip > 0 ? 1 : 0, firstAtMs: e.createdAtMs, lastAtMs: e.createdAtMs,
+                                   includedTipCents: e.tipStyle == .included ? tip : 0)
+            if map[one.key]?.add(one) == nil {
+                order.append(one.key)
+                map[one.key] = one
             }
         }
         return order.map { map[$0]! }

@@ -114,16 +114,9 @@ public struct BackOffice: Sendable {
                             lastAtMs: try cells[i + 10].decode(Int64.self), includedTipCents: Int(try cells[i + 8].decode(Int64.self)))
     }
 
-    /// Adds buckets of the same key together (a grand total over groups).
-    struct BucketKey: Hashable { var action: Action; var state: EntryState; var cardType: String; var method: String }
-    static func merge(_ b: ReportBucket, into map: inout [BucketKey: ReportBucket]) {
-        let key = BucketKey(action: b.action, state: b.state, cardType: b.cardType, method: b.verificationMethod)
-        if var m = map[key] {
-            m.count += b.count; m.amountCents += b.amountCents; m.tipCents += b.tipCents; m.tippedCount += b.tippedCount
-            m.includedTipCents += b.includedTipCents
-            m.firstAtMs = min(m.firstAtMs, b.firstAtMs); m.lastAtMs = max(m.lastAtMs, b.lastAtMs)
-            map[key] = m
-        } else { map[key] = b }
+    /// Adds a bucket to a grand total over groups (TillModel's rule for adding buckets of one key).
+    static func merge(_ b: ReportBucket, into map: inout [ReportBucket.Key: ReportBucket]) {
+        if map[b.key]?.add(b) == nil { map[b.key] = b }
     }
 
     static func report(_ buckets: [ReportBucket]) -> Report {
@@ -146,7 +139,7 @@ public struct BackOffice: Sendable {
         if n > 0 { sql.add(" ORDER BY " + (1...n).map(String.init).joined(separator: ", ")) }
         var current: [String]? = nil
         var buckets: [ReportBucket] = []
-        var total: [BucketKey: ReportBucket] = [:]
+        var total: [ReportBucket.Key: ReportBucket] = [:]
         try await with { store in
             try await store.forEachRow(sql.query) { row in
                 let cells = row.makeRandomAccess()
