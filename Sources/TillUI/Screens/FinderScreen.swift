@@ -132,24 +132,16 @@ enum FinderScreen: ScreenComponent {
             lines.append("\(Format.actionName(e.action)) of \(Format.money(total, state.currency)) at "
                          + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes) + ",")
             if let card = Format.card(e.response) { lines.append("card " + card + ",") }
+            let links = RefundLinks(known.entries)
             if capture {
-                // A pre-auth is captured once: a capture the journal holds for the same key.
-                let captures = known.entries.filter { c in
-                    c.action == .capturePreAuth && c.state == .approved && c.id > e.id
-                        && (QueryFields(url: c.requestURL).map { f in
-                            let k = TransactionFinder(referenceNumber: f.value(named: "referenceNumber"), orderCode: f.value(named: "orderCode"),
-                                                      shortOrderCode: f.value(named: "shortOrderCode")).key
-                            return k.map { $0.names(e.response) } ?? false
-                        } ?? false)
-                }
-                if let c = captures.last {
+                // A pre-auth is captured once: an approved capture the journal's links give it (as the journal shows).
+                if let id = links.captures[e.id]?.last, let c = known.entries.first(where: { $0.id == id }) {
                     lines.append("⚠ ALREADY CAPTURED (\(Format.money(Format.total(c), state.currency)) at "
                                  + Format.hoursMinutesOfDay(c.createdAtMs, offsetMinutes: state.tzOffsetMinutes) + "): a second capture")
                     lines.append("is refused by the terminal, or charges twice.")
                 }
             } else {
                 // What went back already (the journal's refund links): "in full" is what remains, not the total.
-                let links = RefundLinks(known.entries)
                 if let back = links.refunded[e.id] {
                     let left = total.map { Money(cents: max(0, $0.cents - back.cents)) }
                     lines.append("\(Format.money(back, state.currency)) already refunded"
