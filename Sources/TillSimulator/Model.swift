@@ -296,6 +296,18 @@ public struct SimulatorState: Sendable, Hashable, Codable {
         byStan = [:]; byShortOrderCode = [:]; indexed = 0; byClientTransactionId = [:]; byCard = [:]
     }
 
+    /// The lookups start again from the transactions (a replay changed their keys).
+    mutating func rebuildIndices() {
+        byStan = [:]; byShortOrderCode = [:]; indexed = 0; byClientTransactionId = [:]; byCard = [:]
+        for i in transactions.indices { indexClientTransactionId(i) }
+    }
+
+    /// A sale's or pre-auth's client transaction id finds it (the newest with that id).
+    private mutating func indexClientTransactionId(_ i: Int) {
+        let t = transactions[i]
+        if let c = t.clientTransactionId, t.kind == .sale || t.kind == .preAuth { byClientTransactionId[c] = i }
+    }
+
     enum CodingKeys: String, CodingKey {
         case rng, nextStan, batchCount, orderCount, activeBatch, closedBatches, transactions, pending, lastInstant, setup
     }
@@ -401,9 +413,8 @@ public struct SimulatorState: Sendable, Hashable, Codable {
     }
 
     mutating func append(_ t: SimTransaction) {
-        let i = transactions.count
         transactions.append(t)
-        if let c = t.clientTransactionId, t.kind == .sale || t.kind == .preAuth { byClientTransactionId[c] = i }
+        indexClientTransactionId(transactions.count - 1)
     }
 }
 

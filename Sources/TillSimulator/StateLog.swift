@@ -25,11 +25,11 @@ struct LogMark: Sendable {
     /// Transactions the file holds that changed since (refunded, captured).
     var changed: Set<Int> = []
     /// The small part as last written: a save that changes nothing appends nothing.
-    var lastSmall: Data?
+    var lastSmall: SmallState?
 }
 
 /// The part of the state that does not grow, written whole on every line.
-struct SmallState: Codable, Equatable {
+struct SmallState: Codable, Equatable, Sendable {
     var rng: UInt64?
     var nextStan: Int
     var batchCount: Int
@@ -98,14 +98,6 @@ extension SimulatorState {
         return nil
     }
 
-    /// A transaction's keys changed under a replay (not something the simulator does): the lookups start again.
-    private mutating func rebuildIndices() {
-        byStan = [:]; byShortOrderCode = [:]; byCard = [:]; indexed = 0; byClientTransactionId = [:]
-        for (i, t) in transactions.enumerated() where t.kind == .sale || t.kind == .preAuth {
-            if let c = t.clientTransactionId { byClientTransactionId[c] = i }
-        }
-    }
-
     /// True when everything in memory is in the file (so another process's lines may be replayed on top).
     var isSaved: Bool {
         log.changed.isEmpty && transactions.count == log.savedTransactions && closedBatches.count == log.savedClosedBatches
@@ -138,7 +130,7 @@ enum StateLog {
         guard lines > 0 else { throw StateFileError(path: path, reason: bytes.isEmpty ? "empty" : "line 1 is damaged") }
         state.log = LogMark(path: path, inode: UInt64(st.st_ino), offset: Int64(end), lines: lines,
                             savedTransactions: state.transactions.count, savedClosedBatches: state.closedBatches.count,
-                            changed: [], lastSmall: try? encoder().encode(state.small))
+                            changed: [], lastSmall: state.small)
         return state
     }
 
@@ -159,7 +151,7 @@ enum StateLog {
         let (end, lines) = try replay(bytes, into: &state, first: false, path: path)
         state.log.offset += Int64(end); state.log.lines += lines
         state.log.savedTransactions = state.transactions.count; state.log.savedClosedBatches = state.closedBatches.count
-        if lines > 0 { state.log.lastSmall = try? encoder().encode(state.small) }
+        if lines > 0 { state.log.lastSmall = state.small }
         return true
     }
 
@@ -196,11 +188,11 @@ enum StateLog {
 
     /// Saves: appends what changed when the file is the one this state last read or wrote, else writes it whole.
     static func save(_ state: inout SimulatorState, to path: String) throws {
-        let small = try encoder().encode(state.small)
+        let small = state.small
         guard state.log.path == path, state.transactions.count >= state.log.savedTransactions,
               state.closedBatches.count >= state.log.savedClosedBatches else { return try writeWhole(&state, to: path) }
         if state.isSaved && small == state.log.lastSmall && Path.exists(path) { return }
-        var record = LogRecord(state: state.small)
+        var record = LogRecord(state: small)
         var entries = state.log.changed.sorted().map { LogRecord.Entry(at: $0, t: state.transactions[$0]) }
         for i in state.log.savedTransactions..<state.transactions.count { entries.append(.init(at: i, t: state.transactions[i])) }
         if !entries.isEmpty { record.transactions = entries }
@@ -257,7 +249,7 @@ enum StateLog {
         guard stat(path, &st) == 0 else { throw FileError(path: path, operation: "stat") }
         state.log = LogMark(path: path, inode: UInt64(st.st_ino), offset: Int64(text.count), lines: parts,
                             savedTransactions: state.transactions.count, savedClosedBatches: state.closedBatches.count,
-                            changed: [], lastSmall: try e.encode(state.small))
+                            changed: [], lastSmall: state.small)
     }
 
     /// Rewrites a log that has grown far past what it holds (most lines carry only the small state). Rare: after a
