@@ -45,10 +45,7 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
             // Refused, never dropped: the character stays in sight with the reason (where the field has room), and
             // Enter is blocked until the cashier corrects it (`-3` must never charge 3.00).
             // A kept amount the screen said typing replaces is replaced by a refused key too (never "-3" → 3.33).
-            if field.selected {
-                state.form.fields[state.form.focus].selected = false
-                state.form.fields[state.form.focus].text = ""
-            }
+            _ = eraseSelection(&state)
             if field.kind != .text, state.form.fields[state.form.focus].text.count < field.maxLength {
                 state.form.fields[state.form.focus].text.append(ch)
             }

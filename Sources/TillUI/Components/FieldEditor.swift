@@ -35,16 +35,18 @@ func centsText(_ digits: String) -> String {
 func entersCents(_ state: AppState, _ field: Field) -> Bool { state.amountEntry == .cents && field.kind == .money }
 
 func type(_ state: inout AppState, _ ch: Character) {
+    guard let field = state.form.focused else { return }
+    let cents = entersCents(state, field)
+    if cents, !(ch.isASCII && ch.isNumber) {
+        let why = ch == "." || ch == "," ? "'\(ch)' not needed, amounts are typed in cents (1250 is 12.50)."
+            : "digits only, in cents (1250 is 12.50)."
+        setNotice(&state, field.label + " ¢: " + why, error: true)
+        return
+    }
+    // Selected text (kept from before) is replaced by what is typed, never appended to.
+    _ = eraseSelection(&state)
     var f = state.form
-    guard let field = f.focused else { return }
-    if entersCents(state, field) {
-        guard ch.isASCII, ch.isNumber else {
-            let why = ch == "." || ch == "," ? "'\(ch)' not needed, amounts are typed in cents (1250 is 12.50)."
-                : "digits only, in cents (1250 is 12.50)."
-            setNotice(&state, field.label + " ¢: " + why, error: true)
-            return
-        }
-        if field.selected { f.fields[f.focus].selected = false; f.fields[f.focus].text = "" }
+    if cents {
         f.life = typedLife(state, f.life)
         let digits = f.fields[f.focus].text.filter(\.isNumber) + String(ch)
         guard digits.drop(while: { $0 == "0" }).count <= 9 else {
@@ -57,11 +59,6 @@ func type(_ state: inout AppState, _ ch: Character) {
         state.form = f
         if state.noticeIsError { state.notice = nil }
         return
-    }
-    if field.selected {
-        // Selected text (kept from before) is replaced by what is typed, never appended to.
-        f.fields[f.focus].selected = false
-        f.fields[f.focus].text = ""
     }
     f.life = typedLife(state, f.life)
     if f.fields[f.focus].text.count >= field.maxLength {
