@@ -66,6 +66,15 @@ extension RequestDraftSource {
     }
 }
 
+extension RequestDraft {
+    /// The draft with the problems a reader of the command line's own options found (the show_* flags, the payment
+    /// method, …) added to its own.
+    mutating func absorb(_ r: TypedTextReader) {
+        errors += r.errors
+        unreadable.formUnion(r.unreadable)
+    }
+}
+
 // MARK: - Reading typed text
 
 /// Reads typed text into typed values, collecting problems instead of stopping at the first.

@@ -35,8 +35,7 @@ struct PreAuthOptions: PaymentCommandLine {
         p.paymentMethod = r.paymentMethod(paymentMethod)
         (p.showReceipt, p.showRating, p.showTransactionResult) = screens.read(&r)
         d.request = .preAuth(p)
-        d.errors += r.errors
-        d.unreadable.formUnion(r.unreadable)
+        d.absorb(r)
         return d
     }
 }

@@ -43,13 +43,14 @@ struct FinderOptions: ParsableArguments {
         let receipt = r.bool(showReceipt, field: "show_receipt", label: "Show receipt")
         let result = r.bool(showTransactionResult, field: "show_transaction_result", label: "Show transaction result")
         // capture-preauth.txt:36 lists `protocol` (int_default) for a capture, as for a sale; a refund never sends it.
-        let d = capture
+        var d = capture
             ? RequestDraft.capture(amount: amount, reference: reference, orderCode: orderCode, shortOrderCode: shortOrderCode, from: from, to: to,
                                    showReceipt: receipt, showResult: result, protocolName: noProtocol ? nil : RequestDraft.defaultProtocol,
                                    offsetMinutes: tillZoneOffsetMinutes)
             : RequestDraft.refund(amount: amount, reference: reference, orderCode: orderCode, shortOrderCode: shortOrderCode, from: from, to: to,
                                   showReceipt: receipt, showResult: result, offsetMinutes: tillZoneOffsetMinutes)
-        return RequestDraft(request: d.request, errors: d.errors + r.errors, unreadable: d.unreadable.union(r.unreadable))
+        d.absorb(r)
+        return d
     }
 }
 

@@ -93,8 +93,7 @@ struct SaleOptions: PaymentCommandLine {
         if r.unreadable.contains("ISV_amount") { isv.amount = Money(cents: 1) }
         sale.isv = isv != ISVFields() ? isv : nil
         d.request = .sale(sale)
-        d.errors += r.errors
-        d.unreadable.formUnion(r.unreadable)
+        d.absorb(r)
         return d
     }
 
