@@ -28,22 +28,20 @@ public struct RefundLinks: Sendable, Hashable {
 
     public init(_ entries: [JournalEntry]) {
         let ordered = entries.sorted { $0.id < $1.id }
-        // The payments a refund can name, under each key their answer carries; each list oldest first.
-        var byKey: [FinderKey: [JournalEntry]] = [:]
-        for e in ordered where RefundLinks.isRefundable(e) {
-            guard let r = e.response else { continue }
-            if let k = r.referenceNumber { byKey[.referenceNumber(k), default: []].append(e) }
-            if let k = r.orderCode { byKey[.orderCode(k), default: []].append(e) }
-            if let k = r.shortOrderCode { byKey[.shortOrderCode(k), default: []].append(e) }
+        // The entries `keep` takes, under each key their answer carries; each list oldest first.
+        func index(_ keep: (JournalEntry) -> Bool) -> [FinderKey: [JournalEntry]] {
+            var byKey: [FinderKey: [JournalEntry]] = [:]
+            for e in ordered where keep(e) {
+                guard let r = e.response else { continue }
+                if let k = r.referenceNumber { byKey[.referenceNumber(k), default: []].append(e) }
+                if let k = r.orderCode { byKey[.orderCode(k), default: []].append(e) }
+                if let k = r.shortOrderCode { byKey[.shortOrderCode(k), default: []].append(e) }
+            }
+            return byKey
         }
-        // Captures name their pre-auth the same way (by the key the terminal goes by).
-        var preAuths: [FinderKey: [JournalEntry]] = [:]
-        for e in ordered where e.action == .preAuth && e.state == .approved {
-            guard let r = e.response else { continue }
-            if let k = r.referenceNumber { preAuths[.referenceNumber(k), default: []].append(e) }
-            if let k = r.orderCode { preAuths[.orderCode(k), default: []].append(e) }
-            if let k = r.shortOrderCode { preAuths[.shortOrderCode(k), default: []].append(e) }
-        }
+        // The payments a refund can name; captures name their pre-auth the same way (by the key the terminal goes by).
+        let byKey = index(RefundLinks.isRefundable)
+        let preAuths = index { $0.action == .preAuth && $0.state == .approved }
         for e in ordered where e.action == .capturePreAuth {
             guard let key = RefundLinks.finder(of: e).key, let pre = (preAuths[key] ?? []).last(where: { $0.id < e.id }) else { continue }
             preAuthOf[e.id] = pre.id
