@@ -52,6 +52,17 @@ public struct BackOffice: Sendable {
             return "$\(count)"
         }
         var query: PostgresQuery { PostgresQuery(unsafeSQL: text, binds: binds) }
+        /// The filter's shop and till as conditions (`s.id` is the shop; `till` the column that names the till).
+        mutating func scope(_ f: Filter, till column: String) -> [String] {
+            var parts: [String] = []
+            if let shop = f.shop { parts.append("s.id = " + bind(shop)) }
+            if let till = f.till { parts.append(column + " = " + bind(till)) }
+            return parts
+        }
+        /// ` WHERE` and the conditions (nothing when there are none); `and`: after a WHERE already written.
+        mutating func add(where parts: [String], and: Bool = false) {
+            if !parts.isEmpty { add((and ? " AND " : " WHERE ") + parts.joined(separator: " AND ")) }
+        }
     }
 
     /// The local day of an entry in its shop's time zone.
@@ -68,15 +79,14 @@ public struct BackOffice: Sendable {
         }
     }
 
-    /// The WHERE clause of a filter. The local day is compared exactly; a range of the till's clock around it (no time
+    /// The conditions of a filter. The local day is compared exactly; a range of the till's clock around it (no time
     /// zone is more than 14 hours from UTC) lets the `payment_created` index find the rows first.
-    static func whereClause(_ f: Filter, _ sql: inout SQL, moneyOnly: Bool) {
+    static func conditions(_ f: Filter, _ sql: inout SQL, moneyOnly: Bool) -> [String] {
         var parts: [String] = []
         if moneyOnly {
             parts.append("p.action IN (" + Action.allCases.filter(\.movesMoney).map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")")
         }
-        if let shop = f.shop { parts.append("s.id = " + sql.bind(shop)) }
-        if let till = f.till { parts.append("p.till_id = " + sql.bind(till)) }
+        parts += sql.scope(f, till: "p.till_id")
         if let from = f.fromDay {
             let b = sql.bind(from)
             parts.append("\(localDay) >= \(b)")
@@ -87,7 +97,7 @@ public struct BackOffice: Sendable {
             parts.append("\(localDay) <= \(b)")
             parts.append("p.created_at_ms < (extract(epoch FROM (\(b)::date + 1)::timestamp) * 1000 + 50400000)::bigint")
         }
-        if !parts.isEmpty { sql.add(" WHERE " + parts.joined(separator: " AND ")) }
+        return parts
     }
 
     /// The bucket columns, as the till's `batch_summary` sums them.
@@ -133,7 +143,8 @@ public struct BackOffice: Sendable {
         var sql = SQL()
         let keys = dims.map(BackOffice.expression)
         sql.add("SELECT " + (keys + [BackOffice.bucketColumns]).joined(separator: ", ") + BackOffice.from)
-        BackOffice.whereClause(filter, &sql, moneyOnly: true)
+        let conditions = BackOffice.conditions(filter, &sql, moneyOnly: true)
+        sql.add(where: conditions)
         let n = keys.count
         sql.add(" GROUP BY " + (1...(n + 4)).map(String.init).joined(separator: ", "))
         if n > 0 { sql.add(" ORDER BY " + (1...n).map(String.init).joined(separator: ", ")) }
@@ -220,13 +231,12 @@ public struct BackOffice: Sendable {
         sql.add("SELECT s.id, p.till_id, p.entry_id, \(BackOffice.localTime), p.action, p.state, p.amount_cents, p.tip_cents, p.tip_included, ")
         sql.add("COALESCE(p.stan, ''), COALESCE(p.transaction_id, ''), COALESCE(p.client_transaction_id, ''), COALESCE(p.card_type, ''), ")
         sql.add("COALESCE(p.batch_id, ''), p.journal_id, COALESCE(p.verification_method, '')" + BackOffice.from)
-        BackOffice.whereClause(filter, &sql, moneyOnly: false)
-        var more: [String] = []
-        if let v = search.transactionId { more.append("p.transaction_id = " + sql.bind(v)) }
-        if let v = search.stan { more.append("p.stan = " + sql.bind(v)) }
-        if let v = search.clientTransactionId { more.append("p.client_transaction_id = " + sql.bind(v)) }
-        if let v = search.amountCents { more.append("p.amount_cents = " + sql.bind(String(v)) + "::bigint") }
-        if !more.isEmpty { sql.add((sql.text.contains(" WHERE ") ? " AND " : " WHERE ") + more.joined(separator: " AND ")) }
+        var parts = BackOffice.conditions(filter, &sql, moneyOnly: false)
+        if let v = search.transactionId { parts.append("p.transaction_id = " + sql.bind(v)) }
+        if let v = search.stan { parts.append("p.stan = " + sql.bind(v)) }
+        if let v = search.clientTransactionId { parts.append("p.client_transaction_id = " + sql.bind(v)) }
+        if let v = search.amountCents { parts.append("p.amount_cents = " + sql.bind(String(v)) + "::bigint") }
+        sql.add(where: parts)
         sql.add(" ORDER BY p.created_at_ms, p.till_id, p.entry_id")
         if let limit { sql.add(" LIMIT \(max(0, limit))") }
         var n = 0
@@ -322,10 +332,8 @@ public struct BackOffice: Sendable {
                   AND (p.batch_id = z.batch_key OR (z.batch_key = '' AND p.batch_id IS NULL))
                   AND p.action IN (\(Action.allCases.filter(\.movesMoney).map { "'\($0.rawValue)'" }.joined(separator: ", ")))
                 """)
-            var parts: [String] = []
-            if let shop = filter.shop { parts.append("s.id = " + sql.bind(shop)) }
-            if let till = filter.till { parts.append("z.till_id = " + sql.bind(till)) }
-            if !parts.isEmpty { sql.add(" WHERE " + parts.joined(separator: " AND ")) }
+            let scope = sql.scope(filter, till: "z.till_id")
+            sql.add(where: scope)
             sql.add(" GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9 ORDER BY 1, 2, 3")
             var current: (till: String, journal: String, key: String, shop: String, z: String)? = nil
             var buckets: [ReportBucket] = []
@@ -369,10 +377,8 @@ public struct BackOffice: Sendable {
                 FROM till_store.till t JOIN till_store.shop s ON s.id = t.shop_id
                 LEFT JOIN till_store.journal j ON j.till_id = t.id AND j.status = 'active'
                 """)
-            var tillParts: [String] = []
-            if let shop = filter.shop { tillParts.append("s.id = " + tills.bind(shop)) }
-            if let till = filter.till { tillParts.append("t.id = " + tills.bind(till)) }
-            if !tillParts.isEmpty { tills.add(" WHERE " + tillParts.joined(separator: " AND ")) }
+            let tillScope = tills.scope(filter, till: "t.id")
+            tills.add(where: tillScope)
             tills.add(" GROUP BY 1, 2 ORDER BY 1, 2")
             let limit = stoppedAfter.components.seconds
             try await store.forEachRow(tills.query) { row in
@@ -394,8 +400,8 @@ public struct BackOffice: Sendable {
                 FROM till_store.journal j JOIN till_store.till t ON t.id = j.till_id JOIN till_store.shop s ON s.id = t.shop_id
                 WHERE j.status = 'refused'
                 """)
-            if let shop = filter.shop { refused.add(" AND s.id = " + refused.bind(shop)) }
-            if let till = filter.till { refused.add(" AND j.till_id = " + refused.bind(till)) }
+            let refusedScope = refused.scope(filter, till: "j.till_id")
+            refused.add(where: refusedScope, and: true)
             refused.add(" ORDER BY 1, 2, 4")
             try await store.forEachRow(refused.query) { row in
                 let c = row.makeRandomAccess()
@@ -412,8 +418,8 @@ public struct BackOffice: Sendable {
                 FROM till_store.journal j JOIN till_store.till t ON t.id = j.till_id JOIN till_store.shop s ON s.id = t.shop_id
                 WHERE j.behind_since IS NOT NULL
                 """)
-            if let shop = filter.shop { behind.add(" AND s.id = " + behind.bind(shop)) }
-            if let till = filter.till { behind.add(" AND j.till_id = " + behind.bind(till)) }
+            let behindScope = behind.scope(filter, till: "j.till_id")
+            behind.add(where: behindScope, and: true)
             behind.add(" ORDER BY 1, 2, 6")
             try await store.forEachRow(behind.query) { row in
                 let c = row.makeRandomAccess()
@@ -428,8 +434,8 @@ public struct BackOffice: Sendable {
             let states = EntryState.allCases.filter(\.needsAttention).map { "'\($0.rawValue)'" }.joined(separator: ", ")
             open.add("SELECT s.id, p.till_id, p.journal_id, COALESCE(p.batch_id, ''), p.entry_id, p.action, p.state, \(BackOffice.localTime), p.amount_cents, p.tip_cents, p.tip_included"
                      + BackOffice.from + " WHERE p.state IN (\(states))")
-            if let shop = filter.shop { open.add(" AND s.id = " + open.bind(shop)) }
-            if let till = filter.till { open.add(" AND p.till_id = " + open.bind(till)) }
+            let openScope = open.scope(filter, till: "p.till_id")
+            open.add(where: openScope, and: true)
             open.add(" ORDER BY p.till_id, p.created_at_ms, p.entry_id")
             try await store.forEachRow(open.query) { row in
                 let c = row.makeRandomAccess()
@@ -448,10 +454,8 @@ public struct BackOffice: Sendable {
                 SELECT s.id, q.till_id, q.journal_id, q.seq, q.kind, q.entity_key, q.reason, to_char(q.parked_at, 'YYYY-MM-DD HH24:MI:SS TZ')
                 FROM till_store.quarantine q JOIN till_store.till t ON t.id = q.till_id JOIN till_store.shop s ON s.id = t.shop_id
                 """)
-            var parkedParts: [String] = []
-            if let shop = filter.shop { parkedParts.append("s.id = " + parked.bind(shop)) }
-            if let till = filter.till { parkedParts.append("q.till_id = " + parked.bind(till)) }
-            if !parkedParts.isEmpty { parked.add(" WHERE " + parkedParts.joined(separator: " AND ")) }
+            let parkedScope = parked.scope(filter, till: "q.till_id")
+            parked.add(where: parkedScope)
             parked.add(" ORDER BY 2, 3, 4")
             try await store.forEachRow(parked.query) { row in
                 let c = row.makeRandomAccess()
