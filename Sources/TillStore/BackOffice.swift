@@ -65,6 +65,10 @@ public struct BackOffice: Sendable {
         }
     }
 
+    /// SQL lists of the actions that move money and of the states that need a person, from this build's own lists.
+    static let movingActions = Action.allCases.filter(\.movesMoney).map { "'\($0.rawValue)'" }.joined(separator: ", ")
+    static let openStates = EntryState.allCases.filter(\.needsAttention).map { "'\($0.rawValue)'" }.joined(separator: ", ")
+
     /// The local day of an entry in its shop's time zone.
     static let localDay = "to_char(to_timestamp(p.created_at_ms / 1000.0) AT TIME ZONE s.time_zone, 'YYYY-MM-DD')"
     static let localTime = "to_char(to_timestamp(p.created_at_ms / 1000.0) AT TIME ZONE s.time_zone, 'YYYY-MM-DD HH24:MI:SS')"
@@ -84,7 +88,7 @@ public struct BackOffice: Sendable {
     static func conditions(_ f: Filter, _ sql: inout SQL, moneyOnly: Bool) -> [String] {
         var parts: [String] = []
         if moneyOnly {
-            parts.append("p.action IN (" + Action.allCases.filter(\.movesMoney).map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")")
+            parts.append("p.action IN (\(movingActions))")
         }
         parts += sql.scope(f, till: "p.till_id")
         if let from = f.fromDay {
@@ -330,7 +334,7 @@ public struct BackOffice: Sendable {
                 FROM till_store.z_report z JOIN till_store.till t ON t.id = z.till_id JOIN till_store.shop s ON s.id = t.shop_id
                 LEFT JOIN till_store.payment p ON p.till_id = z.till_id AND p.journal_id = z.journal_id
                   AND (p.batch_id = z.batch_key OR (z.batch_key = '' AND p.batch_id IS NULL))
-                  AND p.action IN (\(Action.allCases.filter(\.movesMoney).map { "'\($0.rawValue)'" }.joined(separator: ", ")))
+                  AND p.action IN (\(BackOffice.movingActions))
                 """)
             let scope = sql.scope(filter, till: "z.till_id")
             sql.add(where: scope)
@@ -431,9 +435,8 @@ public struct BackOffice: Sendable {
 
             // Entries whose outcome is still open, as the till's Unresolved screen lists them.
             var open = SQL()
-            let states = EntryState.allCases.filter(\.needsAttention).map { "'\($0.rawValue)'" }.joined(separator: ", ")
             open.add("SELECT s.id, p.till_id, p.journal_id, COALESCE(p.batch_id, ''), p.entry_id, p.action, p.state, \(BackOffice.localTime), p.amount_cents, p.tip_cents, p.tip_included"
-                     + BackOffice.from + " WHERE p.state IN (\(states))")
+                     + BackOffice.from + " WHERE p.state IN (\(BackOffice.openStates))")
             let openScope = open.scope(filter, till: "p.till_id")
             open.add(where: openScope, and: true)
             open.add(" ORDER BY p.till_id, p.created_at_ms, p.entry_id")

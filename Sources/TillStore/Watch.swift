@@ -34,40 +34,38 @@ extension BackOffice {
     public func snapshot() async throws -> WatchSnapshot {
         try await with { store in
             // Today's money per till, in its shop's time zone, counted by TillModel's Report.
-            var today: [String: (day: String, report: Report)] = [:]
+            var today: [String: Report] = [:]
             var buckets: [ReportBucket] = []
-            var current: (till: String, day: String)?
-            let moving = Action.allCases.filter(\.movesMoney).map { "'\($0.rawValue)'" }.joined(separator: ", ")
+            var current: String?
             let sql = """
                 SELECT p.till_id, \(BackOffice.localDay), \(BackOffice.bucketColumns)\(BackOffice.from)
-                WHERE p.action IN (\(moving)) AND p.created_at_ms > (extract(epoch FROM now()) * 1000)::bigint - 2 * 86400000
+                WHERE p.action IN (\(BackOffice.movingActions)) AND p.created_at_ms > (extract(epoch FROM now()) * 1000)::bigint - 2 * 86400000
                   AND \(BackOffice.localDay) = to_char(now() AT TIME ZONE s.time_zone, 'YYYY-MM-DD')
                 GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1
                 """
             try await store.forEachRow(PostgresQuery(unsafeSQL: sql)) { row in
                 let c = row.makeRandomAccess()
-                let till = try c[0].decode(String.self), day = try c[1].decode(String.self)
-                if let cur = current, cur.till != till {
-                    today[cur.till] = (cur.day, BackOffice.report(buckets))
+                let till = try c[0].decode(String.self)
+                if let cur = current, cur != till {
+                    today[cur] = BackOffice.report(buckets)
                     buckets.removeAll(keepingCapacity: true)
                 }
-                current = (till, day)
+                current = till
                 if let b = try BackOffice.bucket(c, at: 2) { buckets.append(b) }
             }
-            if let cur = current { today[cur.till] = (cur.day, BackOffice.report(buckets)) }
+            if let cur = current { today[cur] = BackOffice.report(buckets) }
 
-            let states = EntryState.allCases.filter(\.needsAttention).map { "'\($0.rawValue)'" }.joined(separator: ", ")
             var tills: [WatchSnapshot.Till] = []
             let list = """
                 SELECT s.id, t.id, to_char(now() AT TIME ZONE s.time_zone, 'YYYY-MM-DD'),
                        (SELECT extract(epoch FROM now() - max(j.last_contact_at))::bigint FROM till_store.journal j WHERE j.till_id = t.id),
-                       (SELECT count(*) FROM till_store.payment p WHERE p.till_id = t.id AND p.state IN (\(states)))::bigint
+                       (SELECT count(*) FROM till_store.payment p WHERE p.till_id = t.id AND p.state IN (\(BackOffice.openStates)))::bigint
                 FROM till_store.till t JOIN till_store.shop s ON s.id = t.shop_id ORDER BY 1, 2
                 """
             try await store.forEachRow(PostgresQuery(unsafeSQL: list)) { row in
                 let c = row.makeRandomAccess()
                 let till = try c[1].decode(String.self)
-                let r = today[till]?.report
+                let r = today[till]
                 tills.append(.init(shop: try c[0].decode(String.self), till: till, day: try c[2].decode(String.self),
                                    sales: r?.sales.count ?? 0, netCents: r?.netCents ?? 0, unknown: r?.unknown.count ?? 0,
                                    silentFor: try c[3].decode(Int64?.self), unresolved: Int(try c[4].decode(Int64.self))))
