@@ -314,7 +314,7 @@ public struct TillConfig: Sendable, Hashable {
 
     /// The caller fields with defaults filled in (merchant key: config, else `$TILL_MERCHANT_KEY`, else a demo key).
     public func caller(environment: Environment = .process) -> Caller {
-        let envKey = environment["TILL_MERCHANT_KEY"].flatMap { $0.isEmpty ? nil : $0 }
+        let envKey = environment.nonEmpty("TILL_MERCHANT_KEY")
         return Caller(callback: callback ?? TillConfig.defaultCallback,
                       merchantKey: merchantKey ?? envKey ?? TillConfig.defaultMerchantKey,
                       appId: appId ?? TillConfig.defaultAppId)

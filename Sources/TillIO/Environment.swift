@@ -19,4 +19,7 @@ public struct Environment: Sendable, ExpressibleByDictionaryLiteral {
         if let given { return given[name] }
         return getenv(name).map { String(cString: $0) }
     }
+
+    /// The variable's value when it is set and not empty (an empty one is taken as not given).
+    public func nonEmpty(_ name: String) -> String? { self[name].flatMap { $0.isEmpty ? nil : $0 } }
 }

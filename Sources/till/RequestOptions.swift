@@ -160,7 +160,7 @@ struct CallerOptions: ParsableArguments {
     /// merchant key only), then `fallback` (e.g. from a config file), then the defaults above.
     func caller(fallback: PartialCaller = PartialCaller(),
                 environment: Environment = .process) -> Caller {
-        let envKey = environment[CallerOptions.merchantKeyEnvironmentVariable].flatMap { $0.isEmpty ? nil : $0 }
+        let envKey = environment.nonEmpty(CallerOptions.merchantKeyEnvironmentVariable)
         return Caller(callback: callback ?? fallback.callback ?? CallerOptions.defaultCallback,
                       merchantKey: merchantKey ?? envKey ?? fallback.merchantKey ?? CallerOptions.demoMerchantKey,
                       appId: appId ?? fallback.appId ?? CallerOptions.defaultAppId)

@@ -34,16 +34,16 @@ struct ActivationOptions: ActionCommandLine {
     @Option(help: ArgumentHelp("The terminal's PIN (pinCode), 4 to 8 digits (default: $TILL_PIN_CODE); a secret.", valueName: "digits"))
     var pinCode: String?
 
-    @Option(help: ArgumentHelp("Allow MOTO (phone orders) on the terminal (activateMoto).", valueName: "true|false")) var activateMoto: String?
-    @Option(help: ArgumentHelp("Allow QR code payments (activateQRCodes).", valueName: "true|false")) var activateQrCodes: String?
-    @Option(help: ArgumentHelp("Forbid typing the amount on the terminal (disableManualAmountEntry).", valueName: "true|false"))
+    @Option(help: ArgumentHelp("Allow MOTO (phone orders) on the terminal (activateMoto).", valueName: boolValueName)) var activateMoto: String?
+    @Option(help: ArgumentHelp("Allow QR code payments (activateQRCodes).", valueName: boolValueName)) var activateQrCodes: String?
+    @Option(help: ArgumentHelp("Forbid typing the amount on the terminal (disableManualAmountEntry).", valueName: boolValueName))
     var disableManualAmountEntry: String?
-    @Option(help: ArgumentHelp("Lock refunds on the terminal (lockRefund).", valueName: "true|false")) var lockRefund: String?
-    @Option(help: ArgumentHelp("Lock the transactions list (lockTransactionsList).", valueName: "true|false")) var lockTransactionsList: String?
-    @Option(help: ArgumentHelp("Lock MOTO (lockMoto).", valueName: "true|false")) var lockMoto: String?
-    @Option(help: ArgumentHelp("Lock pre-authorisations (lockPreauth).", valueName: "true|false")) var lockPreauth: String?
-    @Option(help: ArgumentHelp("Lock captures (lockCapture).", valueName: "true|false")) var lockCapture: String?
-    @Option(help: ArgumentHelp("Refunds need the card presented (forceCardPresentmentForRefund).", valueName: "true|false"))
+    @Option(help: ArgumentHelp("Lock refunds on the terminal (lockRefund).", valueName: boolValueName)) var lockRefund: String?
+    @Option(help: ArgumentHelp("Lock the transactions list (lockTransactionsList).", valueName: boolValueName)) var lockTransactionsList: String?
+    @Option(help: ArgumentHelp("Lock MOTO (lockMoto).", valueName: boolValueName)) var lockMoto: String?
+    @Option(help: ArgumentHelp("Lock pre-authorisations (lockPreauth).", valueName: boolValueName)) var lockPreauth: String?
+    @Option(help: ArgumentHelp("Lock captures (lockCapture).", valueName: boolValueName)) var lockCapture: String?
+    @Option(help: ArgumentHelp("Refunds need the card presented (forceCardPresentmentForRefund).", valueName: boolValueName))
     var forceCardPresentmentForRefund: String?
 
     init() {}
@@ -54,10 +54,9 @@ struct ActivationOptions: ActionCommandLine {
     func draft() -> RequestDraft { draft(environment: .process) }
 
     func draft(environment: Environment) -> RequestDraft {
-        func env(_ name: String) -> String? { environment[name].flatMap { $0.isEmpty ? nil : $0 } }
-        let apiKey = self.apiKey ?? env(ActivationOptions.apiKeyVariable)
-        let apiSecret = self.apiSecret ?? env(ActivationOptions.apiSecretVariable)
-        let pinCode = self.pinCode ?? env(ActivationOptions.pinCodeVariable)
+        let apiKey = self.apiKey ?? environment.nonEmpty(ActivationOptions.apiKeyVariable)
+        let apiSecret = self.apiSecret ?? environment.nonEmpty(ActivationOptions.apiSecretVariable)
+        let pinCode = self.pinCode ?? environment.nonEmpty(ActivationOptions.pinCodeVariable)
         var r = TypedTextReader()
         var flags: [String: Bool] = [:]
         let typed: [(String, String?)] = [

@@ -34,19 +34,19 @@ struct PrintingSettingsOptions: ActionCommandLine {
         abstract: "Change the terminal's printing settings (only those given).",
         discussion: "Example: till printing-settings set --customer-receipt false --logo true\n" + adminExitCodesHelp)
 
-    @Option(help: ArgumentHelp("Print the customer's receipt (isCustomerReceiptEnabled).", valueName: "true|false"))
+    @Option(help: ArgumentHelp("Print the customer's receipt (isCustomerReceiptEnabled).", valueName: boolValueName))
     var customerReceipt: String?
-    @Option(help: ArgumentHelp("Print the merchant's receipt (isMerchantReceiptEnabled).", valueName: "true|false"))
+    @Option(help: ArgumentHelp("Print the merchant's receipt (isMerchantReceiptEnabled).", valueName: boolValueName))
     var merchantReceipt: String?
-    @Option(help: ArgumentHelp("Print receipts at all (isPrintingReceiptEnabled).", valueName: "true|false"))
+    @Option(help: ArgumentHelp("Print receipts at all (isPrintingReceiptEnabled).", valueName: boolValueName))
     var printing: String?
-    @Option(help: ArgumentHelp("The logo on the merchant's receipt (printLogoOnMerchantReceipt).", valueName: "true|false"))
+    @Option(help: ArgumentHelp("The logo on the merchant's receipt (printLogoOnMerchantReceipt).", valueName: boolValueName))
     var logo: String?
-    @Option(help: ArgumentHelp("The VAT number on the merchant's receipt (printVATOnMerchantReceipt).", valueName: "true|false"))
+    @Option(help: ArgumentHelp("The VAT number on the merchant's receipt (printVATOnMerchantReceipt).", valueName: boolValueName))
     var vat: String?
-    @Option(help: ArgumentHelp("The order code as a barcode (isBarcodeEnabled).", valueName: "true|false"))
+    @Option(help: ArgumentHelp("The order code as a barcode (isBarcodeEnabled).", valueName: boolValueName))
     var barcode: String?
-    @Option(help: ArgumentHelp("The address on receipts (printAddressOnReceipt).", valueName: "true|false"))
+    @Option(help: ArgumentHelp("The address on receipts (printAddressOnReceipt).", valueName: boolValueName))
     var address: String?
     @Option(help: ArgumentHelp("The business description (businessDescriptionEnabled): false, true, or where the name comes from: \(BusinessDescriptionType.names) (businessDescriptionType; turns it on).",
                                valueName: "true|false|type"))
