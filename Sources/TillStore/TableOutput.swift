@@ -97,7 +97,11 @@ public final class TableWriter {
         sink.flush()
     }
 
-    func line(_ cells: [(Column, String)]) -> String {
+    func line(_ cells: [(Column, String)]) -> String { TableWriter.cells(cells) + "\n" }
+
+    /// Cells side by side in their columns' widths: text to the left, counts and amounts to the right, two spaces
+    /// between; the last text cell is not padded. Escaped for a terminal.
+    static func cells(_ cells: [(Column, String)]) -> String {
         var out = ""
         for (i, (c, raw)) in cells.enumerated() {
             let v = SafeText.terminal(raw)
@@ -106,7 +110,7 @@ public final class TableWriter {
             out += c.kind == .text ? v + (last ? "" : pad) : pad + v
             if !last { out += "  " }
         }
-        return out + "\n"
+        return out
     }
 
 }

@@ -85,7 +85,7 @@ public enum WatchScreen {
         func add(_ line: String) { out.append(fit(line, width)) }
         add("till-sync watch · store time \(s.at) · today in each shop's time zone")
         add("")
-        add(row(["shop", "till", "day", "sales", "net", "unknown", "last push", "open"]))
+        add(row(columns.map(\.name)))
         var byShop: [(String, Int, Int)] = []
         var total = 0, open = 0, silent = 0
         for t in s.tills {
@@ -112,15 +112,9 @@ public enum WatchScreen {
         return out + [keys]
     }
 
-    static let widths = [10, 10, 10, 6, 12, 7, 16, 5]
-    static func row(_ cells: [String]) -> String {
-        zip(cells, widths).enumerated().map { i, cw in
-            let (c, w) = cw
-            let v = SafeText.terminal(c)
-            let pad = String(repeating: " ", count: max(0, w - v.count))
-            return (i == 3 || i == 4 || i == 5 || i == 7) ? pad + v : v + pad
-        }.joined(separator: "  ")
-    }
+    static let columns = [Column("shop", 10), Column("till", 10), Column("day", 10), Column("sales", 6, .count),
+                          Column("net", 12, .money), Column("unknown", 7, .count), Column("last push", 16), Column("open", 5, .count)]
+    static func row(_ cells: [String]) -> String { TableWriter.cells(Array(zip(columns, cells))) }
 
     static func fit(_ line: String, _ width: Int) -> String {
         let safe = SafeText.terminal(line)
