@@ -114,6 +114,28 @@ public struct BackOffice: Sendable {
         """
 
     /// Reads the bucket columns starting at `at`; nil when the row has none (a left join that found no entry).
+    /// Runs of rows with the same group key (the query orders them by it), each handed to `body` as soon as its last
+    /// row is read: the key, the run's first row, and the buckets its rows carry from column `bucketsAt` (none for a
+    /// group a LEFT JOIN found no entries of).
+    static func forEachGroup<K: Equatable>(_ store: StoreConnection, _ q: PostgresQuery, bucketsAt: Int,
+                                           key: (PostgresRandomAccessRow) throws -> K,
+                                           _ body: (K, PostgresRandomAccessRow, [ReportBucket]) async throws -> Void) async throws {
+        var current: (key: K, first: PostgresRandomAccessRow)?
+        var buckets: [ReportBucket] = []
+        try await store.forEachRow(q) { row in
+            let cells = row.makeRandomAccess()
+            let k = try key(cells)
+            if let c = current, c.key != k {
+                try await body(c.key, c.first, buckets)
+                buckets.removeAll(keepingCapacity: true)
+                current = nil
+            }
+            if current == nil { current = (k, cells) }
+            if let b = try BackOffice.bucket(cells, at: bucketsAt) { buckets.append(b) }
+        }
+        if let c = current { try await body(c.key, c.first, buckets) }
+    }
+
     static func bucket(_ cells: PostgresRandomAccessRow, at i: Int) throws -> ReportBucket? {
         guard let actionName = try cells[i].decode(String?.self) else { return nil }
         let stateName = try cells[i + 1].decode(String.self)
@@ -152,24 +174,13 @@ public struct BackOffice: Sendable {
         let n = keys.count
         sql.add(" GROUP BY " + (1...(n + 4)).map(String.init).joined(separator: ", "))
         if n > 0 { sql.add(" ORDER BY " + (1...n).map(String.init).joined(separator: ", ")) }
-        var current: [String]? = nil
-        var buckets: [ReportBucket] = []
         var total: [ReportBucket.Key: ReportBucket] = [:]
         try await with { store in
-            try await store.forEachRow(sql.query) { row in
-                let cells = row.makeRandomAccess()
-                let key = try (0..<n).map { try cells[$0].decode(String.self) }
-                guard let b = try BackOffice.bucket(cells, at: n) else { return }
-                if let c = current, c != key {
-                    try await each(ReportRow(key: c, report: BackOffice.report(buckets)))
-                    buckets.removeAll(keepingCapacity: true)
-                }
-                current = key
-                buckets.append(b)
-                BackOffice.merge(b, into: &total)
+            try await BackOffice.forEachGroup(store, sql.query, bucketsAt: n, key: { cells in try (0..<n).map { try cells[$0].decode(String.self) } }) { key, _, buckets in
+                for b in buckets { BackOffice.merge(b, into: &total) }
+                try await each(ReportRow(key: key, report: BackOffice.report(buckets)))
             }
         }
-        if let c = current { try await each(ReportRow(key: c, report: BackOffice.report(buckets))) }
         return BackOffice.report(Array(total.values))
     }
 
@@ -339,12 +350,12 @@ public struct BackOffice: Sendable {
             let scope = sql.scope(filter, till: "z.till_id")
             sql.add(where: scope)
             sql.add(" GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9 ORDER BY 1, 2, 3")
-            var current: (till: String, journal: String, key: String, shop: String, z: String)? = nil
-            var buckets: [ReportBucket] = []
-            func compare() async throws {
-                guard let c = current else { return }
+            struct ZKey: Equatable { var till, journal, batch: String }
+            try await BackOffice.forEachGroup(store, sql.query, bucketsAt: 5, key: { cells in
+                ZKey(till: try cells[0].decode(String.self), journal: try cells[1].decode(String.self), batch: try cells[2].decode(String.self))
+            }) { k, first, buckets in
                 summary.zReports += 1
-                let z = try JSONDecoder().decode(Report.self, from: Data(c.z.utf8))
+                let z = try JSONDecoder().decode(Report.self, from: Data(try first[3].decode(String.self).utf8))
                 let pushed = BackOffice.report(buckets)
                 let tallies: [(String, Tally, Tally)] = [
                     ("sales", z.sales, pushed.sales), ("tips", z.tips, pushed.tips), ("captures", z.captures, pushed.captures),
@@ -355,23 +366,10 @@ public struct BackOffice: Sendable {
                 let differ = tallies.filter { $0.1 != $0.2 }
                 if differ.isEmpty && z.netCents == pushed.netCents { summary.zMatching += 1; return }
                 let what = differ.map { "\($0.0) \($0.1.count)/\(Money(cents: $0.1.cents)) vs \($0.2.count)/\(Money(cents: $0.2.cents))" }
-                try await found(Finding(check: .zMismatch, shop: c.shop, till: c.till, journal: c.journal, shift: c.key, entry: "",
-                                        detail: "Z report vs pushed entries: " + what.joined(separator: "; "),
+                try await found(Finding(check: .zMismatch, shop: try first[4].decode(String.self), till: k.till, journal: k.journal, shift: k.batch,
+                                        entry: "", detail: "Z report vs pushed entries: " + what.joined(separator: "; "),
                                         tillCents: z.netCents, storeCents: pushed.netCents))
             }
-            try await store.forEachRow(sql.query) { row in
-                let cells = row.makeRandomAccess()
-                let till = try cells[0].decode(String.self), journal = try cells[1].decode(String.self), key = try cells[2].decode(String.self)
-                if let c = current, (c.till, c.journal, c.key) != (till, journal, key) {
-                    try await compare()
-                    buckets.removeAll(keepingCapacity: true)
-                }
-                if current.map({ ($0.till, $0.journal, $0.key) != (till, journal, key) }) ?? true {
-                    current = (till, journal, key, try cells[4].decode(String.self), try cells[3].decode(String.self))
-                }
-                if let b = try BackOffice.bucket(cells, at: 5) { buckets.append(b) }
-            }
-            try await compare()
 
             // Tills out of touch: the last call of any of its journals, by the store's clock.
             var tills = SQL()
