@@ -36,8 +36,9 @@ import TillProtocol
         let close = Task { await c.perform(.batch(BatchRequest(command: .close))) }
         guard let closeRequest = await peer.nextRequest() else { Issue.record("no close request"); await c.shutdown(); return }
         #expect(await close.value.journalEntry?.state == .unknown)
-        // The next sale; while it is with the terminal, the close's late answer arrives, then the sale's.
-        let paying = Task { await c.perform(sale(2500)) }
+        // The next sale; while it is with the terminal, the close's late answer arrives, then the sale's. The sale
+        // waits as long as a real one would: only the close is meant to time out, however slow the machine.
+        let paying = Task { await c.perform(sale(2500), hooks: true, timeoutMs: 60_000) }
         guard let s = await peer.nextRequest() else { Issue.record("no sale request"); await c.shutdown(); return }
         try peer.drop(MisbehavingTerminalTests.ok.replacingOccurrences(of: "Transaction%20successful.", with: "Batch%20closed")
                       + "&action=batch&command=close&batchName=Morning", as: closeRequest.id)
