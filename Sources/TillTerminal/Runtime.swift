@@ -143,10 +143,9 @@ public final class Runtime: Sendable {
         return (state, commands)
     }
 
-    /// Milliseconds until the next frame the clock needs: the next tenth of a second while something is
-    /// in flight (spinner, elapsed time), else the next whole second (the status line's clock).
+    /// Milliseconds until the next frame the clock needs (`AppState.tickPeriodMs`), on the period's boundary.
     static func msUntilNextTick(_ state: AppState, now: Int64) -> Int32 {
-        let period: Int64 = state.pending != nil ? 100 : 1000
+        let period = state.tickPeriodMs
         return Int32(period - now % period) + 1
     }
 
@@ -163,8 +162,7 @@ public final class Runtime: Sendable {
         // first frame; what they learn is drawn in the next.
         perform(first)
         first = []
-        var lastSecond = state.nowMs / 1000
-        var lastTenth = state.nowMs / 100
+        var lastTick = state.nowMs / state.tickPeriodMs
         var fds = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: inbox.wakeFd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: SignalPipe.readFd, events: Int16(POLLIN), revents: 0)]
@@ -190,13 +188,11 @@ public final class Runtime: Sendable {
             }
             if fds[1].revents != 0 { msgs += inbox.drain() }
             let now = Self.nowMs()
-            let tenth = now / 100, second = now / 1000
-            if (state.pending != nil && tenth != lastTenth) || second != lastSecond {
-                msgs.append(.tick(nowMs: now))
-            } else {
-                state.nowMs = now
-            }
-            lastTenth = tenth; lastSecond = second
+            // A tick when a period's boundary has passed (a change of period, a payment starting or ending, counts
+            // as one: harmless, one more frame).
+            let tick = now / state.tickPeriodMs
+            if tick != lastTick { msgs.append(.tick(nowMs: now)) } else { state.nowMs = now }
+            lastTick = tick
             guard !msgs.isEmpty else { continue }
             for m in msgs {
                 perform(update(&state, m))

@@ -386,6 +386,12 @@ public struct AppState: Sendable, Hashable {
     public var storeSync: StoreSync?
     var storeSyncReadAtMs: Int64 = 0
 
+    /// How often the screen needs a frame when nothing else happens: ten a second while a payment is in flight (the
+    /// spinner, its elapsed time and time-out), one a second while the till asks the terminal again about a payment
+    /// it could not settle, else one a minute for the status line's clock, which shows hours and minutes: an idle
+    /// till is not woken every second for a figure nobody at a counter reads.
+    public var tickPeriodMs: Int64 { pending != nil ? 100 : !unresolved.asking.isEmpty ? 1_000 : 60_000 }
+
     /// A sale or pre-auth whose total is above this asks first, showing the amount (config `confirm_above`;
     /// nil: none asks).
     public var confirmAbove: Money?

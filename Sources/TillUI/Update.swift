@@ -20,7 +20,8 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
     case .tick(let now):
         state.nowMs = now
         var cmds = askAgainIfDue(&state)
-        // The store's cell: read again every 15 s (a small file and one indexed read).
+        // The store's cell: read again on a tick at least 15 s after the last reading (a small file and one indexed
+        // read): each minute when idle.
         if now - state.storeSyncReadAtMs >= 15_000 { state.storeSyncReadAtMs = now; cmds.append(.loadStoreSync) }
         return cmds
     case .storeSyncLoaded(let s):

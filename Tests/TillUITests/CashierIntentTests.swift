@@ -278,7 +278,8 @@ import TillProtocol
         #expect(!sends(press(&s, .enter)))
         #expect(s.overlay == nil)
         #expect(s.notice?.contains("asking the terminal") == true)
-        // The till asks again by itself, without moving the cashier.
+        // The till asks again by itself, without moving the cashier: its clock ticks each second while it asks.
+        #expect(s.tickPeriodMs == 1_000)
         #expect(update(&s, .tick(nowMs: fixedNow + 5_000)) == [.recover])
         var charged = left; charged.state = .approved
         _ = update(&s, .event(.recovered(charged)))
@@ -286,6 +287,22 @@ import TillProtocol
         #expect(s.screen == .sale)
         #expect(s.form[.amount] == "")
         #expect(update(&s, .tick(nowMs: fixedNow + 12_000)).isEmpty)
+        #expect(s.tickPeriodMs == 60_000)
+    }
+
+    /// An idle till wakes once a minute (its clock shows hours and minutes), ten times a second while a payment is in
+    /// flight (the spinner and the time-out counting down), and its clock says the time.
+    @Test func theClockTicksAsOftenAsTheScreenChanges() {
+        var s = AppState(nowMs: fixedNow)
+        _ = update(&s, .batchLoaded(openBatch))
+        #expect(s.tickPeriodMs == 60_000)
+        let clock = Format.hoursMinutesOfDay(fixedNow, offsetMinutes: s.tzOffsetMinutes)
+        let statusLine = view(s, size: s.size).text.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(statusLine.trimmingCharacters(in: .whitespaces).hasSuffix(" " + clock), "\(statusLine)")
+        #expect(!statusLine.contains(Format.clock(fixedNow, offsetMinutes: s.tzOffsetMinutes)), "\(statusLine)")
+        type(&s, "7.00")
+        #expect(sends(press(&s, .enter)))
+        #expect(s.tickPeriodMs == 100)
     }
 
     @Test func theStartsReadyDoesNotHideAWarning() {

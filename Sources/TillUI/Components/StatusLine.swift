@@ -32,7 +32,7 @@ func storeCell(_ s: AppState) -> (text: String, short: [String], role: Role)? {
 func statusLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
     let w = buf.size.width
     buf.fill(Rect(x: 0, y: y, width: w, height: 1), role: .statusLine)
-    let clock = " " + Format.clock(s.nowMs, offsetMinutes: s.tzOffsetMinutes) + " "
+    let clock = " " + Format.hoursMinutesOfDay(s.nowMs, offsetMinutes: s.tzOffsetMinutes) + " "
     let end = w - clock.count
     // The simulator is marked TRAINING (it moves no money). What must never be cut comes first: the
     // transport, the connection, the unresolved count; the batch last (its name may be long).
