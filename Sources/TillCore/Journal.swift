@@ -58,7 +58,11 @@ public struct BatchEvent: Sendable, Hashable, Codable {
 /// `(createdAtMs)`. Batch totals come from `batch_summary`, kept by triggers (see JournalReports.swift).
 public final class Journal: Sendable {
     public let path: String
-    let pool: DatabasePool
+    /// One connection, in WAL mode: the till's reads and writes are short and one at a time, and other processes
+    /// (the headless commands, the sync) read and write through their own. A pool would open a second connection (and
+    /// parse the schema again) for the first read, and GRDB's pool writes a marker transaction into an empty WAL at
+    /// every open, with its syncs, before the first frame.
+    let database: DatabaseQueue
 
     /// `$XDG_DATA_HOME/till/journal.sqlite`, else `~/.local/share/till/journal.sqlite`.
     public static func defaultPath(environment: Environment = .process) -> String {
@@ -136,6 +140,10 @@ public final class Journal: Sendable {
         }
         var config = Configuration()
         config.prepareDatabase { db in
+            // WAL, so that other processes read while till writes; every commit synced before it returns.
+            if !readOnly, try String.fetchOne(db, sql: "PRAGMA journal_mode = WAL") != "wal" {
+                throw DatabaseError(message: "could not turn the journal's write-ahead log on")
+            }
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         config.busyMode = .timeout(10)
@@ -153,21 +161,18 @@ public final class Journal: Sendable {
         }
         if readOnly {
             config.readonly = true
-            pool = try DatabasePool(path: path, configuration: config)
-            if !checked, try pool.read(Journal.isForeign) {
+            database = try DatabaseQueue(path: path, configuration: config)
+            if !checked, try database.read(Journal.isForeign) {
                 throw JournalOpenError(path: path, reason: "it is an SQLite database, but not a till journal; till leaves it alone")
             }
             fileID = lstat(path, &st) == 0 ? Journal.register(st) : nil
             knownSize.withLock { $0 = Int64(st.st_size) }
             return
         }
-        pool = try Journal.openPool(path, config)
-        // GRDB turns WAL on with `synchronous = NORMAL` on the writer, after `prepareDatabase`: its commits would
-        // reach the disk only at the next checkpoint. Every commit of the journal is synced before it returns.
-        try pool.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+        database = try Journal.openDatabase(path, config)
         if !created, !checked {
             // When the read-only connection could not read it: on the writer, which is open already.
-            if try pool.writeWithoutTransaction(Journal.isForeign) {
+            if try database.writeWithoutTransaction(Journal.isForeign) {
                 throw JournalOpenError(path: path, reason: "it is an SQLite database, but not a till journal; till leaves it alone")
             }
         }
@@ -184,16 +189,16 @@ public final class Journal: Sendable {
             var s2 = stat()
             if lstat(path + suffix, &s2) == 0, (s2.st_mode & S_IFMT) == S_IFREG, s2.st_uid == geteuid() { chmod(path + suffix, 0o600) }
         }
-        try Journal.migrate(pool, tipStyle: tipStyle)
+        try Journal.migrate(database, tipStyle: tipStyle)
     }
 
-    /// Opens the pool. A new journal is turned to WAL by the first till that opens it; another doing the same at
-    /// that moment is told "database is locked" at once (SQLite's busy wait does not cover that change), and tries
+    /// Opens the connection. A new journal is turned to WAL by the first till that opens it; another doing the same
+    /// at that moment is told "database is locked" at once (SQLite's busy wait does not cover that change), and tries
     /// again shortly, for up to two seconds: by then the file is in WAL and nothing needs to change.
-    static func openPool(_ path: String, _ config: Configuration) throws -> DatabasePool {
+    static func openDatabase(_ path: String, _ config: Configuration) throws -> DatabaseQueue {
         var tries = 0
         while true {
-            do { return try DatabasePool(path: path, configuration: config) } catch let error as DatabaseError
+            do { return try DatabaseQueue(path: path, configuration: config) } catch let error as DatabaseError
                 where error.resultCode == .SQLITE_BUSY && tries < 200 {
                 tries += 1
                 usleep(10_000)
@@ -205,10 +210,10 @@ public final class Journal: Sendable {
     /// a table or column the other has just made (SQLite's write lock makes it wait for the other's transaction
     /// first). Each try reads again which migrations are done, so every failure is a step further; a lasting
     /// failure (a full disk) is thrown after a few.
-    static func migrate(_ pool: DatabasePool, tipStyle: TipStyle) throws {
+    static func migrate(_ database: DatabaseQueue, tipStyle: TipStyle) throws {
         var tries = 0
         while true {
-            do { return try migrator(tipStyle: tipStyle).migrate(pool) } catch {
+            do { return try migrator(tipStyle: tipStyle).migrate(database) } catch {
                 tries += 1
                 if tries > 4 { throw error }
             }

@@ -35,12 +35,33 @@ extension Journal {
     /// and nothing is lost either way (the log is part of the journal until it is copied). Called for every open
     /// journal when the process ends (`closeAll`); twice is harmless.
     public func close() {
-        guard !closed.withLock({ c in defer { c = true }; return c }) else { return }
-        try? pool.writeWithoutTransaction { db in
+        let first = (try? database.writeWithoutTransaction { db -> Bool in
+            guard !closed.withLock({ c in defer { c = true }; return c }) else { return false }
             try db.execute(sql: "PRAGMA busy_timeout = 0")
             _ = try? db.checkpoint(.truncate)
+            return true
+        }) ?? false
+        if first { try? database.close() }
+    }
+
+    /// Every use of the connection goes through here: on its queue, one at a time, and refused once `close()` has
+    /// run there (GRDB would hand SQLite the closed connection). The flag is read on the same queue as `close()`
+    /// sets it, so no use can slip in between.
+    func onConnection<T>(_ body: (Database) throws -> T) throws -> T {
+        try database.writeWithoutTransaction { db in
+            if closed.withLock({ $0 }) { throw JournalClosedError(path: path) }
+            return try body(db)
         }
-        try? pool.close()
+    }
+
+    /// A read: its statements see one state of the file (a deferred transaction, which waits for no writer), and
+    /// the connection refuses to write meanwhile.
+    func reading<T>(_ body: (Database) throws -> T) throws -> T {
+        try onConnection { db in
+            var result: T?
+            try db.readOnly { try db.inTransaction(.deferred) { result = try body(db); return .commit } }
+            return result!
+        }
     }
 
     /// Closes every journal this process has open (`close()`): when the process ends, by `exit` (an `atexit`
@@ -82,7 +103,11 @@ extension Journal {
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         try faults.check()
         try checkFile()
-        let result = try pool.write(body)
+        let result = try onConnection { db in
+            var result: T?
+            try db.inTransaction(.immediate) { result = try body(db); return .commit }
+            return result!
+        }
         try checkFile()
         return result
     }
@@ -115,7 +140,7 @@ extension Journal {
     public func checkIntegrity(full: Bool = false) throws {
         let findings: [String]
         do {
-            findings = try pool.read { db in
+            findings = try reading { db in
                 try String.fetchAll(db, sql: full ? "PRAGMA integrity_check(20)" : "PRAGMA quick_check(20)")
             }
         } catch {

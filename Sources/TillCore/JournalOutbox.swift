@@ -144,12 +144,12 @@ public final class OutboxReader: Sendable {
 extension Journal {
     /// This journal's id (see `registerOutboxMigration`).
     public func journalId() throws -> String {
-        try pool.read { db in try String.fetchOne(db, sql: "SELECT journalId FROM journal_identity") ?? "" }
+        try reading { db in try String.fetchOne(db, sql: "SELECT journalId FROM journal_identity") ?? "" }
     }
 
     /// The outbox from `seq` on, oldest first (tests and `till-sync` read it; a read, never a write).
     public func outbox(after seq: Int64 = 0, limit: Int = .max) throws -> [OutboxEvent] {
-        try pool.read { db in
+        try reading { db in
             try Row.fetchAll(db, sql: "SELECT seq, kind, entityKey, payload, atMs FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
                              arguments: [seq, min(limit, Int(Int32.max))]).map {
                 OutboxEvent(seq: $0["seq"], kind: $0["kind"], entityKey: $0["entityKey"], payload: $0["payload"], atMs: $0["atMs"])

@@ -42,32 +42,32 @@ extension Journal {
     }
 
     public func entry(id: Int64) throws -> JournalEntry? {
-        try pool.read { db in
+        try reading { db in
             try Row.fetchOne(db, sql: "SELECT \(Journal.columns) FROM entry WHERE id = ?", arguments: [id]).map(Journal.entry(from:))
         }
     }
 
     public func entry(requestId: String) throws -> JournalEntry? {
-        try pool.read { db in
+        try reading { db in
             try Row.fetchOne(db, sql: "SELECT \(Journal.columns) FROM entry WHERE requestId = ?", arguments: [requestId])
                 .map(Journal.entry(from:))
         }
     }
 
     public func origin(of id: Int64) throws -> EntryOrigin? {
-        try pool.read { db in
+        try reading { db in
             try String.fetchOne(db, sql: "SELECT origin FROM entry WHERE id = ?", arguments: [id]).flatMap(EntryOrigin.init(rawValue:))
         }
     }
 
     public func parentId(of id: Int64) throws -> Int64? {
-        try pool.read { db in try Int64.fetchOne(db, sql: "SELECT parentId FROM entry WHERE id = ?", arguments: [id]) }
+        try reading { db in try Int64.fetchOne(db, sql: "SELECT parentId FROM entry WHERE id = ?", arguments: [id]) }
     }
 
     /// Requests of this action that carry no reference and still wait for the terminal, newest first (a few: an
     /// indexed read whatever the journal's size, so that a flood of stray answers costs the same on any journal).
     public func awaitingWithoutReference(action: Action, limit: Int = 16) throws -> [JournalEntry] {
-        try pool.read { db in
+        try reading { db in
             try Row.fetchAll(db, sql: """
                 SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown') AND action = ?
                   AND clientTransactionId IS NULL AND origin = 'request' ORDER BY id DESC LIMIT ?
@@ -77,7 +77,7 @@ extension Journal {
 
     /// Entries that need attention (pending, sent, unknown, or an answer to review), oldest first.
     public func unresolved() throws -> [JournalEntry] {
-        try pool.read(Journal.unresolved)
+        try reading(Journal.unresolved)
     }
 
     static func unresolved(_ db: Database) throws -> [JournalEntry] {
@@ -89,7 +89,7 @@ extension Journal {
     /// What the first frame shows: the shift and what needs attention, read at once (one snapshot) through the
     /// writer, which start-up has open already, so that no reader connection is made before the first frame.
     public func glance(nowMs: Int64 = WallClock.nowMs()) throws -> JournalGlance {
-        try pool.writeWithoutTransaction { db in
+        try onConnection { db in
             var glance = JournalGlance()
             // A deferred transaction that only reads: it waits for no other writer and commits nothing.
             try db.inTransaction(.deferred) {
@@ -125,7 +125,7 @@ extension Journal {
 
     /// Request entries (not unmatched answers) with this client transaction id, newest first.
     public func entries(clientTransactionId: String) throws -> [JournalEntry] {
-        try pool.read { db in
+        try reading { db in
             try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE clientTransactionId = ? AND origin = 'request' ORDER BY id DESC",
                              arguments: [clientTransactionId]).map(Journal.entry(from:))
         }
@@ -164,7 +164,7 @@ extension Journal {
         sql += " ORDER BY id DESC LIMIT ?"
         args.append(max(0, filter.limit))
         let arguments = StatementArguments(args)
-        try pool.read { db in
+        try reading { db in
             let rows = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             while let row = try rows.next() { try body(try Journal.entry(from: row)) }
         }
@@ -195,13 +195,13 @@ extension Journal {
 
     /// The last batch event, if any.
     public func lastBatchEvent() throws -> BatchEvent? {
-        try pool.read { db in
+        try reading { db in
             try Row.fetchOne(db, sql: "SELECT * FROM batch_event ORDER BY id DESC LIMIT 1").map(Journal.batchEvent(from:))
         }
     }
 
     public func batchEvents(limit: Int = 1000) throws -> [BatchEvent] {
-        try pool.read { db in
+        try reading { db in
             try Row.fetchAll(db, sql: "SELECT * FROM batch_event ORDER BY id DESC LIMIT ?", arguments: [limit]).map(Journal.batchEvent(from:))
         }
     }
@@ -224,16 +224,16 @@ extension Journal {
 
     /// A PRAGMA's value as text (`journal_mode`, `synchronous`), for checks.
     public func pragma(_ name: String) throws -> String? {
-        try pool.read { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
+        try reading { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
     }
 
     /// The same on the writer: the connection whose commits must reach the disk.
     func writerPragma(_ name: String) throws -> String? {
-        try pool.writeWithoutTransaction { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
+        try onConnection { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
     }
 
     public func count() throws -> Int {
-        try pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM entry") ?? 0 }
+        try reading { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM entry") ?? 0 }
     }
 
     /// Bulk insert for benchmarks and tests of reports: settled entries, one transaction.

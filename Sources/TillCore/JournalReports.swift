@@ -116,7 +116,7 @@ extension Journal {
 
     /// The report buckets of one batch (nil: entries outside any batch), from the summary table.
     public func reportBuckets(batchId: String?) throws -> [ReportBucket] {
-        try pool.read { db in try Journal.reportBuckets(db, batchKey: batchId ?? "") }
+        try reading { db in try Journal.reportBuckets(db, batchKey: batchId ?? "") }
     }
 
     static func reportBuckets(_ db: Database, batchKey: String) throws -> [ReportBucket] {
@@ -136,7 +136,7 @@ extension Journal {
 
     /// Every batch the journal knows, oldest first, with how each one ended.
     public func batches(nowMs: Int64 = WallClock.nowMs()) throws -> [BatchRecord] {
-        try pool.read { db in try Journal.batches(db, nowMs: nowMs) }
+        try reading { db in try Journal.batches(db, nowMs: nowMs) }
     }
 
     /// The name shown for the batch the terminal started by itself after a 48-hour auto-close, until an
@@ -163,7 +163,7 @@ extension Journal {
 
     /// The latest batch (open or not), from the events since the last open.
     public func latestBatch(nowMs: Int64 = WallClock.nowMs()) throws -> BatchRecord? {
-        try pool.read { db in
+        try reading { db in
             Journal.batches(events: try Row.fetchAll(db, sql: Journal.currentBatchEventsSQL).map(Journal.batchEvent(from:)), nowMs: nowMs).last
         }
     }
@@ -271,7 +271,7 @@ extension Journal {
             }
             // Reading a stored Z report is a read; only the first request for a batch the terminal
             // closed by itself writes (and fsyncs) one.
-            if let r = try pool.read(stored) { return r }
+            if let r = try reading(stored) { return r }
             return try write { db in
                 if let r = try stored(db) { return r }
                 let r = Report(kind: .closing, batch: batch.info, closedAtMs: batch.closedAtMs, closedHow: batch.closedHow,
@@ -306,20 +306,20 @@ extension Journal {
     /// A batch's entries and its summary buckets read in one snapshot (one read transaction), so that the two can be
     /// compared while other writes go on: the check that reports equal the journal.
     public func entriesAndBuckets(batchId: String?) throws -> (entries: [JournalEntry], buckets: [ReportBucket]) {
-        try pool.read { db in
+        try reading { db in
             (try Journal.entries(db, batchId: batchId), try Journal.reportBuckets(db, batchKey: batchId ?? ""))
         }
     }
 
     /// The entries of a batch, oldest first (for exports).
     public func entries(batchId: String?) throws -> [JournalEntry] {
-        try pool.read { db in try Journal.entries(db, batchId: batchId) }
+        try reading { db in try Journal.entries(db, batchId: batchId) }
     }
 
     /// A batch's entries, oldest first, one at a time from one snapshot (an export of a year's batch holds one row).
     public func forEachEntry(batchId: String?, _ body: (JournalEntry) throws -> Void) throws {
         let key = batchId == nil ? "batchId IS NULL" : "batchId = ?"
-        try pool.read { db in
+        try reading { db in
             let rows = try Row.fetchCursor(db, sql: "SELECT \(Journal.columns) FROM entry WHERE \(key) ORDER BY id",
                                            arguments: batchId.map { [$0] } ?? [])
             while let row = try rows.next() { try body(try Journal.entry(from: row)) }

@@ -196,7 +196,7 @@ extension Journal {
                       countedOnly: Bool = false) throws -> JournalEntry? {
         let which = "state IN ('approved', 'review') AND id IS NOT ? AND action = ?"
             + (countedOnly ? " AND NOT (origin = 'unmatched' AND state = 'review')" : "")
-        return try pool.read { db in
+        return try reading { db in
             if let t = r.transactionId, !t.isEmpty {
                 return try Row.fetchOne(db, sql: "SELECT \(Journal.columns) FROM entry WHERE transactionId = ? AND \(which) ORDER BY id LIMIT 1",
                                         arguments: [t, id, action.rawValue]).map(Journal.entry(from:))
@@ -228,7 +228,7 @@ extension Journal {
 
     /// Card payments whose outcome is unknown and that the cashier has not yet confirmed before charging again.
     public func unconfirmedUnknownPayments() throws -> [JournalEntry] {
-        try pool.read { db in
+        try reading { db in
             try Row.fetchAll(db, sql: """
                 SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown') AND action IN ('sale', 'pre_auth')
                   AND origin = 'request' AND retryConfirmedAtMs IS NULL ORDER BY id
@@ -238,12 +238,12 @@ extension Journal {
 
     /// When the cashier confirmed, before charging again, that this unknown payment was checked (nil: never).
     public func retryConfirmedAtMs(of id: Int64) throws -> Int64? {
-        try pool.read { db in try Int64.fetchOne(db, sql: "SELECT retryConfirmedAtMs FROM entry WHERE id = ?", arguments: [id]) }
+        try reading { db in try Int64.fetchOne(db, sql: "SELECT retryConfirmedAtMs FROM entry WHERE id = ?", arguments: [id]) }
     }
 
     /// What the request asked for, before any answer (the answer's amount is in `amount`).
     public func requestedAmounts(of id: Int64) throws -> (amount: Money?, tip: Money?) {
-        try pool.read { db in
+        try reading { db in
             guard let r = try Row.fetchOne(db, sql: "SELECT requestedAmountCents, requestedTipCents FROM entry WHERE id = ?", arguments: [id]) else {
                 return (nil, nil)
             }

@@ -39,7 +39,7 @@ public struct SyncStatus: Sendable, Hashable, Codable {
 extension Journal {
     /// The last sequence the outbox holds (0: none): with `SyncStatus.storeLastSeq`, how many events are still to send.
     public func outboxLastSeq() throws -> Int64 {
-        try pool.read { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM outbox") ?? 0 }
+        try reading { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM outbox") ?? 0 }
     }
 
     /// What the sync last wrote beside the journal, with how many of the journal's changes the store does not hold

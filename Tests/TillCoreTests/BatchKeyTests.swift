@@ -75,7 +75,7 @@ import TillProtocol
             "aborted":{"count":0,"cents":0},"unknown":{"count":0,"cents":0},"byCardType":{"VISA":{"count":2,"cents":3300}},\
             "byVerificationMethod":{"CHIP":{"count":2,"cents":3300}},"firstAtMs":\(t0 + 1000),"lastAtMs":\(t0 + 2000)}
             """
-        try journal.pool.write { db in
+        try journal.database.write { db in
             try db.execute(sql: "INSERT INTO z_report (batchKey, closedAtMs, report) VALUES (?, ?, ?)", arguments: [a, t0 + 48 * h, stored])
         }
         let batch = try #require(try journal.findBatch(.id(a), nowMs: t0 + 50 * h))

@@ -131,7 +131,7 @@ import TillProtocol
         _ = try j2.insertPending(requestId: "r41", request: req, batch: BatchInfo())
         let reading = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
         let reader = Thread {
-            try? other.pool.read { db in
+            try? other.database.read { db in
                 _ = try Int.fetchOne(db, sql: "SELECT count(*) FROM entry")
                 reading.signal()
                 release.wait()

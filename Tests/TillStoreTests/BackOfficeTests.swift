@@ -32,7 +32,7 @@ func officeReport(_ address: StoreAddress, by: [BackOffice.Dimension], _ filter:
 
 /// What a till's own reports say, summed over every shift of its journal (`till report` per batch).
 func tillReports(_ j: Journal) throws -> [String: Report] {
-    let keys = try j.pool.read { try String.fetchAll($0, sql: "SELECT DISTINCT batchKey FROM batch_summary") }
+    let keys = try j.database.read { try String.fetchAll($0, sql: "SELECT DISTINCT batchKey FROM batch_summary") }
     var out: [String: Report] = [:]
     for k in keys {
         let buckets = try j.reportBuckets(batchId: k.isEmpty ? nil : k)
@@ -57,7 +57,7 @@ func sum(_ many: [[String: Int]]) -> [String: Int] {
     many.reduce(into: [:]) { acc, f in for (k, v) in f { acc[k, default: 0] += v } }
 }
 
-func firstString(_ j: Journal, _ sql: String) throws -> String? { try j.pool.read { try String.fetchOne($0, sql: sql) } }
+func firstString(_ j: Journal, _ sql: String) throws -> String? { try j.database.read { try String.fetchOne($0, sql: sql) } }
 
 /// Writes two events straight into a journal's outbox, as something other than till might: one not JSON, one of an
 /// action no build knows.

@@ -107,7 +107,7 @@ func shift(_ j: Journal, name: String, at t0: Int64, sales: [(Int, Int?)], close
 
 /// A till's net per batch key, as `till report` counts it (the report of each batch's summary buckets).
 func tillNets(_ j: Journal) throws -> [String: Int] {
-    let keys = try j.pool.read { try String.fetchAll($0, sql: "SELECT DISTINCT batchKey FROM batch_summary") }
+    let keys = try j.database.read { try String.fetchAll($0, sql: "SELECT DISTINCT batchKey FROM batch_summary") }
     var out: [String: Int] = [:]
     for k in keys {
         out[k] = Report(kind: .running, batch: nil, generatedAtMs: 0, buckets: try j.reportBuckets(batchId: k.isEmpty ? nil : k)).netCents
