@@ -3,11 +3,15 @@ import PackageDescription
 
 // Dependency direction is one way:
 //   TillProtocol  <-  TillModel  <-  TillUI
-//   TillProtocol, TillIO  <-  TillSimulator  <-  TillCore (re-exports TillModel)  <-  till
+//   TillProtocol, TillIO  <-  TillSimulator
+//   TillProtocol, TillIO, TillModel  <-  TillCore (re-exports TillModel)
+//   TillSimulator, TillCore  <-  TillSimulatorTransport  <-  till
 //   TillUI, TillModel  <-  TillTerminal  <-  till
 // TillProtocol is pure (no I/O); TillModel is the pure service contract and its value types (entries, reports).
-// TillIO holds the few file/inotify primitives the transports share. TillUI is pure (state + message -> state,
-// view -> cells) and cannot reach the journal or the transports: it depends on TillModel, not TillCore.
+// TillIO holds the few file/inotify primitives the transports share. TillCore does not know the simulator: the
+// built-in simulator's transport is TillSimulatorTransport, and the executable makes each transport from the config.
+// TillUI is pure (state + message -> state, view -> cells) and cannot reach the journal or the transports: it depends
+// on TillModel, not TillCore.
 // Only TillTerminal touches ncurses (through the CNcurses system library).
 // Every target lists what it imports, no more.
 let package = Package(
@@ -32,15 +36,16 @@ let package = Package(
         .target(name: "TillSimulator", dependencies: ["TillProtocol", "TillIO"]),
         .target(name: "TillModel", dependencies: ["TillProtocol"]),
         .target(name: "TillCore", dependencies: [
-            "TillProtocol", "TillModel", "TillSimulator", "TillIO",
+            "TillProtocol", "TillModel", "TillIO",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),
+        .target(name: "TillSimulatorTransport", dependencies: ["TillCore", "TillSimulator"]),
         .target(name: "TillUI", dependencies: ["TillProtocol", "TillModel",
             .product(name: "TOMLKit", package: "TOMLKit")]),
         .target(name: "TillTerminal", dependencies: ["TillUI", "TillModel", "TillProtocol", "TillIO", "CNcurses"]),
         .executableTarget(name: "till", dependencies: [
-            "TillProtocol", "TillModel", "TillIO", "TillSimulator", "TillCore", "TillUI", "TillTerminal",
+            "TillProtocol", "TillModel", "TillIO", "TillSimulator", "TillCore", "TillSimulatorTransport", "TillUI", "TillTerminal",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // The sync to the central store: reads the journal's outbox (TillCore) and pushes it to PostgreSQL.
@@ -60,7 +65,7 @@ let package = Package(
         .testTarget(name: "TillProtocolTests", dependencies: ["TillProtocol"]),
         .testTarget(name: "TillSimulatorTests", dependencies: ["TillSimulator", "TillProtocol", "TillIO", "TillTestSupport"],
                     exclude: ["golden-transcript.txt"]),
-        .testTarget(name: "TillCoreTests", dependencies: ["TillCore", "TillSimulator", "TillProtocol", "TillIO",
+        .testTarget(name: "TillCoreTests", dependencies: ["TillCore", "TillSimulator", "TillSimulatorTransport", "TillProtocol", "TillIO",
                                                           .product(name: "GRDB", package: "GRDB.swift")]),
         // Against a real PostgreSQL: scripts/pg-test-server starts a private one (scripts/test does).
         .testTarget(name: "TillStoreTests", dependencies: ["TillStore", "TillCore", "TillModel", "TillProtocol",
@@ -75,6 +80,7 @@ let package = Package(
         .testTarget(name: "TillCommandTests", dependencies: ["till", "TillSimulator", "TillUI", "TillModel", "TillProtocol",
                                                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The whole system at once: the pure UI driven by keys, the real controller, journal and simulator.
-        .testTarget(name: "TillSystemTests", dependencies: ["TillUI", "TillModel", "TillCore", "TillSimulator", "TillProtocol", "TillIO"]),
+        .testTarget(name: "TillSystemTests", dependencies: ["TillUI", "TillModel", "TillCore", "TillSimulator", "TillSimulatorTransport",
+                                                            "TillProtocol", "TillIO"]),
     ]
 )

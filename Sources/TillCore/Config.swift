@@ -2,7 +2,6 @@ import Foundation
 import TillIO
 import TillModel
 import TillProtocol
-import TillSimulator
 import TOMLKit
 
 /// A configuration problem, in words that name the file, line and key.
@@ -76,8 +75,9 @@ public struct TillConfig: Sendable, Hashable {
     public static let defaultCallback = "interapp-callback"
     public static let defaultTimeoutSeconds = 90.0
     /// The slowest the built-in simulator runs: its delays times this stay far inside the clock's range (a factor of
-    /// 1e16 overflowed the delay arithmetic and killed till mid-sale).
-    public static let maximumSimSpeed = SimulatorConfig.maximumSpeed
+    /// 1e16 overflowed the delay arithmetic and killed till mid-sale). The simulator's own `SimulatorConfig.maximumSpeed`,
+    /// spelt here because the config is read without the simulator (a test holds the two equal).
+    public static let maximumSimSpeed = 1000.0
 
     /// The keys a config file may hold.
     public static let keys = ["merchant_key", "app_id", "callback", "currency", "decimal_separator", "transport", "timeout",
@@ -330,31 +330,4 @@ public struct TillConfig: Sendable, Hashable {
     public var resolvedTimeoutMs: Int64 { Int64(((timeoutSeconds ?? TillConfig.defaultTimeoutSeconds) * 1000).rounded()) }
     /// `<journal folder>/simulator-state.json` unless set.
     public var resolvedSimStatePath: String { simStatePath ?? (Path.directory(of: resolvedJournalPath) + "/simulator-state.json") }
-}
-
-/// Builds a ready controller from settings: opens the journal, builds and starts the transport.
-public enum TillFactory {
-    /// `config` (from `TillConfig.load`) with `overrides` (from flags) on top. The returned controller is started;
-    /// call `recover()` next to settle what an earlier run left open, and `shutdown()` at the end.
-    public static func makeController(config: TillConfig, overrides: TillConfig = TillConfig(),
-                                      caller: Caller? = nil, pipeStderrPath: String? = nil) async throws -> TillController {
-        let c = config.overridden(by: overrides)
-        let journal = try Journal(path: c.resolvedJournalPath, tipStyle: c.resolvedTip)
-        let transport = try makeTransport(c, pipeStderrPath: pipeStderrPath)
-        let controller = TillController(transport: transport, journal: journal, caller: caller ?? c.caller(),
-                                        timeoutMs: c.resolvedTimeoutMs)
-        try await controller.start()
-        return controller
-    }
-
-    public static func makeTransport(_ c: TillConfig, pipeStderrPath: String? = nil) throws -> any Transport {
-        switch c.resolvedTransport {
-        case .simulator:
-            let sim = SimulatorConfig(seed: c.simSeed ?? 1, speed: c.simSpeed ?? 1, abortStyle: c.simAbortStyle ?? .terminal,
-                                      tipStyle: c.resolvedTip)
-            return try SimulatorTransport(config: sim, statePath: c.resolvedSimStatePath)
-        case .file(let dir): return FileDropTransport(directory: dir)
-        case .pipe(let cmd): return PipeTransport(command: cmd, stderrPath: pipeStderrPath)
-        }
-    }
 }

@@ -7,20 +7,6 @@ extension PaymentMethod {
     var isQR: Bool { self != .cardPresent && self != .moto }
 }
 
-/// How the simulated terminal answers an abort (abort.txt:59-71 against real terminals).
-public enum AbortStyle: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Real terminals: one answer, `action=ABORT&status=fail&message=(-57) ABORTED` (with the sale's
-    /// amount and client transaction id), which settles the sale too. The default.
-    case terminal
-    /// The page's form: `action=abort&status=success&message=aborted` (or `nothing to abort`), then the
-    /// sale's own answer, aborted.
-    case page
-    /// No abort answer while a sale is running (abort.txt:61): only the sale's own answer, aborted.
-    case saleOnly = "sale-only"
-
-    public static var names: String { allCases.map(\.rawValue).joined(separator: "|") }
-}
-
 /// How the simulated terminal words a decline by the host (amount 6.66).
 public enum DeclineStyle: String, Sendable, Hashable, Codable, CaseIterable {
     /// Real terminals: `status=fail&message=(-12) TRANSACTION_DECLINED_BY_SERVER`. The default.

@@ -3,7 +3,6 @@ import Foundation
 import TillIO
 import TillCore
 import TillProtocol
-import TillSimulator
 
 // Printing of controller outcomes and journal entries for the headless commands.
 

@@ -4,6 +4,7 @@ import Testing
 import TillIO
 import TillProtocol
 import TillSimulator
+import TillSimulatorTransport
 
 @Suite struct ControllerTests {
     @Test func approvedAndDeclinedSalesAreJournaled() async throws {

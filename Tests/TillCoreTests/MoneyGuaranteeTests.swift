@@ -5,6 +5,7 @@ import Testing
 import TillIO
 import TillProtocol
 import TillSimulator
+import TillSimulatorTransport
 #if canImport(Glibc)
 import Glibc
 #endif

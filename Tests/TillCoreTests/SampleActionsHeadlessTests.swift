@@ -108,4 +108,9 @@ import TillSimulator
         var flags = TillConfig(); flags.simAbortStyle = .page
         #expect(c.overridden(by: flags).simAbortStyle == .page && c.overridden(by: flags).tip == .included)
     }
+
+    /// The config is read without the simulator, so it spells the simulator's largest speed itself: the two agree.
+    @Test func simSpeedBoundIsTheSimulators() {
+        #expect(TillConfig.maximumSimSpeed == SimulatorConfig.maximumSpeed)
+    }
 }

@@ -4,6 +4,7 @@ import Testing
 import TillIO
 import TillProtocol
 import TillSimulator
+import TillSimulatorTransport
 
 /// The merchant key and the ISV client secret never reach the journal (file or WAL), the simulator's state,
 /// the drop folder's archive, or what till prints.

@@ -4,6 +4,7 @@ import Testing
 import TillIO
 import TillProtocol
 import TillSimulator
+import TillSimulatorTransport
 
 /// A fresh folder under /tmp, removed by `cleanup()`.
 struct TempDir {

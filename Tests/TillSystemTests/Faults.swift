@@ -3,6 +3,7 @@ import TillCore
 import TillIO
 import TillProtocol
 import TillSimulator
+import TillSimulatorTransport
 
 /// What the simulated link between till and the terminal does to the next answer (FoundationDB-style fault
 /// injection: the terminal itself stays the real simulator; only the link misbehaves).

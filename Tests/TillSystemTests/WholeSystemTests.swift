@@ -5,6 +5,7 @@ import TillIO
 import TillModel
 import TillProtocol
 import TillSimulator
+import TillSimulatorTransport
 @testable import TillUI
 
 // The whole-system randomized test (issue 9), in the spirit of FoundationDB's and TigerBeetle's simulation tests:

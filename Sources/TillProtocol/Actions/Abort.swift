@@ -5,3 +5,19 @@ public enum AbortAction: ActionDeclaration {
     public static let requestCase = RequestCase(Request.abort)
     public static func summary(_ f: NoFields, _ c: SummaryContext) -> String { "Abort" }
 }
+
+/// The forms an abort's answer takes (abort.txt:59-71), each of which a client must settle the sale by. It lives with
+/// the protocol, as `TipStyle` does, because both the built-in simulator (which answers in the one chosen) and till's
+/// config (`sim_abort_style`, read without the simulator) name it.
+public enum AbortStyle: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Real terminals: one answer, `action=ABORT&status=fail&message=(-57) ABORTED` (with the sale's
+    /// amount and client transaction id), which settles the sale too. The default.
+    case terminal
+    /// The page's form: `action=abort&status=success&message=aborted` (or `nothing to abort`), then the
+    /// sale's own answer, aborted.
+    case page
+    /// No abort answer while a sale is running (abort.txt:61): only the sale's own answer, aborted.
+    case saleOnly = "sale-only"
+
+    public static var names: String { allCases.map(\.rawValue).joined(separator: "|") }
+}
