@@ -7,27 +7,25 @@ import TillSimulatorTransport
 /// executable because it is where every transport is known: TillCore reads the config and holds the file drop and
 /// pipe transports, the built-in simulator's transport is a target of its own, and each is one case of `makeTransport`.
 enum TillFactory {
-    /// `config` (from `TillConfig.load`) with `overrides` (from flags) on top. The returned controller is started;
-    /// call `recover()` next to settle what an earlier run left open, and `shutdown()` at the end.
-    static func makeController(config: TillConfig, overrides: TillConfig = TillConfig(),
-                               caller: Caller? = nil, pipeStderrPath: String? = nil) async throws -> TillController {
-        let c = config.overridden(by: overrides)
+    /// The settings (the config file with the flags on top). The returned controller is started; call `recover()`
+    /// next to settle what an earlier run left open, and `shutdown()` at the end.
+    static func makeController(config c: TillConfig, caller: Caller? = nil) async throws -> TillController {
         let journal = try Journal(path: c.resolvedJournalPath, tipStyle: c.resolvedTip)
-        let transport = try makeTransport(c, pipeStderrPath: pipeStderrPath)
+        let transport = try makeTransport(c)
         let controller = TillController(transport: transport, journal: journal, caller: caller ?? c.caller(),
                                         timeoutMs: c.resolvedTimeoutMs)
         try await controller.start()
         return controller
     }
 
-    static func makeTransport(_ c: TillConfig, pipeStderrPath: String? = nil) throws -> any Transport {
+    static func makeTransport(_ c: TillConfig) throws -> any Transport {
         switch c.resolvedTransport {
         case .simulator:
             let sim = SimulatorConfig(seed: c.simSeed ?? 1, speed: c.simSpeed ?? 1, abortStyle: c.simAbortStyle ?? .terminal,
                                       tipStyle: c.resolvedTip)
             return try SimulatorTransport(config: sim, statePath: c.resolvedSimStatePath)
         case .file(let dir): return FileDropTransport(directory: dir)
-        case .pipe(let cmd): return PipeTransport(command: cmd, stderrPath: pipeStderrPath)
+        case .pipe(let cmd): return PipeTransport(command: cmd)
         }
     }
 }
