@@ -26,8 +26,11 @@ public final class PipeTransport: Transport, @unchecked Sendable {
     public static let defaultHandoverGraceMs: Int64 = 2_000
     /// This transport's wait (a test that needs a bridge's quick exit seen within it widens it for a loaded machine).
     public let handoverGraceMs: Int64
-    /// How long `stop` waits after SIGTERM before SIGKILL.
-    public static let termGraceMs: Int64 = 1_000
+    /// How long `stop` waits after SIGTERM before SIGKILL, by default.
+    public static let defaultTermGraceMs: Int64 = 1_000
+    /// This transport's wait after SIGTERM (a test that needs a bridge's TERM handler to run within it widens it for
+    /// a loaded machine).
+    public let termGraceMs: Int64
 
     private struct Bridge {
         var pid: pid_t
@@ -64,10 +67,12 @@ public final class PipeTransport: Transport, @unchecked Sendable {
     /// The most bytes the line buffer ever held (tests: a bridge that writes without a newline).
     var lineBufferHighWater: Int { state.withLock { $0.lineHighWater } }
 
-    public init(command: String, stderrPath: String? = nil, handoverGraceMs: Int64 = PipeTransport.defaultHandoverGraceMs) {
+    public init(command: String, stderrPath: String? = nil, handoverGraceMs: Int64 = PipeTransport.defaultHandoverGraceMs,
+                termGraceMs: Int64 = PipeTransport.defaultTermGraceMs) {
         self.command = command
         self.stderrPath = stderrPath
         self.handoverGraceMs = handoverGraceMs
+        self.termGraceMs = termGraceMs
         signal(SIGPIPE, SIG_IGN)
     }
 
@@ -437,7 +442,8 @@ public final class PipeTransport: Transport, @unchecked Sendable {
     private func killBridge(generation: Int?, reason: String?) {
         guard let b = detachBridge(generation: generation) else { return }
         close(b.stdin)
-        Task.detached { await PipeTransport.terminateGroup(b.pid) }
+        let grace = termGraceMs
+        Task.detached { await PipeTransport.terminateGroup(b.pid, graceMs: grace) }
         if let reason, let sink = state.withLock({ $0.sink }) { sink(.problem(reason)) }
     }
 
@@ -454,6 +460,6 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         state.withLock { $0.sink = nil; $0.stopped = true }
         guard let b = detachBridge(generation: nil) else { return }
         close(b.stdin)
-        await PipeTransport.terminateGroup(b.pid)
+        await PipeTransport.terminateGroup(b.pid, graceMs: termGraceMs)
     }
 }
