@@ -268,7 +268,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         try peer.drop(peer.answers(to: r.url)[0], as: r.id)
         let outcome = await task.value
         guard case .journalFailed(_, let message) = outcome else { Issue.record("expected a journal failure, got \(outcome)"); return }
-        #expect(Date().timeIntervalSince(started) < 10, "reported at once, not after the timeout")
+        #expect(Date().timeIntervalSince(started) < 30, "reported at once, not after the 60 s timeout")
         #expect(message.contains("APPROVED") && outcome.exitCode == 3)
         #expect(await eventuallyAsync { !log.all.filter { if case .journalProblem = $0 { return true }; return false }.isEmpty })
         #expect(Path.list(dir.path + "/drop/responses") == [r.id + ".url"], "the answer stays for the next start")
