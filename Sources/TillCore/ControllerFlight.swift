@@ -226,7 +226,7 @@ extension TillController {
     func shortenWait(for requestId: String, failure: CallbackResponse) {
         guard var f = current, f.inFlight.entry.requestId == requestId, f.result == nil else { return }
         if f.unnamedFailure == nil { f.unnamedFailure = failure }
-        let deadline = min(f.inFlight.deadlineMs, WallClock.nowMs() + TillController.unnamedFailureGraceMs)
+        let deadline = min(f.inFlight.deadlineMs, WallClock.nowMs() + unnamedFailureGraceMs)
         f.inFlight.deadlineMs = deadline
         f.timer?.cancel()
         f.timer = Task { [weak self] in

@@ -69,10 +69,10 @@ extension PipeTransport {
         return false
     }
 
-    /// SIGTERM to the process group, then SIGKILL if any of it still runs after `termGraceMs`.
-    static func terminateGroup(_ pgid: pid_t) async {
+    /// SIGTERM to the process group, then SIGKILL if any of it still runs after `graceMs`.
+    static func terminateGroup(_ pgid: pid_t, graceMs: Int64) async {
         guard kill(-pgid, SIGTERM) == 0 else { return }
-        let deadline = WallClock.monotonicNs() + UInt64(termGraceMs) * 1_000_000
+        let deadline = WallClock.monotonicNs() + UInt64(graceMs) * 1_000_000
         while WallClock.monotonicNs() < deadline {
             if !groupAlive(pgid) { return }
             await Pause.sleep(nanoseconds: 10_000_000)

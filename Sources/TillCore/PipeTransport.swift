@@ -22,10 +22,15 @@ public final class PipeTransport: Transport, @unchecked Sendable {
 
     /// The longest line read from the bridge; a longer one is dropped (reported once) up to its newline.
     public static let lineLimit = 64 * 1024
-    /// How long `send` waits to see the bridge read the request before counting it handed over all the same.
-    public static let handoverGraceMs: Int64 = 2_000
-    /// How long `stop` waits after SIGTERM before SIGKILL.
-    public static let termGraceMs: Int64 = 1_000
+    /// How long `send` waits, by default, to see the bridge read the request before counting it handed over all the same.
+    public static let defaultHandoverGraceMs: Int64 = 2_000
+    /// This transport's wait (a test that needs a bridge's quick exit seen within it widens it for a loaded machine).
+    public let handoverGraceMs: Int64
+    /// How long `stop` waits after SIGTERM before SIGKILL, by default.
+    public static let defaultTermGraceMs: Int64 = 1_000
+    /// This transport's wait after SIGTERM (a test that needs a bridge's TERM handler to run within it widens it for
+    /// a loaded machine).
+    public let termGraceMs: Int64
 
     private struct Bridge {
         var pid: pid_t
@@ -62,9 +67,12 @@ public final class PipeTransport: Transport, @unchecked Sendable {
     /// The most bytes the line buffer ever held (tests: a bridge that writes without a newline).
     var lineBufferHighWater: Int { state.withLock { $0.lineHighWater } }
 
-    public init(command: String, stderrPath: String? = nil) {
+    public init(command: String, stderrPath: String? = nil, handoverGraceMs: Int64 = PipeTransport.defaultHandoverGraceMs,
+                termGraceMs: Int64 = PipeTransport.defaultTermGraceMs) {
         self.command = command
         self.stderrPath = stderrPath
+        self.handoverGraceMs = handoverGraceMs
+        self.termGraceMs = termGraceMs
         signal(SIGPIPE, SIG_IGN)
     }
 
@@ -325,7 +333,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
 
     /// Waits until the bridge of `generation` read the last `length` bytes written, ended, or the grace passed.
     private func watchHandover(generation: Int, length: Int) async -> Handover {
-        let deadline = WallClock.monotonicNs() + UInt64(PipeTransport.handoverGraceMs) * 1_000_000
+        let deadline = WallClock.monotonicNs() + UInt64(handoverGraceMs) * 1_000_000
         var pause: UInt64 = 100_000
         while true {
             let seen = state.withLock { s -> Handover? in
@@ -344,7 +352,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
 
     /// Waits (up to the grace) for the bridge of `generation` to be reaped by its reader; nil if it was not.
     private func awaitExit(generation: Int) async -> Exit? {
-        let deadline = WallClock.monotonicNs() + UInt64(PipeTransport.handoverGraceMs) * 1_000_000
+        let deadline = WallClock.monotonicNs() + UInt64(handoverGraceMs) * 1_000_000
         while WallClock.monotonicNs() < deadline {
             if let e = state.withLock({ s in s.lastExit?.generation == generation ? s.lastExit : nil }) { return e }
             await Pause.sleep(nanoseconds: 2_000_000)
@@ -434,7 +442,8 @@ public final class PipeTransport: Transport, @unchecked Sendable {
     private func killBridge(generation: Int?, reason: String?) {
         guard let b = detachBridge(generation: generation) else { return }
         close(b.stdin)
-        Task.detached { await PipeTransport.terminateGroup(b.pid) }
+        let grace = termGraceMs
+        Task.detached { await PipeTransport.terminateGroup(b.pid, graceMs: grace) }
         if let reason, let sink = state.withLock({ $0.sink }) { sink(.problem(reason)) }
     }
 
@@ -451,6 +460,6 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         state.withLock { $0.sink = nil; $0.stopped = true }
         guard let b = detachBridge(generation: nil) else { return }
         close(b.stdin)
-        await PipeTransport.terminateGroup(b.pid)
+        await PipeTransport.terminateGroup(b.pid, graceMs: termGraceMs)
     }
 }

@@ -36,11 +36,16 @@ import TillSimulatorTransport
     @Test func busyWhileInFlightThenTimeoutIsUnknown() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let c = try await simulatorController(dir, timeoutMs: 3_000)
-        let first = Task { await c.perform(sale(909)) }   // 9.09: the terminal never answers
-        #expect(await eventuallyAsync { await c.inFlight() != nil })
+        // 9.09: the terminal never answers. The first sale's own deadline is far off, so that it is certainly still in
+        // flight when the second is tried (on a loaded machine a 3 s timer could end it first); once the second was
+        // refused, its timeout is made to come now, as its timer would, and must leave it unknown.
+        let first = Task { await c.perform(sale(909), hooks: true, timeoutMs: 600_000) }
+        #expect(await eventuallyAsync { await c.inFlight()?.entry.state == .sent })
         let second = await c.perform(sale(100))
         guard case .busy = second else { Issue.record("expected busy, got \(second)"); return }
         #expect(second.exitCode == 3)
+        let requestId = try #require(await c.inFlight()?.entry.requestId)
+        await c.timedOut(requestId)
         let outcome = await first.value
         guard case .unknown(let e) = outcome else { Issue.record("expected unknown, got \(outcome)"); return }
         #expect(e.state == .unknown && outcome.exitCode == 3)
@@ -79,7 +84,8 @@ import TillSimulatorTransport
 
     @Test func noAbortAnswerKeepsWaitingForTheSale() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        // 7.77: the host takes 15 s x 0.4 = 6 s; the card is read at once, so abort gets no answer.
+        // 7.77: the host takes 15 s x 0.4 = 6 s; the card is read at once, so abort gets no answer. Only the abort's
+        // 0.2 s is meant to run out; the sale waits the default minute for its approval.
         let c = try await simulatorController(dir, config: SimulatorConfig(speed: 0.4, cardWaitMs: 0), abortWaitMs: 200)
         let saleTask = Task { await c.perform(sale(777)) }
         #expect(await eventuallyAsync { await c.inFlight()?.entry.state == .sent })
@@ -94,7 +100,10 @@ import TillSimulatorTransport
     @Test func lateAnswerSettlesAnUnknownEntry() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let (c, log, drop) = try await startFileDropController(dir, timeoutMs: 5_000)
-        let saleTask = Task { await c.perform(sale(777, ctid: "late-1")) }
+        // The sale's own deadline is far off: a request still unclaimed at its timeout is withdrawn (never sent), and
+        // on a loaded machine the peer below could take it later than 5 s. Once it is taken, the timeout is made to
+        // come, as the controller's 5 s timer would.
+        let saleTask = Task { await c.perform(sale(777, ctid: "late-1"), hooks: true, timeoutMs: 600_000) }
         // A hand-made peer takes the request at once, and answers only after till gave up waiting.
         #expect(await eventuallyAsync { !requestFiles(drop).isEmpty })
         var requestId = ""
@@ -102,6 +111,9 @@ import TillSimulatorTransport
             requestId = String(name.dropLast(4))
             unlink(drop + "/requests/" + name)
         }
+        guard !requestId.isEmpty else { Issue.record("no request"); await c.shutdown(); return }
+        #expect(await eventuallyAsync { await c.inFlight()?.entry.state == .sent })
+        await c.timedOut(requestId)
         let r = await saleTask.value
         guard case .unknown(let e) = r else { Issue.record("expected unknown, got \(r)"); await c.shutdown(); return }
         #expect(e.requestId == requestId && e.note?.contains("No answer within 5 s") == true)

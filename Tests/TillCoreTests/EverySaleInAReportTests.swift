@@ -27,14 +27,19 @@ import TillProtocol
     @Test func aZReportHoldsASaleSettledAfterALateCloseAnswer() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let transport = FileDropTransport(directory: dir.path + "/drop")
+        // A minute for every answer the peer gives (the open's, the sale's), however slow the machine.
         let c = TillController(transport: transport, journal: try Journal(path: dir.path + "/journal.sqlite"), caller: testCaller,
-                               timeoutMs: 1_000)
+                               timeoutMs: 60_000)
         try await c.start()
         let peer = ScriptedPeer(dir.path + "/drop")
         guard try await peer.opensBatch("Morning", on: c) else { await c.shutdown(); return }
-        // The close gets no answer in its time.
-        let close = Task { await c.perform(.batch(BatchRequest(command: .close))) }
+        // The close gets no answer in its time. Its timeout is made to come once the peer has claimed it, as the
+        // controller's timer would: a short timer could withdraw it unclaimed on a loaded machine (never sent, not
+        // unknown).
+        let close = Task { await c.perform(.batch(BatchRequest(command: .close)), hooks: true, timeoutMs: 600_000) }
         guard let closeRequest = await peer.nextRequest() else { Issue.record("no close request"); await c.shutdown(); return }
+        #expect(await eventuallyAsync { await c.inFlight()?.entry.state == .sent })
+        await c.timedOut(closeRequest.id)
         #expect(await close.value.journalEntry?.state == .unknown)
         // The next sale; while it is with the terminal, the close's late answer arrives, then the sale's. The sale
         // waits as long as a real one would: only the close is meant to time out, however slow the machine.

@@ -139,7 +139,7 @@ import Glibc
     // responses/) was not seen until the next start; the sale timed out as unknown while the card was charged.
     @Test func anAnswerLinkedIntoResponsesIsSeen() async throws {
         let dir = TempDir("till-link"); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir, timeoutMs: 15_000)
+        let (c, _) = try await fileDropController(dir)
         let peer = ScriptedPeer(dir.path + "/drop")
         let task = Task { await c.perform(sale(1200)) }
         let r = try #require(await peer.nextRequest())
@@ -155,7 +155,7 @@ import Glibc
     // in responses/ at all): read once whole, never half.
     @Test func aHalfWrittenAnswerLinkedIntoResponsesIsReadWhenWhole() async throws {
         let dir = TempDir("till-link"); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir, timeoutMs: 15_000)
+        let (c, _) = try await fileDropController(dir)
         let events = EventLog(c)
         let peer = ScriptedPeer(dir.path + "/drop")
         let task = Task { await c.perform(sale(1300)) }
@@ -183,7 +183,7 @@ import Glibc
     func aJournalReplacedOrCutShortUnderALiveTillIsLoud(how: String) async throws {
         let dir = TempDir("till-replace"); defer { dir.cleanup() }
         let path = dir.path + "/journal.sqlite"
-        let (c, _) = try await fileDropController(dir, timeoutMs: 15_000)
+        let (c, _) = try await fileDropController(dir)
         let peer = ScriptedPeer(dir.path + "/drop")
         let task = Task { await c.perform(sale(1400)) }
         let r = try #require(await peer.nextRequest())
@@ -247,7 +247,13 @@ import Glibc
         let killed = try SpawnedTill(["sale", "--amount", "7.00", "--journal", journal, "--timeout", "600", "--transport", bridge])
         defer { killed.kill() }
         try #require(await eventuallyAsync(60) { (AtomicFile.read(log) ?? "").contains("action=sale") }, "the first sale never reached the bridge")
-        try await Task.sleep(nanoseconds: 300_000_000)   // till journals `sent` once the bridge has read
+        // Till journals `sent` once the bridge has read: waited for in the journal, so that the kill leaves the entry
+        // `sent` (a `pending` one is never asked about, it was never sent) however slow the machine. The reader is
+        // read-only (it never checkpoints the live till's log), and that till writes nothing more before it is killed.
+        let reader = try Journal(path: journal, readOnly: true)
+        let marked = await eventuallyAsync(60) { (try? reader.entries(JournalFilter()))?.contains { $0.state == .sent } == true }
+        reader.close()
+        try #require(marked, "the first till never journaled its sale as sent")
         killed.kill()
         for p in (AtomicFile.read(pids) ?? "").split(separator: "\n").compactMap({ pid_t($0) }) { kill(-p, SIGKILL); kill(p, SIGKILL) }
         unlink(log); unlink(pids)

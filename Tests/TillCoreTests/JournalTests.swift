@@ -141,7 +141,8 @@ import TillProtocol
         reading.wait()
         let t0 = Date()
         j2.close()
-        #expect(Date().timeIntervalSince(t0) < 1, "closing waited for another reader")
+        // Waiting would take the journal's 10 s busy timeout; 5 s leaves a loaded machine room and still tells them apart.
+        #expect(Date().timeIntervalSince(t0) < 5, "closing waited for another reader")
         release.signal()
         #expect(try other.unresolved().count == 41)
         other.close()

@@ -57,7 +57,11 @@ func processGone(_ pid: pid_t) -> Bool {
         let dir = TempDir(); defer { dir.cleanup() }
         let journal = try Journal(path: dir.path + "/j.sqlite")
         let command = "till-no-such-bridge-42"
-        let c = TillController(transport: PipeTransport(command: command), journal: journal, caller: testCaller, timeoutMs: 20_000)
+        // The bridges here end at once, unread: `send` must see them end within its wait to call the request never
+        // sent. On a loaded machine the shell can take longer than the default 2 s to start and be reaped, so the
+        // wait is half a minute (it ends as soon as the bridge does), and the timeout a minute.
+        let c = TillController(transport: PipeTransport(command: command, handoverGraceMs: 30_000), journal: journal, caller: testCaller,
+                               timeoutMs: 60_000)
         try await c.start()
         let r = await c.perform(sale(1000))
         guard case .transportError(let e?, let message) = r else { Issue.record("expected never sent, got \(r)"); await c.shutdown(); return }
@@ -71,7 +75,8 @@ func processGone(_ pid: pid_t) -> Bool {
         // Not executable: exit 126.
         let script = dir.path + "/bridge.sh"
         try AtomicFile.write("#!/bin/sh\nexec cat\n", to: script, mode: 0o644)
-        let c2 = TillController(transport: PipeTransport(command: "'\(script)'"), journal: journal, caller: testCaller, timeoutMs: 20_000)
+        let c2 = TillController(transport: PipeTransport(command: "'\(script)'", handoverGraceMs: 30_000), journal: journal,
+                                caller: testCaller, timeoutMs: 60_000)
         try await c2.start()
         let r2 = await c2.perform(sale(1000))
         guard case .transportError(let e2?, let m2) = r2 else { Issue.record("expected never sent, got \(r2)"); await c2.shutdown(); return }
@@ -94,13 +99,14 @@ func processGone(_ pid: pid_t) -> Bool {
         let dir = TempDir(); defer { dir.cleanup() }
         let journal = try Journal(path: dir.path + "/j.sqlite")
         let slow = TillController(transport: PipeTransport(command: "sleep 0.4; exec '\(tillBinary)' simulate --stdio --speed 0"),
-                                  journal: journal, caller: testCaller, timeoutMs: 20_000)
+                                  journal: journal, caller: testCaller, timeoutMs: 60_000)
         try await slow.start()
         #expect(await slow.perform(sale(1000)).journalEntry?.state == .approved)
         await slow.shutdown()
 
-        let quitter = TillController(transport: PipeTransport(command: "sleep 0.1; exit 3"), journal: journal, caller: testCaller,
-                                     timeoutMs: 20_000)
+        // It must be seen ending unread within `send`'s wait: half a minute, not the default 2 s, on a loaded machine.
+        let quitter = TillController(transport: PipeTransport(command: "sleep 0.1; exit 3", handoverGraceMs: 30_000), journal: journal,
+                                     caller: testCaller, timeoutMs: 60_000)
         try await quitter.start()
         let r = await quitter.perform(sale(1000))
         guard case .transportError(let e?, let m) = r else { Issue.record("expected never sent, got \(r)"); await quitter.shutdown(); return }
@@ -131,9 +137,11 @@ func processGone(_ pid: pid_t) -> Bool {
         // The bridge cleans up on SIGTERM; its child ignores SIGTERM (only SIGKILL ends it).
         let command = "trap 'echo term > \"\(marker)\"; exit 0' TERM; (trap '' TERM; exec sleep 1000) & echo $! > '\(childFile)'; "
             + "echo $$ > '\(pidFile)'; while :; do sleep 0.05; done"
-        let transport = PipeTransport(command: command)
+        // The bridge's TERM handler must run before the KILL: 5 s for it, not the default 1 s, on a loaded machine (the
+        // child ignores TERM, so stop() takes the whole grace).
+        let transport = PipeTransport(command: command, termGraceMs: 5_000)
         _ = try await transport.start(sink: { _ in })
-        #expect(await eventuallyAsync(10) { (AtomicFile.read(childFile) ?? "").hasSuffix("\n") && (AtomicFile.read(pidFile) ?? "").hasSuffix("\n") })
+        #expect(await eventuallyAsync(30) { (AtomicFile.read(childFile) ?? "").hasSuffix("\n") && (AtomicFile.read(pidFile) ?? "").hasSuffix("\n") })
         guard let pid = pid_t((AtomicFile.read(pidFile) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)),
               let child = pid_t((AtomicFile.read(childFile) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) else {
             Issue.record("the bridge did not start"); await transport.stop(); return
@@ -142,10 +150,12 @@ func processGone(_ pid: pid_t) -> Bool {
         let t0 = Date()
         await transport.stop()
         let took = Date().timeIntervalSince(t0)
-        #expect(await eventuallyAsync(5) { processGone(pid) && processGone(child) }, "left running: \(processGone(pid) ? "" : "bridge ")\(processGone(child) ? "" : "child")")
+        #expect(await eventuallyAsync(30) { processGone(pid) && processGone(child) }, "left running: \(processGone(pid) ? "" : "bridge ")\(processGone(child) ? "" : "child")")
         if !processGone(child) { kill(child, SIGKILL) }
         #expect(AtomicFile.read(marker)?.contains("term") == true, "the bridge never got a SIGTERM")
-        #expect(took < 5, "stop() took \(took) s")
+        // TERM, then KILL after the 5 s: a stop that waited for the child (sleep 1000) would take minutes; 30 s is
+        // room for a loaded machine.
+        #expect(took < 30, "stop() took \(took) s")
     }
 }
 

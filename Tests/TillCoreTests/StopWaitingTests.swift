@@ -18,7 +18,7 @@ import TillSimulator
         guard case .unknown(let stopped)? = await c.stopWaiting() else { Issue.record("not stopped"); return }
         #expect(stopped.state == .unknown)
         let outcome = await saleTask.value
-        #expect(Date().timeIntervalSince(started) < 10)
+        #expect(Date().timeIntervalSince(started) < 60)   // at once, not after the 600 s timeout (slack for a loaded machine)
         guard case .unknown(let e) = outcome else { Issue.record("expected unknown, got \(outcome)"); return }
         #expect(e.id == stopped.id && e.note?.contains("stopped waiting") == true)
         #expect(try c.journal.entry(id: e.id)?.state == .unknown)

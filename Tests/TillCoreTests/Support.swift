@@ -138,8 +138,10 @@ func startFileDropController(_ dir: TempDir, timeoutMs: Int64) async throws -> (
 /// The requests till has dropped in `drop` and no peer has claimed yet (not the hidden files being written).
 func requestFiles(_ drop: String) -> [String] { Path.list(drop + "/requests").filter { !$0.hasPrefix(".") } }
 
-func simulatorController(_ dir: TempDir, config: SimulatorConfig = SimulatorConfig(speed: 0), timeoutMs: Int64 = 20_000,
-                         abortWaitMs: Int64 = 2_000) async throws -> TillController {
+/// Both waits default to a minute: a test that needs an answer must get it on a loaded machine, where a timer can fire
+/// before an answer already on its way is handled. A test whose subject is the timeout passes a short one.
+func simulatorController(_ dir: TempDir, config: SimulatorConfig = SimulatorConfig(speed: 0), timeoutMs: Int64 = 60_000,
+                         abortWaitMs: Int64 = 60_000) async throws -> TillController {
     let journal = try Journal(path: dir.path + "/journal.sqlite")
     let transport = try SimulatorTransport(config: config, statePath: dir.path + "/simulator-state.json")
     let c = TillController(transport: transport, journal: journal, caller: testCaller, timeoutMs: timeoutMs, abortWaitMs: abortWaitMs)

@@ -47,7 +47,7 @@ import Testing
         let strace = try Self.spawn([Self.strace, "-f", "-p", "\(t.tillPid)", "-e", "trace=write", "-s", "100000", "-o", log])
         var reaped = false
         defer { if !reaped { kill(strace, SIGKILL); var st: Int32 = 0; waitpid(strace, &st, 0) } }
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)   // a deadline, generous for a loaded machine
         while !Self.traced(t.tillPid) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         try #require(Self.traced(t.tillPid), "strace did not attach")
         // A change of screen: the menu bar, the title, the form and the hints all change.

@@ -59,7 +59,7 @@ final class TillSession {
     }
 
     private func waitForPid() -> Int32 {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)   // a deadline, generous for a loaded machine
         while Date() < deadline {
             if let pid = Int32((try? String(contentsOfFile: pidFile, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "") {
                 return pid
@@ -96,9 +96,10 @@ final class TillSession {
         return state != "Z" && state != "X"
     }
 
-    /// Waits (with a deadline) until a process has ended.
+    /// Waits (with a deadline, generous for a loaded machine: it returns as soon as the process is gone) until a process
+    /// has ended.
     @discardableResult
-    static func waitGone(_ pid: Int32, timeout: Double = 15) -> Bool {
+    static func waitGone(_ pid: Int32, timeout: Double = 30) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while running(pid) && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
         return !running(pid)

@@ -93,9 +93,11 @@ func requireBinary() throws {
         // stdin stays open: the delayed answer still arrives.
         let first = try #require(p.readLine())
         #expect(checked(first)?.clientTransactionId == "late-1")
-        // Input ends while a sale waits for its card: the answer is delivered, then the process exits.
-        p.send(base + "sale&amount=2000&clientTransactionId=late-2")
-        p.send(base + "sale&amount=909&clientTransactionId=never")   // waits forever: not waited for
+        // Input ends while a sale waits for its card: the answer is delivered, then the process exits. The two lines
+        // go in one write, so that 9.09 reaches the terminal while 20.00 still waits for its card (0.1 s) however
+        // late this process is scheduled between two writes.
+        p.send(base + "sale&amount=2000&clientTransactionId=late-2\n"
+               + base + "sale&amount=909&clientTransactionId=never")   // 9.09 waits forever: not waited for
         p.closeInput()
         let rest = p.readToEnd()
         p.process.waitUntilExit()
