@@ -21,9 +21,10 @@ final class ScriptedPeer: @unchecked Sendable {
         try? Path.makeDirectories(dir + "/claimed")
     }
 
-    /// Waits (up to 30 s: a deadline, generous for a loaded machine) for the next request file; claims it; returns its id and URL.
+    /// Waits (up to 60 s: a deadline for a loaded machine, where till's synced writes before the drop can stall for
+    /// seconds behind other processes' writes) for the next request file; claims it; returns its id and URL.
     func nextRequest() async -> (id: String, url: String)? {
-        let end = Date().addingTimeInterval(30)
+        let end = Date().addingTimeInterval(60)
         while Date() < end {
             for name in Path.list(dir + "/requests") where name.hasSuffix(".url") && !name.hasPrefix(".") {
                 let claimed = dir + "/claimed/" + name
