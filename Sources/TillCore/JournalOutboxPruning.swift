@@ -8,8 +8,9 @@ import TillIO
 public struct OutboxRetention: Sendable, Hashable {
     public var keepDays: Int
     public var keepEvents: Int
+    /// Days beyond a million (some 2,700 years) keep the same and would overflow the cut-off's milliseconds.
     public init(keepDays: Int, keepEvents: Int) {
-        self.keepDays = max(0, keepDays); self.keepEvents = max(0, keepEvents)
+        self.keepDays = min(max(0, keepDays), 1_000_000); self.keepEvents = max(0, keepEvents)
     }
     /// A week covers a till left off over a long weekend or a holiday and looked at afterwards; 10,000 events are a
     /// few days of a busy till, a few MB of the file.

@@ -69,7 +69,9 @@ public struct Sync: Sendable {
         return try await StoreConnection.using(address) { store in
             var r = try await push(reader, store)
             if let retention {
-                do { r.pruned = try await prune(r.journalId, storeHolds: r.storeLastSeq, retention: retention, store) } catch {
+                do { r.pruned = try await prune(r.journalId, storeHolds: r.storeLastSeq, retention: retention, store) } catch is CancellationError {
+                    // The service stopping between two chunks: what went is gone, the rest goes at the next start.
+                } catch {
                     r.pruneProblem = "pruning the outbox: \(error)"
                 }
             }

@@ -165,6 +165,33 @@ extension StoreServerTests {
         #expect(try jo.outbox().count == 30)
     }
 
+    /// `--follow` prunes after its pushes too, and reports what it pruned.
+    @Test func followPrunesAsItPushes() async throws {
+        let s = try await TestStore(); defer { s.cleanup() }
+        let a = try await s.addTill("A")
+        let j = try Journal(path: a.journalPath)
+        try settledSales(j, 20, atMs: 1_000)
+        let pruned = Locked<Int64>(0)
+        let follower = sync(a, OutboxRetention(keepDays: 0, keepEvents: 0))
+        let follow = Task { await follower.follow(interval: .milliseconds(50)) { r in
+            if case .success(let p) = r { pruned.withLock { $0 += p.pruned } }
+        } }
+        defer { follow.cancel() }
+        func waitFor(_ seqs: [Int64]) async throws {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while try j.outbox().map(\.seq) != seqs, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+            #expect(try j.outbox().map(\.seq) == seqs)
+        }
+        try await waitFor([20])
+        try settledSales(j, 10, atMs: 1_000)
+        try await waitFor([30])
+        follow.cancel()
+        _ = await follow.value
+        #expect(pruned.withLock { $0 } == 29)
+        #expect(try await count(s, "SELECT count(*) FROM till_store.event") == 30)
+        #expect(try await storeNets(s, till: "A") == (try tillNets(j)))
+    }
+
     /// `till-sync push` as a process: the retention options, the default chunk (1,000), and --no-prune.
     @Test func theCommandsOptionsSayWhatIsKept() async throws {
         let s = try await TestStore(); defer { s.cleanup() }
