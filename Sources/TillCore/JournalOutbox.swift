@@ -117,15 +117,20 @@ public final class OutboxReader: Sendable {
         }
     }
 
-    /// The journal's id and the last sequence its outbox holds (0: none), in one snapshot.
+    /// The journal's id and the last sequence its outbox gave (0: none), in one snapshot: the file's own count of its
+    /// events, which pruning leaves as it is (`Journal.outboxLastSeq`).
     public func identity() throws -> (journalId: String, lastSeq: Int64) {
         try queue.read { db in
             guard let id = try String.fetchOne(db, sql: "SELECT journalId FROM journal_identity") else {
                 throw JournalOpenError(path: path, reason: "its identity row is missing")
             }
-            let last = try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM outbox") ?? 0
-            return (id, last)
+            return (id, try Journal.outboxLastSeq(in: db))
         }
+    }
+
+    /// The oldest event the outbox still holds (nil: none): the ones before it were pruned once the store held them.
+    public func firstSeq() throws -> Int64? {
+        try queue.read { db in try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM outbox") }
     }
 
     /// Up to `limit` events after `seq`, oldest first.

@@ -3,8 +3,8 @@ import GRDB
 import TillIO
 
 /// What `till-sync` last knew of the store, in a small file beside the journal (`<journal>.sync-status.json`), for the
-/// cashier's status line: the till never talks to the store and never links its client, and the sync never writes to
-/// the journal. Missing file: no sync has run.
+/// cashier's status line: the till never talks to the store and never links its client, and the sync writes to the
+/// journal only to prune its outbox (`OutboxPruner`), never what it tells. Missing file: no sync has run.
 public struct SyncStatus: Sendable, Hashable, Codable {
     public var journalId: String
     /// The last outbox sequence the store holds (what was sent).
@@ -37,9 +37,10 @@ public struct SyncStatus: Sendable, Hashable, Codable {
 }
 
 extension Journal {
-    /// The last sequence the outbox holds (0: none): with `SyncStatus.storeLastSeq`, how many events are still to send.
+    /// The last sequence the outbox gave (0: none): with `SyncStatus.storeLastSeq`, how many events are still to send.
+    /// Pruning does not change it (see `outboxLastSeq(in:)`).
     public func outboxLastSeq() throws -> Int64 {
-        try reading { db in try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(seq), 0) FROM outbox") ?? 0 }
+        try reading { db in try Journal.outboxLastSeq(in: db) }
     }
 
     /// What the sync last wrote beside the journal, with how many of the journal's changes the store does not hold

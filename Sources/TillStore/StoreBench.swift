@@ -97,7 +97,8 @@ public struct StoreBench: Sendable {
             for (batch, events) in [(500, 20_000), (2, port == nil ? 2_000 : 150)] {
                 var (address, journal) = try await till(&scratch, events: events)
                 if let port { address.port = port }
-                let sync = Sync(journalPath: journal, address: address, batchSize: batch)
+                // The push alone is measured: no pruning after it.
+                let sync = Sync(journalPath: journal, address: address, batchSize: batch, retention: nil)
                 let started = ContinuousClock.now
                 let r = try await sync.pushOnce()
                 let seconds = StoreBench.seconds(ContinuousClock.now - started)

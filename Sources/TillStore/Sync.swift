@@ -14,19 +14,34 @@ public struct PushResult: Sendable, Hashable {
     public var storeLastSeq: Int64
     public var journalLastSeq: Int64
     public var toSend: Int64 { max(0, journalLastSeq - storeLastSeq) }
+    /// Events deleted from the journal's outbox after the push (see `Sync.retention`).
+    public var pruned: Int64 = 0
+    /// Why pruning failed (the push itself went through): a journal the sync's user may not write, a file replaced.
+    public var pruneProblem: String?
 }
 
 /// Pushes a journal's outbox to the store, in order, in batches of one round trip each, idempotently: it always starts
 /// from the last sequence the store holds, and the store skips what it has (a push repeated after a timeout adds
-/// nothing). The journal is only read, in read transactions of their own, never while a write lock is held: a sale
-/// never waits for the network.
+/// nothing). The push only reads the journal, in read transactions of their own, never while a write lock is held: a
+/// sale never waits for the network. After it, old events the store holds are pruned from the outbox (`retention`),
+/// in small transactions of their own.
 public struct Sync: Sendable {
     public var journalPath: String
     public var address: StoreAddress
     public var batchSize: Int
+    /// What the outbox keeps of what the store holds; nil: everything, nothing is ever deleted.
+    public var retention: OutboxRetention?
+    /// Events deleted per transaction: a chunk holds the journal's write lock for milliseconds. Pruning also waits
+    /// until a chunk's worth may go, so that a till pruned at every push deletes whole chunks, not a row a push.
+    public var pruneChunk: Int = 1_000
+    /// Chunks per push at most (the rest at the next push): a first pruning of a long history delays no push long.
+    public var pruneMaxChunks: Int = 100
+    /// Between two chunks, so that a sale waiting for the write lock takes it (SQLite's busy wait polls; a lock taken
+    /// again at once could be missed by every poll).
+    public var prunePause: Duration = .milliseconds(20)
 
-    public init(journalPath: String, address: StoreAddress, batchSize: Int = 500) {
-        self.journalPath = journalPath; self.address = address; self.batchSize = max(2, batchSize)
+    public init(journalPath: String, address: StoreAddress, batchSize: Int = 500, retention: OutboxRetention? = .standard) {
+        self.journalPath = journalPath; self.address = address; self.batchSize = max(2, batchSize); self.retention = retention
     }
 
     /// Pushes everything the outbox holds now, then returns; and records how it went for the cashier's status line
@@ -51,7 +66,42 @@ public struct Sync: Sendable {
     func pushOnceUnrecorded() async throws -> PushResult {
         let reader = try OutboxReader(path: journalPath)
         defer { reader.close() }
-        return try await StoreConnection.using(address) { try await push(reader, $0) }
+        return try await StoreConnection.using(address) { store in
+            var r = try await push(reader, store)
+            if let retention {
+                do { r.pruned = try await prune(r.journalId, storeHolds: r.storeLastSeq, retention: retention, store) } catch is CancellationError {
+                    // The service stopping between two chunks: what went is gone, the rest goes at the next start.
+                } catch {
+                    r.pruneProblem = "pruning the outbox: \(error)"
+                }
+            }
+            return r
+        }
+    }
+
+    /// Deletes the outbox's old events that the store holds (see `OutboxRetention`, `OutboxPruner`); returns how many.
+    /// What the store holds is asked again first, on its own, rather than taken from the push's answer: that answer may
+    /// come before the store's commit, and only a later statement sees what was committed. Nothing at or past what the
+    /// store holds ever goes, nor the last event it holds (every push starts with it). Best effort: a chunk that would
+    /// have to wait for the till stops it until the next push.
+    func prune(_ journalId: String, storeHolds pushed: Int64, retention: OutboxRetention, _ store: StoreConnection) async throws -> Int64 {
+        guard pushed > 1 else { return 0 }
+        let pruner = try OutboxPruner(path: journalPath)
+        defer { pruner.close() }
+        let chunk = max(1, pruneChunk)
+        // On the journal alone first: most pushes have nothing to prune, and then cost the store nothing more.
+        guard try pruner.bound(retention: retention, storeHolds: pushed, nowMs: WallClock.nowMs(), minimum: chunk) != nil else { return 0 }
+        let (held, status) = try await Sync.lastSeq(store, journalId)
+        guard status == "active",
+              let bound = try pruner.bound(retention: retention, storeHolds: held, nowMs: WallClock.nowMs(), minimum: chunk) else { return 0 }
+        var pruned: Int64 = 0
+        for n in 0..<max(1, pruneMaxChunks) {
+            if n > 0 { try await Task.sleep(for: prunePause) }
+            guard let deleted = try pruner.deleteChunk(journalId: journalId, storeHolds: held, through: bound, limit: chunk) else { break }
+            pruned += Int64(deleted)
+            if deleted < chunk { break }
+        }
+        return pruned
     }
 
     func push(_ reader: OutboxReader, _ store: StoreConnection) async throws -> PushResult {
@@ -77,6 +127,17 @@ public struct Sync: Sendable {
                 break
             }
             guard events[0].seq == max(1, storeLast), zip(events, events.dropFirst()).allSatisfy({ $1.seq == $0.seq + 1 }) else {
+                // Another sync of this journal may have pushed and pruned meanwhile: go on from what the store holds.
+                let now = try await Sync.lastSeq(store, journalId).0
+                if now > storeLast, gaps < 3 {
+                    gaps += 1
+                    storeLast = now
+                    continue
+                }
+                if events[0].seq > max(1, storeLast), let first = try reader.firstSeq(), first == events[0].seq {
+                    // Pruning deletes only what the store had confirmed: a store that holds less now lost it.
+                    throw StoreError("the store holds journal \(journalId) only up to event \(storeLast), but this journal's outbox starts at event \(first): the events before it were pruned once the store held them, so the store has lost them since (restored from an older backup?); nothing was pushed. The journal's entries are all still in the file (till export)")
+                }
                 throw StoreError("the journal's outbox has a gap after event \(storeLast): it was changed by something other than till; nothing more was pushed")
             }
             let json = String(decoding: try JSONEncoder().encode(events), as: UTF8.self)
@@ -109,16 +170,19 @@ public struct Sync: Sendable {
 
     /// Pushes now and again until cancelled: every `interval` when all is sent, backing off (doubling up to `maxBackoff`)
     /// while the store cannot be reached. A refusal (a wrong password, a refused journal) is said once and retried at
-    /// the longest back-off: it needs a person, and the service must not hammer the store meanwhile.
+    /// the longest back-off: it needs a person, and the service must not hammer the store meanwhile. A pruning that
+    /// deleted events is reported; one that failed is reported once, until it works again or fails otherwise.
     public func follow(interval: Duration = .seconds(2), maxBackoff: Duration = .seconds(60),
                        report: @Sendable (Result<PushResult, StoreError>) -> Void) async {
         var backoff = Duration.seconds(1)
         var lastError: StoreError?
+        var lastPruneProblem: String?
         while !Task.isCancelled {
             var wait = interval
             do {
-                let r = try await pushOnce()
-                if lastError != nil || r.pushed > 0 { report(.success(r)) }
+                var r = try await pushOnce()
+                if r.pruneProblem == lastPruneProblem { r.pruneProblem = nil } else { lastPruneProblem = r.pruneProblem }
+                if lastError != nil || r.pushed > 0 || r.pruned > 0 || r.pruneProblem != nil { report(.success(r)) }
                 lastError = nil
                 backoff = .seconds(1)
             } catch {

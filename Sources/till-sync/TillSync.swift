@@ -48,7 +48,7 @@ struct TillSync: AsyncParsableCommand {
 struct Push: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Pushes the journal's outbox to the store: --once, or --follow as a service.")
     @OptionGroup var store: StoreOptions
-    @Option(help: "The till's journal (read only).")
+    @Option(help: "The till's journal (the push only reads it; old outbox events the store holds are then deleted, see --keep-days).")
     var journal: String = Journal.defaultPath()
     @Flag(help: "Push what there is, then exit.")
     var once = false
@@ -56,24 +56,36 @@ struct Push: AsyncParsableCommand {
     var follow = false
     @Option(help: "Events per round trip.")
     var batchSize = 500
+    @Option(help: "After a push, the outbox keeps the events of the last this many days (the till's clock) and the newest --keep-events, whichever keeps more; older ones the store holds are deleted.")
+    var keepDays = OutboxRetention.standard.keepDays
+    @Option(help: "The newest events the outbox keeps after a push, whatever their age (see --keep-days).")
+    var keepEvents = OutboxRetention.standard.keepEvents
+    @Flag(inversion: .prefixedNo, help: "Delete old outbox events the store holds after a push (--no-prune keeps every event).")
+    var prune = true
 
     func validate() throws {
         guard once != follow else { throw ValidationError("say --once or --follow") }
+        guard keepDays >= 0, keepEvents >= 0 else { throw ValidationError("--keep-days and --keep-events are 0 or more") }
     }
 
     func run() async throws {
-        let sync = Sync(journalPath: journal, address: store.address, batchSize: batchSize)
+        let retention = prune ? OutboxRetention(keepDays: keepDays, keepEvents: keepEvents) : nil
+        let sync = Sync(journalPath: journal, address: store.address, batchSize: batchSize, retention: retention)
         if once {
             do {
                 let r = try await sync.pushOnce()
-                print("journal \(r.journalId): pushed \(r.pushed) events in \(r.batches) batches; the store holds up to event \(r.storeLastSeq); \(r.toSend) to send")
+                print("journal \(r.journalId): pushed \(r.pushed) events in \(r.batches) batches; the store holds up to event \(r.storeLastSeq); \(r.toSend) to send" + (r.pruned > 0 ? "; pruned \(r.pruned) old events from the outbox" : ""))
+                // The push went through: a pruning that failed is said, not an exit status.
+                if let p = r.pruneProblem { FileHandle.standardError.write(Data("till-sync: \(p)\n".utf8)) }
             } catch { throw fail(error) }
             return
         }
         await sync.follow { result in
             switch result {
             // Written at once, not buffered: a service's output is a pipe (journald), read line by line.
-            case .success(let r): FileHandle.standardOutput.write(Data("sent up to event \(r.storeLastSeq) of journal \(r.journalId); \(r.toSend) to send\n".utf8))
+            case .success(let r):
+                FileHandle.standardOutput.write(Data("sent up to event \(r.storeLastSeq) of journal \(r.journalId); \(r.toSend) to send\(r.pruned > 0 ? "; pruned \(r.pruned) old events from the outbox" : "")\n".utf8))
+                if let p = r.pruneProblem { FileHandle.standardError.write(Data("till-sync: \(p) (trying again after the next push)\n".utf8)) }
             case .failure(let e): FileHandle.standardError.write(Data("till-sync: \(e)\(e.transient ? " (trying again)" : "")\n".utf8))
             }
         }
