@@ -22,8 +22,13 @@ extension TillController {
         guard current == nil else { lastRecovery.skipped = true; return await unresolved() }
         do { try senderLock.acquire() } catch {
             lastRecovery.skipped = true
-            hub.emit(.transportProblem("Recovery left for later: \(error.description)"))
-            return await unresolved()
+            let open = await unresolved()
+            // Said only when something waits on the terminal: with nothing to recover, nothing was left for later,
+            // and the notice would hide what the start had to say (another till on the journal is simply at work).
+            if open.contains(where: { $0.state.awaitsTerminal }) {
+                hub.emit(.transportProblem("Recovery left for later: \(error.description)"))
+            }
+            return open
         }
         defer { senderLock.release() }
         // Request files an earlier run left unclaimed (file drop): withdrawn, so the terminal app never runs them late.

@@ -167,6 +167,26 @@ import TillSimulatorTransport
         await c.shutdown()
     }
 
+    /// A till started while another on its journal holds the sender lock (the other is in its own recovery or a
+    /// payment): with nothing waiting on the terminal, recovery says nothing (its notice hid the start's own warnings,
+    /// such as a broken theme); with an entry waiting, it says the recovery was left for later.
+    @Test func recoveryLeftForLaterIsSaidOnlyWhenSomethingWaits() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, log, _) = try await startFileDropController(dir, timeoutMs: 60_000)
+        let otherTill = SenderLock(journalPath: dir.path + "/j.sqlite")
+        try otherTill.acquire()
+        _ = await c.recover()
+        let req = TerminalRequest(caller: testCaller, request: TillController.withClientTransactionId(sale(4200)))
+        let e = try c.journal.insertPending(requestId: "left-by-an-earlier-run", request: req, batch: BatchInfo())
+        try c.journal.markSent(e.id)
+        _ = await c.recover()
+        // The events come in order: once the second recovery's is in, the first one's would be too.
+        #expect(await eventuallyAsync { log.problems.contains { $0.contains("left for later") } })
+        #expect(log.problems.filter { $0.contains("left for later") }.count == 1, "\(log.problems)")
+        otherTill.release()
+        await c.shutdown()
+    }
+
     @Test func recoveryStopsAskingATerminalThatDoesNotAnswer() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let journal = try Journal(path: dir.path + "/journal.sqlite")
