@@ -86,18 +86,9 @@ extension Journal {
 
     static let unresolvedSQL = "SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown', 'review') ORDER BY id"
 
-    /// What the first frame shows: the shift and what needs attention, read at once (one snapshot) through the
-    /// writer, which start-up has open already, so that no reader connection is made before the first frame.
+    /// What the first frame shows: the shift and what needs attention, read at once (one snapshot).
     public func glance(nowMs: Int64 = WallClock.nowMs()) throws -> JournalGlance {
-        try onConnection { db in
-            var glance = JournalGlance()
-            // A deferred transaction that only reads: it waits for no other writer and commits nothing.
-            try db.inTransaction(.deferred) {
-                glance = try Journal.glance(db, nowMs: nowMs)
-                return .commit
-            }
-            return glance
-        }
+        try reading { db in try Journal.glance(db, nowMs: nowMs) }
     }
 
     /// Someone else's SQLite database: tables, but none of till's.
@@ -222,14 +213,10 @@ extension Journal {
         return last.info
     }
 
-    /// A PRAGMA's value as text (`journal_mode`, `synchronous`), for checks.
+    /// A PRAGMA's value as text (`journal_mode`, `synchronous`), for checks: on the journal's one connection, the one
+    /// whose commits must reach the disk.
     public func pragma(_ name: String) throws -> String? {
         try reading { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
-    }
-
-    /// The same on the writer: the connection whose commits must reach the disk.
-    func writerPragma(_ name: String) throws -> String? {
-        try onConnection { db in try String.fetchOne(db, sql: "PRAGMA \(name)") }
     }
 
     public func count() throws -> Int {
