@@ -107,8 +107,9 @@ import TillProtocol
         #expect(!Path.exists(dir.path + "/none.sqlite"))
     }
 
-    /// Pruning a long outbox, in chunks of 1,000 with the sync's pause between them, while the till sells: no sale
-    /// waits for more than a chunk (the till's own busy timeout is 10 s).
+    /// Pruning a long outbox, in chunks of 1,000 with the sync's pause between them, while the till sells: every sale
+    /// goes through, none waiting anywhere near the till's busy timeout (10 s, after which it would fail). The bound
+    /// is 5 s, not a chunk's few milliseconds: on a loaded machine a synced commit alone can take a second or more.
     @Test func aSaleNeverWaitsLongForPruning() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let path = dir.path + "/j.sqlite"
@@ -132,7 +133,7 @@ import TillProtocol
             try await Task.sleep(for: .milliseconds(10))
         }
         let pruned = try await pruning.value
-        #expect(slowest < .seconds(1), "a sale waited \(slowest)")
+        #expect(slowest < .seconds(5), "a sale waited \(slowest)")
         #expect(pruned > 0)
         #expect(try j.outbox().first?.seq == Int64(pruned) + 1 && j.outboxLastSeq() == 30_040)
     }
