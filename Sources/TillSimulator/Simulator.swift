@@ -153,7 +153,7 @@ public final class TerminalSimulator {
         }
         let errors = request.validationErrors()
         if let first = errors.first {
-            send(invalidFields(request.request, message: TerminalSimulator.message(forInvalidField: first.field)))
+            send(refusal(request.request, message: TerminalSimulator.message(forInvalidField: first.field)))
             return
         }
         switch request.request {
@@ -206,8 +206,9 @@ public final class TerminalSimulator {
         }
     }
 
-    /// A refusal: the request's fields a terminal repeats are its declaration's (`refusalEcho`).
-    func invalidFields(_ r: Request, message: String) -> [(String, String)] {
+    /// A refusal (invalid fields, or a refund or capture that finds nothing to take): the request's fields a terminal
+    /// repeats are its declaration's (`refusalEcho`).
+    func refusal(_ r: Request, message: String) -> [(String, String)] {
         [("status", "fail"), ("message", message), ("action", r.action.rawValue)] + r.action.declaration.refusalFields(of: r)
     }
 

@@ -99,11 +99,7 @@ extension TerminalSimulator {
     // MARK: - Refund
 
     func refund(_ r: CancelRequest, now: Int64) -> [(String, String)] {
-        func fail(_ m: String) -> [(String, String)] {
-            var f: [(String, String)] = [("status", "fail"), ("message", m), ("action", "cancel")]
-            if let a = r.amount { f.append(("amount", String(a.cents))) }
-            return f
-        }
+        func fail(_ m: String) -> [(String, String)] { refusal(.cancel(r), message: m) }
         let i: Int
         switch find(r.finder, now: now, defaultToLatest: { ($0.kind == .sale || $0.kind == .capture) && $0.approved && $0.remaining > 0 }) {
         case .badWindow: return fail(SimMessage.invalidDateRange)
@@ -126,11 +122,7 @@ extension TerminalSimulator {
     // MARK: - Capture
 
     func capture(_ r: CaptureRequest, now: Int64) -> [(String, String)] {
-        func fail(_ m: String) -> [(String, String)] {
-            var f: [(String, String)] = [("status", "fail"), ("message", m), ("action", "capture_pre_auth")]
-            if let a = r.amount { f.append(("amount", String(a.cents))) }
-            return f
-        }
+        func fail(_ m: String) -> [(String, String)] { refusal(.capturePreAuth(r), message: m) }
         let i: Int
         switch find(r.finder, now: now, defaultToLatest: { _ in false }) {
         case .badWindow: return fail(SimMessage.invalidDateRange)
