@@ -30,9 +30,17 @@ struct StoreOptions: ParsableArguments {
     }
 }
 
+/// One line on standard error, written at once (a service's output is a pipe to journald, read line by line).
+func say(_ text: String) {
+    FileHandle.standardError.write(Data("till-sync: \(text)\n".utf8))
+}
+
+/// What a push's line adds when it pruned the outbox.
+func prunedNote(_ r: PushResult) -> String { r.pruned > 0 ? "; pruned \(r.pruned) old events from the outbox" : "" }
+
 /// Exits 1 with the store's reason, worded for a person.
 func fail(_ error: any Error) -> ExitCode {
-    FileHandle.standardError.write(Data(("till-sync: " + "\(error)" + "\n").utf8))
+    say("\(error)")
     return ExitCode(1)
 }
 
@@ -74,9 +82,9 @@ struct Push: AsyncParsableCommand {
         if once {
             do {
                 let r = try await sync.pushOnce()
-                print("journal \(r.journalId): pushed \(r.pushed) events in \(r.batches) batches; the store holds up to event \(r.storeLastSeq); \(r.toSend) to send" + (r.pruned > 0 ? "; pruned \(r.pruned) old events from the outbox" : ""))
+                print("journal \(r.journalId): pushed \(r.pushed) events in \(r.batches) batches; the store holds up to event \(r.storeLastSeq); \(r.toSend) to send" + prunedNote(r))
                 // The push went through: a pruning that failed is said, not an exit status.
-                if let p = r.pruneProblem { FileHandle.standardError.write(Data("till-sync: \(p)\n".utf8)) }
+                if let p = r.pruneProblem { say(p) }
             } catch { throw fail(error) }
             return
         }
@@ -84,9 +92,9 @@ struct Push: AsyncParsableCommand {
             switch result {
             // Written at once, not buffered: a service's output is a pipe (journald), read line by line.
             case .success(let r):
-                FileHandle.standardOutput.write(Data("sent up to event \(r.storeLastSeq) of journal \(r.journalId); \(r.toSend) to send\(r.pruned > 0 ? "; pruned \(r.pruned) old events from the outbox" : "")\n".utf8))
-                if let p = r.pruneProblem { FileHandle.standardError.write(Data("till-sync: \(p) (trying again after the next push)\n".utf8)) }
-            case .failure(let e): FileHandle.standardError.write(Data("till-sync: \(e)\(e.transient ? " (trying again)" : "")\n".utf8))
+                FileHandle.standardOutput.write(Data("sent up to event \(r.storeLastSeq) of journal \(r.journalId); \(r.toSend) to send\(prunedNote(r))\n".utf8))
+                if let p = r.pruneProblem { say(p + " (trying again after the next push)") }
+            case .failure(let e): say("\(e)" + (e.transient ? " (trying again)" : ""))
             }
         }
     }
