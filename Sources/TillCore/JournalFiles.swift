@@ -57,11 +57,14 @@ extension Journal {
     /// A read: its statements see one state of the file (a deferred transaction, which waits for no writer), and
     /// the connection refuses to write meanwhile.
     func reading<T>(_ body: (Database) throws -> T) throws -> T {
-        try onConnection { db in
-            var result: T?
-            try db.readOnly { try db.inTransaction(.deferred) { result = try body(db); return .commit } }
-            return result!
-        }
+        try onConnection { db in try db.readOnly { try Journal.committed(db, .deferred, body) } }
+    }
+
+    /// `body` in one transaction of `kind`, committed; its result.
+    static func committed<T>(_ db: Database, _ kind: Database.TransactionKind, _ body: (Database) throws -> T) throws -> T {
+        var result: T?
+        try db.inTransaction(kind) { result = try body(db); return .commit }
+        return result!
     }
 
     /// Closes every journal this process has open (`close()`): when the process ends, by `exit` (an `atexit`
@@ -103,11 +106,7 @@ extension Journal {
     func write<T>(_ body: (Database) throws -> T) throws -> T {
         try faults.check()
         try checkFile()
-        let result = try onConnection { db in
-            var result: T?
-            try db.inTransaction(.immediate) { result = try body(db); return .commit }
-            return result!
-        }
+        let result = try onConnection { db in try Journal.committed(db, .immediate, body) }
         try checkFile()
         return result
     }
