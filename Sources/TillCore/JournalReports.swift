@@ -318,17 +318,26 @@ extension Journal {
 
     /// A batch's entries, oldest first, one at a time from one snapshot (an export of a year's batch holds one row).
     public func forEachEntry(batchId: String?, _ body: (JournalEntry) throws -> Void) throws {
-        let key = batchId == nil ? "batchId IS NULL" : "batchId = ?"
-        try reading { db in
-            let rows = try Row.fetchCursor(db, sql: "SELECT \(Journal.columns) FROM entry WHERE \(key) ORDER BY id",
-                                           arguments: batchId.map { [$0] } ?? [])
-            while let row = try rows.next() { try body(try Journal.entry(from: row)) }
-        }
+        try reading { db in try Journal.forEachEntry(db, batchId: batchId, body) }
+    }
+
+    /// A batch's transactions as CSV, the header first, each line handed to `emit` as the journal is read: the screen's
+    /// export file and `till export` write the same text.
+    public func transactionsCSV(batchId: String?, _ f: ReportFormat, _ emit: (String) throws -> Void) throws {
+        try emit(TransactionExport.csvHeader)
+        try forEachEntry(batchId: batchId) { try emit(TransactionExport.csvLine($0, f)) }
     }
 
     static func entries(_ db: Database, batchId: String?) throws -> [JournalEntry] {
+        var out: [JournalEntry] = []
+        try forEachEntry(db, batchId: batchId) { out.append($0) }
+        return out
+    }
+
+    static func forEachEntry(_ db: Database, batchId: String?, _ body: (JournalEntry) throws -> Void) throws {
         let key = batchId == nil ? "batchId IS NULL" : "batchId = ?"
-        return try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE \(key) ORDER BY id",
-                                arguments: batchId.map { [$0] } ?? []).map(Journal.entry(from:))
+        let rows = try Row.fetchCursor(db, sql: "SELECT \(Journal.columns) FROM entry WHERE \(key) ORDER BY id",
+                                       arguments: batchId.map { [$0] } ?? [])
+        while let row = try rows.next() { try body(try Journal.entry(from: row)) }
     }
 }

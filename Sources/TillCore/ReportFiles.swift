@@ -15,8 +15,7 @@ enum ReportFiles {
         try AtomicFile.write(report.csv(format), to: base + "-report.csv")
         // Written as the journal is read, one transaction at a time.
         let transactions = try AtomicFileWriter(path: base + "-transactions.csv")
-        try transactions.write(TransactionExport.csvHeader)
-        try journal.forEachEntry(batchId: b.id) { try transactions.write(TransactionExport.csvLine($0, format)) }
+        try journal.transactionsCSV(batchId: b.id, format) { try transactions.write($0) }
         try transactions.commit()
         return [base + "-report.csv", base + "-transactions.csv"]
     }

@@ -94,10 +94,9 @@ struct ExportCommand: AsyncParsableCommand {
         do {
             switch global.json ? .json : format {
             case .csv, .text:
-                try emit(TransactionExport.csvHeader)
-                try journal.forEachEntry(batchId: batch?.id) { try emit(TransactionExport.csvLine($0, f)) }
+                try journal.transactionsCSV(batchId: batch?.id, f, emit)
             case .json:
-                // The same document as TransactionExport.json, each transaction on a line of its own.
+                // {"report": …, "transactions": […]}, each transaction on a line of its own.
                 let report = Output.jsonText(try journal.report(for: batch).json, indent: nil)
                 try emit("{\"report\": " + report.trimmingCharacters(in: .newlines) + ",\n\"transactions\": ")
                 var transactions = StreamedJSONArray()
