@@ -155,9 +155,14 @@ public enum TransactionExport {
 
     /// The money an entry moved (refunds negative): only approved sales, captures and refunds move money.
     public static func paid(_ e: JournalEntry, amount: Money, tip: Money) -> Money {
-        guard e.state == .approved else { return Money(cents: 0) }
-        switch e.action.reportRole {
-        case .sale: return e.tipStyle.charged(amount: amount, tip: tip)
+        paid(action: e.action, state: e.state, tipStyle: e.tipStyle, amount: amount, tip: tip)
+    }
+
+    /// The same for an entry known by its values (the back office reads them from the store).
+    public static func paid(action: Action, state: EntryState, tipStyle: TipStyle, amount: Money, tip: Money) -> Money {
+        guard state == .approved else { return Money(cents: 0) }
+        switch action.reportRole {
+        case .sale: return tipStyle.charged(amount: amount, tip: tip)
         case .capture: return amount
         case .refund: return Money(cents: -amount.cents)
         case .preAuth, .none: return Money(cents: 0)   // a reservation moves no money until captured
@@ -171,13 +176,6 @@ public enum TransactionExport {
     /// The CSV's first line, and each entry's line: an export written as the journal is read, one row at a time.
     public static var csvHeader: String { CSV.line(columns) }
     public static func csvLine(_ e: JournalEntry, _ f: ReportFormat) -> String { CSV.line(values(e, f)) }
-
-    public static func json(_ entries: [JournalEntry], report: Report?, _ f: ReportFormat) -> JSONValue {
-        var o: [(String, JSONValue)] = []
-        if let report { o.append(("report", report.json)) }
-        o.append(("transactions", .array(entries.map { json($0, f) })))
-        return .object(o)
-    }
 
     /// One transaction as the JSON export has it.
     public static func json(_ e: JournalEntry, _ f: ReportFormat) -> JSONValue {

@@ -260,13 +260,11 @@ public struct BackOffice: Sendable {
                 let c = row.makeRandomAccess()
                 let actionName = try c[4].decode(String.self), stateName = try c[5].decode(String.self)
                 let amount = try c[6].decode(Int64?.self).map(Int.init) ?? 0, tip = try c[7].decode(Int64?.self).map(Int.init) ?? 0
-                // What the entry moved, counted by the same rule as every report: a report of this one entry.
+                // What the entry moved, by the rule of the till's own export (its `paid` column).
                 var paid = 0
                 if let action = Action(rawValue: actionName), let state = EntryState(rawValue: stateName) {
-                    let included = try c[8].decode(Bool.self) ? tip : 0
-                    paid = BackOffice.report([ReportBucket(action: action, state: state, cardType: "", verificationMethod: "", count: 1,
-                                                           amountCents: amount, tipCents: tip, tippedCount: tip > 0 ? 1 : 0, firstAtMs: 0,
-                                                           lastAtMs: 0, includedTipCents: included)]).netCents
+                    paid = TransactionExport.paid(action: action, state: state, tipStyle: try c[8].decode(Bool.self) ? .included : .onTop,
+                                                  amount: Money(cents: amount), tip: Money(cents: tip)).cents
                 }
                 n += 1
                 try await each([.text(try c[0].decode(String.self)), .text(try c[1].decode(String.self)), .count(Int(try c[2].decode(Int64.self))),
