@@ -70,6 +70,9 @@ extension BackOffice {
 /// The view's screen as lines, from a snapshot and the window's size: a pure function, tested with its expected
 /// output. A till not heard from for longer than `silentAfter` seconds is marked `!`.
 public enum WatchScreen {
+    /// The bottom line: the keys the view takes.
+    public static let keysLine = "q quit · r refresh now"
+
     public static func lines(_ s: WatchSnapshot, width: Int, height: Int, silentAfter: Int64 = 900) -> [String] {
         var out: [String] = []
         func add(_ line: String) { out.append(fit(line, width)) }
@@ -94,7 +97,7 @@ public enum WatchScreen {
         for (shop, net, n) in byShop { add("  \(shop): \(Money(cents: net).formatted()) today on \(n) till\(n == 1 ? "" : "s")") }
         add("  all shops: \(Money(cents: total).formatted()) · \(open) open · \(silent) not heard from · \(s.parked) events parked")
         // The key line stays at the bottom; what does not fit above it is cut, with a note saying so.
-        let keys = fit("q quit · r refresh now", width)
+        let keys = fit(keysLine, width)
         if out.count > height - 1 {
             out = Array(out.prefix(max(0, height - 2))) + [fit("… \(s.tills.count) tills: make the window taller", width)]
         }

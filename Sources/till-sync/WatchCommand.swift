@@ -37,7 +37,7 @@ struct WatchCommand: AsyncParsableCommand {
             _ = ioctl(1, UInt(TIOCGWINSZ), &size)
             let width = max(20, Int(size.ws_col)), height = max(5, Int(size.ws_row))
             var lines = last.map { WatchScreen.lines($0, width: width, height: height, silentAfter: Int64(stoppedAfterMinutes * 60)) }
-                ?? Array(repeating: "", count: height - 1) + ["q quit · r refresh now"]
+                ?? Array(repeating: "", count: height - 1) + [WatchScreen.keysLine]
             if let problem { lines[max(0, lines.count - 2)] = String(("till-sync: " + problem).prefix(width)) }
             write("\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\r\n"))
             // Wait for a key or the next reading.
