@@ -98,6 +98,13 @@ extension SimulatorState {
         return nil
     }
 
+    /// Everything in memory is in the file at `path` (its inode), `offset` bytes in `lines` lines: where the next save
+    /// appends, and what it compares with.
+    mutating func markSaved(path: String, inode: ino_t, offset: Int64, lines: Int) {
+        log = LogMark(path: path, inode: UInt64(inode), offset: offset, lines: lines, savedTransactions: transactions.count,
+                      savedClosedBatches: closedBatches.count, changed: [], lastSmall: small)
+    }
+
     /// True when everything in memory is in the file (so another process's lines may be replayed on top).
     var isSaved: Bool {
         log.changed.isEmpty && transactions.count == log.savedTransactions && closedBatches.count == log.savedClosedBatches
@@ -128,9 +135,7 @@ enum StateLog {
         var state = SimulatorState()
         let (end, lines) = try replay(bytes, into: &state, first: true, path: path)
         guard lines > 0 else { throw StateFileError(path: path, reason: bytes.isEmpty ? "empty" : "line 1 is damaged") }
-        state.log = LogMark(path: path, inode: UInt64(st.st_ino), offset: Int64(end), lines: lines,
-                            savedTransactions: state.transactions.count, savedClosedBatches: state.closedBatches.count,
-                            changed: [], lastSmall: state.small)
+        state.markSaved(path: path, inode: st.st_ino, offset: Int64(end), lines: lines)
         return state
     }
 
@@ -234,7 +239,9 @@ enum StateLog {
     static func writeWhole(_ state: inout SimulatorState, to path: String) throws {
         let e = encoder()
         let parts = max(1, (state.transactions.count + chunk - 1) / chunk, (state.closedBatches.count + chunk - 1) / chunk)
-        var text = Data()
+        // Written line by line as it is encoded, put in place whole (`AtomicFileWriter`).
+        let file = try AtomicFileWriter(path: path)
+        var bytes = 0
         for k in 0..<parts {
             var r = LogRecord()
             let ts = min(k * chunk, state.transactions.count)..<min((k + 1) * chunk, state.transactions.count)
@@ -242,14 +249,14 @@ enum StateLog {
             let bs = min(k * chunk, state.closedBatches.count)..<min((k + 1) * chunk, state.closedBatches.count)
             if !bs.isEmpty { r.closedFrom = bs.lowerBound; r.closedBatches = Array(state.closedBatches[bs]) }
             if k == parts - 1 { r.state = state.small }
-            text.append(try e.encode(r)); text.append(0x0A)
+            let line = String(decoding: try e.encode(r), as: UTF8.self) + "\n"
+            try file.write(line)
+            bytes += line.utf8.count
         }
-        try AtomicFile.write(String(decoding: text, as: UTF8.self), to: path)
+        try file.commit()
         var st = stat()
         guard stat(path, &st) == 0 else { throw FileError(path: path, operation: "stat") }
-        state.log = LogMark(path: path, inode: UInt64(st.st_ino), offset: Int64(text.count), lines: parts,
-                            savedTransactions: state.transactions.count, savedClosedBatches: state.closedBatches.count,
-                            changed: [], lastSmall: state.small)
+        state.markSaved(path: path, inode: st.st_ino, offset: Int64(bytes), lines: parts)
     }
 
     /// Rewrites a log that has grown far past what it holds (most lines carry only the small state). Rare: after a
