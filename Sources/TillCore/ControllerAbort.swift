@@ -30,10 +30,7 @@ extension TillController {
         do {
             try await transport.send(id: requestId, url: terminalRequest.url)
         } catch {
-            do {
-                try journal.transition(entry.id, to: error.isNotSent ? .resolved : .unknown, note: "Abort not sent: \(error.description)",
-                                       from: [.pending, .sent])
-            } catch { _ = journalProblem("that the abort was not sent", error) }
+            abortNotSent(entry, error)
             if current?.abort?.entry.id == entry.id { current?.abort = nil; current?.inFlight.abortRequested = false }
             return .transportError(error.description)
         }
@@ -56,6 +53,14 @@ extension TillController {
         }
     }
 
+    /// An abort the transport could not hand over: journaled as never sent (resolved) or perhaps sent (unknown).
+    func abortNotSent(_ entry: JournalEntry, _ error: TransportError) {
+        do {
+            try journal.transition(entry.id, to: error.isNotSent ? .resolved : .unknown, note: "Abort not sent: \(error.description)",
+                                   from: [.pending, .sent])
+        } catch { _ = journalProblem("that the abort was not sent", error) }
+    }
+
     func standaloneAbort() async -> AbortResult {
         let terminalRequest = TerminalRequest(caller: caller, request: .abort)
         let requestId = UUID().uuidString.lowercased()
@@ -66,10 +71,7 @@ extension TillController {
         let now = WallClock.nowMs()
         current = Flight(inFlight: InFlight(entry: entry, startedAtMs: now, deadlineMs: now + abortWaitMs), hooks: false)
         do { try await transport.send(id: requestId, url: terminalRequest.url) } catch {
-            do {
-                try journal.transition(entry.id, to: error.isNotSent ? .resolved : .unknown, note: "Abort not sent: \(error.description)",
-                                       from: [.pending, .sent])
-            } catch { _ = journalProblem("that the abort was not sent", error) }
+            abortNotSent(entry, error)
             current = nil
             return .transportError(error.description)
         }
