@@ -54,16 +54,6 @@ extension Journal {
         }
     }
 
-    public func origin(of id: Int64) throws -> EntryOrigin? {
-        try reading { db in
-            try String.fetchOne(db, sql: "SELECT origin FROM entry WHERE id = ?", arguments: [id]).flatMap(EntryOrigin.init(rawValue:))
-        }
-    }
-
-    public func parentId(of id: Int64) throws -> Int64? {
-        try reading { db in try Int64.fetchOne(db, sql: "SELECT parentId FROM entry WHERE id = ?", arguments: [id]) }
-    }
-
     /// Requests of this action that carry no reference and still wait for the terminal, newest first (a few: an
     /// indexed read whatever the journal's size, so that a flood of stray answers costs the same on any journal).
     public func awaitingWithoutReference(action: Action, limit: Int = 16) throws -> [JournalEntry] {
@@ -109,9 +99,7 @@ extension Journal {
 
     /// What the first frame shows: the current batch and the entries that need attention.
     static func glance(_ db: Database, nowMs: Int64) throws -> JournalGlance {
-        let events = try Row.fetchAll(db, sql: currentBatchEventsSQL).map(Journal.batchEvent(from:))
-        return JournalGlance(batch: batches(events: events, nowMs: nowMs).last?.info ?? BatchInfo(),
-                             unresolved: try Journal.unresolved(db))
+        JournalGlance(batch: try latestBatch(db, nowMs: nowMs)?.info ?? BatchInfo(), unresolved: try Journal.unresolved(db))
     }
 
     /// Request entries (not unmatched answers) with this client transaction id, newest first.
@@ -209,8 +197,7 @@ extension Journal {
     /// The open batch as the batch history tells it, including one the terminal started by itself after a 48-hour
     /// auto-close (batch.txt:10), so entries made meanwhile are filed under it.
     public func batch(nowMs: Int64 = WallClock.nowMs()) throws -> BatchInfo {
-        guard let last = try latestBatch(nowMs: nowMs) else { return BatchInfo() }
-        return last.info
+        try latestBatch(nowMs: nowMs)?.info ?? BatchInfo()
     }
 
     /// A PRAGMA's value as text (`journal_mode`, `synchronous`), for checks: on the journal's one connection, the one

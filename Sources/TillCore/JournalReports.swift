@@ -163,9 +163,11 @@ extension Journal {
 
     /// The latest batch (open or not), from the events since the last open.
     public func latestBatch(nowMs: Int64 = WallClock.nowMs()) throws -> BatchRecord? {
-        try reading { db in
-            Journal.batches(events: try Row.fetchAll(db, sql: Journal.currentBatchEventsSQL).map(Journal.batchEvent(from:)), nowMs: nowMs).last
-        }
+        try reading { db in try Journal.latestBatch(db, nowMs: nowMs) }
+    }
+
+    static func latestBatch(_ db: Database, nowMs: Int64) throws -> BatchRecord? {
+        Journal.batches(events: try Row.fetchAll(db, sql: Journal.currentBatchEventsSQL).map(Journal.batchEvent(from:)), nowMs: nowMs).last
     }
 
     static func registerBatchIndexMigration(_ m: inout DatabaseMigrator) {

@@ -110,19 +110,13 @@ extension TerminalSimulator {
         return txn
     }
 
-    /// The answer of a sale or pre-auth, fields in the pages' order.
-    func cardAnswer(_ t: SimTransaction) -> [(String, String)] {
-        var u = FieldList()
-        cardAnswer(t, into: &u)
-        return u.fields
-    }
-
     func cardAnswerURL(_ t: SimTransaction, callback: String) -> String {
         var u = CallbackURLBuilder(callback: callback)
         cardAnswer(t, into: &u)
         return u.url
     }
 
+    /// The answer of a sale or pre-auth, fields in the pages' order.
     func cardAnswer<S: FieldSink>(_ t: SimTransaction, into f: inout S, status: String? = nil, message: String? = nil,
                                   action: String? = nil) {
         // The page's decline (overview-sale-cancel.txt:131) reads `failed`; real terminals say `fail`.
