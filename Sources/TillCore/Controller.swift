@@ -186,8 +186,20 @@ public actor TillController: TillService {
     var killed = false
 
     public func inFlight() async -> InFlight? { current?.inFlight }
+
+    /// A timer of the controller's: `fire` runs at `deadlineMs` (the wall clock), unless the task is cancelled first
+    /// (an answer came) or the controller is gone.
+    func timer(at deadlineMs: Int64, _ fire: @escaping @Sendable (TillController) async -> Void) -> Task<Void, Never> {
+        Task { [weak self] in
+            await Pause.sleep(nanoseconds: UInt64(max(0, deadlineMs - WallClock.nowMs())) * 1_000_000)
+            guard !Task.isCancelled, let self else { return }
+            await fire(self)
+        }
+    }
 }
 
 extension TransportError {
-    var isNotSent: Bool { if case .notSent = self { return true }; return false }
+    /// What the journal says of a request the transport could not hand over: never sent (resolved), or perhaps sent
+    /// (unknown: the terminal may have it).
+    var journalState: EntryState { if case .notSent = self { return .resolved }; return .unknown }
 }

@@ -42,21 +42,16 @@ extension TillController {
             }
             return .noAnswer
         }
-        let wait = abortWaitMs
         return await withCheckedContinuation { c in
             current?.abort?.continuation = c
-            current?.abort?.timer = Task { [weak self] in
-                await Pause.sleep(nanoseconds: UInt64(wait) * 1_000_000)
-                if Task.isCancelled { return }
-                await self?.abortWaitEnded(entry.id)
-            }
+            current?.abort?.timer = timer(at: WallClock.nowMs() + abortWaitMs) { await $0.abortWaitEnded(entry.id) }
         }
     }
 
     /// An abort the transport could not hand over: journaled as never sent (resolved) or perhaps sent (unknown).
     func abortNotSent(_ entry: JournalEntry, _ error: TransportError) {
         do {
-            try journal.transition(entry.id, to: error.isNotSent ? .resolved : .unknown, note: "Abort not sent: \(error.description)",
+            try journal.transition(entry.id, to: error.journalState, note: "Abort not sent: \(error.description)",
                                    from: [.pending, .sent])
         } catch { _ = journalProblem("that the abort was not sent", error) }
     }
@@ -77,11 +72,7 @@ extension TillController {
         }
         do { try journal.markSent(entry.id) } catch { _ = journalProblem("that the abort was sent", error) }
         let deadline = now + abortWaitMs
-        current?.timer = Task { [weak self] in
-            await Pause.sleep(nanoseconds: UInt64(max(0, deadline - WallClock.nowMs())) * 1_000_000)
-            if Task.isCancelled { return }
-            await self?.standaloneAbortExpired(requestId)
-        }
+        current?.timer = timer(at: deadline) { await $0.standaloneAbortExpired(requestId) }
         let outcome = await wait(for: requestId)
         if case .answered(let e) = outcome, let r = e.response {
             return .answered(r.abortOutcome ?? .other, r)

@@ -88,11 +88,11 @@ extension TillController {
         do {
             try await transport.send(id: requestId, url: terminalRequest.url)
         } catch {
-            let state: EntryState
+            let state = error.journalState
             let note: String
             switch error {
-            case .notSent(let m): state = .resolved; note = "Not sent: \(m)"
-            case .maybeSent(let m): state = .unknown; note = "Maybe sent, no answer: \(m) Check the terminal."
+            case .notSent(let m): note = "Not sent: \(m)"
+            case .maybeSent(let m): note = "Maybe sent, no answer: \(m) Check the terminal."
             }
             if current?.inFlight.entry.requestId == requestId, current?.result == nil {
                 current = nil
@@ -121,12 +121,7 @@ extension TillController {
             current?.inFlight.entry.state = .sent
             if let i = current?.inFlight { hub.emit(.inFlight(i)) }
             let deadline = current!.inFlight.deadlineMs
-            current?.timer = Task { [weak self] in
-                let ms = max(0, deadline - WallClock.nowMs())
-                await Pause.sleep(nanoseconds: UInt64(ms) * 1_000_000)
-                if Task.isCancelled { return }
-                await self?.timedOut(requestId)
-            }
+            current?.timer = timer(at: deadline) { await $0.timedOut(requestId) }
         }
         return await wait(for: requestId)
     }
@@ -229,11 +224,7 @@ extension TillController {
         let deadline = min(f.inFlight.deadlineMs, WallClock.nowMs() + unnamedFailureGraceMs)
         f.inFlight.deadlineMs = deadline
         f.timer?.cancel()
-        f.timer = Task { [weak self] in
-            await Pause.sleep(nanoseconds: UInt64(max(0, deadline - WallClock.nowMs())) * 1_000_000)
-            if Task.isCancelled { return }
-            await self?.timedOut(requestId)
-        }
+        f.timer = timer(at: deadline) { await $0.timedOut(requestId) }
         current = f
         hub.emit(.inFlight(f.inFlight))
     }
