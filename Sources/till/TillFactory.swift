@@ -11,19 +11,19 @@ enum TillFactory {
     /// next to settle what an earlier run left open, and `shutdown()` at the end.
     static func makeController(config c: TillConfig, caller: Caller? = nil) async throws -> TillController {
         let journal = try Journal(path: c.resolvedJournalPath, tipStyle: c.resolvedTip)
-        let transport = try makeTransport(c)
+        let transport = makeTransport(c)
         let controller = TillController(transport: transport, journal: journal, caller: caller ?? c.caller(),
                                         timeoutMs: c.resolvedTimeoutMs)
         try await controller.start()
         return controller
     }
 
-    static func makeTransport(_ c: TillConfig) throws -> any Transport {
+    static func makeTransport(_ c: TillConfig) -> any Transport {
         switch c.resolvedTransport {
         case .simulator:
             let sim = SimulatorConfig(seed: c.simSeed ?? 1, speed: c.simSpeed ?? 1, abortStyle: c.simAbortStyle ?? .terminal,
                                       tipStyle: c.resolvedTip)
-            return try SimulatorTransport(config: sim, statePath: c.resolvedSimStatePath)
+            return SimulatorTransport(config: sim, statePath: c.resolvedSimStatePath)
         case .file(let dir): return FileDropTransport(directory: dir)
         case .pipe(let cmd): return PipeTransport(command: cmd)
         }

@@ -146,7 +146,7 @@ import TillSimulatorTransport
         let d = try journal.insertPending(requestId: "d", request: TerminalRequest(caller: testCaller, request: .cancel(CancelRequest(finder: TransactionFinder(referenceNumber: "000001")))), batch: BatchInfo())
         try journal.markSent(d.id)
 
-        let transport = try SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: statePath)
+        let transport = SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: statePath)
         let c = TillController(transport: transport, journal: journal, caller: testCaller)
         try await c.start()
         let left = await c.recover()
@@ -157,7 +157,7 @@ import TillSimulatorTransport
         #expect(try journal.entry(id: cEntry.id)?.note?.contains("no record") == true)
         #expect(try journal.entry(id: d.id)?.state == .unknown)
         // Nothing re-sent: the terminal holds exactly one transaction (b's).
-        let state = transport.runner.state
+        let state = try await transport.runner().state
         #expect(state.transactions.count == 1 && state.transactions.first?.clientTransactionId == "ctid-b")
         // The cashier settles the rest.
         try await c.resolve(entryId: d.id, note: "terminal shows the refund approved")

@@ -241,7 +241,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         let dir = TempDir(); defer { dir.cleanup() }
         let state = dir.path + "/simulator-state.json"
         func controller(_ n: Int) async throws -> TillController {
-            let t = try SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: state)
+            let t = SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: state)
             let c = TillController(transport: t, journal: try Journal(path: dir.path + "/j\(n).sqlite"), caller: testCaller)
             try await c.start()
             return c

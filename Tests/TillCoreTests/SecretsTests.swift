@@ -36,7 +36,7 @@ import TillSimulatorTransport
         let dir = TempDir(); defer { dir.cleanup() }
         let caller = Caller(callback: "interapp-callback", merchantKey: SecretsTests.merchantKey, appId: "com.example.till")
         let journal = try Journal(path: dir.path + "/data/journal.sqlite")
-        let transport = try SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: dir.path + "/data/simulator-state.json")
+        let transport = SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: dir.path + "/data/simulator-state.json")
         let c = TillController(transport: transport, journal: journal, caller: caller, timeoutMs: 300)
         try await c.start()
         let isv = ISVFields(amount: Money(cents: 10), clientId: "isv-client", clientSecret: SecretsTests.isvSecret)

@@ -143,7 +143,7 @@ func requestFiles(_ drop: String) -> [String] { Path.list(drop + "/requests").fi
 func simulatorController(_ dir: TempDir, config: SimulatorConfig = SimulatorConfig(speed: 0), timeoutMs: Int64 = 60_000,
                          abortWaitMs: Int64 = 60_000) async throws -> TillController {
     let journal = try Journal(path: dir.path + "/journal.sqlite")
-    let transport = try SimulatorTransport(config: config, statePath: dir.path + "/simulator-state.json")
+    let transport = SimulatorTransport(config: config, statePath: dir.path + "/simulator-state.json")
     let c = TillController(transport: transport, journal: journal, caller: testCaller, timeoutMs: timeoutMs, abortWaitMs: abortWaitMs)
     try await c.start()
     return c

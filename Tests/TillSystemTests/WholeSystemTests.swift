@@ -143,6 +143,8 @@ final class SystemRun: @unchecked Sendable {
     var gen = 0
     var controller: TillController!
     var transport: FaultyTransport!
+    /// The simulated terminal's ledger, the truth the checks compare with.
+    var terminal: SimulatorRunner!
     var eventTask: Task<Void, Never>?
     var state = AppState()
     var violations: [String] = []
@@ -179,13 +181,14 @@ final class SystemRun: @unchecked Sendable {
 
     func startTill() async throws {
         gen += 1
-        let sim = try SimulatorTransport(config: SimulatorConfig(seed: seed, speed: 0.01), statePath: dir + "/simulator-state.json")
+        let sim = SimulatorTransport(config: SimulatorConfig(seed: seed, speed: 0.01), statePath: dir + "/simulator-state.json")
         transport = FaultyTransport(sim)
         controller = TillController(transport: transport, journal: try Journal(path: dir + "/journal.sqlite", tipStyle: tipStyle), caller: testCaller,
                                     timeoutMs: 250, abortWaitMs: 300)
         let g = gen, inbox = self.inbox, stream = controller.events()
         eventTask = Task.detached { for await e in stream { inbox.post(g, .event(e)) } }
         try await controller.start()
+        terminal = try await sim.runner()
         state = AppState(keymap: .standard, size: Size(width: 80, height: 24), nowMs: WallClock.nowMs(), tzOffsetMinutes: 0,
                          transport: "simulator")
         state.tipStyle = tipStyle
@@ -343,7 +346,7 @@ final class SystemRun: @unchecked Sendable {
         }
     }
 
-    func ledger() -> [SimTransaction] { transport.inner.runner.state.transactions }
+    func ledger() -> [SimTransaction] { terminal.state.transactions }
 
     /// The cashier answers what the screen asks, truthfully: they look at the terminal (the ledger) before saying
     /// "charged" or "not charged".
