@@ -180,7 +180,9 @@ extension TillController {
 
     func timedOut(_ requestId: String) async {
         guard let f = current, f.inFlight.entry.requestId == requestId, f.result == nil else { return }
-        let seconds = timeoutMs % 1000 == 0 ? String(timeoutMs / 1000) : String(Double(timeoutMs) / 1000)
+        // The flight's own wait (recovery's queries wait less than a payment), not the controller's timeout.
+        let waitedMs = f.inFlight.deadlineMs - f.inFlight.startedAtMs
+        let seconds = waitedMs % 1000 == 0 ? String(waitedMs / 1000) : String(Double(waitedMs) / 1000)
         if let failure = f.unnamedFailure, f.inFlight.entry.clientTransactionId == nil {
             // A request that carries no reference: its only answer, a failure nothing contradicted, settles it.
             do {

@@ -116,7 +116,8 @@ import TillSimulatorTransport
         await c.timedOut(requestId)
         let r = await saleTask.value
         guard case .unknown(let e) = r else { Issue.record("expected unknown, got \(r)"); await c.shutdown(); return }
-        #expect(e.requestId == requestId && e.note?.contains("No answer within 5 s") == true)
+        // The note names the flight's own wait (this sale's 600 s), not the controller's 5 s.
+        #expect(e.requestId == requestId && e.note?.contains("No answer within 600 s") == true, "\(e.note ?? "")")
         try AtomicFile.write("interapp-callback://result?status=success&message=ok&action=sale&clientTransactionId=late-1&amount=777\n",
                              to: drop + "/responses/" + requestId + ".url")
         #expect(await eventuallyAsync { (try? c.journal.entry(id: e.id))??.state == .approved })
@@ -201,6 +202,18 @@ import TillSimulatorTransport
         #expect(left.count == 3 && left.allSatisfy { $0.state == .unknown && $0.note?.contains("Check the terminal") == true })
         let asked = await c.entries(JournalFilter()).filter { $0.action == .transactionDetails }
         #expect(asked.count == 1 && asked.first?.state == .resolved)   // one query, then it stopped asking
+        await c.shutdown()
+    }
+
+    /// A request that waits less than the controller's timeout (recovery's queries wait at most 15 s of a 90 s
+    /// timeout) says how long it waited, not the controller's figure.
+    @Test func aShorterWaitIsTheOneTheNoteNames() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let journal = try Journal(path: dir.path + "/journal.sqlite")
+        let c = TillController(transport: PipeTransport(command: "cat > /dev/null"), journal: journal, caller: testCaller, timeoutMs: 90_000)
+        try await c.start()
+        let r = await c.perform(.transactionDetails(DetailsRequest(clientTransactionId: "q-1")), hooks: false, timeoutMs: 1_500)
+        #expect(r.journalEntry?.note?.contains("No answer within 1.5 s") == true, "\(r)")
         await c.shutdown()
     }
 
