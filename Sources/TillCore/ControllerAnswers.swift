@@ -13,14 +13,7 @@ extension TillController {
         case .lost(_, let reason):
             hub.emit(.transportProblem(reason))
             if let f = current, f.result == nil {
-                let note = reason + " The outcome is unknown; check the terminal."
-                var entry = f.inFlight.entry
-                var journalError: String?
-                do { try journal.transition(entry.id, to: .unknown, note: note, from: [.pending, .sent]) } catch {
-                    journalError = journalProblem("that the outcome is unknown", error)
-                }
-                entry.state = .unknown; entry.note = note
-                finish(journalError.map { .journalFailed(entry, $0) } ?? .unknown(entry))
+                _ = endUnknown(f.inFlight.entry, note: reason + " The outcome is unknown; check the terminal.")
             }
         case .rejected(let file, let reason): hub.emit(.rejectedAnswer(file: file, reason: reason))
         case .problem(let p): hub.emit(.transportProblem(p))

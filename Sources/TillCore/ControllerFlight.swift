@@ -198,12 +198,7 @@ extension TillController {
             "The terminal answered 'not approved' without naming this payment, and never named it: "
                 + "it may be another payment's answer, so the outcome is unknown. Check the terminal."
         } ?? "No answer within \(seconds) s: the outcome is unknown; check the terminal."
-        var e = f.inFlight.entry
-        var journalError: String?
-        do { try journal.transition(e.id, to: .unknown, note: note, from: [.pending, .sent]) } catch {
-            journalError = journalProblem("that the outcome is unknown", error)
-        }
-        e.state = .unknown; e.note = note
+        var (e, journalError) = markUnknown(f.inFlight.entry, note: note)
         let withdrawn = await transport.gaveUp(on: requestId)
         guard current?.inFlight.entry.requestId == requestId, current?.result == nil else { return }
         if withdrawn {
@@ -216,7 +211,28 @@ extension TillController {
             finish(journalError.map { .journalFailed(e, $0) } ?? .transportError(e, why))
             return
         }
-        finish(journalError.map { .journalFailed(e, $0 + " " + note) } ?? .unknown(e))
+        finish(journalError.map { .journalFailed(e, $0) } ?? .unknown(e))
+    }
+
+    /// Journals that the outcome of the flight's entry is unknown (the terminal may still be working on it; a late
+    /// answer still settles it), `note` saying why. Returns the entry as it now stands, and the journal's complaint
+    /// (already said on the hub, `note` after it) when it could not be written.
+    func markUnknown(_ entry: JournalEntry, note: String) -> (JournalEntry, String?) {
+        var e = entry
+        var journalError: String?
+        do { try journal.transition(e.id, to: .unknown, note: note, from: [.pending, .sent]) } catch {
+            journalError = journalProblem("that the outcome is unknown", error) + " " + note
+        }
+        e.state = .unknown; e.note = note
+        return (e, journalError)
+    }
+
+    /// `markUnknown`, and the flight ends with it.
+    func endUnknown(_ entry: JournalEntry, note: String) -> ActionOutcome {
+        let (e, journalError) = markUnknown(entry, note: note)
+        let outcome = journalError.map { ActionOutcome.journalFailed(e, $0) } ?? .unknown(e)
+        finish(outcome)
+        return outcome
     }
 
     /// After a failure that did not name the payment in flight: wait at most a short while more for its own answer.
@@ -235,15 +251,6 @@ extension TillController {
     /// working on it) and goes to Unresolved; a late answer still settles it.
     public func stopWaiting() async -> ActionOutcome? {
         guard let f = current, f.result == nil else { return nil }
-        let note = "The cashier stopped waiting: the outcome is unknown; check the terminal."
-        var e = f.inFlight.entry
-        do { try journal.transition(e.id, to: .unknown, note: note, from: [.pending, .sent]) } catch {
-            let m = journalProblem("that the outcome is unknown", error)
-            finish(.journalFailed(e, m))
-            return .journalFailed(e, m)
-        }
-        e.state = .unknown; e.note = note
-        finish(.unknown(e))
-        return .unknown(e)
+        return endUnknown(f.inFlight.entry, note: "The cashier stopped waiting: the outcome is unknown; check the terminal.")
     }
 }

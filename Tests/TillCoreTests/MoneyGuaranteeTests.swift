@@ -283,6 +283,26 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         await c.shutdown()
     }
 
+    // The cashier stops waiting while the journal cannot be written: loud, with what till knows after the complaint,
+    // and the sale still waits in the journal for its answer or recovery.
+    @Test func stoppingTheWaitWhileTheJournalFailsIsLoud() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let task = Task { [c] in await c.perform(sale(1900)) }
+        guard await peer.nextRequest() != nil else { Issue.record("no request"); await c.shutdown(); return }   // never answered
+        #expect(await eventuallyAsync { await c.inFlight()?.entry.state == .sent })
+        c.journal.faults.failWrites()
+        let stopped = await c.stopWaiting()
+        guard case .journalFailed(let e?, let message)? = stopped else { Issue.record("expected a journal failure, got \(String(describing: stopped))"); return }
+        #expect(message.contains("could not record") && message.hasSuffix("The cashier stopped waiting: the outcome is unknown; check the terminal."), "\(message)")
+        #expect(e.state == .unknown && stopped?.exitCode == 3)
+        #expect(await task.value == stopped)
+        c.journal.faults.clear()
+        #expect(try c.journal.entry(id: e.id)?.state == .sent)
+        await c.shutdown()
+    }
+
     // Guarantee 6 — a new sale after an unknown outcome needs a confirmation that names the unknown sale.
     @Test func newSaleAfterAnUnknownOutcomeNeedsConfirmationNamingIt() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
