@@ -5,25 +5,42 @@ import TillProtocol
 import Glibc
 #endif
 
-/// Broadcasts controller events to every stream handed out by `events()`.
+/// Broadcasts controller events to every stream handed out by `events()`. The transport's condition (ready, or its
+/// last problem) is state as well as news: a stream made later, such as the screen's after the controller started,
+/// begins with it, so a transport that failed while till was starting is still shown failed.
 final class EventHub: Sendable {
-    private let subscribers = Locked<[UUID: AsyncStream<ControllerEvent>.Continuation]>([:])
+    private struct Subscribers {
+        var all: [UUID: AsyncStream<ControllerEvent>.Continuation] = [:]
+        var transport: ControllerEvent?
+    }
+    private let subscribers = Locked(Subscribers())
 
     func stream() -> AsyncStream<ControllerEvent> {
         let (stream, continuation) = AsyncStream<ControllerEvent>.makeStream(bufferingPolicy: .bufferingNewest(256))
         let id = UUID()
-        subscribers.withLock { $0[id] = continuation }
-        continuation.onTermination = { [weak self] _ in _ = self?.subscribers.withLock { $0.removeValue(forKey: id) } }
+        subscribers.withLock {
+            $0.all[id] = continuation
+            if let t = $0.transport { continuation.yield(t) }
+        }
+        continuation.onTermination = { [weak self] _ in _ = self?.subscribers.withLock { $0.all.removeValue(forKey: id) } }
         return stream
     }
 
+    /// Under the lock with the condition's update, so that a stream made meanwhile gets the condition before any
+    /// later event, and no event twice.
     func emit(_ e: ControllerEvent) {
-        for c in subscribers.withLock({ Array($0.values) }) { c.yield(e) }
+        subscribers.withLock {
+            switch e {
+            case .transportReady, .transportProblem: $0.transport = e
+            default: break
+            }
+            for c in $0.all.values { c.yield(e) }
+        }
     }
 
     func finish() {
         for c in subscribers.withLock({ s -> [AsyncStream<ControllerEvent>.Continuation] in
-            let all = Array(s.values); s.removeAll(); return all
+            let all = Array(s.all.values); s.all.removeAll(); return all
         }) { c.finish() }
     }
 }
