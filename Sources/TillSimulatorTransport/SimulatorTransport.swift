@@ -37,7 +37,7 @@ public final class SimulatorTransport: Transport, @unchecked Sendable {
     private var currentSink: (@Sendable (TransportEvent) -> Void)? { locked { sink } }
 
     private static func unreachable(_ error: any Error) -> String {
-        "the simulated terminal cannot start: \(error)"
+        "The simulated terminal cannot start (\(error)); move that file away to start it afresh."
     }
 
     public func start(sink: @escaping @Sendable (TransportEvent) -> Void) async throws -> [IncomingAnswer] {

@@ -105,7 +105,9 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
             state.unresolved.recovering = false
             if list.isEmpty {
                 if state.screen == .unresolved { state.screen = .sale }
-                if let w = state.startupWarnings.first { setNotice(&state, w, error: true) }
+                // Not "Ready" while the terminal cannot be reached: its problem stays the notice.
+                if case .problem(let m) = state.connection { setNotice(&state, m, error: true) }
+                else if let w = state.startupWarnings.first { setNotice(&state, w, error: true) }
                 else { setNotice(&state, "Ready. No unfinished transactions in the journal.") }
             } else {
                 state.screen = .unresolved

@@ -19,11 +19,14 @@ import TillSimulatorTransport
         let log = EventLog(c)
         try await c.start()
         #expect(await eventuallyAsync(60) { log.problems.contains { $0.contains("line 1 is damaged") } }, "\(log.all)")
+        // The screen listens from after the start: it is told too.
+        let screen = EventLog(c)
+        #expect(await eventuallyAsync(60) { screen.problems.contains { $0.contains("line 1 is damaged") } }, "\(screen.all)")
         for amount in [1000, 2000] {
             let r = await c.perform(sale(amount))
             guard case .transportError(let e?, let message) = r else { Issue.record("expected never sent, got \(r)"); break }
             #expect(e.state == .resolved && r.exitCode == 3)
-            #expect(message.contains("the simulated terminal cannot start") && message.contains("line 1 is damaged"), "\(message)")
+            #expect(message.contains("simulated terminal cannot start") && message.contains("line 1 is damaged"), "\(message)")
         }
         #expect(await c.unresolved().isEmpty)
         await c.shutdown()

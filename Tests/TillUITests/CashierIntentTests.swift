@@ -317,6 +317,17 @@ import TillProtocol
         #expect(s.notice == "bridge back")
     }
 
+    @Test func theStartIsNotReadyWhileTheTerminalCannotBeReached() {
+        var s = AppState(nowMs: fixedNow)
+        s.startupWarnings = ["broken.toml:4: not a value"]
+        _ = initialCommands(&s)
+        _ = update(&s, .event(.transportProblem("The simulated terminal cannot start.")))
+        _ = update(&s, .unresolvedLoaded([], recovered: true))
+        #expect(s.notice == "The simulated terminal cannot start.")
+        let screen = view(s, size: s.size).text
+        #expect(!screen.contains("Ready."), "\(screen)")
+    }
+
     // MARK: the journal
 
     @Test func theJournalOpensOnItsNewestRowWithAnEmptyFilter() {
