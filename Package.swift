@@ -55,7 +55,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "till-sync", dependencies: [
-            "TillStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "TillStore", "TillIO", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(name: "TillBench", dependencies: [
             "TillProtocol", "TillIO", "TillSimulator", "TillCore", "TillUI",
@@ -77,7 +77,7 @@ let package = Package(
         .testTarget(name: "TillUITests", dependencies: ["TillUI", "TillModel", "TillProtocol", "TillTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "TillE2ETests", dependencies: []),
         // The executable's own code (its quick start's reading of the command line against ArgumentParser's).
-        .testTarget(name: "TillCommandTests", dependencies: ["till", "TillSimulator", "TillUI", "TillModel", "TillProtocol",
+        .testTarget(name: "TillCommandTests", dependencies: ["till", "TillSimulator", "TillUI", "TillModel", "TillProtocol", "TillIO",
                                                            .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // The whole system at once: the pure UI driven by keys, the real controller, journal and simulator.
         .testTarget(name: "TillSystemTests", dependencies: ["TillUI", "TillModel", "TillCore", "TillSimulator", "TillSimulatorTransport",

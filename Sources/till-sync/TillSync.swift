@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TillCore
+import TillIO
 import TillStore
 
 /// How to reach the store: the same options for every command.
@@ -49,6 +50,7 @@ struct TillSync: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "till-sync",
         abstract: "Pushes a till's journal to the chain's central store (PostgreSQL), and reads the store for the back office.",
+        version: TillVersion.string,
         subcommands: [Push.self, InitStore.self, AddShop.self, AddTill.self, AdoptJournal.self,
                       ReportCommand.self, FindCommand.self, ReconcileCommand.self, WatchCommand.self, BenchCommand.self])
 }

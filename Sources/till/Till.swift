@@ -9,6 +9,7 @@ struct Till: AsyncParsableCommand {
         commandName: "till",
         abstract: "Take card payments through a card-terminal app, from a Linux till.",
         discussion: "Run with no arguments for the full-screen cashier UI (on the built-in simulator by default).",
+        version: TillVersion.string,
         subcommands: tillSubcommands,
         defaultSubcommand: UICommand.self
     )

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Testing
+import TillIO
 import TillSimulator
 @testable import till
 
@@ -31,6 +32,16 @@ import TillSimulator
                      ["--no-color=yes"], ["--jornal", "x"], ["-journal", "x"], ["--", "x"], ["x"], ["ui", "ui"],
                      ["--sim-seed", "18446744073709551616"], ["--version"], ["--generate-completion-script", "bash"]] {
             #expect(UIArguments(quick: argv) == nil, "read quickly: \(argv)")
+        }
+    }
+
+    /// `till --version` prints the release and succeeds (main prints a clean exit's message and exits 0).
+    @Test func versionIsTheRelease() {
+        do {
+            _ = try Till.parseAsRoot(["--version"])
+            Issue.record("--version was parsed as a command")
+        } catch {
+            #expect(Till.fullMessage(for: error) == TillVersion.string && Till.exitCode(for: error) == .success)
         }
     }
 
