@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "TillCoreTests", dependencies: ["TillCore", "TillSimulator", "TillSimulatorTransport", "TillProtocol", "TillIO",
                                                           .product(name: "GRDB", package: "GRDB.swift")]),
         // Against a real PostgreSQL: scripts/pg-test-server starts a private one (scripts/test does).
-        .testTarget(name: "TillStoreTests", dependencies: ["TillStore", "TillCore", "TillModel", "TillProtocol",
+        .testTarget(name: "TillStoreTests", dependencies: ["TillStore", "TillCore", "TillModel", "TillProtocol", "TillIO",
                                                            .product(name: "GRDB", package: "GRDB.swift"),
                                                            .product(name: "PostgresNIO", package: "postgres-nio"),
                                                            .product(name: "Logging", package: "swift-log")],

@@ -41,6 +41,12 @@ extension AtomicFile {
     /// `lstat` first (anything but a regular file is not opened at all), then `open` with `O_NOFOLLOW | O_NONBLOCK`
     /// and `fstat` of what was opened (a file swapped for a FIFO or a link in between is caught there).
     public static func readRegular(_ path: String, limit: Int) -> RegularFileRead {
+        readRegular(path, limit: limit, checkOpened: { _ in })
+    }
+
+    /// `readRegular`, with `checkOpened` seeing the `fstat` of what was opened before a byte is read: a check of its
+    /// owner or mode there holds for the bytes read, where one made on the path beforehand would not.
+    public static func readRegular(_ path: String, limit: Int, checkOpened: (stat) throws -> Void) rethrows -> RegularFileRead {
         var st = stat()
         if lstat(path, &st) != 0 { return errno == ENOENT ? .gone : .unreadable(errno) }
         guard FileKind.isRegular(st.st_mode) else { return .notRegular(FileKind.describe(st.st_mode)) }
@@ -57,6 +63,7 @@ extension AtomicFile {
         defer { close(fd) }
         guard fstat(fd, &st) == 0 else { return .unreadable(errno) }
         guard FileKind.isRegular(st.st_mode) else { return .notRegular(FileKind.describe(st.st_mode)) }
+        try checkOpened(st)
         var out = [UInt8]()
         var buf = [UInt8](repeating: 0, count: 8192)
         while true {

@@ -65,21 +65,20 @@ public struct StoreAddress: Sendable, Hashable {
 
     /// The password, from a regular file of this user's that no one else can read or write (0600 or stricter).
     public static func readPassword(_ path: String) throws -> String {
-        var st = stat()
-        guard lstat(path, &st) == 0 else { throw StoreError("cannot read the password file \(path): \(String(cString: strerror(errno)))") }
-        guard FileKind.isRegular(st.st_mode) else { throw StoreError("the password file \(path) is \(FileKind.describe(st.st_mode)), not a regular file") }
-        guard st.st_uid == geteuid() else { throw StoreError("the password file \(path) belongs to another user; it must be this user's own") }
-        guard (st.st_mode & 0o077) == 0 else {
-            throw StoreError(String(format: "the password file %@ can be read by others (mode %o); make it 0600: chmod 600 %@", path, Int(st.st_mode & 0o777), path))
-        }
-        // Read without following a link and checked again on what was opened: a file swapped after the look above
-        // (for a link to someone else's secret, or a FIFO) is refused, not read.
+        // Never following a link, and the owner and mode checked on what was opened: a file swapped after a look
+        // at the path (for a link to someone else's secret, a FIFO, a file another user can read) is refused, not read.
         let text: String
-        switch AtomicFile.readRegular(path, limit: 4096) {
+        let read = try AtomicFile.readRegular(path, limit: 4096) { st in
+            guard st.st_uid == geteuid() else { throw StoreError("the password file \(path) belongs to another user; it must be this user's own") }
+            guard (st.st_mode & 0o077) == 0 else {
+                throw StoreError(String(format: "the password file %@ can be read by others (mode %o); make it 0600: chmod 600 %@", path, Int(st.st_mode & 0o777), path))
+            }
+        }
+        switch read {
         case .text(let t): text = t
         case .notRegular(let what): throw StoreError("the password file \(path) is \(what), not a regular file")
         case .tooLarge: throw StoreError("the password file \(path) is larger than a password (4 KiB)")
-        case .gone: throw StoreError("cannot read the password file \(path): it is gone")
+        case .gone: throw StoreError("cannot read the password file \(path): there is no such file")
         case .unreadable(let e): throw StoreError("cannot read the password file \(path): \(String(cString: strerror(e)))")
         }
         let password = text.trimmingCharacters(in: .newlines)
