@@ -8,60 +8,140 @@ import TillSimulator
 /// the simulator; the executable's `TillFactory` makes it for `transport = "simulator"`.
 ///
 /// The simulated terminal starts beside till, as the real terminal app runs beside it: its state log, which holds
-/// the whole training history, is read on a task of its own while till opens its journal and paints. Read before
-/// the first frame, it made the till's start grow with the simulator's history (about 1.2 ms for 30 sales, 19 ms for
-/// 1,000, 1.3 s for 100,000; BENCHMARKS.md). A request waits until the log is read. A log that cannot be read
-/// leaves the terminal unreachable: every request is certainly not sent, and the cashier is told why at once.
+/// the whole training history, is read on a thread of its own while till opens its journal and paints. Read before
+/// the first frame, it made the till's start grow with the simulator's history (about 1.2 ms for 30 sales, 18 ms for
+/// 1,000, 1.2 s for 100,000; BENCHMARKS.md). Requests sent meanwhile wait, and are handed over in the order they came.
+/// A log that cannot be read leaves the terminal unreachable: every request is certainly not sent, and the cashier
+/// is told why at once.
 public final class SimulatorTransport: Transport, @unchecked Sendable {
-    private let loading: Task<SimulatorRunner, any Error>
     public var description: String { "simulator" }
-    private let lock = NSLock()
-    // Guarded by `lock`:
-    /// The controller's sink, set by `start` and cleared by `stop`; the runner calls back on a thread of its own.
-    private var sink: (@Sendable (TransportEvent) -> Void)?
-    /// Starts the runner once its log is read; `stop` waits for it, so no runner is started after `stop`.
-    private var starting: Task<Void, Never>?
 
-    public init(config: SimulatorConfig, statePath: String?) {
-        loading = Task.detached { try SimulatorRunner(config: config, statePath: statePath) }
+    private enum Phase {
+        /// The log is being read. The requests sent meanwhile wait here in the order they came (an abort must never
+        /// overtake the sale it aborts), each with its sender, and so do the callers of `runner()`.
+        case loading([Waiting], [CheckedContinuation<SimulatorRunner, any Error>])
+        case ready(SimulatorRunner)
+        /// The log could not be read: why, in the cashier's words.
+        case unreachable(String)
     }
 
-    /// The simulator, once its log is read (tests look at its ledger).
-    public func runner() async throws -> SimulatorRunner { try await loading.value }
+    private struct Waiting {
+        var id: String
+        var url: String
+        var sender: CheckedContinuation<Void, any Error>
+    }
+
+    private let lock = NSLock()
+    // Guarded by `lock`:
+    private var phase = Phase.loading([], [])
+    /// The controller's sink, set by `start` and cleared by `stop`; the runner calls back on a thread of its own.
+    private var sink: (@Sendable (TransportEvent) -> Void)?
+    private var started = false
+    /// Once stopped, a runner whose log is read later is never started: it would deliver the answers that fell due
+    /// into no sink, and save the state without them.
+    private var stopped = false
+
+    public init(config: SimulatorConfig, statePath: String?) {
+        // Not on Swift's shared pool (two threads on two cores): reading the log waits for another till's lock of it,
+        // and decoding a long history takes a while.
+        let reader = Thread { [self] in
+            loaded(Result { try SimulatorRunner(config: config, statePath: statePath) })
+        }
+        reader.name = "till-simulator-start"
+        reader.start()
+    }
 
     private func locked<R>(_ body: () -> R) -> R {
         lock.lock(); defer { lock.unlock() }
         return body()
     }
 
-    private var currentSink: (@Sendable (TransportEvent) -> Void)? { locked { sink } }
-
     private static func unreachable(_ error: any Error) -> String {
-        "The simulated terminal cannot start (\(error)); move that file away to start it afresh."
+        "The simulated terminal cannot start (\(error)): move that file away, then start till again."
+    }
+
+    private func loaded(_ result: Result<SimulatorRunner, any Error>) {
+        lock.lock()
+        guard case .loading(let waiting, let askers) = phase else { lock.unlock(); return }
+        switch result {
+        case .success(let runner) where !stopped:
+            phase = .ready(runner)
+            // Handed over under the lock, in the order they came, before any later request can be.
+            for w in waiting { runner.submit(w.url, tag: w.id) }
+            if started { startRunner(runner) }
+            lock.unlock()
+            for w in waiting { w.sender.resume() }
+            for a in askers { a.resume(returning: runner) }
+        case .success(let runner):
+            phase = .ready(runner)
+            lock.unlock()
+            for w in waiting { w.sender.resume(throwing: TransportError.notSent("till stopped before the simulated terminal had started")) }
+            for a in askers { a.resume(returning: runner) }
+        case .failure(let error):
+            let why = Self.unreachable(error)
+            phase = .unreachable(why)
+            let s = sink
+            lock.unlock()
+            for w in waiting { w.sender.resume(throwing: TransportError.notSent(why)) }
+            for a in askers { a.resume(throwing: TransportError.notSent(why)) }
+            s?(.problem(why))
+        }
+    }
+
+    /// Under `lock`. The runner's callbacks take `lock` (for the sink) from its own thread, which `start` only makes.
+    private func startRunner(_ runner: SimulatorRunner) {
+        runner.start(onAnswer: { [weak self] out in
+            guard let s = self?.locked({ self?.sink }) else { return }
+            s(.answer(IncomingAnswer(text: out.url, receipt: nil, requestIdHint: out.tag)))
+        })
+    }
+
+    /// The simulator, once its log is read (tests look at its ledger).
+    public func runner() async throws -> SimulatorRunner {
+        try await withCheckedThrowingContinuation { asker in
+            lock.lock()
+            switch phase {
+            case .loading(let waiting, let askers):
+                phase = .loading(waiting, askers + [asker])
+                lock.unlock()
+            case .ready(let r): lock.unlock(); asker.resume(returning: r)
+            case .unreachable(let why): lock.unlock(); asker.resume(throwing: TransportError.notSent(why))
+            }
+        }
     }
 
     public func start(sink: @escaping @Sendable (TransportEvent) -> Void) async throws -> [IncomingAnswer] {
-        let loading = self.loading
-        locked {
+        let problem = locked { () -> String? in
             self.sink = sink
-            starting = Task { [weak self] in
-                do {
-                    try await loading.value.start(onAnswer: { [weak self] out in
-                        guard let s = self?.currentSink else { return }
-                        s(.answer(IncomingAnswer(text: out.url, receipt: nil, requestIdHint: out.tag)))
-                    })
-                } catch {
-                    self?.currentSink?(.problem(Self.unreachable(error)))
-                }
+            started = true
+            switch phase {
+            case .ready(let r): startRunner(r); return nil
+            case .unreachable(let why): return why
+            case .loading: return nil   // started once its log is read
             }
         }
+        if let problem { sink(.problem(problem)) }
         return []
     }
 
     public func send(id: String, url: String) async throws(TransportError) {
-        let runner: SimulatorRunner
-        do { runner = try await loading.value } catch { throw .notSent(Self.unreachable(error)) }
-        runner.submit(url, tag: id)
+        do {
+            try await withCheckedThrowingContinuation { (sender: CheckedContinuation<Void, any Error>) in
+                lock.lock()
+                switch phase {
+                case .loading(let waiting, let askers):
+                    phase = .loading(waiting + [Waiting(id: id, url: url, sender: sender)], askers)
+                    lock.unlock()
+                case .ready(let r):
+                    r.submit(url, tag: id)
+                    lock.unlock()
+                    sender.resume()
+                case .unreachable(let why):
+                    lock.unlock()
+                    sender.resume(throwing: TransportError.notSent(why))
+                }
+            }
+        } catch let e as TransportError { throw e } catch { throw .notSent("\(error)") }
     }
 
     public func acknowledge(_ answer: IncomingAnswer) async {}
@@ -69,11 +149,15 @@ public final class SimulatorTransport: Transport, @unchecked Sendable {
     public func gaveUp(on id: String) async -> Bool { false }
 
     public func stop() async {
-        let starting = locked { () -> Task<Void, Never>? in sink = nil; return self.starting }
-        await starting?.value
-        guard let r = try? await loading.value else { return }
+        let runner = locked { () -> SimulatorRunner? in
+            sink = nil
+            stopped = true
+            if case .ready(let r) = phase { return r }
+            return nil
+        }
+        guard let runner else { return }   // still reading its log: never started
         await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            DispatchQueue.global().async { r.stop(); c.resume() }
+            DispatchQueue.global().async { runner.stop(); c.resume() }
         }
     }
 }
