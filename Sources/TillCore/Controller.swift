@@ -5,9 +5,10 @@ import TillProtocol
 import Glibc
 #endif
 
-/// Broadcasts controller events to every stream handed out by `events()`. The transport's condition (ready, or its
-/// last problem) is state as well as news: a stream made later, such as the screen's after the controller started,
-/// begins with it, so a transport that failed while till was starting is still shown failed.
+/// Broadcasts controller events to every stream handed out by `events()`. The last `transportReady` or
+/// `transportProblem` is kept and begins every stream made later (the screen's is made after the controller started),
+/// so a transport that failed while till was starting is shown failed, as the screen shows any problem until the
+/// transport says it is ready again.
 final class EventHub: Sendable {
     private struct Subscribers {
         var all: [UUID: AsyncStream<ControllerEvent>.Continuation] = [:]

@@ -208,29 +208,29 @@ extension TillController {
             }
             e.state = .resolved; e.note = why
             hub.emit(.transportProblem(why))
-            finish(journalError.map { .journalFailed(e, $0) } ?? .transportError(e, why))
+            finish(journalError.map { .journalFailed(e, $0 + " " + why) } ?? .transportError(e, why))
             return
         }
-        finish(journalError.map { .journalFailed(e, $0) } ?? .unknown(e))
+        finish(journalError.map { .journalFailed(e, $0 + " " + note) } ?? .unknown(e))
     }
 
     /// Journals that the outcome of the flight's entry is unknown (the terminal may still be working on it; a late
     /// answer still settles it), `note` saying why. Returns the entry as it now stands, and the journal's complaint
-    /// (already said on the hub, `note` after it) when it could not be written.
+    /// (already said on the hub) when it could not be written.
     func markUnknown(_ entry: JournalEntry, note: String) -> (JournalEntry, String?) {
         var e = entry
         var journalError: String?
         do { try journal.transition(e.id, to: .unknown, note: note, from: [.pending, .sent]) } catch {
-            journalError = journalProblem("that the outcome is unknown", error) + " " + note
+            journalError = journalProblem("that the outcome is unknown", error)
         }
         e.state = .unknown; e.note = note
         return (e, journalError)
     }
 
-    /// `markUnknown`, and the flight ends with it.
+    /// `markUnknown`, and the flight ends with it; a journal failure is said with what till knows after it.
     func endUnknown(_ entry: JournalEntry, note: String) -> ActionOutcome {
         let (e, journalError) = markUnknown(entry, note: note)
-        let outcome = journalError.map { ActionOutcome.journalFailed(e, $0) } ?? .unknown(e)
+        let outcome = journalError.map { ActionOutcome.journalFailed(e, $0 + " " + note) } ?? .unknown(e)
         finish(outcome)
         return outcome
     }

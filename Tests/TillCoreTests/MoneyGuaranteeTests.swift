@@ -303,6 +303,28 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         await c.shutdown()
     }
 
+    // A request nobody claimed is withdrawn at its timeout, never sent, while writing "unknown" first failed: what the
+    // cashier reads says the complaint and "never sent", never "the outcome is unknown".
+    @Test func withdrawnAtTheTimeoutAfterAFailedUnknownWriteDoesNotSayUnknown() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        // No peer: the request stays unclaimed in requests/, so the timeout withdraws it.
+        let task = Task { [c] in await c.perform(sale(1700), hooks: true, timeoutMs: 600_000) }
+        #expect(await eventuallyAsync { await c.inFlight()?.entry.state == .sent })
+        guard let id = await c.inFlight()?.entry.requestId else { Issue.record("no flight"); await c.shutdown(); return }
+        c.journal.faults.failWrites(1)            // only the unknown transition fails
+        await c.timedOut(id)
+        let r = await task.value
+        c.journal.faults.clear()
+        guard case .journalFailed(let e?, let message) = r else { Issue.record("expected journalFailed, got \(r)"); await c.shutdown(); return }
+        let stored = try c.journal.entry(id: e.id)
+        #expect(stored?.state == .resolved && e.state == .resolved)
+        // What the cashier reads must not contradict the journal: the request was withdrawn, never sent.
+        #expect(!message.contains("the outcome is unknown; check the terminal"), "\(message)")
+        #expect(message.contains("could not record") && message.hasSuffix("so till withdrew it."), "\(message)")
+        await c.shutdown()
+    }
+
     // Guarantee 6 — a new sale after an unknown outcome needs a confirmation that names the unknown sale.
     @Test func newSaleAfterAnUnknownOutcomeNeedsConfirmationNamingIt() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
