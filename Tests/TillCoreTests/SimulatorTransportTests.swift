@@ -25,15 +25,24 @@ import Glibc
         }
     }
 
+    /// A folder with a journal and a simulator log that is not one.
+    static func damagedLog() throws -> (TempDir, String, Journal) {
+        let dir = TempDir()
+        let statePath = dir.path + "/simulator-state.json"
+        try AtomicFile.write("this is not the simulator's log\n", to: statePath, mode: 0o600)
+        return (dir, statePath, try Journal(path: dir.path + "/journal.sqlite"))
+    }
+
+    static func controller(_ journal: Journal, _ statePath: String) -> TillController {
+        TillController(transport: SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: statePath), journal: journal,
+                       caller: testCaller, timeoutMs: 60_000)
+    }
+
     /// A log that cannot be read does not stop till: the cashier is told at once, and every request is certainly not
     /// sent (the terminal was never reached), never unknown.
     @Test func aDamagedLogLeavesTheTerminalUnreachableAndEveryRequestNeverSent() async throws {
-        let dir = TempDir(); defer { dir.cleanup() }
-        let statePath = dir.path + "/simulator-state.json"
-        try AtomicFile.write("this is not the simulator's log\n", to: statePath, mode: 0o600)
-        let journal = try Journal(path: dir.path + "/journal.sqlite")
-        let c = TillController(transport: SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: statePath),
-                               journal: journal, caller: testCaller, timeoutMs: 60_000)
+        let (dir, statePath, journal) = try Self.damagedLog(); defer { dir.cleanup() }
+        let c = Self.controller(journal, statePath)
         let log = EventLog(c)
         try await c.start()
         #expect(await eventuallyAsync(60) { log.problems.contains { $0.contains("line 1 is damaged") } }, "\(log.all)")
@@ -69,20 +78,15 @@ import Glibc
 
     /// The log moved away, the next till starts its simulator afresh, as the status line says.
     @Test func aTillStartedAgainAfterTheDamagedLogIsMovedAwaySells() async throws {
-        let dir = TempDir(); defer { dir.cleanup() }
-        let statePath = dir.path + "/simulator-state.json"
-        try AtomicFile.write("this is not the simulator's log\n", to: statePath, mode: 0o600)
-        let journal = try Journal(path: dir.path + "/journal.sqlite")
-        let c = TillController(transport: SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: statePath),
-                               journal: journal, caller: testCaller, timeoutMs: 60_000)
+        let (dir, statePath, journal) = try Self.damagedLog(); defer { dir.cleanup() }
+        let c = Self.controller(journal, statePath)
         try await c.start()
         let first = await c.perform(sale(1000))
         guard case .transportError(_, let said) = first else { Issue.record("expected never sent, got \(first)"); await c.shutdown(); return }
         #expect(said.contains("move that file away, then start till again"), "\(said)")
         await c.shutdown()
         #expect(rename(statePath, statePath + ".moved") == 0)
-        let again = TillController(transport: SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: statePath),
-                                   journal: journal, caller: testCaller, timeoutMs: 60_000)
+        let again = Self.controller(journal, statePath)
         try await again.start()
         #expect(await again.perform(sale(1000)).journalEntry?.state == .approved)
         await again.shutdown()

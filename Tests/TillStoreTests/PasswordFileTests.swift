@@ -6,10 +6,14 @@ import TillIO
 /// The store's password file: read only when it is this user's own regular file that no one else can read, judged
 /// on what was opened (no PostgreSQL needed).
 @Suite struct PasswordFileTests {
-    @Test func onlyThisUsersPrivateRegularFileIsRead() throws {
+    static func folder() throws -> String {
         let dir = NSTemporaryDirectory() + "till-password-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        return dir
+    }
+
+    @Test func onlyThisUsersPrivateRegularFileIsRead() throws {
+        let dir = try Self.folder(); defer { try? FileManager.default.removeItem(atPath: dir) }
         let good = dir + "/good.password"
         try AtomicFile.write("s3cret\n", to: good, mode: 0o600)
         #expect(try StoreAddress.readPassword(good) == "s3cret")
@@ -38,9 +42,7 @@ import TillIO
 
     /// The check sees the file that is then read, and a refusal there reads nothing.
     @Test func theCheckSeesWhatWasOpened() throws {
-        let dir = NSTemporaryDirectory() + "till-opened-" + UUID().uuidString.prefix(8).lowercased()
-        try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let dir = try Self.folder(); defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/f"
         try AtomicFile.write("abc", to: path, mode: 0o600)
         var st = stat()
