@@ -6,6 +6,24 @@ import Testing
 @Suite(.serialized) struct MoneyTrapE2ETests {
     let fast = ["--sim-speed", "0.2"]
 
+    @Test func aDamagedSimulatorLogIsSaidAtOnceAndNothingIsCharged() throws {
+        // The simulator reads its log beside till's start; a log it cannot read showed "● ready" and "Ready.".
+        let log = NSTemporaryDirectory() + "till-e2e-damaged-" + UUID().uuidString.prefix(8).lowercased() + ".json"
+        try "this is not the simulator's log\n".write(toFile: log, atomically: true, encoding: .utf8)
+        defer { unlink(log) }
+        let t = try TillSession(args: fast + ["--sim-state", log])
+        t.waitFor("! The simulated terminal cannot start", "✗ The simulated terminal")
+        #expect(!t.screen().contains("Ready."))
+        try t.type("5")
+        try t.press("Enter", thenSee: "No shift open")
+        try t.press("Enter", thenSee: "NOT SENT — NOT CHARGED", "line 1 is damaged")
+        // Still running, the amount kept (nothing was sent), and the log left as it was for whoever looks into it.
+        try t.press("F10", thenSee: "The amount € 5 typed on Sale is lost")
+        try t.keys("y")
+        t.waitFor("TILL-EXITED 0")
+        #expect((try? String(contentsOfFile: log, encoding: .utf8)) == "this is not the simulator's log\n")
+    }
+
     @Test func aMinusIsRefusedAndNothingIsCharged() throws {
         // `-3 Enter` charged 3.00.
         let t = try TillSession(args: fast)
