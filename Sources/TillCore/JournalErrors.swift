@@ -7,13 +7,13 @@ public struct JournalOpenError: Error, Sendable, CustomStringConvertible {
     public var description: String { "cannot use \(path.isEmpty ? "\"\"" : path) as the journal: \(reason)." }
 }
 
-/// A journal write that failed because of an injected fault (tests only), worded as a full disk.
 /// A use of a journal after `close()`: a program error, said plainly rather than handed to SQLite.
 public struct JournalClosedError: Error, Sendable, CustomStringConvertible {
     public let path: String
     public var description: String { "the journal \(path) was already closed by this process" }
 }
 
+/// A journal write that failed because of an injected fault (tests only), worded as a full disk.
 public struct InjectedJournalFault: Error, Sendable, CustomStringConvertible {
     public var description: String { "database or disk is full (injected fault)" }
 }
