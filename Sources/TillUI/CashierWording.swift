@@ -291,7 +291,7 @@ public enum CashierWording {
                            sentence: "Another till on this journal is waiting for the terminal: nothing was sent. Wait for it, then try again.")
         case .needsConfirmation(let unknown):
             let named = unknown.prefix(3).map { e -> String in
-                return Format.money(Format.total(e) ?? .zero, currency) + " at " + String(Format.clock(e.createdAtMs, offsetMinutes: tzOffsetMinutes).prefix(5))
+                return Format.money(Format.total(e) ?? .zero, currency) + " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: tzOffsetMinutes)
             }
             let list = named.isEmpty ? "An earlier sale" : named.joined(separator: ", ") + (unknown.count > 3 ? " and \(unknown.count - 3) more" : "")
             return Verdict(role: .unknown, mark: "?", word: "CHECK", headline: "CHECK THE TERMINAL FIRST",

@@ -273,7 +273,7 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         // card number reads as a piece of one (the card is in the detail).
         let link = refundLinkTexts(e, s).first { $0.displayWidth <= lastWidth }
         let last = link ?? e.response?.referenceNumber.map(SafeText.terminal) ?? "—"
-        var values = [String(Format.clock(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).prefix(5)), Format.actionName(e.action),
+        var values = [Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes), Format.actionName(e.action),
                       Format.total(e).map { $0.formatted() } ?? "", Format.stateName(e.state), last]
         if wide { values.insert("\(e.id)", at: 0) }
         let line = columns(values, widths, width)
