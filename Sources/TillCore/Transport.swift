@@ -73,7 +73,7 @@ public protocol Transport: AnyObject, Sendable {
 }
 
 extension Transport {
-    /// A pipe or the built-in simulator cannot take a request back once written.
+    /// A pipe cannot take a request back once written (nor the built-in simulator once its log is read).
     public func withdrawIfUnclaimed(id: String) async -> Bool { false }
     public func unclaimedRequestIds() async -> [String] { [] }
     /// A pipe's or the simulator's answers are this process's alone.

@@ -144,9 +144,24 @@ public final class SimulatorTransport: Transport, @unchecked Sendable {
         } catch let e as TransportError { throw e } catch { throw .notSent("\(error)") }
     }
 
+    /// A request still waiting for the log was never handed to the terminal: taken back, it never will be (till is
+    /// stopping, or gave up on it). One handed over is the terminal's, as with the real app.
+    public func withdrawIfUnclaimed(id: String) async -> Bool {
+        let taken = locked { () -> Waiting? in
+            guard case .loading(var waiting, let askers) = phase, let i = waiting.firstIndex(where: { $0.id == id }) else {
+                return nil
+            }
+            let w = waiting.remove(at: i)
+            phase = .loading(waiting, askers)
+            return w
+        }
+        taken?.sender.resume(throwing: TransportError.notSent("withdrawn before the simulated terminal had started"))
+        return taken != nil
+    }
+
     public func acknowledge(_ answer: IncomingAnswer) async {}
     public func reject(_ answer: IncomingAnswer, reason: String) async {}
-    public func gaveUp(on id: String) async -> Bool { false }
+    public func gaveUp(on id: String) async -> Bool { await withdrawIfUnclaimed(id: id) }
 
     public func stop() async {
         let runner = locked { () -> SimulatorRunner? in

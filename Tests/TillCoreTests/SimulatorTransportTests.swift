@@ -192,4 +192,29 @@ import Glibc
         #expect(r.journalEntry?.state != .approved, "abort: \(ab)\nsale: \(r)\nterminal: \(ledger)")
         await c.shutdown()
     }
+
+    /// A sale still waiting for the log when till stops was never handed to the terminal: the journal says "never
+    /// sent", and the terminal, once its log is read, never runs it. Journaled unknown, the next start's recovery asked
+    /// the terminal and found no record, leaving the cashier a question the stop had already answered.
+    @Test func aSaleWaitingForTheLogWhenTillStopsIsNeverSent() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let statePath = dir.path + "/simulator-state.json"
+        let fd = open(statePath + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        #expect(fd >= 0 && flock(fd, LOCK_EX) == 0)
+        let t = SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: statePath)
+        let c = TillController(transport: t, journal: try Journal(path: dir.path + "/journal.sqlite"), caller: testCaller,
+                               timeoutMs: 60_000)
+        try await c.start()
+        let saleTask = Task { [c] in await c.perform(sale(2500, ctid: "ctid-waiting")) }
+        #expect(await eventuallyAsync { await c.inFlight() != nil })
+        await c.shutdown()
+        flock(fd, LOCK_UN); close(fd)
+        let r = await saleTask.value
+        let entry = try #require(r.journalEntry, "\(r)")
+        #expect(entry.state == .resolved && (entry.note ?? "").hasPrefix("Never sent"), "\(entry.state) \(entry.note ?? "")")
+        #expect(await c.unresolved().isEmpty)
+        // The terminal, its log read, has no such sale.
+        let ledger = try await t.runner().state.transactions.map { $0.clientTransactionId ?? "-" }
+        #expect(!ledger.contains("ctid-waiting"), "\(ledger)")
+    }
 }
