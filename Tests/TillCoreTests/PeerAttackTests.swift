@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+@testable import TillCore
+import TillIO
+import TillProtocol
+import TillSimulator
+
+/// Defects found by attacking till from outside, as a misbehaving terminal peer would (branch attack-peer). Each test
+/// is written to fail on the code it was found on; the reproductions as shell scripts are in /tmp/peer-attack/repro/.
+@Suite(.serialized) struct PeerAttackTests {
+    /// The same approval, its keys in another order (the vendor's integrator example shows them alphabetical), under a
+    /// stray name.
+    static func reordered(_ url: String) -> String {
+        let parts = url.split(separator: "?", maxSplits: 1).map(String.init)
+        return parts[0] + "?" + parts[1].split(separator: "&").map(String.init).sorted().joined(separator: "&")
+    }
+
+    // Guarantee 1 ("An approval that repeats a transaction already journaled (same transaction id, or STAN and order
+    // code) is journaled `duplicate` ... never a second sale") and guarantee 7 ("An answer names an entry when it
+    // carries the entry's client transaction id"). Defect: the terminal's approval, repeated with its fields in another
+    // order (same client transaction id, same transaction id, same STAN), is journaled `review` with the note "An answer
+    // that matches nothing this till sent or is waiting for", listed as unresolved with the payment's STAN; settling it
+    // as the terminal shows it (charged) counts the one charge twice.
+    @Test func theSameApprovalWithItsFieldsReorderedIsNotAStrayForReview() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let task = Task { await c.perform(sale(1250, ctid: "order-reorder")) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        let approval = peer.answers(to: r.url)[0]
+        try peer.drop(approval, as: r.id)
+        #expect(await task.value.journalEntry?.state == .approved)
+
+        try peer.drop(Self.reordered(approval), as: "repeat")
+        #expect(await peer.taken("repeat"))
+        let open = await c.unresolved()
+        #expect(open.isEmpty, "the repeat of entry 1's own approval was left for review: \(open.map { "#\($0.id) \($0.state.rawValue) \($0.note ?? "")" })")
+        for e in open where e.state == .review { try await c.resolve(entryId: e.id, charged: true, note: "the terminal shows this STAN charged") }
+        #expect(await c.totals().sales == ActionTotals(count: 1, amountCents: 1250, tipCents: 0))
+        await c.shutdown()
+    }
+
+    /// A pipe peer that answers a sale with a stray approval of the same amount naming no payment, then, `gap` seconds
+    /// later, the payment's own answer (its client transaction id): declined. It charged nothing.
+    static func weakApprovalPeer(_ dir: TempDir, gap: String) throws -> String {
+        let script = dir.path + "/weak_peer.py"
+        try """
+        import sys, time, urllib.parse
+        for line in sys.stdin:
+            q = dict(urllib.parse.parse_qsl(line.strip().split("?", 1)[1], keep_blank_values=True))
+            if q.get("action") != "sale":
+                continue
+            a, ctid = q["amount"], q["clientTransactionId"]
+            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=" + a
+                + "&tipAmount=0&referenceNumber=000777&orderCode=9000000000000777&transactionId=00000000-0000-4000-8000-000000000777\\n")
+            sys.stdout.flush()
+            time.sleep(\(gap))
+            sys.stdout.write("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale"
+                + "&clientTransactionId=" + ctid + "&amount=" + a + "&tipAmount=0\\n")
+            sys.stdout.flush()
+            time.sleep(5)
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        return "pipe:python3 '\(script)'"
+    }
+
+    // Guarantee 4 (an answer is journaled before it is shown) and "What was shown is what was sent": when the stray
+    // approval and the payment's own decline arrive together, `till sale` prints APPROVED and exits 0 while the journal
+    // it leaves says declined (the payment's own answer replaced the stray one after the verdict was printed).
+    @Test func headlessVerdictAgreesWithTheJournalWhenTheOwnAnswerFollowsAStrayApproval() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let journal = dir.path + "/journal.sqlite"
+        let r = try await runTillCapturing(["sale", "--amount", "12.50", "--journal", journal, "--timeout", "20",
+                                            "--transport", try Self.weakApprovalPeer(dir, gap: "0")])
+        let state = try #require(try Journal(path: journal).entry(id: 1)).state
+        let printedApproved = r.output.contains("APPROVED")
+        #expect(printedApproved == (state == .approved), "printed \(printedApproved ? "APPROVED" : "no approval") (exit \(r.status)); journal says \(state.rawValue)")
+        #expect((r.status == 0) == (state == .approved), "exit \(r.status); journal says \(state.rawValue)")
+    }
+
+    // Guarantee 1 ("Nothing the terminal did not charge is ever counted as approved") and guarantee 7 ("An approval may
+    // settle the flight until the exact answer comes"): a headless `till sale` ends at the stray approval and stops its
+    // bridge, so the payment's own answer (declined, 0.3 s later) never comes; the entry stays approved and counted,
+    // exit 0, and it is not listed as unresolved, so nothing ever asks the terminal again.
+    @Test func headlessSaleIsNotCountedOnAStrayApprovalWhenItsOwnAnswerSaysDeclined() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let journal = dir.path + "/journal.sqlite"
+        let r = try await runTillCapturing(["sale", "--amount", "12.50", "--journal", journal, "--timeout", "20",
+                                            "--transport", try Self.weakApprovalPeer(dir, gap: "0.3")])
+        let j = try Journal(path: journal)
+        let e = try #require(try j.entry(id: 1))
+        let open = try j.unresolved()
+        #expect(e.state != .approved || !open.isEmpty,
+                "the stray approval stands as entry 1's (exit \(r.status)), counted, with nothing left for a person to check; the peer charged nothing")
+    }
+}
