@@ -86,23 +86,31 @@ public enum AnswerRules {
     }
 
     /// Why an approval of a money action cannot be counted as it stands: an amount or tip other than asked, or one
-    /// that cannot be read (a field present but not a number of cents, or no amount at all). Empty: it counts.
+    /// that cannot be read (a field present but not a number of cents, or none at all). Empty: it counts.
+    ///
+    /// Every money answer states its amount (the pages list `amount` for sale, pre-auth, refund and capture): a full
+    /// refund or capture asks none, and the answer's is then the only figure, so without one nothing can be counted.
+    /// A tip asked must come back stated too: counted at the tip asked, a total would hold money the terminal never
+    /// said it took.
     public static func moneyProblems(_ r: CallbackResponse, action: Action, askedAmount: Money?, askedTip: Money?) -> [String] {
         var out: [String] = []
         let amountText = r["amount"]
         if amountText != nil && r.amount == nil {
             out.append("an amount that cannot be read ('\(SafeText.terminal(amountText ?? ""))')")
-        } else if r.amount == nil, askedAmount != nil || action == .sale || action == .preAuth {
+        } else if r.amount == nil {
             out.append("no amount")
         } else if let want = askedAmount, let got = r.amount, want != got {
             out.append("amount \(got) instead of \(want)")
         }
         if action == .sale {
-            let tipText = r["tipAmount"]
-            if let t = tipText, !t.trimmingWhitespace().isEmpty, r.tipAmount == nil {
-                out.append("a tip that cannot be read ('\(SafeText.terminal(t))')")
-            } else if let got = r.tipAmount, got != (askedTip ?? Money(cents: 0)) {
-                out.append("tip \(got) instead of \(askedTip ?? Money(cents: 0))")
+            let asked = askedTip ?? Money(cents: 0)
+            let tipText = r["tipAmount"]?.trimmingWhitespace() ?? ""
+            if !tipText.isEmpty, r.tipAmount == nil {
+                out.append("a tip that cannot be read ('\(SafeText.terminal(tipText))')")
+            } else if r.tipAmount == nil, asked.cents != 0 {
+                out.append("no tip where \(asked) was asked")
+            } else if let got = r.tipAmount, got != asked {
+                out.append("tip \(got) instead of \(asked)")
             }
         }
         return out

@@ -66,5 +66,14 @@ import TillProtocol
         #expect(try problems("status=success&action=sale&amount=1000&tipAmount=x", asked: 1000).first?.contains("tip that cannot be read") == true)
         // A full refund asks no amount: the terminal's is the truth.
         #expect(try problems("status=success&action=cancel&amount=700", asked: nil, .cancel).isEmpty)
+        // A full refund or capture approved with no amount: counted, it would be 0.00 and miss the whole sum.
+        #expect(try problems("status=success&action=cancel&referenceNumber=000002", asked: nil, .cancel) == ["no amount"])
+        #expect(try problems("status=success&action=capture_pre_auth&referenceNumber=000002", asked: nil, .capturePreAuth) == ["no amount"])
+        // A tip asked and not stated (absent or empty) is not counted at the tip asked; no tip asked, none needed.
+        #expect(try problems("status=success&action=sale&amount=1250&tipAmount=100", asked: 1250, tip: 100).isEmpty)
+        #expect(try problems("status=success&action=sale&amount=1250", asked: 1250, tip: 100) == ["no tip where 1.00 was asked"])
+        #expect(try problems("status=success&action=sale&amount=1250&tipAmount=", asked: 1250, tip: 100) == ["no tip where 1.00 was asked"])
+        #expect(try problems("status=success&action=sale&amount=1250", asked: 1250).isEmpty)
+        #expect(try problems("status=success&action=sale&amount=1250&tipAmount=", asked: 1250, tip: 0).isEmpty)
     }
 }
