@@ -46,7 +46,9 @@ extension TillController {
     /// A second answer for an entry already settled tells the same story (the sale's own "aborted" after the abort's
     /// answer, or the very same answer again).
     static func consistent(_ stored: JournalEntry, _ r: CallbackResponse) -> Bool {
-        if let s = stored.response, s.fields == Journal.storable(r).fields { return true }
+        // Field by field in any order: a terminal or bridge may send the same answer with its keys sorted.
+        func set(_ fields: QueryFields) -> [String] { fields.map { $0.name + "=" + $0.value }.sorted() }
+        if let s = stored.response, set(s.fields) == set(Journal.storable(r).fields) { return true }
         let new = AnswerRules.state(for: r)
         return new != .approved && (stored.state == .aborted || stored.state == .declined) && new == stored.state
     }
@@ -134,11 +136,7 @@ extension TillController {
         if !namesFlight, !namesARequest, response.isApproved, let action = response.action,
            let same = try journal.entry(sameTransactionAs: response, action: action) {
             if TillController.consistent(same, response) { await transport.acknowledge(a); return }
-            let note = "An answer repeating the transaction of journal entry \(same.id): nothing new was charged."
-            let (row, inserted) = try journal.insertUnmatched(response: response, text: a.text, note: note, batch: try journal.batch(),
-                                                              state: .duplicate)
-            await transport.acknowledge(a)
-            if inserted { hub.emit(.unmatchedAnswer(response, note: note + " (journal entry \(row.id))")) }
+            try await journalRepeat(a, response, of: same)
             return
         }
 
@@ -200,6 +198,11 @@ extension TillController {
                 // abort's: nothing new. Archive it.
                 await transport.acknowledge(a)
                 return
+            } else if response.isApproved, target.state == .approved,
+                      try journal.entry(sameTransactionAs: response, action: target.action)?.id == target.id {
+                // The entry's own approval told again in other words (a field more or less): the same transaction.
+                try await journalRepeat(a, response, of: target)
+                return
             }
         }
 
@@ -209,6 +212,16 @@ extension TillController {
         let note = "An answer that matches nothing this till sent or is waiting for: check the terminal."
         let (row, inserted) = try journal.insertUnmatched(response: response, text: a.text, note: note, batch: try journal.batch(),
                                                           state: .review)
+        await transport.acknowledge(a)
+        if inserted { hub.emit(.unmatchedAnswer(response, note: note + " (journal entry \(row.id))")) }
+    }
+
+    /// An approval repeating the transaction journaled as `same`: journaled once beside it as `duplicate` (never
+    /// counted), so that what the terminal said is kept and nothing new is charged.
+    func journalRepeat(_ a: IncomingAnswer, _ response: CallbackResponse, of same: JournalEntry) async throws {
+        let note = "An answer repeating the transaction of journal entry \(same.id): nothing new was charged."
+        let (row, inserted) = try journal.insertUnmatched(response: response, text: a.text, note: note, batch: try journal.batch(),
+                                                          state: .duplicate)
         await transport.acknowledge(a)
         if inserted { hub.emit(.unmatchedAnswer(response, note: note + " (journal entry \(row.id))")) }
     }

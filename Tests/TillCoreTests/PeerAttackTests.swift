@@ -40,6 +40,36 @@ import TillSimulator
         await c.shutdown()
     }
 
+    /// The entry's own approval told again with a field fewer (a bridge that drops one) is the same transaction: a
+    /// `duplicate` beside it, never counted. One with the entry's client transaction id but another transaction is a
+    /// second charge the terminal may have made: left for a person.
+    @Test func theSameApprovalInOtherWordsIsADuplicateAndAnotherTransactionIsForReview() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let task = Task { await c.perform(sale(1250, ctid: "order-words")) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        let approval = peer.answers(to: r.url)[0]
+        try peer.drop(approval, as: r.id)
+        #expect(await task.value.journalEntry?.state == .approved)
+
+        let fewer = approval.split(separator: "&").filter { !$0.hasPrefix("rrn=") }.joined(separator: "&")
+        #expect(fewer != approval)
+        try peer.drop(fewer, as: "repeat")
+        #expect(await peer.taken("repeat"))
+        #expect(await c.unresolved().isEmpty)
+        let rows = await c.entries(JournalFilter(scope: .all))
+        #expect(rows.map(\.state).sorted { $0.rawValue < $1.rawValue } == [.approved, .duplicate], "\(rows.map { "\($0.id) \($0.state)" })")
+
+        let other = approval.replacingOccurrences(of: "&transactionId=", with: "&transactionId=0")
+        #expect(other != approval && other.contains("clientTransactionId=order-words"))
+        try peer.drop(other, as: "another")
+        #expect(await peer.taken("another"))
+        #expect(await c.unresolved().map(\.state) == [.review])
+        #expect(await c.totals().sales == ActionTotals(count: 1, amountCents: 1250, tipCents: 0))
+        await c.shutdown()
+    }
+
     /// A pipe peer that answers a sale with a stray approval of the same amount naming no payment, then, `gap` seconds
     /// later, the payment's own answer (its client transaction id): declined. It charged nothing.
     static func weakApprovalPeer(_ dir: TempDir, gap: String) throws -> String {
