@@ -95,12 +95,17 @@ public actor TillController: TillService {
         /// The crash hook is armed for the cashier's own requests, not recovery's queries.
         var hooks: Bool
         /// A failure that came without naming this payment: the flight waits a little longer for an answer that
-        /// contradicts it, and settles by it if none comes (see `unnamedFailureGraceMs`).
+        /// contradicts it (see `unnamedAnswerGraceMs`); a payment with a reference is then unknown, one without is
+        /// settled by it.
         var unnamedFailure: CallbackResponse?
+        /// An approval that came without naming this payment, with the state and note it settles the entry with: it
+        /// could be another payment's, so the flight waits as long for the payment's own answer, and settles by it
+        /// only if none comes.
+        var unnamedApproval: (response: CallbackResponse, state: EntryState, note: String?)?
     }
-    /// How long a flight waits for the payment's own answer after a failure that did not name it. A variable so that a
+    /// How long a flight waits for the payment's own answer after an answer that did not name it. A variable so that a
     /// test that needs the answer to arrive within it can widen it for a loaded machine.
-    var unnamedFailureGraceMs: Int64 = 3_000
+    var unnamedAnswerGraceMs: Int64 = 3_000
     var current: Flight?
     var started = false
     /// Set when `shutdown()` begins: nothing is sent after it.

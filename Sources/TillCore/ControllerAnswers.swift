@@ -149,8 +149,17 @@ extension TillController {
                 && f.inFlight.entry.action.movesMoney
             let failed = state != .approved && state != .review && state != .duplicate
             if flightLink == .unnamed && !failed {
+                // Taken at once, a stray approval would stand for a payment whose own answer, a moment later, says
+                // declined (and a command would have ended before it came): kept with the entry (still waiting), it
+                // settles the entry only if the payment's own answer does not come within the grace.
                 note = (note.map { $0 + " " } ?? "") + "The answer did not name the payment (no client transaction id); "
                     + "the terminal's own answer, if it comes, replaces it."
+                try journal.recordAnswer(f.inFlight.entry.id, response: response, state: .sent,
+                                         note: "The terminal approved without naming this payment; waiting for its own answer.",
+                                         onlyIf: [.pending, .sent])
+                await transport.acknowledge(a)
+                shortenWait(for: f.inFlight.entry.requestId) { if $0.unnamedApproval == nil { $0.unnamedApproval = (response, state, note) } }
+                return
             } else if failed && (flightLink == .unnamed || (referenceless && f.unnamedFailure == nil)) {
                 // Taken at once as a decline, a stray would hide a charge: kept with the entry (still waiting), and the
                 // flight waits a little for an answer that contradicts it.
@@ -159,7 +168,7 @@ extension TillController {
                                          note: "The terminal answered 'not approved' without naming this payment; waiting for its own answer.",
                                          onlyIf: [.pending, .sent])
                 await transport.acknowledge(a)
-                shortenWait(for: f.inFlight.entry.requestId, failure: response)
+                shortenWait(for: f.inFlight.entry.requestId) { if $0.unnamedFailure == nil { $0.unnamedFailure = response } }
                 return
             }
             try journal.recordAnswer(f.inFlight.entry.id, response: response, state: state, note: note)

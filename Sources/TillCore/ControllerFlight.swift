@@ -183,11 +183,13 @@ extension TillController {
         // The flight's own wait (recovery's queries wait less than a payment), not the controller's timeout.
         let waitedMs = f.inFlight.deadlineMs - f.inFlight.startedAtMs
         let seconds = waitedMs % 1000 == 0 ? String(waitedMs / 1000) : String(Double(waitedMs) / 1000)
-        if let failure = f.unnamedFailure, f.inFlight.entry.clientTransactionId == nil {
-            // A request that carries no reference: its only answer, a failure nothing contradicted, settles it.
+        // The only answer that came, if it may settle the entry: an approval that did not name the payment, or, for a
+        // request that carries no reference, a failure nothing contradicted.
+        let settling: (response: CallbackResponse, state: EntryState, note: String?)? = f.unnamedApproval
+            ?? f.unnamedFailure.flatMap { r in f.inFlight.entry.clientTransactionId == nil ? (r, AnswerRules.state(for: r), nil) : nil }
+        if let (response, state, note) = settling {
             do {
-                try journal.recordAnswer(f.inFlight.entry.id, response: failure, state: AnswerRules.state(for: failure),
-                                         note: nil, onlyIf: [.pending, .sent])
+                try journal.recordAnswer(f.inFlight.entry.id, response: response, state: state, note: note, onlyIf: [.pending, .sent])
                 finish(.answered(try journal.entry(id: f.inFlight.entry.id) ?? f.inFlight.entry))
             } catch {
                 finish(.journalFailed(f.inFlight.entry, journalProblem("the terminal's answer", error)))
@@ -235,11 +237,11 @@ extension TillController {
         return outcome
     }
 
-    /// After a failure that did not name the payment in flight: wait at most a short while more for its own answer.
-    func shortenWait(for requestId: String, failure: CallbackResponse) {
+    /// After an answer that did not name the payment in flight: wait at most a short while more for its own answer.
+    func shortenWait(for requestId: String, noting: (inout Flight) -> Void) {
         guard var f = current, f.inFlight.entry.requestId == requestId, f.result == nil else { return }
-        if f.unnamedFailure == nil { f.unnamedFailure = failure }
-        let deadline = min(f.inFlight.deadlineMs, WallClock.nowMs() + unnamedFailureGraceMs)
+        noting(&f)
+        let deadline = min(f.inFlight.deadlineMs, WallClock.nowMs() + unnamedAnswerGraceMs)
         f.inFlight.deadlineMs = deadline
         f.timer?.cancel()
         f.timer = timer(at: deadline) { await $0.timedOut(requestId) }

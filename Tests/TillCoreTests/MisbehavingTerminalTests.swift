@@ -18,7 +18,7 @@ import TillSimulator
     static func saleSent(_ dir: TempDir, _ cents: Int, graceMs: Int64? = nil) async throws
         -> (TillController, ScriptedPeer, Task<ActionOutcome, Never>, (id: String, url: String))? {
         let (c, _) = try await fileDropController(dir)
-        if let graceMs { await c.setUnnamedFailureGrace(graceMs) }
+        if let graceMs { await c.setUnnamedAnswerGrace(graceMs) }
         let peer = ScriptedPeer(dir.path + "/drop")
         let task = Task { await c.perform(sale(cents)) }
         guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return nil }
@@ -289,6 +289,6 @@ import TillSimulator
 }
 
 extension TillController {
-    /// Sets how long a flight waits on after a failure that does not name it (see `unnamedFailureGraceMs`).
-    func setUnnamedFailureGrace(_ ms: Int64) { unnamedFailureGraceMs = ms }
+    /// Sets how long a flight waits on after an answer that does not name it (see `unnamedAnswerGraceMs`).
+    func setUnnamedAnswerGrace(_ ms: Int64) { unnamedAnswerGraceMs = ms }
 }

@@ -27,6 +27,8 @@ enum AnswerFault: String, Sendable, Hashable, CaseIterable {
     case abortOfAnotherFirst
     /// An approval naming another payment, same action and amount.
     case approvalOfAnotherFirst
+    /// An approval of the same action and amount that names no payment (of a sale or pre-auth, which carry one).
+    case unnamedApprovalFirst
     /// The real answer, with its amount written as the terminal never should (`10.00` for 1000 cents).
     case unreadableAmount
     /// A look-up's answer without its transaction status (`status=success` alone).
@@ -65,8 +67,11 @@ final class FaultyTransport: Transport, @unchecked Sendable {
             // The misbehaving terminal's faults wait for a payment's answer (the look-up's for its own fault).
             let payment = ["action=sale", "action=pre_auth", "action=cancel", "action=capture_pre_auth"].contains { a.text.contains($0) }
             let waits: Set<AnswerFault> = [.unnamedFailureFirst, .repeatEarlierAnswer, .abortOfAnotherFirst, .approvalOfAnotherFirst, .unreadableAmount]
+            let named = ["action=sale", "action=pre_auth"].contains { a.text.contains($0) }
             switch f {
-            case _ where waits.contains(f) && !payment:
+            case _ where waits.contains(f) && !payment, .unnamedApprovalFirst where !named:
+                nextFault = f
+                out = [e]
                 nextFault = f
                 out = [e]
             case .none: out = [e]
@@ -76,7 +81,7 @@ final class FaultyTransport: Transport, @unchecked Sendable {
                 a.text = FaultyTransport.replacing(a.text, "amount") { v in String((Int(v) ?? 0) / 2 + 1) }
                 out = [.answer(a)]
             case .hold: held.append(a)
-            case .unnamedFailureFirst, .approvalOfAnotherFirst, .abortOfAnotherFirst:
+            case .unnamedFailureFirst, .approvalOfAnotherFirst, .abortOfAnotherFirst, .unnamedApprovalFirst:
                 strayCount += 1
                 let r = try? CallbackResponse.decode(a.text)
                 let action = r?.rawAction ?? "sale", amount = r?.amount.map { String($0.cents) } ?? "1000"
@@ -84,6 +89,10 @@ final class FaultyTransport: Transport, @unchecked Sendable {
                 switch f {
                 case .unnamedFailureFirst:
                     text = "interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=\(action)&amount=\(amount)"
+                case .unnamedApprovalFirst:
+                    text = "interapp-callback://result?status=success&message=Transaction%20successful.&action=\(action)&amount=\(amount)"
+                        + "&tipAmount=0&referenceNumber=7\(String(format: "%05d", strayCount))"
+                        + "&transactionId=00000000-0000-0000-0001-\(String(format: "%012d", strayCount))"
                 case .approvalOfAnotherFirst:
                     text = "interapp-callback://result?status=success&message=Transaction%20successful.&action=\(action)&amount=\(amount)"
                         + "&tipAmount=0&clientTransactionId=another-payment-\(strayCount)&referenceNumber=8\(String(format: "%05d", strayCount))"

@@ -110,7 +110,7 @@ func generateSteps(seed: UInt64, count: Int) -> [Step] {
             let a = ["12.50", "7", "4", "20"][pick(4)], b = ["7", "5", "3.30", "20"][pick(4)]
             steps += [.key(.f(2)), .freshAmount, .text(a), .enterThenType(b), .cashier(0), .key(.enter), .cashier(pick(2))]
         case 84..<92:   // a sale through a misbehaving terminal
-            let misbehaviour: [AnswerFault] = [.unnamedFailureFirst, .repeatEarlierAnswer, .abortOfAnotherFirst, .approvalOfAnotherFirst,
+            let misbehaviour: [AnswerFault] = [.unnamedFailureFirst, .unnamedApprovalFirst, .repeatEarlierAnswer, .abortOfAnotherFirst, .approvalOfAnotherFirst,
                                                .unreadableAmount]
             steps += [.fault(misbehaviour[pick(misbehaviour.count)]), .key(.f(2)), .freshAmount, .text(["12.50", "7.77", "20", "4.04"][pick(4)]),
                       .key(.enter), .cashier(pick(2))]
