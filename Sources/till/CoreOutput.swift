@@ -248,6 +248,13 @@ func printOutcome(_ outcome: ActionOutcome, json: Bool, tipStyle: TipStyle) -> I
         if json {
             outJSON(JSONValue.object([("outcome", .string(e.state.rawValue)), ("entry", journalEntryJSON(e))]))
         } else {
+            // An approval that does not count as it stands: the journal's verdict comes first, then what the terminal said.
+            let label = e.action.words.answerLabel
+            switch e.state {
+            case .review: out("CHECK THE TERMINAL · \(label): not counted until a person settles it"); out("The terminal's answer:")
+            case .duplicate: out("ALREADY RECORDED · \(label): nothing new was charged"); out("The terminal's answer:")
+            default: break
+            }
             if let r = e.response { out(responseText(r, tipStyle: tipStyle)) }
             out("")
             out("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(terminalSafe($0))" } ?? ""))

@@ -122,4 +122,27 @@ import TillSimulator
         #expect(e.state != .approved || !open.isEmpty,
                 "the stray approval stands as entry 1's (exit \(r.status)), counted, with nothing left for a person to check; the peer charged nothing")
     }
+
+    /// An approval for another amount than asked is journaled review (exit 3): the command's first line says so, not
+    /// the terminal's APPROVED.
+    @Test func aHeadlessSaleApprovedForAnotherAmountSaysCheckTheTerminalFirst() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let script = dir.path + "/more_peer.py"
+        try """
+        import sys, urllib.parse
+        for line in sys.stdin:
+            q = dict(urllib.parse.parse_qsl(line.strip().split("?", 1)[1], keep_blank_values=True))
+            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=1350"
+                + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000001&orderCode=9000000000000001"
+                + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
+            sys.stdout.flush()
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        let journal = dir.path + "/journal.sqlite"
+        let r = try await runTillCapturing(["sale", "--amount", "12.50", "--journal", journal, "--timeout", "20",
+                                            "--transport", "pipe:python3 '\(script)'"])
+        #expect(try Journal(path: journal).entry(id: 1)?.state == .review)
+        #expect(r.status == 3)
+        let first = r.output.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(first.hasPrefix("CHECK THE TERMINAL · sale"), "\(r.output)")
+    }
 }
