@@ -123,6 +123,13 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
                 let kind = rec.kind
                 switch kind {
                 case .status, .action, .message, .amount, .tipAmount, .installments, .transactionDate, .accountNumber: break
+                // Free text, where a card number must not pass unmasked: read only when it has digits enough for one
+                // (counted on the raw bytes: an escape's digits count too, which only makes the look closer).
+                case .cardType, .verificationMethod, .unknown:
+                    let vb = RawFieldList.slice(b, rec.valueStart, rec.valueEnd)
+                    var n = 0
+                    for c in vb where c &- 48 < 10 { n += 1 }
+                    if n < CardNumber.shortest { continue }
                 default: continue  // kept raw only: no need to touch the value
                 }
                 // A value's raw bytes are its text exactly when it holds no '%'.
@@ -147,7 +154,8 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
                     else if let a = Action(lenient: v) { action = a; warnings.append(.actionCase(v)) }
                     else { warnings.append(.unknownAction(v)) }
                 case .message:
-                    let v = text()
+                    var v = text()
+                    if let masked = CardNumber.maskEmbedded(v) { patches.append((i, masked)); warnings.append(.unmaskedCardNumber); v = masked }
                     message = v
                     (messageCode, messageName) = parseMessage(v)
                 case .amount, .tipAmount:
@@ -198,6 +206,8 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
                     let v = text()
                     let masked = CardNumber.mask(v)
                     if masked != v { patches.append((i, masked)); warnings.append(.unmaskedCardNumber) }
+                case .cardType, .verificationMethod, .unknown:
+                    if let masked = CardNumber.maskEmbedded(text()) { patches.append((i, masked)); warnings.append(.unmaskedCardNumber) }
                 default: break
                 }
             }
@@ -286,6 +296,37 @@ public enum CardNumber {
         // the result keeps exactly the first 6 and last 4.
         return String(decoding: out, as: UTF8.self)
     }
+
+    /// The fewest digits a card number has.
+    static let shortest = 13
+
+    /// Card numbers inside free text (a message, a card type, a field till does not know): each run of 13 to 19 digits,
+    /// single spaces or dashes allowed between them, masked to its first 6 and last 4 digits. Without a check digit
+    /// test, as `mask` has none: another number that long in a message (an order code) is masked too, which costs
+    /// nothing (its own field keeps it), where a card number missed is a card number in clear. Nil: nothing to mask.
+    public static func maskEmbedded(_ text: String) -> String? {
+        var bytes = Array(text.utf8)
+        @inline(__always) func digit(_ i: Int) -> Bool { bytes[i] &- 48 < 10 }
+        var changed = false
+        var i = 0
+        while i < bytes.count {
+            guard digit(i) else { i += 1; continue }
+            var run = [i]
+            var j = i + 1
+            while j < bytes.count {
+                if digit(j) { run.append(j); j += 1 }
+                else if bytes[j] == 0x20 || bytes[j] == 0x2D, j + 1 < bytes.count, digit(j + 1) { j += 1 }
+                else { break }
+            }
+            if (shortest...19).contains(run.count) {
+                for (k, p) in run.enumerated() where k >= 6 && k < run.count - 4 { bytes[p] = 0x2A }
+                changed = true
+            }
+            i = j
+        }
+        return changed ? String(decoding: bytes, as: UTF8.self) : nil
+    }
+
 }
 
 extension String {

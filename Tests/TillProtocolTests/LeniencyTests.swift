@@ -172,6 +172,27 @@ struct LeniencyTests {
         #expect(digits <= 10)
     }
 
+    /// A card number in free text (the message, the card type, a field till does not know) is masked there too, its
+    /// spaces or dashes kept; the fields that are numbers of their own (order code, client transaction id) are not.
+    @Test(arguments: [
+        ("message", "Card 4782123456787417 approved", "Card 478212******7417 approved"),
+        ("message", "(-12) DECLINED 4782-1234-5678-7417.", "(-12) DECLINED 4782-12**-****-7417."),
+        ("cardType", "4782 1234 5678 7417", "4782 12** **** 7417"),
+        ("verificationMethod", "PAN 5374891234567891831", "PAN 537489*********1831"),
+        ("cardholderPan", "4782123456787417", "478212******7417"),
+    ])
+    func cardNumbersInFreeTextAreMasked(field: String, raw: String, masked: String) throws {
+        let r = try decode("cb://result?status=success&\(field)=" + QueryCodec.encode(raw) + "&orderCode=4200822465840035"
+                           + "&clientTransactionId=12345678901234567890")
+        #expect(r[field] == masked)
+        if field == "message" { #expect(r.message == masked) }
+        #expect(r.warnings.contains(.unmaskedCardNumber))
+        #expect(r.orderCode == "4200822465840035" && r.clientTransactionId == "12345678901234567890")
+        // Shorter numbers stay: a STAN, an amount, a date.
+        let plain = try decode("cb://result?status=success&message=" + QueryCodec.encode("STAN 000123, 12.50 on 2026-11-26 (123456789012)"))
+        #expect(plain.message == "STAN 000123, 12.50 on 2026-11-26 (123456789012)" && !plain.warnings.contains(.unmaskedCardNumber))
+    }
+
     @Test(arguments: ["479275******9999", "478*********7417", "************9999", "1234"])
     func maskedCardNumbersStayAsTheyAre(value: String) throws {
         let r = try decode("cb://result?status=success&accountNumber=" + value)
