@@ -93,6 +93,7 @@ struct GlobalOptions: ParsableArguments {
             Foundation.exit(3)
         }
         Termination.watch(c)
+        HeadlessNotices.follow(c)
         do { try c.journal.checkIntegrity() } catch {
             printToStandardError("till: JOURNAL ERROR: \(error) Nothing was sent.")
             await c.shutdown()
@@ -112,6 +113,30 @@ struct GlobalOptions: ParsableArguments {
         }
         return c
     }
+}
+
+/// What the controller learns that no outcome prints, said on standard error as it comes: an answer that could not be
+/// read (the file drop keeps it in `rejected/`; a bridge's line is gone), one that matched nothing and was journaled for
+/// review, a late answer that settled or changed an entry.
+enum HeadlessNotices {
+    private static let following = CoreLocked<Task<Void, Never>?>(nil)
+
+    static func follow(_ c: TillController) {
+        let events = c.events()
+        following.withLock { $0 = Task {
+            for await e in events {
+                switch e {
+                case .rejectedAnswer(let file, let reason):
+                    printToStandardError("till: an answer from the terminal could not be read (\(terminalSafe(file))): \(terminalSafe(reason))")
+                case .unmatchedAnswer(_, let note): printToStandardError("till: " + terminalSafe(note))
+                default: break
+                }
+            }
+        } }
+    }
+
+    /// Waits until everything the controller said is printed (its events end when it is shut down).
+    static func drained() async { await following.withLock { $0 }?.value }
 }
 
 /// `GlobalOptions` as plain values: what the UI's quick start (`UIArguments(quick:)`) reads without ArgumentParser,

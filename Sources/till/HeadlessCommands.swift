@@ -43,6 +43,7 @@ func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOpti
     let outcome = await controller.perform(request.request, confirmingUnknown: confirming)
     source.cancel()
     await Termination.shutdown(controller)
+    await HeadlessNotices.drained()
     Termination.exit(printOutcome(outcome, json: global.json, tipStyle: settings.resolvedTip))
 }
 

@@ -145,4 +145,25 @@ import TillSimulator
         let first = r.output.split(separator: "\n").first.map(String.init) ?? ""
         #expect(first.hasPrefix("CHECK THE TERMINAL · sale"), "\(r.output)")
     }
+
+    /// A bridge's line till cannot read (a control character in the message), even the payment's own, is said on
+    /// standard error as it comes: the payment is then unknown for want of an answer, and the person at the command
+    /// line knows why. It was dropped without a word.
+    @Test func aHeadlessCommandSaysWhenAnAnswerCouldNotBeRead() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let script = dir.path + "/garbled_peer.py"
+        try """
+        import sys, time, urllib.parse
+        for line in sys.stdin:
+            q = dict(urllib.parse.parse_qsl(line.strip().split("?", 1)[1], keep_blank_values=True))
+            sys.stdout.write("interapp-callback://result?status=success&message=Transaction\\x01successful.&action=sale&amount=1250"
+                + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "\\n")
+            sys.stdout.flush()
+            time.sleep(10)
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        let r = try await runTillCapturing(["sale", "--amount", "12.50", "--journal", dir.path + "/journal.sqlite", "--timeout", "2",
+                                            "--transport", "pipe:python3 '\(script)'"])
+        #expect(r.status == 3)
+        #expect(r.errors.contains("an answer from the terminal could not be read"), "\(r.errors)")
+    }
 }
