@@ -21,10 +21,16 @@ extension TillController {
         }
     }
 
-    /// The state an answer settles an entry in, after the money checks: an approval that repeats a transaction already
-    /// journaled is a duplicate; one for another amount than was asked, or whose amount cannot be read, needs review.
-    /// With the note why.
+    /// The state an answer settles an entry in, after the money checks: an answer that gives its status or amounts
+    /// twice needs review, whatever the first one said; an approval that repeats a transaction already journaled is a
+    /// duplicate; one for another amount than was asked, or whose amount cannot be read, needs review. With the note why.
     func settledState(_ r: CallbackResponse, for e: JournalEntry) throws -> (EntryState, String?) {
+        let twice = AnswerRules.moneyFieldsGivenTwice(r)
+        if e.action.movesMoney, !twice.isEmpty {
+            return (.review, "The terminal's answer gives " + twice.map { "'\($0)'" }.joined(separator: " and ")
+                    + " more than once: what it says cannot be read for certain. Not counted until checked: check the terminal, "
+                    + "then settle it as charged or not charged.")
+        }
         let state = AnswerRules.state(for: r)
         if state == .resolved, AnswerRules.terminalWasBusy(r) {
             return (state, "The terminal was busy with another transaction and did not start this one: nothing was charged. Try again.")

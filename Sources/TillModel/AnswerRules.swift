@@ -116,6 +116,17 @@ public enum AnswerRules {
         return out
     }
 
+    /// The fields that decide what a money answer says (its status, action, amounts and reference) that it gives more
+    /// than once. The decoder keeps the first, but which one the terminal meant cannot be known: `status=fail&…&
+    /// status=success` read as declined may be a charged card.
+    public static func moneyFieldsGivenTwice(_ r: CallbackResponse) -> [String] {
+        let decisive: Set<String> = ["status", "action", "amount", "tipAmount", "clientTransactionId"]
+        return r.warnings.compactMap { w in
+            if case .duplicateField(let f) = w, decisive.contains(f) { return f }
+            return nil
+        }
+    }
+
     /// `TRANSACTION_NOT_FOUND` (or a failed details answer naming no transaction).
     public static func isNotFound(_ r: CallbackResponse) -> Bool {
         let m = (r.messageName ?? r.message ?? "").uppercased()

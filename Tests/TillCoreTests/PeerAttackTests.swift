@@ -166,4 +166,22 @@ import TillSimulator
         #expect(r.status == 3)
         #expect(r.errors.contains("an answer from the terminal could not be read"), "\(r.errors)")
     }
+
+    /// An answer that gives its status or amount twice, differently, cannot be read for certain: whichever comes first,
+    /// the payment needs a person (review), never DECLINED on a card that may be charged, never approved at a guess.
+    @Test(arguments: ["status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=1250&tipAmount=0&status=success",
+                      "status=success&message=Transaction%20successful.&action=sale&amount=1250&tipAmount=0&status=fail",
+                      "status=success&message=Transaction%20successful.&action=sale&amount=1250&tipAmount=0&amount=12500"])
+    func anAnswerGivingItsStatusOrAmountTwiceIsForReview(_ fields: String) async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let task = Task { await c.perform(sale(1250, ctid: "order-twice")) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        try peer.drop("interapp-callback://result?" + fields + "&clientTransactionId=order-twice&referenceNumber=000001", as: r.id)
+        let e = await task.value.journalEntry
+        #expect(e?.state == .review, "\(e?.state.rawValue ?? "-"): \(e?.note ?? "")")
+        #expect(await c.totals().sales.count == 0)
+        await c.shutdown()
+    }
 }
