@@ -190,7 +190,8 @@ extension TillController {
         // A late answer for an entry left sent/unknown, the same answer again, or the exact answer of an entry an
         // unnamed answer settled.
         let stillInFlight = current.flatMap { $0.result == nil ? $0.inFlight.entry.id : nil }
-        if let target = try lateTarget(for: response, hint: a.requestIdHint), target.id != stillInFlight {
+        let late = try lateTarget(for: response, hint: a.requestIdHint)
+        if let target = late, target.id != stillInFlight {
             let exact = response.clientTransactionId != nil && response.clientTransactionId == target.clientTransactionId
             if target.state.awaitsTerminal || (exact && AnswerRules.settledByUnnamed(target) && !TillController.consistent(target, response)) {
                 var (state, note) = try settledState(response, for: target)
@@ -224,7 +225,10 @@ extension TillController {
         // Matches nothing (or contradicts what is journaled): journal it once, for a person to review; never counted,
         // never a batch event.
         // In words: the answer's action and status are in its raw fields (the journal detail's `r`).
-        let note = "An answer that matches nothing this till sent or is waiting for: check the terminal."
+        let note = late.map { t in
+            "An answer for journal entry \(t.id) (\(t.action.rawValue), \(t.state.rawValue)) that contradicts what is journaled for it: "
+                + "check the terminal, and settle this one as charged only for a charge no other entry counts."
+        } ?? "An answer that matches nothing this till sent or is waiting for: check the terminal."
         let (row, inserted) = try journal.insertUnmatched(response: response, text: a.text, note: note, batch: try journal.batch(),
                                                           state: .review)
         await transport.acknowledge(a)
