@@ -5,9 +5,9 @@ import TillIO
 import TillProtocol
 import TillSimulator
 
-/// Defects found by attacking till from outside, as a misbehaving terminal peer would (branch attack-peer). Each test
-/// is written to fail on the code it was found on; the reproductions as shell scripts are in /tmp/peer-attack/repro/.
-@Suite(.serialized) struct PeerAttackTests {
+/// Answers as a misbehaving terminal or bridge sends them (keys reordered, a field dropped or given twice, a stray
+/// approval before the payment's own decline, a line that cannot be read), held to the guarantees in README.md.
+@Suite(.serialized) struct PeerAnswerTests {
     /// The same approval, its keys in another order (the vendor's integrator example shows them alphabetical), under a
     /// stray name.
     static func reordered(_ url: String) -> String {
@@ -15,12 +15,9 @@ import TillSimulator
         return parts[0] + "?" + parts[1].split(separator: "&").map(String.init).sorted().joined(separator: "&")
     }
 
-    // Guarantee 1 ("An approval that repeats a transaction already journaled (same transaction id, or STAN and order
-    // code) is journaled `duplicate` ... never a second sale") and guarantee 7 ("An answer names an entry when it
-    // carries the entry's client transaction id"). Defect: the terminal's approval, repeated with its fields in another
-    // order (same client transaction id, same transaction id, same STAN), is journaled `review` with the note "An answer
-    // that matches nothing this till sent or is waiting for", listed as unresolved with the payment's STAN; settling it
-    // as the terminal shows it (charged) counts the one charge twice.
+    /// Guarantees 1 and 7: the terminal's approval repeated with its fields in another order (same client transaction
+    /// id, transaction id and STAN) is the same answer: nothing new, nothing for review. Left for review, settling it as
+    /// the terminal shows it (charged) would count the one charge twice.
     @Test func theSameApprovalWithItsFieldsReorderedIsNotAStrayForReview() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let (c, _) = try await fileDropController(dir)
@@ -95,9 +92,8 @@ import TillSimulator
         return "pipe:python3 '\(script)'"
     }
 
-    // Guarantee 4 (an answer is journaled before it is shown) and "What was shown is what was sent": when the stray
-    // approval and the payment's own decline arrive together, `till sale` prints APPROVED and exits 0 while the journal
-    // it leaves says declined (the payment's own answer replaced the stray one after the verdict was printed).
+    /// Guarantee 4 (an answer is journaled before it is shown): when a stray approval and the payment's own decline
+    /// arrive together, what `till sale` prints and its exit status agree with the journal it leaves.
     @Test func headlessVerdictAgreesWithTheJournalWhenTheOwnAnswerFollowsAStrayApproval() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let journal = dir.path + "/journal.sqlite"
@@ -109,10 +105,8 @@ import TillSimulator
         #expect((r.status == 0) == (state == .approved), "exit \(r.status); journal says \(state.rawValue)")
     }
 
-    // Guarantee 1 ("Nothing the terminal did not charge is ever counted as approved") and guarantee 7 ("An approval may
-    // settle the flight until the exact answer comes"): a headless `till sale` ends at the stray approval and stops its
-    // bridge, so the payment's own answer (declined, 0.3 s later) never comes; the entry stays approved and counted,
-    // exit 0, and it is not listed as unresolved, so nothing ever asks the terminal again.
+    /// Guarantees 1 and 7: a headless `till sale` does not end at a stray approval (stopping its bridge before the
+    /// payment's own decline, 0.3 s later, could come): the sale is not counted approved with nothing left to check.
     @Test func headlessSaleIsNotCountedOnAStrayApprovalWhenItsOwnAnswerSaysDeclined() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let journal = dir.path + "/journal.sqlite"
@@ -150,7 +144,7 @@ import TillSimulator
 
     /// A bridge's line till cannot read (a control character in the message), even the payment's own, is said on
     /// standard error as it comes: the payment is then unknown for want of an answer, and the person at the command
-    /// line knows why. It was dropped without a word.
+    /// line knows why.
     @Test func aHeadlessCommandSaysWhenAnAnswerCouldNotBeRead() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let script = dir.path + "/garbled_peer.py"
