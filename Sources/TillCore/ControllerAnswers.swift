@@ -187,18 +187,19 @@ extension TillController {
             return
         }
 
-        // A late answer for an entry left sent/unknown, the same answer again, or the exact answer of an entry an
-        // unnamed answer settled.
+        // A late answer for an entry left sent/unknown, the same answer again, or the exact answer of an entry settled
+        // without it (an unnamed answer, an abort's, a person's mark).
         let stillInFlight = current.flatMap { $0.result == nil ? $0.inFlight.entry.id : nil }
         let late = try lateTarget(for: response, hint: a.requestIdHint)
         if let target = late, target.id != stillInFlight {
             let exact = response.clientTransactionId != nil && response.clientTransactionId == target.clientTransactionId
-            if target.state.awaitsTerminal || (exact && AnswerRules.settledByUnnamed(target) && !TillController.consistent(target, response)) {
+            if target.state.awaitsTerminal || (exact && AnswerRules.settledWithoutItsOwnAnswer(target) && !TillController.consistent(target, response)) {
                 var (state, note) = try settledState(response, for: target)
                 let was = target.state
                 note = (note.map { $0 + " " } ?? "") + (was.awaitsTerminal
                     ? "The answer arrived after till stopped waiting for it."
-                    : "The terminal's own answer for this payment replaced an earlier one that did not name it (\(was.rawValue)). Check the terminal.")
+                    : "The terminal's own answer for this payment replaced what was journaled before it came (\(was.rawValue)"
+                        + (target.note.map { ": " + $0 } ?? "") + "). Check the terminal.")
                 if try journal.recordAnswer(target.id, response: response, state: state, note: note, onlyIf: was.awaitsTerminal ? [.pending, .sent, .unknown] : [was]) {
                     await transport.acknowledge(a)
                     _ = await transport.withdrawIfUnclaimed(id: target.requestId)

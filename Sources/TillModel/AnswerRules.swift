@@ -45,11 +45,14 @@ public enum AnswerRules {
         return BatchCommand(rawValue: c.lowercased())
     }
 
-    /// Whether the stored answer of a settled entry named it only weakly (no client transaction id where the entry has
-    /// one): then the entry's exact answer, when it comes, is the truth and replaces it.
-    public static func settledByUnnamed(_ e: JournalEntry) -> Bool {
-        guard let stored = e.response, e.clientTransactionId != nil else { return false }
-        return stored.clientTransactionId == nil
+    /// Whether a settled entry's outcome came from something weaker than its own answer: an answer that did not name it
+    /// (no client transaction id where the entry has one), another request's answer (an abort's, a look-up's), or no
+    /// answer at all (a person's mark on the Unresolved screen, till's own "never sent"). Then the entry's exact answer,
+    /// when it comes, is the truth and replaces it: a cashier's guess never outlives what the terminal says.
+    public static func settledWithoutItsOwnAnswer(_ e: JournalEntry) -> Bool {
+        guard e.clientTransactionId != nil, !e.state.awaitsTerminal else { return false }
+        guard let stored = e.response else { return true }
+        return stored.clientTransactionId == nil || stored.action != e.action
     }
 
     /// The state an answer gives the entry it belongs to, before any money check.

@@ -127,6 +127,37 @@ import TillSimulatorTransport
         await c.shutdown()
     }
 
+    /// A person's mark on an unknown payment is a guess from the terminal's screen: the payment's own answer, when it
+    /// comes after, is the truth and replaces it, either way (charged marked, then its own decline; not charged marked,
+    /// then its own approval), and says so.
+    @Test(arguments: [(true, "status=fail&message=(-4)%20USER_CANCEL", EntryState.declined, 0),
+                      (false, "status=success&message=ok", EntryState.approved, 1)])
+    func thePaymentsOwnAnswerReplacesAPersonsMark(charged: Bool, status: String, becomes: EntryState, counted: Int) async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, log, drop) = try await startFileDropController(dir, timeoutMs: 5_000)
+        let saleTask = Task { await c.perform(sale(808, ctid: "marked-1"), hooks: true, timeoutMs: 600_000) }
+        #expect(await eventuallyAsync { !requestFiles(drop).isEmpty })
+        var requestId = ""
+        for name in requestFiles(drop) {
+            requestId = String(name.dropLast(4))
+            unlink(drop + "/requests/" + name)
+        }
+        guard !requestId.isEmpty else { Issue.record("no request"); await c.shutdown(); return }
+        #expect(await eventuallyAsync { await c.inFlight()?.entry.state == .sent })
+        await c.timedOut(requestId)
+        guard case .unknown(let e) = await saleTask.value else { Issue.record("expected unknown"); await c.shutdown(); return }
+        try await c.resolve(entryId: e.id, charged: charged, note: charged ? "Marked charged by the cashier" : "Marked not charged by the cashier")
+        try AtomicFile.write("interapp-callback://result?\(status)&action=sale&clientTransactionId=marked-1&amount=808&tipAmount=0\n",
+                             to: drop + "/responses/" + requestId + ".url")
+        #expect(await eventuallyAsync { (try? c.journal.entry(id: e.id))??.state == becomes })
+        #expect(await c.totals().sales.count == counted)
+        #expect(await c.unresolved().isEmpty)
+        #expect(try c.journal.count() == 1, "the answer was journaled beside the entry instead of settling it")
+        #expect(await eventuallyAsync { log.unmatched.contains { $0.contains("CHECK THE TERMINAL: the terminal's own answer changed journal entry \(e.id)") } })
+        #expect((try c.journal.entry(id: e.id))?.note?.contains("Marked") == true)
+        await c.shutdown()
+    }
+
     @Test func recoveryAsksTheTerminalAndNeverResends() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let journal = try Journal(path: dir.path + "/journal.sqlite")
