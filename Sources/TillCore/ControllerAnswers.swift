@@ -55,8 +55,9 @@ extension TillController {
         // Field by field in any order: a terminal or bridge may send the same answer with its keys sorted.
         func set(_ fields: QueryFields) -> [String] { fields.map { $0.name + "=" + $0.value }.sorted() }
         if let s = stored.response, set(s.fields) == set(Journal.storable(r).fields) { return true }
-        let new = AnswerRules.state(for: r)
-        return new != .approved && (stored.state == .aborted || stored.state == .declined) && new == stored.state
+        // Aborted and declined tell the same story for the money (nothing charged), whichever word the terminal used.
+        let notCharged: Set<EntryState> = [.aborted, .declined]
+        return notCharged.contains(stored.state) && notCharged.contains(AnswerRules.state(for: r))
     }
 
     func handleAnswer(_ a: IncomingAnswer) async {
