@@ -94,7 +94,7 @@ extension TillController {
                     if let found = AnswerRules.detailsState(r) {
                         do {
                             var (state, note) = found == .approved ? try settledState(r, for: now) : (found, nil)
-                            note = (note.map { $0 + " " } ?? "") + "Settled at start-up: the till checked the earlier payment on the terminal."
+                            note = (note.map { $0 + " " } ?? "") + "Settled by asking the terminal about the payment (its transaction details)."
                             if try journal.recordAnswer(now.id, response: r, state: state, note: note, onlyIf: awaiting),
                                let e = try journal.entry(id: now.id) {
                                 reportRecovered(e)
