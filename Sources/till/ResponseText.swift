@@ -45,8 +45,13 @@ func responseActionLabel(_ r: CallbackResponse) -> String {
 /// What an answer did with the money it names: only an approved answer charged (or, for a
 /// pre-authorisation, reserved) it.
 func chargedWord(_ r: CallbackResponse) -> String {
-    guard r.isApproved else { return "not charged" }
-    switch r.action?.reportRole {
+    r.isApproved ? movedWord(r.action) : "not charged"
+}
+
+/// What an approved request of this action did with the money: `charged`, `authorised` (a pre-auth reserves it),
+/// `refunded`.
+func movedWord(_ action: Action?) -> String {
+    switch action?.reportRole {
     case .preAuth?: return "authorised"
     case .refund?: return "refunded"
     default: return "charged"
