@@ -97,25 +97,30 @@ import TillSimulatorTransport
         await c.shutdown()
     }
 
-    @Test func lateAnswerSettlesAnUnknownEntry() async throws {
-        let dir = TempDir(); defer { dir.cleanup() }
-        let (c, log, drop) = try await startFileDropController(dir, timeoutMs: 5_000)
-        // The sale's own deadline is far off: a request still unclaimed at its timeout is withdrawn (never sent), and
-        // on a loaded machine the peer below could take it later than 5 s. Once it is taken, the timeout is made to
-        // come, as the controller's 5 s timer would.
-        let saleTask = Task { await c.perform(sale(777, ctid: "late-1"), hooks: true, timeoutMs: 600_000) }
-        // A hand-made peer takes the request at once, and answers only after till gave up waiting.
+    /// A sale through the file drop whose request a hand-made peer takes at once and does not answer, until till gives
+    /// up waiting: its entry unknown, with the request id its answer is filed under. The sale's own deadline is far off:
+    /// a request still unclaimed at its timeout is withdrawn (never sent), and on a loaded machine the peer could take
+    /// it later than a short one. Once it is taken, the timeout is made to come, as the controller's timer would.
+    static func unknownSale(_ c: TillController, _ drop: String, _ cents: Int, ctid: String) async -> (JournalEntry, String)? {
+        let saleTask = Task { await c.perform(sale(cents, ctid: ctid), hooks: true, timeoutMs: 600_000) }
         #expect(await eventuallyAsync { !requestFiles(drop).isEmpty })
         var requestId = ""
         for name in requestFiles(drop) {
             requestId = String(name.dropLast(4))
             unlink(drop + "/requests/" + name)
         }
-        guard !requestId.isEmpty else { Issue.record("no request"); await c.shutdown(); return }
+        guard !requestId.isEmpty else { Issue.record("no request"); return nil }
         #expect(await eventuallyAsync { await c.inFlight()?.entry.state == .sent })
         await c.timedOut(requestId)
         let r = await saleTask.value
-        guard case .unknown(let e) = r else { Issue.record("expected unknown, got \(r)"); await c.shutdown(); return }
+        guard case .unknown(let e) = r else { Issue.record("expected unknown, got \(r)"); return nil }
+        return (e, requestId)
+    }
+
+    @Test func lateAnswerSettlesAnUnknownEntry() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, log, drop) = try await startFileDropController(dir, timeoutMs: 5_000)
+        guard let (e, requestId) = await Self.unknownSale(c, drop, 777, ctid: "late-1") else { await c.shutdown(); return }
         // The note names the flight's own wait (this sale's 600 s), not the controller's 5 s.
         #expect(e.requestId == requestId && e.note?.contains("No answer within 600 s") == true, "\(e.note ?? "")")
         try AtomicFile.write("interapp-callback://result?status=success&message=ok&action=sale&clientTransactionId=late-1&amount=777\n",
@@ -135,17 +140,7 @@ import TillSimulatorTransport
     func thePaymentsOwnAnswerReplacesAPersonsMark(charged: Bool, status: String, becomes: EntryState, counted: Int) async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let (c, log, drop) = try await startFileDropController(dir, timeoutMs: 5_000)
-        let saleTask = Task { await c.perform(sale(808, ctid: "marked-1"), hooks: true, timeoutMs: 600_000) }
-        #expect(await eventuallyAsync { !requestFiles(drop).isEmpty })
-        var requestId = ""
-        for name in requestFiles(drop) {
-            requestId = String(name.dropLast(4))
-            unlink(drop + "/requests/" + name)
-        }
-        guard !requestId.isEmpty else { Issue.record("no request"); await c.shutdown(); return }
-        #expect(await eventuallyAsync { await c.inFlight()?.entry.state == .sent })
-        await c.timedOut(requestId)
-        guard case .unknown(let e) = await saleTask.value else { Issue.record("expected unknown"); await c.shutdown(); return }
+        guard let (e, requestId) = await Self.unknownSale(c, drop, 808, ctid: "marked-1") else { await c.shutdown(); return }
         try await c.resolve(entryId: e.id, charged: charged, note: charged ? "Marked charged by the cashier" : "Marked not charged by the cashier")
         try AtomicFile.write("interapp-callback://result?\(status)&action=sale&clientTransactionId=marked-1&amount=808&tipAmount=0\n",
                              to: drop + "/responses/" + requestId + ".url")
