@@ -164,19 +164,26 @@ import Glibc
         }
     }
 
-    /// A sale and an abort pressed while the log is still being read reach the terminal in that order, and the sale is
-    /// aborted. When both waited for the log on their own, the abort could go first ("nothing to abort") and the sale
-    /// was charged. The window is held open by holding `<state>.lock`, as another till's reading of it does; a long
-    /// log gives the same window.
-    @Test func anAbortPressedWhileTheLogIsReadAbortsTheSale() async throws {
-        let dir = TempDir(); defer { dir.cleanup() }
+    /// A started till whose simulator is still reading its log: held open by holding `<state>.lock` (the descriptor
+    /// returned; closing it lets the reading go on), as another till's reading of it does; a long log gives the same
+    /// window.
+    static func startedWhileTheLogIsHeld(_ dir: TempDir, speed: Double) async throws -> (Int32, SimulatorTransport, TillController) {
         let statePath = dir.path + "/simulator-state.json"
         let fd = open(statePath + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         #expect(fd >= 0 && flock(fd, LOCK_EX) == 0)
-        let t = SimulatorTransport(config: SimulatorConfig(speed: 1), statePath: statePath)
+        let t = SimulatorTransport(config: SimulatorConfig(speed: speed), statePath: statePath)
         let c = TillController(transport: t, journal: try Journal(path: dir.path + "/journal.sqlite"), caller: testCaller,
                                timeoutMs: 60_000, abortWaitMs: 10_000)
         try await c.start()
+        return (fd, t, c)
+    }
+
+    /// A sale and an abort pressed while the log is still being read reach the terminal in that order, and the sale is
+    /// aborted. When both waited for the log on their own, the abort could go first ("nothing to abort") and the sale
+    /// was charged.
+    @Test func anAbortPressedWhileTheLogIsReadAbortsTheSale() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (fd, t, c) = try await Self.startedWhileTheLogIsHeld(dir, speed: 1)
         let saleTask = Task { [c] in await c.perform(sale(2500)) }
         #expect(await eventuallyAsync { await c.inFlight() != nil })
         let abortTask = Task { [c] in await c.abort() }
@@ -198,13 +205,7 @@ import Glibc
     /// the terminal and found no record, leaving the cashier a question the stop had already answered.
     @Test func aSaleWaitingForTheLogWhenTillStopsIsNeverSent() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let statePath = dir.path + "/simulator-state.json"
-        let fd = open(statePath + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        #expect(fd >= 0 && flock(fd, LOCK_EX) == 0)
-        let t = SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: statePath)
-        let c = TillController(transport: t, journal: try Journal(path: dir.path + "/journal.sqlite"), caller: testCaller,
-                               timeoutMs: 60_000)
-        try await c.start()
+        let (fd, t, c) = try await Self.startedWhileTheLogIsHeld(dir, speed: 0)
         let saleTask = Task { [c] in await c.perform(sale(2500, ctid: "ctid-waiting")) }
         #expect(await eventuallyAsync { await c.inFlight() != nil })
         await c.shutdown()
