@@ -250,6 +250,8 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
             return [.abort]
         }
         if state.screen == .journal, state.journal.detail != nil { state.journal.detail = nil; return [] }
+        // On Sale and Pre-auth a customer's form is cleared whole: nothing of it is inherited by the next customer.
+        if PaymentScreen.holdsInput(state) { PaymentScreen.clear(&state); return [] }
         if let f = state.form.focused, !f.text.isEmpty, state.screen != .journal {
             state.form.fields[state.form.focus].text = ""
             corrected(&state, f.id)

@@ -82,6 +82,50 @@ import TillProtocol
         #expect(saleAmount(press(&s, .enter)) == Money(cents: 500))
     }
 
+    // MARK: Esc clear on Sale
+
+    /// The sale a command sends, if it sends one.
+    func sale(_ cmds: [Command]) -> SaleRequest? {
+        for c in cmds {
+            switch c {
+            case .perform(.sale(let r), _), .performConfirmed(.sale(let r), _, _): return r
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    @Test func escClearOnSaleClearsTheWholeFormNotOnlyTheAmount() {
+        var s = readyState()
+        type(&s, "30"); press(&s, .alt("2")); press(&s, .tab, .tab); type(&s, "6"); press(&s, .alt("m"))
+        #expect(view(s, size: s.size).contains("Esc clear"))
+        press(&s, .esc)
+        // Nothing of this customer's is left for the next one: tip, installments, reference and the payment method go
+        // with the amount, and the cursor is back on the amount.
+        #expect(!s.form.hasText && s.form.life == .fresh, "\(s.form.fields.map(\.text))")
+        #expect(s.paymentMethod(.sale) == .cardPresent)
+        #expect(s.form.focused?.id == .amount)
+        let screen = view(s, size: s.size).text
+        #expect(!screen.contains("10%_") && !screen.contains("MOTO"), "\(screen)")
+        press(&s, .esc)
+        type(&s, "10")
+        let sent = sale(press(&s, .enter))
+        #expect(sent?.amount == Money(cents: 1000))
+        #expect(sent?.tipAmount == nil && sent?.preferredInstallments == nil && sent?.withInstallments != true && sent?.paymentMethod == nil,
+                "\(String(describing: sent))")
+    }
+
+    @Test func escClearOnPreAuthClearsTheWholeFormTooThenGoesBack() {
+        var s = readyState()
+        press(&s, .f(3)); type(&s, "50"); press(&s, .tab); type(&s, "ROOM-12"); press(&s, .alt("m"))
+        #expect(view(s, size: s.size).contains("Esc clear"))
+        press(&s, .esc)
+        #expect(s.screen == .preAuth && !s.form.hasText && s.paymentMethod(.preAuth) == .cardPresent)
+        #expect(view(s, size: s.size).contains("Esc back"))
+        press(&s, .esc)
+        #expect(s.screen == .sale)
+    }
+
     // MARK: a form left and come back to
 
     @Test func aPreAuthAmountLeftAndComeBackToIsReplacedNotAppended() {
