@@ -140,17 +140,12 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     switch outcome {
     case .invalid(let errors):
         // Refused by the service: the form comes back as it was sent, with the messages on it.
-        let screen = restoreUnsent(&state, action) ?? state.screen
-        var f = state.forms[screen] ?? state.form
-        for e in errors {
-            if let id = FieldID(rawValue: e.field), let i = f.index(of: id) { f.errors[id] = e.message; f.fields[i].selected = false } else { f.message = e.message }
-        }
-        state.forms[screen] = f
+        notSent(&state, action, from: from, errors: errors)
         setNotice(&state, errors.first?.message ?? "Refused.", error: true)
         return []
     case .busy, .otherTillBusy:
         // Nothing was sent: a verdict of its own (never DECLINED), and the amount back to try again.
-        restoreUnsent(&state, action)
+        notSent(&state, action, from: from)
         // The core's words name the other process (for the headless commands); a cashier needs only "another till".
         if case .otherTillBusy = outcome { setNotice(&state, "Not sent: another till is using the terminal. Try again when it is done.", error: true) }
         else { setNotice(&state, "Another request is in flight; nothing was sent.", error: true) }
@@ -158,7 +153,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         state.verdicts += 1
         return []
     case .needsConfirmation(let list):
-        restoreUnsent(&state, action)
+        notSent(&state, action, from: from)
         guard let r = state.lastRequest else { setNotice(&state, "Check the unknown payments first.", error: true); return [.loadUnresolved] }
         let lines = list.prefix(3).map { e in
             "\(Format.money(Format.total(e), state.currency)) at \(Format.clock(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)) may have been charged:"
@@ -178,7 +173,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     var cmds: [Command] = []
     if outcome.notStarted {
         // The terminal never started it (not sent, terminal busy): nothing was charged, the same customer tries again.
-        restoreUnsent(&state, action)
+        notSent(&state, action, from: from)
     } else {
         // The form of a sale or pre-auth became fresh when it was sent; what is in it now is the next customer's.
         if let key = from.flatMap(PaymentScreen.stateKey) { state[keyPath: key].sent = nil }

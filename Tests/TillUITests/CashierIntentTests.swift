@@ -308,6 +308,47 @@ import TillProtocol
 
     // MARK: recovery that could not ask
 
+    @Test func aSaleRefusedWhileRecoveryAsksTheTerminalComesBackSelected() {
+        var s = AppState(nowMs: fixedNow, tzOffsetMinutes: 60)
+        _ = initialCommands(&s)
+        _ = update(&s, .batchLoaded(openBatch))
+        let left = entry(7, cents: 2500, state: .unknown, note: "Outcome unknown: the terminal could not be asked. Check the terminal.")
+        _ = update(&s, .event(.recovered(left)))
+        _ = update(&s, .unresolvedLoaded([left], recovered: true))
+        press(&s, .f(2)); type(&s, "25")
+        #expect(!sends(press(&s, .enter)))
+        #expect(s.notice?.contains("Not sent: asking the terminal about Sale € 25.00") == true, "\(s.notice ?? "")")
+        // Given back as every form not sent is: selected, so the next amount replaces it (never 253).
+        #expect(s.form.life == .kept && s.form.fields[0].selected)
+        type(&s, "3")
+        #expect(s.form[.amount] == "3")
+    }
+
+    /// Every way a sale is not sent gives its form back alike (`giveBack`): as typed, its method as shown, its text selected.
+    @Test func everySaleNotSentComesBackTheSameWay() {
+        func typed(_ s: inout AppState) { type(&s, "12"); press(&s, .tab); type(&s, "1"); press(&s, .alt("m")) }
+        func given(_ s: AppState, _ why: String) {
+            #expect(s.form[.amount] == "12" && s.form[.tipAmount] == "1", "\(why): \(s.form.fields.map(\.text))")
+            #expect(s.form.life == .kept && s.form.fields[0].selected && s.form.fields[1].selected, "\(why)")
+            #expect(s.paymentMethod(.sale) == .moto, "\(why)")
+        }
+        let other = InFlight(entry: entry(9, cents: 700, state: .sent), startedAtMs: fixedNow, deadlineMs: fixedNow + 60_000)
+        let outcomes: [(String, ActionOutcome)] = [("another till", .otherTillBusy("x")), ("in flight", .busy(other)),
+                                                   ("not sent", .transportError(nil, "no link"))]
+        for (why, outcome) in outcomes {
+            var s = readyState()
+            typed(&s); press(&s, .enter)
+            _ = update(&s, .performed(outcome, summary: "Sale € 13.00 by MOTO"))
+            given(s, why)
+        }
+        // Refused before it left: another request in flight.
+        var s = readyState()
+        press(&s, .f(3)); type(&s, "50"); press(&s, .enter); press(&s, .f(2))
+        typed(&s)
+        #expect(!sends(press(&s, .enter)))
+        given(s, "wait")
+    }
+
     @Test func untilRecoveryHasAskedTheTillSaysAskingAndRefusesTheSameAmount() {
         var s = AppState(nowMs: fixedNow, tzOffsetMinutes: 60)
         _ = initialCommands(&s)

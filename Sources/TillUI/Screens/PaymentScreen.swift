@@ -113,6 +113,7 @@ enum PaymentScreen: ScreenComponent {
             // same amount waits for the answer.
             let what = "\(Format.entrySummary(a, currency: state.currency)) at \(Format.hoursMinutesOfDay(a.createdAtMs, offsetMinutes: state.tzOffsetMinutes))"
             setNotice(&state, "Not sent: asking the terminal about \(what) first.", error: true)
+            giveBack(&state, state.screen, state.form)
             return []
         }
         let unknown = state.unresolved.entries.filter { ($0.action == .sale || $0.action == .preAuth) && $0.state.awaitsTerminal }
