@@ -325,7 +325,7 @@ public enum CashierWording {
             let message = resp.map { TerminalMessage($0) } ?? .unrecognised(code: nil)
             let said = sentence(message, action: e.action, approved: false)
             // Busy by the journal's own rule (`AnswerRules`), which settled the entry: the two never disagree.
-            if resp.map(AnswerRules.terminalWasBusy) == true {
+            if e.terminalWasBusy {
                 // The terminal never started it (the journal settles it as not charged): not a decline (a cashier
                 // reading DECLINED asks for another card).
                 let money = e.action.movesMoney

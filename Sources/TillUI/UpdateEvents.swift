@@ -228,8 +228,17 @@ extension ActionOutcome {
         switch self {
         case .busy, .otherTillBusy: return true
         case .transportError(let e, _): return e?.state != .unknown
-        case .answered(let e): return e.state == .declined && e.response.map { TerminalMessage($0) } == .terminalBusy
+        case .answered(let e): return e.terminalWasBusy
         case .invalid, .unknown, .needsConfirmation, .journalFailed: return false
         }
+    }
+}
+
+extension JournalEntry {
+    /// The terminal answered that it was busy and never started this request, by the journal's own rule
+    /// (`AnswerRules.terminalWasBusy`), which settles such an answer as not charged (`resolved`; `declined` where it was
+    /// journaled before that rule): the BUSY verdict and the form given back to try again read the same test.
+    var terminalWasBusy: Bool {
+        (state == .declined || state == .resolved) && response.map(AnswerRules.terminalWasBusy) == true
     }
 }

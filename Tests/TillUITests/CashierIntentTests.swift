@@ -306,6 +306,21 @@ import TillProtocol
         #expect(TerminalMessage(message: "Terminal is busy") == .terminalBusy)
     }
 
+    @Test func aBusyTerminalSettledAsTheJournalSettlesItGivesTheSaleBackSelected() {
+        var s = readyState()
+        type(&s, "5"); press(&s, .alt("m")); press(&s, .enter)
+        // The journal settles a busy answer as not charged (resolved), with its note: that is what `performed` brings.
+        let busy = entry(2, cents: 500, state: .resolved, response: response("status=fail&message=(-20) TRANSACTION_IN_PROGRESS&action=sale"),
+                         note: "The terminal was busy with another transaction and did not start this one: nothing was charged. Try again.")
+        _ = update(&s, .performed(.answered(busy), summary: "Sale € 5.00 by MOTO"))
+        #expect(view(s, size: s.size).contains("TERMINAL BUSY — NOT CHARGED"))
+        // As it was sent, to try again: the amount selected (typing replaces it), the method as it was.
+        #expect(s.form[.amount] == "5" && s.form.life == .kept && s.form.fields[0].selected, "\(s.form)")
+        #expect(s.paymentMethod(.sale) == .moto)
+        type(&s, "6")
+        #expect(s.form[.amount] == "6")
+    }
+
     // MARK: recovery that could not ask
 
     @Test func aSaleRefusedWhileRecoveryAsksTheTerminalComesBackSelected() {
@@ -332,9 +347,10 @@ import TillProtocol
             #expect(s.form.life == .kept && s.form.fields[0].selected && s.form.fields[1].selected, "\(why)")
             #expect(s.paymentMethod(.sale) == .moto, "\(why)")
         }
+        let busyAnswer = entry(2, cents: 1200, tip: 100, state: .resolved, response: response("status=fail&message=(-20) TRANSACTION_IN_PROGRESS&action=sale"))
         let other = InFlight(entry: entry(9, cents: 700, state: .sent), startedAtMs: fixedNow, deadlineMs: fixedNow + 60_000)
         let outcomes: [(String, ActionOutcome)] = [("another till", .otherTillBusy("x")), ("in flight", .busy(other)),
-                                                   ("not sent", .transportError(nil, "no link"))]
+                                                   ("not sent", .transportError(nil, "no link")), ("busy answer", .answered(busyAnswer))]
         for (why, outcome) in outcomes {
             var s = readyState()
             typed(&s); press(&s, .enter)
