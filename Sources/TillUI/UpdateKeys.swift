@@ -277,7 +277,12 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
         }
         if state.screen != .sale {
             let cmds = go(&state, .sale)
-            if let p = state.pending, p.own { setFlightNotice(&state, "\(p.summary) is in flight: Esc aborts it here.") }
+            if let p = state.pending, p.own {
+                // Esc aborts on the screen that sent it, which is Sale only for a sale: said as the result pane says it.
+                let esc = state.keymap.hint(.cancel)
+                let how = p.screen == .sale ? "\(esc) aborts it here" : "\(esc) aborts it on \(p.screen.title) (\(state.keymap.hint(p.screen.action)))"
+                setFlightNotice(&state, "\(p.summary) is in flight: \(how).")
+            }
             return cmds
         }
         state.notice = nil

@@ -31,6 +31,25 @@ import TillProtocol
         #expect(!(s.notice ?? "").contains("in flight"), "\(s.notice ?? "")")
     }
 
+    @Test func escFromTheJournalDuringAPreAuthSaysWhereEscAbortsIt() {
+        var s = readyState()
+        press(&s, .f(3)); type(&s, "8.08")
+        let cmds = press(&s, .enter)
+        guard case .perform? = cmds.first else { Issue.record("not sent"); return }
+        press(&s, .f(7), .esc)
+        #expect(s.screen == .sale)
+        let notice = s.notice ?? ""
+        #expect(notice.contains("Pre-auth € 8.08 is in flight"), "\(notice)")
+        // Esc aborts a payment only on the screen that sent it: here on Sale it does not, so the notice does not say so.
+        #expect(!notice.contains("aborts it here"), "\(notice)")
+        #expect(notice.contains("Pre-auth (F3)"), "\(notice)")
+        #expect(!view(s, size: s.size).line(22).contains("…"), "\(view(s, size: s.size).line(22))")
+        // What it says is what the keys do.
+        #expect(!press(&s, .esc).contains(.abort))
+        press(&s, .f(3))
+        #expect(press(&s, .esc) == [.abort])
+    }
+
     @Test func aNoticeAboutSomethingElseStays() {
         var s = readyState()
         type(&s, "4")
