@@ -373,6 +373,18 @@ public enum CashierWording {
         }
     }
 
+    /// What a payment found settled did, for "WAS CHARGED" / "was NOT charged": a sale or a capture charges the card, a
+    /// pre-auth only reserves the money (nothing is charged until it is captured), a refund gives money back.
+    public static func recoveredVerb(_ action: Action) -> String {
+        switch action.reportRole {
+        case .sale: return "CHARGED"
+        case .preAuth: return "RESERVED"
+        case .capture: return "CAPTURED"
+        case .refund: return "REFUNDED"
+        case .none: return "DONE"
+        }
+    }
+
     static func lowerFirst(_ s: String) -> String {
         guard let f = s.first else { return s }
         return f.lowercased() + s.dropFirst()

@@ -70,18 +70,18 @@ func settledEvent(_ state: inout AppState, _ outcome: ActionOutcome) -> [Command
     return []
 }
 
-/// Start-up recovery learned what became of a payment an earlier run left open: shown as a result
-/// of its own ("Sale € 13.13 at 10:31 WAS CHARGED"), never only as a list that empties itself.
+/// Recovery (at start, or asking the terminal again) or a late answer learned what became of a payment left open:
+/// shown as a result of its own ("Sale € 13.13 at 10:31 WAS CHARGED"), never only as a list that empties itself.
 func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
     if let p = state.pending, !p.own, p.action == .transactionDetails || p.entryId == e.id { endFlight(&state) }
     let what = Format.entrySummary(e, currency: state.currency) + " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
     switch e.state {
     case .approved:
-        setNotice(&state, "Recovered: \(what) WAS CHARGED (journal #\(e.id)).")
+        setNotice(&state, "Recovered: \(what) WAS \(CashierWording.recoveredVerb(e.action)) (journal #\(e.id)).")
         state.unresolved.asking[e.id] = nil
         foundCharged(&state, e)
     case .declined, .aborted, .resolved:
-        setNotice(&state, "Recovered: \(what) was NOT charged (journal #\(e.id)).")
+        setNotice(&state, "Recovered: \(what) was NOT \(CashierWording.recoveredVerb(e.action).lowercased()) (journal #\(e.id)).")
         state.unresolved.asking[e.id] = nil
     default:
         if e.action == .sale || e.action == .preAuth, e.state.awaitsTerminal {
@@ -102,7 +102,8 @@ func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
     }
     if e.action.movesMoney {
         state.result = ResultInfo(summary: Format.entrySummary(e, currency: state.currency),
-                                  outcome: e.state.awaitsTerminal ? .unknown(e) : .answered(e), atMs: e.createdAtMs, recovered: true)
+                                  outcome: e.state.awaitsTerminal ? .unknown(e) : .answered(e), atMs: e.createdAtMs, recovered: true,
+                                  foundAtStart: state.unresolved.atStart, foundAtMs: state.nowMs)
         state.verdicts += 1
     }
     var cmds: [Command] = [.loadUnresolved, .loadReport(batch: .current, show: false)]

@@ -8,6 +8,9 @@ public struct UnresolvedState: Sendable, Hashable {
     public var entries: [JournalEntry] = []
     public var selected = 0
     public var recovering = false
+    /// The recovery running is the one at start: what it settles was found at start. Later in the run a payment is
+    /// settled by asking the terminal again (`a`, or the till by itself) or by its own answer arriving late.
+    public var atStart = false
     /// Payments recovery could not settle yet (the terminal could not be asked: busy, no answer), by journal id, with
     /// when asking began: the till asks again every `askAgainEveryMs` until `askingForMs` has passed, says "asking the
     /// terminal…" meanwhile, and refuses a new sale of the same amount (it may be that very payment, still running).
