@@ -325,7 +325,7 @@ public enum CashierWording {
             let message = resp.map { TerminalMessage($0) } ?? .unrecognised(code: nil)
             let said = sentence(message, action: e.action, approved: false)
             // Busy by the journal's own rule (`AnswerRules`), which settled the entry: the two never disagree.
-            if resp.map(AnswerRules.terminalWasBusy) == true {
+            if e.terminalWasBusy {
                 // The terminal never started it (the journal settles it as not charged): not a decline (a cashier
                 // reading DECLINED asks for another card).
                 let money = e.action.movesMoney
@@ -370,6 +370,18 @@ public enum CashierWording {
             return "No answer from the terminal: \(what). Check the terminal before refunding again."
         case .none:
             return "No answer from the terminal: check the terminal's screen."
+        }
+    }
+
+    /// What a payment found settled did, for "WAS CHARGED" / "was NOT charged": a sale or a capture charges the card, a
+    /// pre-auth only reserves the money (nothing is charged until it is captured), a refund gives money back.
+    public static func recoveredVerb(_ action: Action) -> String {
+        switch action.reportRole {
+        case .sale: return "CHARGED"
+        case .preAuth: return "RESERVED"
+        case .capture: return "CAPTURED"
+        case .refund: return "REFUNDED"
+        case .none: return "DONE"
         }
     }
 

@@ -298,10 +298,16 @@ public struct ResultInfo: Sendable, Hashable {
     public var summary: String
     public var outcome: ActionOutcome
     public var atMs: Int64
-    /// Settled by start-up recovery (or another process), not by a request sent from this screen.
+    /// Settled by recovery (at start, or later by asking the terminal again), or by its own answer arriving late: not
+    /// by a request sent from this screen.
     public var recovered: Bool
-    public init(summary: String, outcome: ActionOutcome, atMs: Int64, recovered: Bool = false) {
+    /// For a recovered result: found by the recovery at start, else when it was found (`foundAtMs`).
+    public var foundAtStart: Bool
+    public var foundAtMs: Int64?
+    public init(summary: String, outcome: ActionOutcome, atMs: Int64, recovered: Bool = false, foundAtStart: Bool = false,
+                foundAtMs: Int64? = nil) {
         self.summary = summary; self.outcome = outcome; self.atMs = atMs; self.recovered = recovered
+        self.foundAtStart = foundAtStart; self.foundAtMs = foundAtMs
     }
 }
 

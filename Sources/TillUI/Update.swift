@@ -7,6 +7,7 @@ let validationCaller = Caller(callback: "till", merchantKey: "till", appId: "til
 /// The commands to run at start: recover unfinished transactions, learn the batch.
 public func initialCommands(_ state: inout AppState) -> [Command] {
     state.unresolved.recovering = true
+    state.unresolved.atStart = true
     state.screen = .unresolved
     state.storeSyncReadAtMs = state.nowMs
     return [.recover, .loadBatch, .loadStoreSync]
@@ -95,6 +96,7 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
     case .unresolvedLoaded(let list, let recovered):
         state.unresolved.entries = list
         state.unresolved.selected = min(state.unresolved.selected, max(0, list.count - 1))
+        if recovered { state.unresolved.atStart = false }
         let stillOpen = Set(list.map(\.id))
         state.unresolved.asking = state.unresolved.asking.filter { stillOpen.contains($0.key) }
         if recovered, state.unresolved.askingQuietly {

@@ -70,18 +70,18 @@ func settledEvent(_ state: inout AppState, _ outcome: ActionOutcome) -> [Command
     return []
 }
 
-/// Start-up recovery learned what became of a payment an earlier run left open: shown as a result
-/// of its own ("Sale € 13.13 at 10:31 WAS CHARGED"), never only as a list that empties itself.
+/// Recovery (at start, or asking the terminal again) or a late answer learned what became of a payment left open:
+/// shown as a result of its own ("Sale € 13.13 at 10:31 WAS CHARGED"), never only as a list that empties itself.
 func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
     if let p = state.pending, !p.own, p.action == .transactionDetails || p.entryId == e.id { endFlight(&state) }
     let what = Format.entrySummary(e, currency: state.currency) + " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
     switch e.state {
     case .approved:
-        setNotice(&state, "Recovered: \(what) WAS CHARGED (journal #\(e.id)).")
+        setNotice(&state, "Recovered: \(what) WAS \(CashierWording.recoveredVerb(e.action)) (journal #\(e.id)).")
         state.unresolved.asking[e.id] = nil
         foundCharged(&state, e)
     case .declined, .aborted, .resolved:
-        setNotice(&state, "Recovered: \(what) was NOT charged (journal #\(e.id)).")
+        setNotice(&state, "Recovered: \(what) was NOT \(CashierWording.recoveredVerb(e.action).lowercased()) (journal #\(e.id)).")
         state.unresolved.asking[e.id] = nil
     default:
         if e.action == .sale || e.action == .preAuth, e.state.awaitsTerminal {
@@ -102,7 +102,8 @@ func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
     }
     if e.action.movesMoney {
         state.result = ResultInfo(summary: Format.entrySummary(e, currency: state.currency),
-                                  outcome: e.state.awaitsTerminal ? .unknown(e) : .answered(e), atMs: e.createdAtMs, recovered: true)
+                                  outcome: e.state.awaitsTerminal ? .unknown(e) : .answered(e), atMs: e.createdAtMs, recovered: true,
+                                  foundAtStart: state.unresolved.atStart, foundAtMs: state.nowMs)
         state.verdicts += 1
     }
     var cmds: [Command] = [.loadUnresolved, .loadReport(batch: .current, show: false)]
@@ -140,17 +141,12 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     switch outcome {
     case .invalid(let errors):
         // Refused by the service: the form comes back as it was sent, with the messages on it.
-        let screen = restoreUnsent(&state, action) ?? state.screen
-        var f = state.forms[screen] ?? state.form
-        for e in errors {
-            if let id = FieldID(rawValue: e.field), let i = f.index(of: id) { f.errors[id] = e.message; f.fields[i].selected = false } else { f.message = e.message }
-        }
-        state.forms[screen] = f
+        notSent(&state, action, from: from, errors: errors)
         setNotice(&state, errors.first?.message ?? "Refused.", error: true)
         return []
     case .busy, .otherTillBusy:
         // Nothing was sent: a verdict of its own (never DECLINED), and the amount back to try again.
-        restoreUnsent(&state, action)
+        notSent(&state, action, from: from)
         // The core's words name the other process (for the headless commands); a cashier needs only "another till".
         if case .otherTillBusy = outcome { setNotice(&state, "Not sent: another till is using the terminal. Try again when it is done.", error: true) }
         else { setNotice(&state, "Another request is in flight; nothing was sent.", error: true) }
@@ -158,7 +154,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         state.verdicts += 1
         return []
     case .needsConfirmation(let list):
-        restoreUnsent(&state, action)
+        notSent(&state, action, from: from)
         guard let r = state.lastRequest else { setNotice(&state, "Check the unknown payments first.", error: true); return [.loadUnresolved] }
         let lines = list.prefix(3).map { e in
             "\(Format.money(Format.total(e), state.currency)) at \(Format.clock(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)) may have been charged:"
@@ -178,7 +174,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     var cmds: [Command] = []
     if outcome.notStarted {
         // The terminal never started it (not sent, terminal busy): nothing was charged, the same customer tries again.
-        restoreUnsent(&state, action)
+        notSent(&state, action, from: from)
     } else {
         // The form of a sale or pre-auth became fresh when it was sent; what is in it now is the next customer's.
         if let key = from.flatMap(PaymentScreen.stateKey) { state[keyPath: key].sent = nil }
@@ -233,8 +229,17 @@ extension ActionOutcome {
         switch self {
         case .busy, .otherTillBusy: return true
         case .transportError(let e, _): return e?.state != .unknown
-        case .answered(let e): return e.state == .declined && e.response.map { TerminalMessage($0) } == .terminalBusy
+        case .answered(let e): return e.terminalWasBusy
         case .invalid, .unknown, .needsConfirmation, .journalFailed: return false
         }
+    }
+}
+
+extension JournalEntry {
+    /// The terminal answered that it was busy and never started this request, by the journal's own rule
+    /// (`AnswerRules.terminalWasBusy`), which settles such an answer as not charged (`resolved`; `declined` where it was
+    /// journaled before that rule): the BUSY verdict and the form given back to try again read the same test.
+    var terminalWasBusy: Bool {
+        (state == .declined || state == .resolved) && response.map(AnswerRules.terminalWasBusy) == true
     }
 }

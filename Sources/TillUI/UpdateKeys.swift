@@ -168,6 +168,7 @@ func keepForm(_ state: inout AppState, _ screen: Screen) {
 func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) -> [Command] {
     if let p = state.pending {
         setFlightNotice(&state, "Wait: \(p.summary) is in flight (Esc aborts).", error: true)
+        giveBack(&state, state.screen, state.form)
         return []
     }
     let summary = Format.summary(r, currency: state.currency, tipStyle: state.tipStyle)
@@ -196,20 +197,37 @@ func paymentScreen(_ r: Request) -> Screen? {
     }
 }
 
-/// A payment sent from Sale or Pre-auth was not sent after all: its form comes back as it was sent, kept (selected,
-/// so typing replaces it), unless the cashier has typed the next customer's amount meanwhile. Returns that screen.
-@discardableResult
-func restoreUnsent(_ state: inout AppState, _ action: Action?) -> Screen? {
-    guard let screen: Screen = action == .sale ? .sale : action == .preAuth ? .preAuth : nil,
-          let key = PaymentScreen.stateKey(screen), let sent = state[keyPath: key].sent else { return nil }
-    state[keyPath: key].sent = nil
-    guard state.forms[screen]?.hasText != true else { return screen }
-    var f = sent
-    f.life = .typing
-    f.keep()
+/// A form that was not sent comes back as the cashier left it: kept (`Form.keep`: its text selected, so typing replaces
+/// it and Enter sends it again), with the reasons it was refused on its fields (those are not selected: they are to be
+/// corrected). Every refusal goes through here (refused by the service, another request in flight, another till, a busy
+/// terminal, the terminal still being asked about an earlier payment of that amount), so a refused form reads and
+/// types alike whatever refused it.
+func giveBack(_ state: inout AppState, _ screen: Screen, _ form: Form, errors: [ValidationError] = []) {
+    var f = form
+    for e in errors {
+        if let id = FieldID(rawValue: e.field), f.index(of: id) != nil { f.errors[id] = e.message } else { f.message = e.message }
+    }
+    if holdsTyping(screen) {
+        f.keep()
+        for i in f.fields.indices where f.errors[f.fields[i].id] != nil { f.fields[i].selected = false }
+    }
     state.forms[screen] = f
-    state[keyPath: key].method = state[keyPath: key].sentMethod
-    return screen
+}
+
+/// A request was not sent after all: its form is given back (`giveBack`). A sale's or pre-auth's form became fresh
+/// when it was sent, so the form as sent comes back, with its payment method, unless the cashier has typed the next
+/// customer's amount meanwhile (that stays, alone); any other screen's form never left it.
+func notSent(_ state: inout AppState, _ action: Action?, from: Screen?, errors: [ValidationError] = []) {
+    if let screen: Screen = action == .sale ? .sale : action == .preAuth ? .preAuth : nil, let key = PaymentScreen.stateKey(screen) {
+        guard let sent = state[keyPath: key].sent else { return }
+        state[keyPath: key].sent = nil
+        guard state.forms[screen]?.hasText != true else { return }
+        giveBack(&state, screen, sent, errors: errors)
+        state[keyPath: key].method = state[keyPath: key].sentMethod
+        return
+    }
+    let screen = from ?? state.screen
+    giveBack(&state, screen, state.forms[screen] ?? Form.blank(screen), errors: errors)
 }
 
 /// A sale or pre-auth above the configured amount (`confirm_above`) asks first, showing the amount the card
@@ -250,6 +268,8 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
             return [.abort]
         }
         if state.screen == .journal, state.journal.detail != nil { state.journal.detail = nil; return [] }
+        // On Sale and Pre-auth a customer's form is cleared whole: nothing of it is inherited by the next customer.
+        if PaymentScreen.holdsInput(state) { PaymentScreen.clear(&state); return [] }
         if let f = state.form.focused, !f.text.isEmpty, state.screen != .journal {
             state.form.fields[state.form.focus].text = ""
             corrected(&state, f.id)
@@ -257,7 +277,12 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
         }
         if state.screen != .sale {
             let cmds = go(&state, .sale)
-            if let p = state.pending, p.own { setFlightNotice(&state, "\(p.summary) is in flight: Esc aborts it here.") }
+            if let p = state.pending, p.own {
+                // Esc aborts on the screen that sent it, which is Sale only for a sale: said as the result pane says it.
+                let esc = state.keymap.hint(.cancel)
+                let how = p.screen == .sale ? "\(esc) aborts it here" : "\(esc) aborts it on \(p.screen.title) (\(state.keymap.hint(p.screen.action)))"
+                setFlightNotice(&state, "\(p.summary) is in flight: \(how).")
+            }
             return cmds
         }
         state.notice = nil

@@ -82,6 +82,50 @@ import TillProtocol
         #expect(saleAmount(press(&s, .enter)) == Money(cents: 500))
     }
 
+    // MARK: Esc clear on Sale
+
+    /// The sale a command sends, if it sends one.
+    func sale(_ cmds: [Command]) -> SaleRequest? {
+        for c in cmds {
+            switch c {
+            case .perform(.sale(let r), _), .performConfirmed(.sale(let r), _, _): return r
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    @Test func escClearOnSaleClearsTheWholeFormNotOnlyTheAmount() {
+        var s = readyState()
+        type(&s, "30"); press(&s, .alt("2")); press(&s, .tab, .tab); type(&s, "6"); press(&s, .alt("m"))
+        #expect(view(s, size: s.size).contains("Esc clear"))
+        press(&s, .esc)
+        // Nothing of this customer's is left for the next one: tip, installments, reference and the payment method go
+        // with the amount, and the cursor is back on the amount.
+        #expect(!s.form.hasText && s.form.life == .fresh, "\(s.form.fields.map(\.text))")
+        #expect(s.paymentMethod(.sale) == .cardPresent)
+        #expect(s.form.focused?.id == .amount)
+        let screen = view(s, size: s.size).text
+        #expect(!screen.contains("10%_") && !screen.contains("MOTO"), "\(screen)")
+        press(&s, .esc)
+        type(&s, "10")
+        let sent = sale(press(&s, .enter))
+        #expect(sent?.amount == Money(cents: 1000))
+        #expect(sent?.tipAmount == nil && sent?.preferredInstallments == nil && sent?.withInstallments != true && sent?.paymentMethod == nil,
+                "\(String(describing: sent))")
+    }
+
+    @Test func escClearOnPreAuthClearsTheWholeFormTooThenGoesBack() {
+        var s = readyState()
+        press(&s, .f(3)); type(&s, "50"); press(&s, .tab); type(&s, "ROOM-12"); press(&s, .alt("m"))
+        #expect(view(s, size: s.size).contains("Esc clear"))
+        press(&s, .esc)
+        #expect(s.screen == .preAuth && !s.form.hasText && s.paymentMethod(.preAuth) == .cardPresent)
+        #expect(view(s, size: s.size).contains("Esc back"))
+        press(&s, .esc)
+        #expect(s.screen == .sale)
+    }
+
     // MARK: a form left and come back to
 
     @Test func aPreAuthAmountLeftAndComeBackToIsReplacedNotAppended() {
@@ -262,7 +306,64 @@ import TillProtocol
         #expect(TerminalMessage(message: "Terminal is busy") == .terminalBusy)
     }
 
+    @Test func aBusyTerminalSettledAsTheJournalSettlesItGivesTheSaleBackSelected() {
+        var s = readyState()
+        type(&s, "5"); press(&s, .alt("m")); press(&s, .enter)
+        // The journal settles a busy answer as not charged (resolved), with its note: that is what `performed` brings.
+        let busy = entry(2, cents: 500, state: .resolved, response: response("status=fail&message=(-20) TRANSACTION_IN_PROGRESS&action=sale"),
+                         note: "The terminal was busy with another transaction and did not start this one: nothing was charged. Try again.")
+        _ = update(&s, .performed(.answered(busy), summary: "Sale € 5.00 by MOTO"))
+        #expect(view(s, size: s.size).contains("TERMINAL BUSY — NOT CHARGED"))
+        // As it was sent, to try again: the amount selected (typing replaces it), the method as it was.
+        #expect(s.form[.amount] == "5" && s.form.life == .kept && s.form.fields[0].selected, "\(s.form)")
+        #expect(s.paymentMethod(.sale) == .moto)
+        type(&s, "6")
+        #expect(s.form[.amount] == "6")
+    }
+
     // MARK: recovery that could not ask
+
+    @Test func aSaleRefusedWhileRecoveryAsksTheTerminalComesBackSelected() {
+        var s = AppState(nowMs: fixedNow, tzOffsetMinutes: 60)
+        _ = initialCommands(&s)
+        _ = update(&s, .batchLoaded(openBatch))
+        let left = entry(7, cents: 2500, state: .unknown, note: "Outcome unknown: the terminal could not be asked. Check the terminal.")
+        _ = update(&s, .event(.recovered(left)))
+        _ = update(&s, .unresolvedLoaded([left], recovered: true))
+        press(&s, .f(2)); type(&s, "25")
+        #expect(!sends(press(&s, .enter)))
+        #expect(s.notice?.contains("Not sent: asking the terminal about Sale € 25.00") == true, "\(s.notice ?? "")")
+        // Given back as every form not sent is: selected, so the next amount replaces it (never 253).
+        #expect(s.form.life == .kept && s.form.fields[0].selected)
+        type(&s, "3")
+        #expect(s.form[.amount] == "3")
+    }
+
+    /// Every way a sale is not sent gives its form back alike (`giveBack`): as typed, its method as shown, its text selected.
+    @Test func everySaleNotSentComesBackTheSameWay() {
+        func typed(_ s: inout AppState) { type(&s, "12"); press(&s, .tab); type(&s, "1"); press(&s, .alt("m")) }
+        func given(_ s: AppState, _ why: String) {
+            #expect(s.form[.amount] == "12" && s.form[.tipAmount] == "1", "\(why): \(s.form.fields.map(\.text))")
+            #expect(s.form.life == .kept && s.form.fields[0].selected && s.form.fields[1].selected, "\(why)")
+            #expect(s.paymentMethod(.sale) == .moto, "\(why)")
+        }
+        let busyAnswer = entry(2, cents: 1200, tip: 100, state: .resolved, response: response("status=fail&message=(-20) TRANSACTION_IN_PROGRESS&action=sale"))
+        let other = InFlight(entry: entry(9, cents: 700, state: .sent), startedAtMs: fixedNow, deadlineMs: fixedNow + 60_000)
+        let outcomes: [(String, ActionOutcome)] = [("another till", .otherTillBusy("x")), ("in flight", .busy(other)),
+                                                   ("not sent", .transportError(nil, "no link")), ("busy answer", .answered(busyAnswer))]
+        for (why, outcome) in outcomes {
+            var s = readyState()
+            typed(&s); press(&s, .enter)
+            _ = update(&s, .performed(outcome, summary: "Sale € 13.00 by MOTO"))
+            given(s, why)
+        }
+        // Refused before it left: another request in flight.
+        var s = readyState()
+        press(&s, .f(3)); type(&s, "50"); press(&s, .enter); press(&s, .f(2))
+        typed(&s)
+        #expect(!sends(press(&s, .enter)))
+        given(s, "wait")
+    }
 
     @Test func untilRecoveryHasAskedTheTillSaysAskingAndRefusesTheSameAmount() {
         var s = AppState(nowMs: fixedNow, tzOffsetMinutes: 60)

@@ -78,6 +78,53 @@ import TillProtocol
         #expect(notice.contains("another till") && notice.contains("wait for it") && !notice.contains("…"), "\(notice)")
     }
 
+    /// Sales of six and seven figures, as the journal gives them.
+    static let bigSales = [entry(1, cents: 14_197_530, response: response("status=success&message=Transaction successful.&action=sale&amount=14197530&referenceNumber=100001")),
+                           entry(2, cents: 99_999_999, response: response("status=success&message=Transaction successful.&action=sale&amount=99999999&referenceNumber=100002")),
+                           entry(3, cents: 999_999_999, response: response("status=success&message=Transaction successful.&action=sale&amount=999999999&referenceNumber=100003"))]
+    static let bigAmounts = ["141975.30", "999999.99", "9999999.99"]
+
+    @Test(arguments: [Size(width: 80, height: 24), Size(width: 120, height: 40)])
+    func theJournalListShowsEveryAmountWhole(_ size: Size) {
+        var s = readyState(size: size)
+        press(&s, .f(7))
+        _ = update(&s, .journalLoaded(Self.bigSales))
+        let text = view(s, size: s.size).text
+        for a in Self.bigAmounts { #expect(text.contains(" " + a + " "), "\(a) cut:\n\(text)") }
+        // The STAN still follows the amount, whole.
+        for stan in ["100001", "100002", "100003"] { #expect(text.contains(stan), "\(stan):\n\(text)") }
+    }
+
+    @Test func theUnresolvedListShowsEveryAmountWhole() {
+        var s = readyState()
+        let unknown = Self.bigSales.map { e -> JournalEntry in var u = e; u.state = .unknown; u.response = nil; u.id += 100; return u }
+            + [{ var p = entry(200, .preAuth, cents: 999_999_999, state: .sent); p.response = nil; return p }()]
+        _ = update(&s, .unresolvedLoaded(unknown, recovered: false))
+        press(&s, .f(8))
+        let text = view(s, size: s.size).text
+        for a in Self.bigAmounts { #expect(text.contains(a), "\(a) cut:\n\(text)") }
+        #expect(text.contains("IN PROGRESS"), "\(text)")
+    }
+
+    @Test func theRunningReportOnTheBatchScreenShowsEveryAmountWhole() {
+        var s = readyState()
+        let t0 = openBatch.openedAtMs!
+        let big = Report(kind: .running, batch: openBatch, generatedAtMs: fixedNow, buckets: [
+            ReportBucket(action: .sale, state: .approved, cardType: "VISA", verificationMethod: "CHIP", count: 12, amountCents: 99_999_999,
+                         tipCents: 9_999_999, tippedCount: 12, firstAtMs: t0, lastAtMs: t0 + 60_000),
+            ReportBucket(action: .cancel, state: .approved, cardType: "VISA", verificationMethod: "", count: 3, amountCents: 14_197_530,
+                         tipCents: 0, tippedCount: 0, firstAtMs: t0, lastAtMs: t0 + 60_000),
+        ])
+        press(&s, .f(6))
+        _ = update(&s, .reportLoaded(big, show: false))
+        let text = Self.flat(s)
+        for a in ["€ 999999.99", "€ 99999.99", "-€ 141975.30", "€ 958024.68"] { #expect(text.contains(a), "\(a) cut:\n\(view(s, size: s.size).text)") }
+        // Full screen (F9) too.
+        _ = update(&s, .reportLoaded(big, show: true))
+        let full = view(s, size: s.size).text
+        for a in ["€ 999999.99", "€ 99999.99", "€ 141975.30", "€ 958024.68"] { #expect(full.contains(a), "\(a) cut:\n\(full)") }
+    }
+
     @Test func aCurrencyStaysWithItsAmount() {
         #expect(wrap("Refund € 12.50 now", width: 8) == ["Refund", "€ 12.50", "now"])
         #expect(wrap("Sale of € 22.00 charged", width: 9) == ["Sale of", "€ 22.00", "charged"])

@@ -265,6 +265,7 @@ struct FormReader {
 /// What Esc does on this screen right now, for its footer.
 func escWord(_ s: AppState) -> String {
     if s.escAborts { return "abort" }
+    if PaymentScreen.holdsInput(s) { return "clear" }
     if let f = s.form.focused, !f.text.isEmpty, s.screen != .journal { return "clear" }
     return s.screen == .sale ? "clear" : "back"
 }

@@ -58,8 +58,12 @@ func runningReport(_ report: Report, _ s: AppState, x: Int, y: inout Int, maxY: 
     if report.unknown.count > 0 { rows.append(("UNKNOWN", "\(report.unknown.count): check the terminal", .unknown, false)) }
     for row in rows where y < maxY {
         buf.put(row.label, x: x + 2, y: y, role: .label, maxWidth: 13)
-        buf.put(row.value, x: x + 16, y: y, role: row.role, attrs: row.bold ? .bold : [], maxWidth: width - 16)
-        y += 1
+        // A value too long for its line ("€ 999999.99 + tips € 99999.99" at 80 columns) wraps at words under itself,
+        // each amount with its currency: money is never cut.
+        for l in wrap(row.value, width: width - 16) where y < maxY {
+            buf.put(l, x: x + 16, y: y, role: row.role, attrs: row.bold ? .bold : [], maxWidth: width - 16)
+            y += 1
+        }
     }
 }
 

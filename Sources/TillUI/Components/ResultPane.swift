@@ -39,12 +39,20 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     }
     var v = CashierWording.verdict(for: res.outcome, currency: s.currency, tzOffsetMinutes: s.tzOffsetMinutes, tipStyle: s.tipStyle)
     if res.recovered {
-        // Settled by start-up recovery: say plainly what happened to that earlier payment.
+        // Settled by recovery or a late answer: say plainly what happened to that earlier payment, and when that was
+        // found (at start, or later in this run). A pre-auth reserves money, a refund gives it back: each its own verb.
         let when = res.summary + " at " + Format.hoursMinutesOfDay(res.atMs, offsetMinutes: s.tzOffsetMinutes)
+        let found = res.foundAtStart ? "found at start"
+            : res.foundAtMs.map { "found at " + Format.hoursMinutesOfDay($0, offsetMinutes: s.tzOffsetMinutes) } ?? "found later"
+        let action = res.outcome.entry?.action ?? .sale
+        let verb = CashierWording.recoveredVerb(action)
         switch res.outcome.entry?.state {
-        case .approved?: v.word = "CHARGED"; v.headline = "WAS CHARGED"; v.amount = nil; v.sentence = when + " WAS CHARGED (found at start)."
+        case .approved?:
+            v.word = verb; v.headline = "WAS " + verb; v.amount = nil
+            v.sentence = when + " WAS " + verb + (action == .preAuth ? " on the card" : "") + " (\(found))."
         case .declined?, .aborted?, .resolved?:
-            v.word = "NOT PAID"; v.headline = "NOT CHARGED"; v.amount = nil; v.sentence = when + " was NOT charged (found at start)."
+            v.word = action == .sale ? "NOT PAID" : "NOT DONE"; v.headline = "NOT " + verb; v.amount = nil
+            v.sentence = when + " was NOT " + verb.lowercased() + " (\(found))."
         default:
             if let id = res.outcome.entry?.id, s.unresolved.asking[id] != nil {
                 v.word = "ASKING"; v.headline = "ASKING THE TERMINAL…"; v.amount = nil

@@ -66,6 +66,25 @@ public func wrap(_ text: String, width: Int) -> [String] {
     return lines
 }
 
+/// Lays units of text (a row's fields: "#12", "sale", "€ 12.50", "IN PROGRESS") out on lines of `width` columns, a space
+/// between them, breaking only between units: none is split over two lines (one wider than a line is wrapped itself).
+func wrapUnits(_ units: [String], width: Int) -> [String] {
+    var lines: [String] = []
+    var current = ""
+    for u in units where !u.isEmpty {
+        if current.isEmpty { current = u }
+        else if current.displayWidth + 1 + u.displayWidth <= width { current += " " + u }
+        else { lines.append(current); current = u }
+        if current.displayWidth > width {
+            let parts = wrap(current, width: width)
+            lines += parts.dropLast()
+            current = parts.last ?? ""
+        }
+    }
+    if !current.isEmpty { lines.append(current) }
+    return lines
+}
+
 extension String {
     func replacingOccurrences(_ a: String, _ b: String) -> String {
         guard !a.isEmpty else { return self }

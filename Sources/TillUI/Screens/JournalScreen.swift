@@ -256,7 +256,10 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     // A till roll: time, what, amount, verdict. Where it is narrow (80 columns) the entry number goes
     // (it is in the detail) and the time stays.
     let wide = width >= 50
-    let widths = wide ? [5, 6, 9, 10, 10] : [6, 9, 9, 9]
+    // The amount column is as wide as the widest amount listed (one column to spare): money is never cut, a sale of
+    // 141975.30 included; the last column (STAN or refund link) gives up the room.
+    let amountW = max(wide ? 10 : 9, (list.compactMap { Format.total($0)?.formatted().displayWidth }.max() ?? 0) + 1)
+    let widths = wide ? [5, 6, 9, amountW, 10] : [6, 9, amountW, 9]
     let lastWidth = width - widths.reduce(0, +)
     let header = columns(wide ? ["#", "time", "what", "amount", "result", "STAN"] : ["time", "what", "amount", "result", "STAN"], widths, width)
     buf.put(header, x: x, y: r.y + 1, role: .label, attrs: .bold)

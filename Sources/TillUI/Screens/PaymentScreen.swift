@@ -51,6 +51,27 @@ enum PaymentScreen: ScreenComponent {
         }
     }
 
+    /// Whether the screen holds anything of a customer's: text in a field, or a payment method other than card present.
+    static func holdsInput(_ state: AppState) -> Bool {
+        guard let key = stateKey(state.screen) else { return false }
+        return state.form.hasText || state[keyPath: key].method != .cardPresent
+    }
+
+    /// Esc "clear": the whole form goes (amount, tip, installments, reference) and the payment method is card present
+    /// again, the cursor on the amount: a fresh form, as after a payment is sent. Clearing only the field with the
+    /// cursor left the tip, installments and MOTO for the next customer, sent with the next amount unseen.
+    static func clear(_ state: inout AppState) {
+        guard let key = stateKey(state.screen) else { return }
+        var f = Form.blank(state.screen)
+        f.focus = f.index(of: .amount) ?? 0
+        state.form = f
+        state[keyPath: key].method = .cardPresent
+        // What the notice said was about the form just cleared ("Paid by: MOTO", a refused key).
+        state.notice = nil
+        state.noticeIsError = false
+        state.noticeEndsWithFlight = false
+    }
+
     static func submit(_ state: inout AppState) -> [Command] {
         if let b = state.batch, !b.isOpen, state.pending == nil {
             // A shift must be open to sell: offer to open one, with one key. The sale stays typed; Enter then charges it.
@@ -92,6 +113,7 @@ enum PaymentScreen: ScreenComponent {
             // same amount waits for the answer.
             let what = "\(Format.entrySummary(a, currency: state.currency)) at \(Format.hoursMinutesOfDay(a.createdAtMs, offsetMinutes: state.tzOffsetMinutes))"
             setNotice(&state, "Not sent: asking the terminal about \(what) first.", error: true)
+            giveBack(&state, state.screen, state.form)
             return []
         }
         let unknown = state.unresolved.entries.filter { ($0.action == .sale || $0.action == .preAuth) && $0.state.awaitsTerminal }

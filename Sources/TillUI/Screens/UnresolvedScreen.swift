@@ -8,6 +8,9 @@ public struct UnresolvedState: Sendable, Hashable {
     public var entries: [JournalEntry] = []
     public var selected = 0
     public var recovering = false
+    /// The recovery running is the one at start: what it settles was found at start. Later in the run a payment is
+    /// settled by asking the terminal again (`a`, or the till by itself) or by its own answer arriving late.
+    public var atStart = false
     /// Payments recovery could not settle yet (the terminal could not be asked: busy, no answer), by journal id, with
     /// when asking began: the till asks again every `askAgainEveryMs` until `askingForMs` has passed, says "asking the
     /// terminal…" meanwhile, and refuses a new sale of the same amount (it may be that very payment, still running).
@@ -116,10 +119,15 @@ func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     for (i, e) in s.unresolved.entries.enumerated() where y < r.maxY - 2 {
         let selected = i == s.unresolved.selected
         let elsewhere = inProgressElsewhere(e, s)
-        let line = "#\(e.id) \(Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).suffix(11)) \(Format.actionName(e.action)) \(Format.total(e).map { $0.formatted() } ?? "") \(elsewhere ? "IN PROGRESS" : Format.stateName(e.state))"
-        buf.put(line, x: x, y: y, role: selected ? .selection : .normal, maxWidth: w)
-        if selected { buf.restyle(Rect(x: x, y: y, width: w, height: 1), role: .selection, attrs: .bold) }
-        y += 1
+        let units = ["#\(e.id)", String(Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).suffix(11)), Format.actionName(e.action),
+                     Format.total(e).map { $0.formatted() } ?? "", elsewhere ? "IN PROGRESS" : Format.stateName(e.state)]
+        // On a second line where it is long (a seven-figure amount, IN PROGRESS), between its fields: never cut.
+        for (j, l) in wrapUnits(units, width: w).enumerated() where y < r.maxY - 2 {
+            let indent = j == 0 ? 0 : 2
+            buf.put(l, x: x + indent, y: y, role: selected ? .selection : .normal, maxWidth: w - indent)
+            if selected { buf.restyle(Rect(x: x, y: y, width: w, height: 1), role: .selection, attrs: .bold) }
+            y += 1
+        }
         // The note says why it is unknown and what to do: wrapped, never cut mid-word, and whole (its end is what to
         // do); only the screen's bottom stops it.
         // While the till is still asking the terminal about it, that is what the row says (not "could not be asked").
