@@ -500,6 +500,20 @@ import TillProtocol
         #expect(s.overlay == nil)
     }
 
+    @Test func aCaptureAboveThePreAuthIsWarnedAbout() {
+        var s = readyState()
+        press(&s, .f(4)); type(&s, "654321")
+        for _ in 0..<5 { press(&s, .tab) }
+        type(&s, "40")
+        let finder = TransactionFinder(referenceNumber: "654321")
+        #expect(press(&s, .enter) == [.findPayment(screen: .capture, finder: finder)])
+        let pre = entry(1, .preAuth, cents: 3000, response: response("status=success&message=Transaction successful.&action=pre_auth&amount=3000&referenceNumber=654321"))
+        _ = update(&s, .paymentsFound(screen: .capture, finder: finder, entries: [pre]))
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
+        let text = c.lines.joined(separator: " ")
+        #expect(text.contains("MORE THAN THE PRE-AUTH: € 40.00 > € 30.00"), "\(text)")
+    }
+
     @Test func aSecondCaptureIsWarnedAbout() {
         var s = readyState()
         press(&s, .f(4)); type(&s, "654321"); press(&s, .enter)

@@ -139,6 +139,8 @@ enum FinderScreen: ScreenComponent {
                     lines.append("⚠ ALREADY CAPTURED (\(Format.money(Format.total(c), state.currency)) at "
                                  + Format.hoursMinutesOfDay(c.createdAtMs, offsetMinutes: state.tzOffsetMinutes) + "): a second capture")
                     lines.append("is refused by the terminal, or charges twice.")
+                } else if let total, let amount, amount > total {
+                    lines.append("⚠ MORE THAN THE PRE-AUTH: \(Format.money(amount, state.currency)) > \(Format.money(total, state.currency)).")
                 }
             } else {
                 // What went back already (the journal's refund links): "in full" is what remains, not the total.
