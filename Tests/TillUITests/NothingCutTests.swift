@@ -21,6 +21,23 @@ import TillProtocol
         view(s, size: s.size).text.replacingOccurrences(of: "│", with: " ").split(whereSeparator: { $0 == " " || $0 == "\n" }).joined(separator: " ")
     }
 
+    /// The status line at 80 columns with an unresolved entry: the shift's countdown gives way, a long name is
+    /// shortened at a word with "…", and the clock stays at the end.
+    @Test(arguments: ["Shift 2026-11-26", "Ana Maria Lopez-Fernandez evening shift"])
+    func theStatusLineShortensTheShiftAndKeepsTheClock(name: String) {
+        var s = readyState()
+        _ = update(&s, .batchLoaded(BatchInfo(id: "B1", name: name, openedAtMs: fixedNow - 60_000, isOpen: true)))
+        _ = update(&s, .unresolvedLoaded([entry(7, cents: 4000, state: .unknown)], recovered: true))
+        let line = view(s, size: s.size).text.split(separator: "\n").last.map(String.init) ?? ""
+        let clock = Format.hoursMinutesOfDay(s.nowMs, offsetMinutes: s.tzOffsetMinutes)
+        #expect(line.trimmingCharacters(in: .whitespaces).hasSuffix(clock), "\(line)")
+        #expect(line.contains("1 unresolved"), "\(line)")
+        let shown = line.components(separatedBy: "batch ").last ?? ""
+        let words = shown.replacingOccurrences(of: clock, with: "").replacingOccurrences(of: "…", with: "")
+            .split(separator: " ").map(String.init)
+        #expect(!words.isEmpty && words.allSatisfy { name.split(separator: " ").map(String.init).contains($0) }, "\(line)")
+    }
+
     @Test func aBatchNameInTheResultPaneIsWhole() {
         var s = readyState()
         let name = "Saturday evening shift Ana Lopes"

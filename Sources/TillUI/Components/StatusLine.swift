@@ -66,7 +66,11 @@ func statusLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
     }
     var cell = fitting(after: batch)
     if cell == nil, cells != nil, let short = batchShort, let c = fitting(after: short) { batch = short; cell = c }
+    // Where the shift does not fit beside the rest (the unresolved count takes its room), its countdown gives way, then
+    // its name is shortened at a word and marked "…": never cut mid-word, and the clock keeps its place.
+    if batch.count > end - x, let short = batchShort { batch = short }
+    if batch.count > end - x { batch = fitLine(batch, width: max(0, end - x - 1)) + " " }
     put(batch, batchRole)
     if let cell, let role = cells?.1 { put("│ "); put(cell + " ", role) }
-    if end > x { buf.put(clock, x: end, y: y, role: .statusLine) }
+    if end >= x { buf.put(clock, x: end, y: y, role: .statusLine) }
 }
