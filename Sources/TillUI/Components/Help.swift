@@ -7,7 +7,10 @@ func helpOverlay(_ s: AppState, _ buf: inout ScreenBuffer) {
     let perCol = (actions.count + cols - 1) / cols
     let keyW = 17, labelW = 19
     let colW = keyW + labelW + 1
-    let width = min(buf.size.width - 2, cols * colW + 3)
+    var width = min(buf.size.width - 2, cols * colW + 3)
+    // Within a few columns of the screen's width the box takes all of it: the screen's own frames left beside it
+    // read as a doubled border ("┌┌", "┘─┐").
+    if buf.size.width - width < 4 { width = buf.size.width }
     let height = min(buf.size.height - 2, perCol + 4)
     let r = Rect(x: (buf.size.width - width) / 2, y: (buf.size.height - height) / 2, width: width, height: height)
     buf.fill(r, role: .normal)
