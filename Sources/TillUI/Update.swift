@@ -120,6 +120,8 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
     case .resolved(let id, let error):
         if let error { setNotice(&state, "Could not mark #\(id) resolved: " + error, error: true); return [] }
         setNotice(&state, "#\(id) marked resolved.")
+        // The result pane's "CHECK THE TERMINAL" about that payment is answered now: it gives way.
+        if state.result?.outcome.entry?.id == id { state.result = nil }
         var cmds: [Command] = [.loadUnresolved]
         if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
         return cmds

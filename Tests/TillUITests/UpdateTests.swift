@@ -336,6 +336,17 @@ import TillProtocol
         #expect(after == [.loadUnresolved])
     }
 
+    /// The result pane's CHECK THE TERMINAL about a payment gives way once that payment is marked.
+    @Test func theResultPaneForgetsAnUnknownOnceItIsMarked() {
+        var s = readyState()
+        let e = entry(5, cents: 4000, state: .unknown)
+        _ = update(&s, .performed(.unknown(e), summary: "Sale € 40.00"))
+        #expect(view(s, size: s.size).contains("CHECK THE TERMINAL"))
+        _ = update(&s, .resolved(entryId: 5, error: nil))
+        let text = view(s, size: s.size).text
+        #expect(!text.contains("CHECK THE TERMINAL") && text.contains("Ready for the next customer."), "\(text)")
+    }
+
     @Test func helpOverlayListsKeymapAndClosesOnAnyKey() {
         var s = readyState()
         press(&s, .f(1))
