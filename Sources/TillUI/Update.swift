@@ -48,8 +48,13 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
         case .answered(let o, _):
             switch o {
             case .aborted: setNotice(&state, "Abort accepted by the terminal.")
-            case .nothingToAbort: setNotice(&state, "The terminal had nothing to abort.")
-            case .other: setNotice(&state, "The terminal answered the abort.")
+            case .nothingToAbort, .other:
+                // The payment goes on (its own answer comes): the pane stops saying "Abort requested…".
+                let said = o == .nothingToAbort ? "The terminal had nothing to abort" : "The terminal answered the abort"
+                if state.pending != nil {
+                    setFlightNotice(&state, said + ": the payment goes on. Wait for its result.")
+                    state.pending?.abortRequested = false
+                } else { setNotice(&state, said + ".") }
             }
         case .noAnswer:
             setFlightNotice(&state, "Too late to abort: the payment goes on. Wait for its result.", error: true)

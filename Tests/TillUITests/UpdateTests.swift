@@ -336,6 +336,18 @@ import TillProtocol
         #expect(after == [.loadUnresolved])
     }
 
+    /// "Nothing to abort" while the sale is still in flight: the payment goes on, and the pane stops saying the abort
+    /// is requested.
+    @Test func nothingToAbortLeavesThePaymentInFlightWithoutAbortRequested() throws {
+        var s = readyState()
+        s.pending = Pending(summary: "Sale € 13.13", action: .sale, startedAtMs: fixedNow, abortRequested: true)
+        let r = try CallbackResponse.decode("interapp-callback://result?status=success&action=abort&message=nothing%20to%20abort")
+        _ = update(&s, .aborted(.answered(.nothingToAbort, r)))
+        #expect(s.pending?.abortRequested == false)
+        #expect(s.notice == "The terminal had nothing to abort: the payment goes on. Wait for its result.")
+        #expect(!view(s, size: s.size).contains("Abort requested"))
+    }
+
     /// The result pane's CHECK THE TERMINAL about a payment gives way once that payment is marked.
     @Test func theResultPaneForgetsAnUnknownOnceItIsMarked() {
         var s = readyState()
