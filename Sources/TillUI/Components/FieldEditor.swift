@@ -185,7 +185,7 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     }
     if s.screen == .sale, let total = saleTotal(form), y < r.maxY - 2 {
         y += 1
-        buf.put("Total charged", x: r.x + 2, y: y, role: .label)
+        buf.put("Total to pay", x: r.x + 2, y: y, role: .label)
         buf.put(Format.money(total, s.currency), x: fieldX + 1, y: y, role: .amount, attrs: .bold)
         y += 1
     }
