@@ -67,4 +67,20 @@ import TillSimulator
         let digits = (r.output + r.errors).filter { $0.isNumber || $0 == "*" || $0 == "\n" }
         #expect(!digits.contains("4111111111111111"), "\(r.output)")
     }
+
+    /// Guarantees 1 and 7 ("an approval settles the flight until the exact answer comes (which then replaces it)"): a
+    /// headless `till sale` on a pipe settled by a stray approval at the end of the 3 s grace exits and stops its bridge,
+    /// so the payment's own decline, 5 s after the stray and well inside `--timeout 20`, can never come: the sale stays
+    /// counted approved (exit 0) with nothing left for a person to check; the peer charged nothing.
+    @Test func aHeadlessSaleDoesNotEndOnAStrayApprovalBeforeItsOwnAnswerCouldCome() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let journal = dir.path + "/journal.sqlite"
+        let r = try await runTillCapturing(["sale", "--amount", "12.50", "--journal", journal, "--timeout", "20",
+                                            "--transport", try PeerAnswerTests.weakApprovalPeer(dir, gap: "5")])
+        let j = try Journal(path: journal)
+        let e = try #require(try j.entry(id: 1))
+        let open = try j.unresolved()
+        #expect(e.state != .approved || !open.isEmpty,
+                "entry 1 counted approved on a stray approval (exit \(r.status)); the payment's own decline was never read")
+    }
 }
