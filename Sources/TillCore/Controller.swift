@@ -94,17 +94,17 @@ public actor TillController: TillService {
         var abort: AbortFlight?
         /// The crash hook is armed for the cashier's own requests, not recovery's queries.
         var hooks: Bool
-        /// A failure that came without naming this payment: the flight waits a little longer for an answer that
-        /// contradicts it (see `unnamedAnswerGraceMs`); a payment with a reference is then unknown, one without is
-        /// settled by it.
+        /// A failure that came without naming this payment (a payment with a reference: unknown if its own answer
+        /// never comes), or the failure of a request that carries no reference (settled by it unless contradicted
+        /// within `unnamedAnswerGraceMs`).
         var unnamedFailure: CallbackResponse?
-        /// An approval that came without naming this payment, with the state and note it settles the entry with: it
-        /// could be another payment's, so the flight waits as long for the payment's own answer, and settles by it
-        /// only if none comes.
-        var unnamedApproval: (response: CallbackResponse, state: EntryState, note: String?)?
+        /// An approval that came without naming this payment: it could be another payment's, so it never settles the
+        /// payment; with no answer of the payment's own in the flight's time, the entry is left for review with it.
+        var unnamedApproval: CallbackResponse?
+        var unnamedApprovalText = ""
     }
-    /// How long a flight waits for the payment's own answer after an answer that did not name it. A variable so that a
-    /// test that needs the answer to arrive within it can widen it for a loaded machine.
+    /// How long a request that carries no reference waits, after a failure, for an answer that contradicts it. A
+    /// variable so that a test that needs the answer to arrive within it can widen it for a loaded machine.
     var unnamedAnswerGraceMs: Int64 = 3_000
     var current: Flight?
     var started = false

@@ -155,27 +155,43 @@ extension TillController {
             let referenceless = f.inFlight.entry.clientTransactionId == nil && a.requestIdHint == nil
                 && f.inFlight.entry.action.movesMoney
             let failed = state != .approved && state != .review && state != .duplicate
+            if flightLink == .unnamed && f.unnamedApproval != nil {
+                // Another answer naming no payment after a stray approval: journaled on its own for a person (the held
+                // approval stays with the entry), never dropped.
+                try await journalStray(a, response, whileWaiting: f.inFlight.entry)
+                return
+            }
             if flightLink == .unnamed && !failed {
-                // Taken at once, a stray approval would stand for a payment whose own answer, a moment later, says
-                // declined (and a command would have ended before it came): kept with the entry (still waiting), it
-                // settles the entry only if the payment's own answer does not come within the grace.
-                note = (note.map { $0 + " " } ?? "") + "The answer did not name the payment (no client transaction id); "
-                    + "the terminal's own answer, if it comes, replaces it."
+                // An approval that does not name the payment may be another payment's, and a customer may not even
+                // have tapped a card yet: it never settles the payment by itself. Kept with the entry (still waiting)
+                // for the payment's own answer; if none comes in the flight's time, the entry is left for a person.
                 try journal.recordAnswer(f.inFlight.entry.id, response: response, state: .sent,
                                          note: "The terminal approved without naming this payment; waiting for its own answer.",
                                          onlyIf: [.pending, .sent])
                 await transport.acknowledge(a)
-                shortenWait(for: f.inFlight.entry.requestId) { if $0.unnamedApproval == nil { $0.unnamedApproval = (response, state, note) } }
+                current?.unnamedApproval = response
+                current?.unnamedApprovalText = a.text
                 return
-            } else if failed && (flightLink == .unnamed || (referenceless && f.unnamedFailure == nil)) {
-                // Taken at once as a decline, a stray would hide a charge: kept with the entry (still waiting), and the
-                // flight waits a little for an answer that contradicts it.
+            }
+            if failed && flightLink == .unnamed {
+                // Taken as a decline, a stray would hide a charge: kept with the entry (still waiting) for the
+                // payment's own answer; if none comes in the flight's time, the outcome is unknown.
                 // In words: the terminal's own message (a result code and its name) stays in the answer's raw fields.
                 try journal.recordAnswer(f.inFlight.entry.id, response: response, state: .sent,
                                          note: "The terminal answered 'not approved' without naming this payment; waiting for its own answer.",
                                          onlyIf: [.pending, .sent])
                 await transport.acknowledge(a)
-                shortenWait(for: f.inFlight.entry.requestId) { if $0.unnamedFailure == nil { $0.unnamedFailure = response } }
+                if current?.unnamedFailure == nil { current?.unnamedFailure = response }
+                return
+            }
+            if failed && referenceless && f.unnamedFailure == nil {
+                // A request that carries no reference has no answer that names it better: its failure settles it,
+                // unless another answer contradicts it within a short wait.
+                try journal.recordAnswer(f.inFlight.entry.id, response: response, state: .sent,
+                                         note: "The terminal answered 'not approved'; waiting a moment for an answer that contradicts it.",
+                                         onlyIf: [.pending, .sent])
+                await transport.acknowledge(a)
+                shortenWait(for: f.inFlight.entry.requestId) { $0.unnamedFailure = response }
                 return
             }
             try journal.recordAnswer(f.inFlight.entry.id, response: response, state: state, note: note)
@@ -201,6 +217,7 @@ extension TillController {
                     ? "The answer arrived after till stopped waiting for it."
                     : "The terminal's own answer for this payment replaced what was journaled before it came (\(was.rawValue)"
                         + (target.note.map { ": " + $0 } ?? "") + "). Check the terminal.")
+                try keepStoredStray(of: target)
                 if try journal.recordAnswer(target.id, response: response, state: state, note: note, onlyIf: was.awaitsTerminal ? [.pending, .sent, .unknown] : [was]) {
                     await transport.acknowledge(a)
                     _ = await transport.withdrawIfUnclaimed(id: target.requestId)
@@ -234,6 +251,29 @@ extension TillController {
         let (row, inserted) = try journal.insertUnmatched(response: response, text: a.text, note: note, batch: try journal.batch(),
                                                           state: .review)
         await transport.acknowledge(a)
+        if inserted { hub.emit(.unmatchedAnswer(response, note: note + " (journal entry \(row.id))")) }
+    }
+
+    /// An answer that named no payment while `waiting` waited for its own: journaled on its own for review (an
+    /// approval may be a charge the terminal made for something else), never counted, never dropped.
+    func journalStray(_ a: IncomingAnswer, _ response: CallbackResponse, whileWaiting waiting: JournalEntry) async throws {
+        try keepStray(response, text: a.text, whileWaiting: waiting)
+        await transport.acknowledge(a)
+    }
+
+    /// Before an answer replaces what `e` holds: an approval that named no payment, kept with the entry while it waited
+    /// (a kill, a timeout), is journaled on its own so that it is not lost with the replacement.
+    func keepStoredStray(of e: JournalEntry) throws {
+        guard let old = e.response, old.isApproved, old.clientTransactionId == nil, e.clientTransactionId != nil,
+              old.action == e.action else { return }
+        try keepStray(old, text: Journal.encode(old), whileWaiting: e)
+    }
+
+    /// `journalStray` for an answer already taken from the transport (`text`: its raw form, which keys it once).
+    func keepStray(_ response: CallbackResponse, text: String, whileWaiting waiting: JournalEntry) throws {
+        let note = "An answer that named no payment, while journal entry \(waiting.id) waited for its own: "
+            + (response.isApproved ? "it may be a charge for another payment. " : "") + "Check the terminal."
+        let (row, inserted) = try journal.insertUnmatched(response: response, text: text, note: note, batch: try journal.batch(), state: .review)
         if inserted { hub.emit(.unmatchedAnswer(response, note: note + " (journal entry \(row.id))")) }
     }
 

@@ -150,6 +150,13 @@ extension TillController {
     func finish(_ outcome: ActionOutcome) {
         guard var f = current else { return }
         f.timer?.cancel()
+        // A stray approval held with the entry that did not end up settling it (the payment's own answer came, an
+        // abort ended it, till stopped): journaled on its own for a person, never dropped.
+        if let held = f.unnamedApproval, outcome.journalEntry?.response.map({ Set($0.fields) == Set(Journal.storable(held).fields) }) != true {
+            do { try keepStray(held, text: f.unnamedApprovalText, whileWaiting: f.inFlight.entry) } catch {
+                _ = journalProblem("an approval that named no payment", error)
+            }
+        }
         if var a = f.abort {
             a.timer?.cancel()
             if let c = a.continuation {
@@ -183,9 +190,12 @@ extension TillController {
         // The flight's own wait (recovery's queries wait less than a payment), not the controller's timeout.
         let waitedMs = f.inFlight.deadlineMs - f.inFlight.startedAtMs
         let seconds = waitedMs % 1000 == 0 ? String(waitedMs / 1000) : String(Double(waitedMs) / 1000)
-        // The only answer that came, if it may settle the entry: an approval that did not name the payment, or, for a
-        // request that carries no reference, a failure nothing contradicted.
-        let settling: (response: CallbackResponse, state: EntryState, note: String?)? = f.unnamedApproval
+        // The only answer that came, if it may settle the entry: an approval that did not name the payment leaves it
+        // for a person with that approval; a failure of a request that carries no reference, nothing contradicting
+        // it, settles it.
+        let unnamedApprovalNote = "The terminal approved a payment of this amount without naming it (no client transaction id), "
+            + "and never answered for this one: it may be another payment's. Not counted until checked: check the terminal."
+        let settling: (response: CallbackResponse, state: EntryState, note: String?)? = f.unnamedApproval.map { ($0, .review, unnamedApprovalNote) }
             ?? f.unnamedFailure.flatMap { r in f.inFlight.entry.clientTransactionId == nil ? (r, AnswerRules.state(for: r), nil) : nil }
         if let (response, state, note) = settling {
             do {
@@ -237,7 +247,8 @@ extension TillController {
         return outcome
     }
 
-    /// After an answer that did not name the payment in flight: wait at most a short while more for its own answer.
+    /// After the failure of a request that carries no reference: wait at most a short while more for an answer that
+    /// contradicts it.
     func shortenWait(for requestId: String, noting: (inout Flight) -> Void) {
         guard var f = current, f.inFlight.entry.requestId == requestId, f.result == nil else { return }
         noting(&f)

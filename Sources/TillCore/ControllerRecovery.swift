@@ -95,6 +95,7 @@ extension TillController {
                         do {
                             var (state, note) = found == .approved ? try settledState(r, for: now) : (found, nil)
                             note = (note.map { $0 + " " } ?? "") + "Settled by asking the terminal about the payment (its transaction details)."
+                            try keepStoredStray(of: now)
                             if try journal.recordAnswer(now.id, response: r, state: state, note: note, onlyIf: awaiting),
                                let e = try journal.entry(id: now.id) {
                                 reportRecovered(e)

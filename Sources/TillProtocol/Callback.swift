@@ -116,6 +116,7 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
         var action: Action?, rawAction: String?, message: String?, messageCode: Int?, messageName: String?
         var amount: Money?, tipAmount: Money?, installments: Int?, transactionDate: TerminalDate?
         var patches: [(Int, String)] = []   // values the decoder mends: applied once the bytes are let go
+        var renames: [(Int, QueryField)] = []   // fields whose name held a card number
         // Only the fields with typed work are read, from their bytes where that gives the same answer;
         // the others stay raw until someone reads them.
         split.raw.withBytes { b in
@@ -125,11 +126,12 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
                 case .status, .action, .message, .amount, .tipAmount, .installments, .transactionDate, .accountNumber: break
                 // Free text, where a card number must not pass unmasked: read only when it has digits enough for one
                 // (counted on the raw bytes: an escape's digits count too, which only makes the look closer).
-                case .cardType, .verificationMethod, .unknown:
-                    let vb = RawFieldList.slice(b, rec.valueStart, rec.valueEnd)
-                    var n = 0
-                    for c in vb where c &- 48 < 10 { n += 1 }
-                    if n < CardNumber.shortest { continue }
+                case .cardType, .verificationMethod, .batchName, .unknown:
+                    var n = 0, inName = 0
+                    for c in RawFieldList.slice(b, rec.valueStart, rec.valueEnd) where c &- 48 < 10 { n += 1 }
+                    // A bridge that lost the '=' leaves the value in the name (`accountNumber:4111…`).
+                    if kind == .unknown { for c in RawFieldList.slice(b, rec.nameStart, rec.nameEnd) where c &- 48 < 10 { inName += 1 } }
+                    if n < CardNumber.shortest && inName < CardNumber.shortest { continue }
                 default: continue  // kept raw only: no need to touch the value
                 }
                 // A value's raw bytes are its text exactly when it holds no '%'.
@@ -206,8 +208,13 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
                     let v = text()
                     let masked = CardNumber.mask(v)
                     if masked != v { patches.append((i, masked)); warnings.append(.unmaskedCardNumber) }
-                case .cardType, .verificationMethod, .unknown:
-                    if let masked = CardNumber.maskEmbedded(text()) { patches.append((i, masked)); warnings.append(.unmaskedCardNumber) }
+                case .cardType, .verificationMethod, .batchName, .unknown:
+                    let v = text()
+                    let value = CardNumber.maskEmbedded(v)
+                    let name = kind == .unknown ? CardNumber.maskEmbedded(RawFieldList.name(rec, b)) : nil
+                    if let name { renames.append((i, QueryField(name: name, value: value ?? v))) }
+                    else if let value { patches.append((i, value)) }
+                    if value != nil || name != nil { warnings.append(.unmaskedCardNumber) }
                 default: break
                 }
             }
@@ -218,6 +225,8 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
             status = CallbackStatus(statusRaw)
         }
         for (i, v) in patches { split.raw.setValue(i, v) }
+        for (i, f) in renames { split.raw.setOverride(i, f) }
+        if !renames.isEmpty { warnings = warnings.map { $0.maskingCardNumbers() } }
         return CallbackResponse(target: split.target, fields: QueryFields(raw: split.raw), warnings: warnings,
                                 status: status, action: action, rawAction: rawAction, message: message,
                                 messageCode: messageCode, messageName: messageName, amount: amount,
@@ -300,10 +309,15 @@ public enum CardNumber {
     /// The fewest digits a card number has.
     static let shortest = 13
 
-    /// Card numbers inside free text (a message, a card type, a field till does not know): each run of 13 to 19 digits,
-    /// single spaces or dashes allowed between them, masked to its first 6 and last 4 digits. Without a check digit
-    /// test, as `mask` has none: another number that long in a message (an order code) is masked too, which costs
-    /// nothing (its own field keeps it), where a card number missed is a card number in clear. Nil: nothing to mask.
+    /// Characters a card number is written with between its digit groups.
+    @inline(__always) static func isGroupSeparator(_ c: UInt8) -> Bool { c == 0x20 || c == 0x2D || c == 0x2E || c == 0x2F }
+
+    /// Card numbers inside free text (a message, a card type, a field till does not know): each run of 13 digits or
+    /// more, single spaces, dashes, dots or slashes allowed between them, masked but for its first 6 and last 4 digits
+    /// (a card number followed by its expiry or a STAN reads as one longer run: masked whole, the card number with
+    /// it). Without a check digit test, as `mask` has none: another number that long in a message (an order code) is
+    /// masked too, which costs nothing (its own field keeps it), where a card number missed is a card number in clear.
+    /// Nil: nothing to mask.
     public static func maskEmbedded(_ text: String) -> String? {
         var bytes = Array(text.utf8)
         @inline(__always) func digit(_ i: Int) -> Bool { bytes[i] &- 48 < 10 }
@@ -315,10 +329,10 @@ public enum CardNumber {
             var j = i + 1
             while j < bytes.count {
                 if digit(j) { run.append(j); j += 1 }
-                else if bytes[j] == 0x20 || bytes[j] == 0x2D, j + 1 < bytes.count, digit(j + 1) { j += 1 }
+                else if isGroupSeparator(bytes[j]), j + 1 < bytes.count, digit(j + 1) { j += 1 }
                 else { break }
             }
-            if (shortest...19).contains(run.count) {
+            if run.count >= shortest {
                 for (k, p) in run.enumerated() where k >= 6 && k < run.count - 4 { bytes[p] = 0x2A }
                 changed = true
             }

@@ -34,6 +34,21 @@ public enum DecodeWarning: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 }
 
+extension DecodeWarning {
+    /// The same warning with a card number in a field name it quotes masked (a name that held one).
+    func maskingCardNumbers() -> DecodeWarning {
+        func m(_ f: String) -> String { CardNumber.maskEmbedded(f) ?? f }
+        switch self {
+        case .strayWhitespace(let f): return .strayWhitespace(field: m(f))
+        case .unescapedSpace(let f): return .unescapedSpace(field: m(f))
+        case .badEscape(let f): return .badEscape(field: m(f))
+        case .parameterWithoutValue(let f): return .parameterWithoutValue(field: m(f))
+        case .duplicateField(let f): return .duplicateField(field: m(f))
+        default: return self
+        }
+    }
+}
+
 /// A name and value from a query, trimmed and percent-decoded.
 public struct QueryField: Sendable, Hashable, Codable {
     public var name: String

@@ -85,7 +85,7 @@ struct GlobalOptions: ParsableArguments {
         let s = settings()
         Termination.install()
         let c: TillController
-        do { c = try await TillFactory.makeController(config: s, caller: caller) } catch let error as JournalOpenError {
+        do { c = try await TillFactory.makeController(config: s, caller: caller, beforeStart: HeadlessNotices.follow) } catch let error as JournalOpenError {
             printToStandardError("till: \(error)")
             Foundation.exit(2)
         } catch {
@@ -93,7 +93,6 @@ struct GlobalOptions: ParsableArguments {
             Foundation.exit(3)
         }
         Termination.watch(c)
-        HeadlessNotices.follow(c)
         do { try c.journal.checkIntegrity() } catch {
             printToStandardError("till: JOURNAL ERROR: \(error) Nothing was sent.")
             await c.shutdown()

@@ -111,6 +111,7 @@ struct AbortCommand: AsyncParsableCommand {
         let controller = await global.controller(caller: caller.caller(config: settings), recover: false)
         let r = await controller.abort(force: true)
         await controller.shutdown()
+        await HeadlessNotices.drained()
         if global.json {
             var o: [(String, JSONValue)] = []
             switch r {
@@ -276,6 +277,7 @@ struct RecoverCommand: AsyncParsableCommand {
         let controller = await global.controller(caller: caller.caller(config: settings), recover: false)
         let left = await controller.recover()
         await controller.shutdown()
+        await HeadlessNotices.drained()
         if global.json {
             outJSON(JSONValue.array(left.map(journalEntryJSON)))
         } else if left.isEmpty {

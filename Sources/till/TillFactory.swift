@@ -8,12 +8,15 @@ import TillSimulatorTransport
 /// pipe transports, the built-in simulator's transport is a target of its own, and each is one case of `makeTransport`.
 enum TillFactory {
     /// The settings (the config file with the flags on top). The returned controller is started; call `recover()`
-    /// next to settle what an earlier run left open, and `shutdown()` at the end.
-    static func makeController(config c: TillConfig, caller: Caller? = nil) async throws -> TillController {
+    /// next to settle what an earlier run left open, and `shutdown()` at the end. `beforeStart` sees the controller
+    /// before its transport starts: what the start handles (answers that waited in a drop folder) is said to it.
+    static func makeController(config c: TillConfig, caller: Caller? = nil,
+                               beforeStart: (TillController) -> Void = { _ in }) async throws -> TillController {
         let journal = try Journal(path: c.resolvedJournalPath, tipStyle: c.resolvedTip)
         let transport = makeTransport(c)
         let controller = TillController(transport: transport, journal: journal, caller: caller ?? c.caller(),
                                         timeoutMs: c.resolvedTimeoutMs)
+        beforeStart(controller)
         try await controller.start()
         return controller
     }

@@ -53,6 +53,9 @@ import TillSimulator
         let dir = TempDir(); defer { dir.cleanup() }
         guard let (c, peer, task, r) = try await Self.saleSent(dir, 1000) else { return }
         try peer.drop("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=1000", as: "stray-1")
+        // The flight waits its whole time for the payment's own answer: the timeout is made to come.
+        #expect(await peer.taken("stray-1"))
+        await c.timedOut(r.id)
         let shown = await task.value
         #expect(shown.journalEntry?.state == .unknown)
         #expect(shown.journalEntry?.note?.contains("without naming this payment") == true)
@@ -71,7 +74,12 @@ import TillSimulator
         let dir = TempDir(); defer { dir.cleanup() }
         guard let (c, peer, task, r) = try await Self.saleSent(dir, 2000) else { return }
         try peer.drop(Self.ok + "&action=sale&amount=2000&tipAmount=0&referenceNumber=999999&transactionId=stray-tx", as: "stray-2")
+        // The stray never settles the sale: at its timeout (made to come) the sale is left for review with it.
+        #expect(await peer.taken("stray-2"))
+        await c.timedOut(r.id)
         let shown = await task.value
+        #expect(shown.journalEntry?.state == .review, "\(shown)")
+        #expect(await c.totals().sales.count == 0)
         let id = shown.journalEntry?.id ?? -1
         let real = peer.answers(to: r.url)[0]
         try peer.drop(real, as: "real-2")
@@ -79,6 +87,8 @@ import TillSimulator
         #expect(await eventuallyAsync { (try? c.journal.entry(id: id))??.response?.transactionId == realTx })
         #expect(try c.journal.entry(id: id)?.state == .approved)
         #expect(await c.totals().sales == ActionTotals(count: 1, amountCents: 2000, tipCents: 0))
+        // The stray approval is kept on its own for a person, not lost with the replacement.
+        #expect(await c.unresolved().contains { $0.response?.transactionId == "stray-tx" && $0.state == .review })
         await c.shutdown()
     }
 
