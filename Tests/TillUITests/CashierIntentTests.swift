@@ -323,13 +323,19 @@ import TillProtocol
 
     // MARK: recovery that could not ask
 
-    @Test func aSaleRefusedWhileRecoveryAsksTheTerminalComesBackSelected() {
+    /// A till whose start-up recovery could not ask the terminal about an earlier sale of `cents` (entry 7).
+    static func startedWhileRecoveryCouldNotAsk(cents: Int) -> AppState {
         var s = AppState(nowMs: fixedNow, tzOffsetMinutes: 60)
         _ = initialCommands(&s)
         _ = update(&s, .batchLoaded(openBatch))
-        let left = entry(7, cents: 2500, state: .unknown, note: "Outcome unknown: the terminal could not be asked. Check the terminal.")
+        let left = entry(7, cents: cents, state: .unknown, note: "Outcome unknown: the terminal could not be asked. Check the terminal.")
         _ = update(&s, .event(.recovered(left)))
         _ = update(&s, .unresolvedLoaded([left], recovered: true))
+        return s
+    }
+
+    @Test func aSaleRefusedWhileRecoveryAsksTheTerminalComesBackSelected() {
+        var s = Self.startedWhileRecoveryCouldNotAsk(cents: 2500)
         press(&s, .f(2)); type(&s, "25")
         #expect(!sends(press(&s, .enter)))
         #expect(s.notice?.contains("Not sent: asking the terminal about Sale € 25.00") == true, "\(s.notice ?? "")")
@@ -366,12 +372,7 @@ import TillProtocol
     }
 
     @Test func untilRecoveryHasAskedTheTillSaysAskingAndRefusesTheSameAmount() {
-        var s = AppState(nowMs: fixedNow, tzOffsetMinutes: 60)
-        _ = initialCommands(&s)
-        _ = update(&s, .batchLoaded(openBatch))
-        let left = entry(7, cents: 777, state: .unknown, note: "Outcome unknown: the terminal could not be asked. Check the terminal.")
-        _ = update(&s, .event(.recovered(left)))
-        _ = update(&s, .unresolvedLoaded([left], recovered: true))
+        var s = Self.startedWhileRecoveryCouldNotAsk(cents: 777)
         #expect(view(s, size: s.size).contains("ASKING THE TERMINAL"))
         #expect(s.screen == .unresolved && view(s, size: s.size).contains("Asking the terminal…"))
         #expect(!view(s, size: s.size).contains("could not be asked"))
@@ -382,7 +383,7 @@ import TillProtocol
         // The till asks again by itself, without moving the cashier: its clock ticks each second while it asks.
         #expect(s.tickPeriodMs == 1_000)
         #expect(update(&s, .tick(nowMs: fixedNow + 5_000)) == [.recover])
-        var charged = left; charged.state = .approved
+        var charged = s.unresolved.entries[0]; charged.state = .approved
         _ = update(&s, .event(.recovered(charged)))
         _ = update(&s, .unresolvedLoaded([], recovered: true))
         #expect(s.screen == .sale)
