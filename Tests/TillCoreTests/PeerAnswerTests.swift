@@ -69,27 +69,36 @@ import TillSimulator
         await c.shutdown()
     }
 
-    /// A pipe peer that answers a sale with a stray approval of the same amount naming no payment, then, `gap` seconds
-    /// later, the payment's own answer (its client transaction id): declined. It charged nothing.
-    static func weakApprovalPeer(_ dir: TempDir, gap: String) throws -> String {
-        let script = dir.path + "/weak_peer.py"
+    /// A pipe peer written in Python: `body` runs for each request line, with `q` its fields (a dict) and `sys`,
+    /// `time` imported. Returns the `--transport` value that runs it.
+    static func pipePeer(_ dir: TempDir, _ name: String, _ body: String) throws -> String {
+        let script = dir.path + "/" + name + ".py"
+        let indented = body.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
         try """
         import sys, time, urllib.parse
         for line in sys.stdin:
             q = dict(urllib.parse.parse_qsl(line.strip().split("?", 1)[1], keep_blank_values=True))
-            if q.get("action") != "sale":
-                continue
-            a, ctid = q["amount"], q["clientTransactionId"]
-            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=" + a
-                + "&tipAmount=0&referenceNumber=000777&orderCode=9000000000000777&transactionId=00000000-0000-4000-8000-000000000777\\n")
-            sys.stdout.flush()
-            time.sleep(\(gap))
-            sys.stdout.write("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale"
-                + "&clientTransactionId=" + ctid + "&amount=" + a + "&tipAmount=0\\n")
-            sys.stdout.flush()
-            time.sleep(5)
+        \(indented)
         """.write(toFile: script, atomically: true, encoding: .utf8)
         return "pipe:python3 '\(script)'"
+    }
+
+    /// A pipe peer that answers a sale with a stray approval of the same amount naming no payment, then, `gap` seconds
+    /// later, the payment's own answer (its client transaction id): declined. It charged nothing.
+    static func weakApprovalPeer(_ dir: TempDir, gap: String) throws -> String {
+        try pipePeer(dir, "weak_peer", """
+        if q.get("action") != "sale":
+            continue
+        a, ctid = q["amount"], q["clientTransactionId"]
+        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=" + a
+            + "&tipAmount=0&referenceNumber=000777&orderCode=9000000000000777&transactionId=00000000-0000-4000-8000-000000000777\\n")
+        sys.stdout.flush()
+        time.sleep(\(gap))
+        sys.stdout.write("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale"
+            + "&clientTransactionId=" + ctid + "&amount=" + a + "&tipAmount=0\\n")
+        sys.stdout.flush()
+        time.sleep(5)
+        """)
     }
 
     /// Guarantee 4 (an answer is journaled before it is shown): when a stray approval and the payment's own decline
@@ -123,19 +132,14 @@ import TillSimulator
     /// the terminal's APPROVED.
     @Test func aHeadlessSaleApprovedForAnotherAmountSaysCheckTheTerminalFirst() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let script = dir.path + "/more_peer.py"
-        try """
-        import sys, urllib.parse
-        for line in sys.stdin:
-            q = dict(urllib.parse.parse_qsl(line.strip().split("?", 1)[1], keep_blank_values=True))
-            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=1350"
-                + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000001&orderCode=9000000000000001"
-                + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
-            sys.stdout.flush()
-        """.write(toFile: script, atomically: true, encoding: .utf8)
+        let peer = try Self.pipePeer(dir, "more_peer", """
+        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=1350"
+            + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000001&orderCode=9000000000000001"
+            + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
+        sys.stdout.flush()
+        """)
         let journal = dir.path + "/journal.sqlite"
-        let r = try await runTillCapturing(["sale", "--amount", "12.50", "--journal", journal, "--timeout", "20",
-                                            "--transport", "pipe:python3 '\(script)'"])
+        let r = try await runTillCapturing(["sale", "--amount", "12.50", "--journal", journal, "--timeout", "20", "--transport", peer])
         #expect(try Journal(path: journal).entry(id: 1)?.state == .review)
         #expect(r.status == 3)
         let first = r.output.split(separator: "\n").first.map(String.init) ?? ""
@@ -147,18 +151,14 @@ import TillSimulator
     /// line knows why.
     @Test func aHeadlessCommandSaysWhenAnAnswerCouldNotBeRead() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let script = dir.path + "/garbled_peer.py"
-        try """
-        import sys, time, urllib.parse
-        for line in sys.stdin:
-            q = dict(urllib.parse.parse_qsl(line.strip().split("?", 1)[1], keep_blank_values=True))
-            sys.stdout.write("interapp-callback://result?status=success&message=Transaction\\x01successful.&action=sale&amount=1250"
-                + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "\\n")
-            sys.stdout.flush()
-            time.sleep(10)
-        """.write(toFile: script, atomically: true, encoding: .utf8)
+        let peer = try Self.pipePeer(dir, "garbled_peer", """
+        sys.stdout.write("interapp-callback://result?status=success&message=Transaction\\x01successful.&action=sale&amount=1250"
+            + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "\\n")
+        sys.stdout.flush()
+        time.sleep(10)
+        """)
         let r = try await runTillCapturing(["sale", "--amount", "12.50", "--journal", dir.path + "/journal.sqlite", "--timeout", "2",
-                                            "--transport", "pipe:python3 '\(script)'"])
+                                            "--transport", peer])
         #expect(r.status == 3)
         #expect(r.errors.contains("an answer from the terminal could not be read"), "\(r.errors)")
     }
