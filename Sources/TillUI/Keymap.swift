@@ -141,7 +141,7 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
     /// Actions that take you to a screen.
     public var isGlobal: Bool {
         switch self {
-        case .help, .sale, .preAuth, .capture, .refund, .batch, .journal, .unresolved, .quit, .report, .admin: return true
+        case .help, .sale, .preAuth, .capture, .refund, .batch, .journal, .unresolved, .quit, .report, .admin, .closeBatch: return true
         default: return false
         }
     }

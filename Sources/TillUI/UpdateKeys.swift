@@ -64,6 +64,10 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
         return []
     case .report:
         return [.loadReport(batch: .current, show: true)]
+    case .closeBatch:
+        // From any screen, as the help lists it: the Batch screen, with the close to confirm.
+        let cmds = state.screen == .batch ? [] : go(&state, .batch)
+        return cmds + confirmClose(&state, target: .current)
     case .admin:
         guard state.screen != .admin else { return [] }
         state.overlay = .confirm(Confirmation(

@@ -348,6 +348,17 @@ import TillProtocol
         #expect(!view(s, size: s.size).contains("Abort requested"))
     }
 
+    /// Ctrl-k closes the shift from any screen, as the help lists it: the Batch screen, the close to confirm.
+    @Test func closeTheShiftFromAnyScreen() {
+        for screen in [Screen.sale, .capture, .journal] {
+            var s = readyState()
+            _ = go(&s, screen)
+            press(&s, .ctrl("k"))
+            guard case .confirm(let c)? = s.overlay else { Issue.record("\(screen): no confirmation"); continue }
+            #expect(s.screen == .batch && c.lines.joined(separator: " ").contains("Close the active batch"), "\(screen): \(c.lines)")
+        }
+    }
+
     /// The result pane's CHECK THE TERMINAL about a payment gives way once that payment is marked.
     @Test func theResultPaneForgetsAnUnknownOnceItIsMarked() {
         var s = readyState()
