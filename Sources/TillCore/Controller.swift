@@ -101,7 +101,6 @@ public actor TillController: TillService {
         /// An approval that came without naming this payment: it could be another payment's, so it never settles the
         /// payment; with no answer of the payment's own in the flight's time, the entry is left for review with it.
         var unnamedApproval: CallbackResponse?
-        var unnamedApprovalText = ""
     }
     /// How long a request that carries no reference waits, after a failure, for an answer that contradicts it. A
     /// variable so that a test that needs the answer to arrive within it can widen it for a loaded machine.

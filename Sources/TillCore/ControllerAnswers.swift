@@ -170,7 +170,6 @@ extension TillController {
                                          onlyIf: [.pending, .sent])
                 await transport.acknowledge(a)
                 current?.unnamedApproval = response
-                current?.unnamedApprovalText = a.text
                 return
             }
             if failed && flightLink == .unnamed {
@@ -257,7 +256,7 @@ extension TillController {
     /// An answer that named no payment while `waiting` waited for its own: journaled on its own for review (an
     /// approval may be a charge the terminal made for something else), never counted, never dropped.
     func journalStray(_ a: IncomingAnswer, _ response: CallbackResponse, whileWaiting waiting: JournalEntry) async throws {
-        try keepStray(response, text: a.text, whileWaiting: waiting)
+        try keepStray(response, whileWaiting: waiting)
         await transport.acknowledge(a)
     }
 
@@ -266,14 +265,16 @@ extension TillController {
     func keepStoredStray(of e: JournalEntry) throws {
         guard let old = e.response, old.isApproved, old.clientTransactionId == nil, e.clientTransactionId != nil,
               old.action == e.action else { return }
-        try keepStray(old, text: Journal.encode(old), whileWaiting: e)
+        try keepStray(old, whileWaiting: e)
     }
 
-    /// `journalStray` for an answer already taken from the transport (`text`: its raw form, which keys it once).
-    func keepStray(_ response: CallbackResponse, text: String, whileWaiting waiting: JournalEntry) throws {
+    /// `journalStray` for an answer already taken from the transport. Keyed by its fields as journaled, so that the
+    /// same stray kept twice (when till stopped, and again when the entry holding it is settled later) is one row.
+    func keepStray(_ response: CallbackResponse, whileWaiting waiting: JournalEntry) throws {
         let note = "An answer that named no payment, while journal entry \(waiting.id) waited for its own: "
             + (response.isApproved ? "it may be a charge for another payment. " : "") + "Check the terminal."
-        let (row, inserted) = try journal.insertUnmatched(response: response, text: text, note: note, batch: try journal.batch(), state: .review)
+        let key = "stray:" + Journal.storable(response).fields.map { $0.name + "=" + $0.value }.joined(separator: "&")
+        let (row, inserted) = try journal.insertUnmatched(response: response, text: key, note: note, batch: try journal.batch(), state: .review)
         if inserted { hub.emit(.unmatchedAnswer(response, note: note + " (journal entry \(row.id))")) }
     }
 

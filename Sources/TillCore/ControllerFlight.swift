@@ -153,7 +153,7 @@ extension TillController {
         // A stray approval held with the entry that did not end up settling it (the payment's own answer came, an
         // abort ended it, till stopped): journaled on its own for a person, never dropped.
         if let held = f.unnamedApproval, outcome.journalEntry?.response.map({ Set($0.fields) == Set(Journal.storable(held).fields) }) != true {
-            do { try keepStray(held, text: f.unnamedApprovalText, whileWaiting: f.inFlight.entry) } catch {
+            do { try keepStray(held, whileWaiting: f.inFlight.entry) } catch {
                 _ = journalProblem("an approval that named no payment", error)
             }
         }

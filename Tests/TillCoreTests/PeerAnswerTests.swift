@@ -208,6 +208,30 @@ import TillSimulator
         await c.shutdown()
     }
 
+    /// A stray approval held with a sale when till stops is journaled on its own once: again when the sale's own
+    /// answer settles the sale at the next start, it is not a second row.
+    @Test func aStrayHeldWhenTillStopsIsOneRowAfterTheNextStartToo() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let task = Task { await c.perform(sale(1250, ctid: "order-stop")) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        try peer.drop(Self.stray, as: "stray")
+        #expect(await peer.taken("stray"))
+        await c.shutdown()
+        #expect(await task.value.journalEntry?.state == .unknown)
+        func strays(_ c: TillController) async -> Int {
+            await c.entries(JournalFilter(scope: .all)).filter { $0.response?.referenceNumber == "000777" && $0.id != 1 }.count
+        }
+        #expect(await strays(c) == 1)
+        try peer.drop(peer.answers(to: r.url)[0], as: r.id)
+        let (again, _) = try await fileDropController(dir)
+        #expect(await eventuallyAsync { await again.entry(id: 1)?.state == .approved })
+        #expect(await strays(again) == 1)
+        #expect(await again.totals().sales.count == 1)
+        await again.shutdown()
+    }
+
     /// Guarantee 7 ("CHECK THE TERMINAL: the terminal's own answer changed journal entry N"): a sale marked not charged
     /// by a person, whose own approval then arrives, is counted from then on; the headless command that journaled that
     /// answer (here from the drop folder, at its start) says so, not "Nothing left unresolved." alone.
