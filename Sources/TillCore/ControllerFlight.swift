@@ -150,10 +150,16 @@ extension TillController {
     func finish(_ outcome: ActionOutcome) {
         guard var f = current else { return }
         f.timer?.cancel()
-        // A stray approval held with the entry that did not end up settling it (the payment's own answer came, an
-        // abort ended it, till stopped): journaled on its own for a person, never dropped.
-        if let held = f.unnamedApproval, outcome.journalEntry?.response.map({ Set($0.fields) == Set(Journal.storable(held).fields) }) != true {
-            do { try keepStray(held, whileWaiting: f.inFlight.entry) } catch {
+        // A stray approval held with the entry that another answer replaced there (the payment's own, an abort's):
+        // journaled on its own for a person, never dropped. One the entry still holds (the wait ended unknown or for
+        // review) stays one row, the entry's, so that a person settles that charge once.
+        if let held = f.unnamedApproval {
+            do {
+                let stored = try journal.entry(id: f.inFlight.entry.id)?.response
+                if stored.map({ Set($0.fields) == Set(Journal.storable(held).fields) }) != true {
+                    try keepStray(held, whileWaiting: f.inFlight.entry)
+                }
+            } catch {
                 _ = journalProblem("an approval that named no payment", error)
             }
         }

@@ -226,13 +226,14 @@ extension Journal {
         }
     }
 
-    /// Card payments whose outcome is unknown and that the cashier has not yet confirmed before charging again.
+    /// Card payments that may have charged (outcome unknown, or an approval left for review: `mayHaveCharged`) and that
+    /// the cashier has not yet confirmed before charging again.
     public func unconfirmedUnknownPayments() throws -> [JournalEntry] {
         try reading { db in
             try Row.fetchAll(db, sql: """
-                SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown') AND action IN ('sale', 'pre_auth')
+                SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown', 'review') AND action IN ('sale', 'pre_auth')
                   AND origin = 'request' AND retryConfirmedAtMs IS NULL ORDER BY id
-                """).map(Journal.entry(from:))
+                """).map(Journal.entry(from:)).filter(\.mayHaveCharged)
         }
     }
 

@@ -70,6 +70,15 @@ public struct JournalEntry: Sendable, Hashable, Codable, Identifiable {
         self.batchId = batchId; self.batchName = batchName; self.note = note; self.tipStyle = tipStyle
     }
 
+    /// A sale or pre-auth of this till's whose money may have moved with nothing counted yet: its outcome unknown (or
+    /// still waiting), or an approval left for review (for another amount, or one that named no payment). Charging again
+    /// before someone checks the terminal could charge the customer twice. (An answer journaled on its own, with no
+    /// request of this till's, has no request URL.)
+    public var mayHaveCharged: Bool {
+        guard action == .sale || action == .preAuth, !requestURL.isEmpty else { return false }
+        return state.awaitsTerminal || (state == .review && response?.isApproved == true)
+    }
+
     /// What the card paid (or was asked to pay), read with the entry's own tip style.
     public var charged: Money? { (response?.amount ?? amount).map { tipStyle.charged(amount: $0, tip: response?.tipAmount ?? tipAmount) } }
     /// The goods, without the tip, read with the entry's own tip style.

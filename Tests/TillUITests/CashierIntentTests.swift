@@ -321,6 +321,21 @@ import TillProtocol
         #expect(s.form[.amount] == "6")
     }
 
+    /// In the "Earlier payment UNKNOWN" box, a number selects only when Enter follows at once: "1 Alt-3 Enter", a
+    /// sale with a tip typed by habit, never charges; nor does a sale left for review with an approval skip the box.
+    @Test func aNumberThenAnotherKeyThenEnterNeverAnswersTheBox() throws {
+        var s = readyState()
+        var review = entry(4, cents: 2000, state: .review, response: response("status=success&message=Transaction successful.&action=sale&amount=2000"))
+        review.note = "The terminal approved a payment of this amount without naming it"
+        _ = update(&s, .unresolvedLoaded([review], recovered: true))
+        press(&s, .f(2)); type(&s, "0.99")
+        #expect(!sends(press(&s, .enter)))
+        guard case .confirm? = s.overlay else { Issue.record("no box"); return }
+        type(&s, "1")
+        press(&s, .alt("3"))
+        #expect(!sends(press(&s, .enter)))
+    }
+
     // MARK: recovery that could not ask
 
     /// A till whose start-up recovery could not ask the terminal about an earlier sale of `cents` (entry 7).

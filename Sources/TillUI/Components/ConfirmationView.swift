@@ -52,6 +52,13 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         }
     default:
         if state.keymap.action(for: key) == .cancel { closeBox(&state); return [] }
+        // Any other key (Alt-3 for a tip, Tab, an arrow) undoes a number's selection too: "1 Alt-3 Enter" is a sale
+        // typed by habit, never an answer to the box.
+        var next = c
+        next.keysPressed += 1
+        next.selected = c.defaultSelection
+        state.overlay = .confirm(next)
+        return []
     }
     guard let choice else { return [] }
     closeBox(&state)

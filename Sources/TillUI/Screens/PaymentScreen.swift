@@ -116,7 +116,7 @@ enum PaymentScreen: ScreenComponent {
             giveBack(&state, state.screen, state.form)
             return []
         }
-        let unknown = state.unresolved.entries.filter { ($0.action == .sale || $0.action == .preAuth) && $0.state.awaitsTerminal }
+        let unknown = state.unresolved.entries.filter(\.mayHaveCharged)
         if let u = unknown.last {
             // Never silently charged twice: the cashier checks the terminal first, then says so.
             let what = "\(Format.money(Format.total(u), state.currency)) at \(Format.hoursMinutesOfDay(u.createdAtMs, offsetMinutes: state.tzOffsetMinutes))"
