@@ -352,8 +352,10 @@ public enum CashierWording {
             return Verdict(role: .dim, mark: "✗", word: "SETTLED", headline: "NOT CHARGED",
                            sentence: "Settled as not charged after the outcome was unknown" + (e.note.map { ": " + $0 } ?? "."))
         case .review:
+            // The journal's note says why (another amount, an answer that named no payment, a field given twice …).
             return Verdict(role: .unknown, mark: "?", word: "REVIEW", headline: "NEEDS REVIEW",
-                           sentence: "The terminal's answer does not match what was asked: compare it with the terminal, then settle it on the Unresolved screen.")
+                           sentence: (e.note.map { $0 + " " } ?? "The terminal's answer does not match what was asked. ")
+                            + "Settle it on the Unresolved screen once checked.")
         case .duplicate:
             return Verdict(role: .dim, mark: "✓", word: "RECORDED", headline: "ALREADY RECORDED",
                            sentence: "The terminal repeated an answer already recorded: nothing new was charged.")

@@ -191,8 +191,9 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         // Not done: what was typed stays, selected, so typing replaces it (a STAN corrected is typed anew).
         keepForm(&state, from)
     }
-    if case .unknown(let e) = outcome, !state.unresolved.entries.contains(where: { $0.id == e.id }) {
-        // Known at once, before the reload: a new sale asks first.
+    let needsAttention = outcome.journalEntry.map { $0.state.needsAttention } ?? false
+    if let e = outcome.journalEntry, needsAttention, !state.unresolved.entries.contains(where: { $0.id == e.id }) {
+        // Known at once, before the reload (unknown, or left for review): a new sale asks first, the status line counts it.
         state.unresolved.entries.append(e)
     }
     if action == .batch || outcome.entryAction == .batch {
@@ -213,7 +214,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     } else {
         cmds.append(.loadReport(batch: .current, show: false))
     }
-    if case .unknown = outcome { cmds.append(.loadUnresolved) }
+    if needsAttention { cmds.append(.loadUnresolved) }
     if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
     return cmds
 }

@@ -165,6 +165,16 @@ import TillProtocol
         #expect(view(s, size: s.size).contains("✗ NOT CHARGED"))
     }
 
+    /// A sale left for review counts on the status line at once, and Unresolved is read again.
+    @Test func reviewOutcomeCountsAtOnceAndReloadsUnresolved() {
+        var s = readyState()
+        type(&s, "9.09"); press(&s, .enter)
+        let e = entry(3, cents: 909, state: .review, note: "The terminal approved a payment of this amount without naming it")
+        let cmds = update(&s, .performed(.answered(e), summary: "Sale € 9.09"))
+        #expect(cmds.contains(.loadUnresolved))
+        #expect(view(s, size: s.size).text.split(separator: "\n").last?.contains("1 unresolved") == true)
+    }
+
     @Test func unknownOutcomeReloadsUnresolved() {
         var s = readyState()
         type(&s, "9.09"); press(&s, .enter)
