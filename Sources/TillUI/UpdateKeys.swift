@@ -4,6 +4,11 @@ import TillModel
 // Keys: the global ones, moving between screens, and sending what a screen asks.
 
 func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
+    // Esc and a key typed within ncurses' escape delay (25 ms: a fast hand, keys bundled over SSH) arrive as that key
+    // with Alt. One no action is bound to is the two keys it was: "Esc 8.08" is Esc, then 8.08, never .08.
+    if case .alt(let c) = key, state.keymap.action(for: key) == nil {
+        return handleKey(&state, .esc) + handleKey(&state, .char(c))
+    }
     // While the window is too small nothing can be seen: no key acts but quit (and only with nothing in flight).
     guard Layout(state.size).fits else {
         if state.keymap.action(for: key) == .quit, state.pending == nil { state.quit = true; return [.quit] }

@@ -336,6 +336,17 @@ import TillProtocol
         #expect(!sends(press(&s, .enter)))
     }
 
+    /// Esc then "8.08" within the escape delay arrives as Alt-8, ".08": read as Esc then 8, the amount is 8.08, not
+    /// 0.08. A bound Alt key (Alt-1: tip 5 %) stays that key.
+    @Test func aKeyRightAfterEscIsNeverLost() {
+        var s = readyState()
+        press(&s, .f(2)); type(&s, "12")
+        press(&s, .alt("8")); type(&s, ".08")
+        #expect(s.form[.amount] == "8.08")
+        press(&s, .alt("1"))
+        #expect(s.form[.tipAmount] == "5%")
+    }
+
     // MARK: recovery that could not ask
 
     /// A till whose start-up recovery could not ask the terminal about an earlier sale of `cents` (entry 7).
