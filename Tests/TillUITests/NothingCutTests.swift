@@ -38,6 +38,23 @@ import TillProtocol
         #expect(!words.isEmpty && words.allSatisfy { name.split(separator: " ").map(String.init).contains($0) }, "\(line)")
     }
 
+    /// Unresolved at 80×24 with more rows than fit: the list scrolls to keep the selected row and its note whole on
+    /// screen, and says what lies above and below.
+    @Test func theUnresolvedListScrollsToTheSelectedRow() {
+        var s = readyState()
+        let note = "The terminal approved a payment of this amount without naming it (no client transaction id), and never "
+            + "answered for this one: it may be another payment's. Not counted until checked: check the terminal."
+        let rows = (1...8).map { entry(Int64($0), cents: 1000 + $0, state: .review, note: note) }
+        _ = update(&s, .unresolvedLoaded(rows, recovered: true))
+        _ = go(&s, .unresolved)
+        #expect(view(s, size: s.size).contains("more below"))
+        for _ in 0..<7 { press(&s, .down) }
+        let text = Self.flat(s)
+        #expect(s.unresolved.selected == 7)
+        #expect(text.contains("#8 ") && text.contains("more above"), "\(view(s, size: s.size).text)")
+        #expect(text.contains(note.split(separator: " ").joined(separator: " ")), "the selected row's note is cut: \(view(s, size: s.size).text)")
+    }
+
     @Test func aBatchNameInTheResultPaneIsWhole() {
         var s = readyState()
         let name = "Saturday evening shift Ana Lopes"

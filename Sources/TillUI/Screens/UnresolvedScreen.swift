@@ -116,28 +116,48 @@ func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         buf.put(l, x: x, y: y, role: .warning, maxWidth: w); y += 1
     }
     y += 1
-    for (i, e) in s.unresolved.entries.enumerated() where y < r.maxY - 2 {
-        let selected = i == s.unresolved.selected
+    // Each row's lines: the row (over two lines where it is long, between its fields: never cut), then its note, which
+    // says why it is open and what to do, wrapped and whole. While the till is still asking the terminal about it,
+    // that is what the note says (not "could not be asked").
+    func block(_ e: JournalEntry) -> (row: [String], note: [String]) {
         let elsewhere = inProgressElsewhere(e, s)
         let units = ["#\(e.id)", String(Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).suffix(11)), Format.actionName(e.action),
                      Format.total(e).map { $0.formatted() } ?? "", elsewhere ? "IN PROGRESS" : Format.stateName(e.state)]
-        // On a second line where it is long (a seven-figure amount, IN PROGRESS), between its fields: never cut.
-        for (j, l) in wrapUnits(units, width: w).enumerated() where y < r.maxY - 2 {
-            let indent = j == 0 ? 0 : 2
-            buf.put(l, x: x + indent, y: y, role: selected ? .selection : .normal, maxWidth: w - indent)
-            if selected { buf.restyle(Rect(x: x, y: y, width: w, height: 1), role: .selection, attrs: .bold) }
-            y += 1
-        }
-        // The note says why it is unknown and what to do: wrapped, never cut mid-word, and whole (its end is what to
-        // do); only the screen's bottom stops it.
-        // While the till is still asking the terminal about it, that is what the row says (not "could not be asked").
         let why = s.unresolved.asking[e.id] != nil ? "Asking the terminal… do not charge it again meanwhile."
             : elsewhere ? "In progress on another till, which waits for the terminal's answer." : e.note
-        if let n = why {
-            for l in wrap(n, width: max(10, w - 2)) where y < r.maxY - 2 {
-                buf.put("  " + l, x: x, y: y, role: .hint, maxWidth: w); y += 1
-            }
+        return (wrapUnits(units, width: w), why.map { wrap($0, width: max(10, w - 2)) } ?? [])
+    }
+    let entries = s.unresolved.entries
+    let blocks = entries.map(block)
+    let bottom = r.maxY - 2
+    // The list scrolls so that the selected row is whole on screen; marks say what lies above and below.
+    let selected = min(s.unresolved.selected, entries.count - 1)
+    var first = 0
+    func height(_ from: Int, _ to: Int) -> Int { blocks[from...to].reduce(0) { $0 + $1.row.count + $1.note.count } }
+    while first < selected, height(first, selected) > bottom - y - 1 { first += 1 }
+    if first > 0 {
+        buf.put("↑ \(first) more above", x: x, y: y, role: .hint, maxWidth: w); y += 1
+    }
+    var shown = first
+    for i in first..<entries.count {
+        let (row, note) = blocks[i]
+        let last = i == entries.count - 1
+        // Room for the "more below" mark unless this is the last row.
+        guard y + row.count + note.count <= bottom - (last ? 0 : 1) || i == first else { break }
+        let isSelected = i == s.unresolved.selected
+        for (j, l) in row.enumerated() where y < bottom {
+            let indent = j == 0 ? 0 : 2
+            buf.put(l, x: x + indent, y: y, role: isSelected ? .selection : .normal, maxWidth: w - indent)
+            if isSelected { buf.restyle(Rect(x: x, y: y, width: w, height: 1), role: .selection, attrs: .bold) }
+            y += 1
         }
+        for l in note where y < bottom {
+            buf.put("  " + l, x: x, y: y, role: .hint, maxWidth: w); y += 1
+        }
+        shown = i + 1
+    }
+    if shown < entries.count {
+        buf.put("↓ \(entries.count - shown) more below", x: x, y: min(y, bottom - 1), role: .hint, maxWidth: w)
     }
     buf.put("\(s.keymap.hint(.submit)) resolve  a ask again  \(s.keymap.hint(.cancel)) " + escWord(s), x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
 }
