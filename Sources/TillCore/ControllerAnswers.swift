@@ -155,9 +155,10 @@ extension TillController {
             let referenceless = f.inFlight.entry.clientTransactionId == nil && a.requestIdHint == nil
                 && f.inFlight.entry.action.movesMoney
             let failed = state != .approved && state != .review && state != .duplicate
-            if flightLink == .unnamed && f.unnamedApproval != nil {
-                // Another answer naming no payment after a stray approval: journaled on its own for a person (the held
-                // approval stays with the entry), never dropped.
+            if flightLink == .unnamed, let held = f.unnamedApproval {
+                // The held stray sent again (a bridge that repeats a line): nothing new. Another answer naming no
+                // payment: journaled on its own for a person (the held approval stays with the entry), never dropped.
+                if AnswerRules.sameTransaction(response, held) { await transport.acknowledge(a); return }
                 try await journalStray(a, response, whileWaiting: f.inFlight.entry)
                 return
             }
@@ -260,22 +261,15 @@ extension TillController {
         await transport.acknowledge(a)
     }
 
-    /// Before an answer replaces what `e` holds: an approval that named no payment, kept with the entry while it waited
-    /// (a kill, a timeout), is journaled on its own so that it is not lost with the replacement.
+    /// `Journal.keepStoredStray`, said on the screen.
     func keepStoredStray(of e: JournalEntry) throws {
-        guard let old = e.response, old.isApproved, old.clientTransactionId == nil, e.clientTransactionId != nil,
-              old.action == e.action else { return }
-        try keepStray(old, whileWaiting: e)
+        if let (row, inserted) = try journal.keepStoredStray(of: e), inserted, let r = row.response { hub.emit(.unmatchedAnswer(r, note: (row.note ?? "") + " (journal entry \(row.id))")) }
     }
 
-    /// `journalStray` for an answer already taken from the transport. Keyed by its fields as journaled, so that the
-    /// same stray kept twice (when till stopped, and again when the entry holding it is settled later) is one row.
+    /// `Journal.keepStray`, said on the screen.
     func keepStray(_ response: CallbackResponse, whileWaiting waiting: JournalEntry) throws {
-        let note = "An answer that named no payment, while journal entry \(waiting.id) waited for its own: "
-            + (response.isApproved ? "it may be a charge for another payment. " : "") + "Check the terminal."
-        let key = "stray:" + Journal.storable(response).fields.map { $0.name + "=" + $0.value }.joined(separator: "&")
-        let (row, inserted) = try journal.insertUnmatched(response: response, text: key, note: note, batch: try journal.batch(), state: .review)
-        if inserted { hub.emit(.unmatchedAnswer(response, note: note + " (journal entry \(row.id))")) }
+        let (row, inserted) = try journal.keepStray(response, whileWaiting: waiting)
+        if inserted { hub.emit(.unmatchedAnswer(response, note: (row.note ?? "") + " (journal entry \(row.id))")) }
     }
 
     /// An approval repeating the transaction journaled as `same`: journaled once beside it as `duplicate` (never

@@ -147,15 +147,7 @@ extension TillController {
     }
 
     public func resolve(entryId: Int64, charged: Bool, note: String) async throws {
-        let e = try resolvable(entryId)
-        if charged, let r = e.response, let same = try journal.entry(sameTransactionAs: r, action: e.action, excluding: e.id, countedOnly: true) {
-            // One charge counts once: the terminal's transaction this entry holds is counted already.
-            throw ResolveError(message: "Entry \(entryId) holds the same transaction (\(r.referenceNumber.map { "STAN " + $0 } ?? r.transactionId ?? "")) "
-                               + "as entry \(same.id), already counted as charged: one charge is counted once. Settle this one as not charged.")
-        }
-        // Marked not charged, an approval that named no payment, kept with this entry, would go with it: it may be a
-        // charge for something else, so it is journaled on its own for a person.
-        if !charged { try keepStoredStray(of: e) }
+        _ = try resolvable(entryId)
         let text = note.trimmingWhitespace()
         let how = charged ? "Marked charged by the cashier" : "Marked not charged by the cashier"
         try journal.resolve(entryId, charged: charged, note: text.isEmpty ? how + "." : how + ": " + text)

@@ -192,9 +192,10 @@ extension Journal {
     /// else same STAN and order code. Used to recognise an answer that repeats one already journaled.
     /// `countedOnly`: leave out answers that matched nothing and wait for review (an entry's own answer that came
     /// while nothing waited for it: the entry that it answers takes it over, see `absorbUnmatched`).
+    /// `approvedOnly`: only entries that count (approved), as a person's mark must not count a transaction twice.
     public func entry(sameTransactionAs r: CallbackResponse, action: Action, excluding id: Int64? = nil,
-                      countedOnly: Bool = false) throws -> JournalEntry? {
-        let which = "state IN ('approved', 'review') AND id IS NOT ? AND action = ?"
+                      countedOnly: Bool = false, approvedOnly: Bool = false) throws -> JournalEntry? {
+        let which = (approvedOnly ? "state = 'approved'" : "state IN ('approved', 'review')") + " AND id IS NOT ? AND action = ?"
             + (countedOnly ? " AND NOT (origin = 'unmatched' AND state = 'review')" : "")
         return try reading { db in
             if let t = r.transactionId, !t.isEmpty {
@@ -210,10 +211,42 @@ extension Journal {
     /// Settles an entry that needs attention as a person found it on the terminal. Charged: `approved` (it counts, with
     /// the terminal's amount when an answer gave one); not charged: `resolved` (never counts). Compare-and-set: an entry
     /// that was settled meanwhile (a late answer, another process) is left alone and this throws.
+    ///
+    /// One charge counts once: an entry holding a terminal transaction another entry already counts cannot be marked
+    /// charged. Marked not charged, an approval that named no payment, kept with the entry while it waited, is journaled
+    /// on its own for review (it may be a charge for something else) instead of going with the mark. The screen and
+    /// `till resolve` both settle through here.
     public func resolve(_ id: Int64, charged: Bool, note: String, nowMs: Int64 = WallClock.nowMs()) throws {
+        if let e = try entry(id: id) {
+            if charged, let r = e.response, let same = try entry(sameTransactionAs: r, action: e.action, excluding: id, approvedOnly: true) {
+                throw ResolveError(message: "Entry \(id) holds the same transaction (\(r.referenceNumber.map { "STAN " + $0 } ?? r.transactionId ?? "")) "
+                                   + "as entry \(same.id), already counted as charged: one charge is counted once. Settle this one as not charged.")
+            }
+            if !charged { _ = try keepStoredStray(of: e, nowMs: nowMs) }
+        }
         let from: Set<EntryState> = [.pending, .sent, .unknown, .review]
         let moved = try transition(id, to: charged ? .approved : .resolved, note: note, from: from, nowMs: nowMs)
         if !moved { throw ResolveError(message: "Entry \(id) no longer needs attention (it was settled meanwhile); nothing changed.") }
+    }
+
+    /// An approval that named no payment, journaled on its own for review while (or after) `waiting` waited for its own
+    /// answer. Keyed by its fields as journaled, so that the same stray kept twice (when till stopped, and again when the
+    /// entry holding it is settled later) is one row. Returns the row, and whether it is new.
+    public func keepStray(_ response: CallbackResponse, whileWaiting waiting: JournalEntry, nowMs: Int64 = WallClock.nowMs()) throws
+        -> (entry: JournalEntry, inserted: Bool) {
+        let note = "An answer that named no payment, while journal entry \(waiting.id) waited for its own: "
+            + (response.isApproved ? "it may be a charge for another payment. " : "") + "Check the terminal."
+        let key = "stray:" + Journal.storable(response).fields.map { $0.name + "=" + $0.value }.joined(separator: "&")
+        return try insertUnmatched(response: response, text: key, note: note, batch: try batch(), state: .review, nowMs: nowMs)
+    }
+
+    /// Before something else settles `e` (an answer replacing what it holds, a person's mark "not charged"): an approval
+    /// that named no payment, kept with it while it waited, is journaled on its own so that it is not lost. Nil: it held
+    /// none.
+    public func keepStoredStray(of e: JournalEntry, nowMs: Int64 = WallClock.nowMs()) throws -> (entry: JournalEntry, inserted: Bool)? {
+        guard let old = e.response, old.isApproved, old.clientTransactionId == nil, e.clientTransactionId != nil,
+              old.action == e.action else { return nil }
+        return try keepStray(old, whileWaiting: e, nowMs: nowMs)
     }
 
     /// Records that the cashier checked these unknown outcomes and chose to charge again.

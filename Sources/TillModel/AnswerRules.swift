@@ -39,6 +39,13 @@ public enum AnswerRules {
         return .exact
     }
 
+    /// Whether two answers tell of one terminal transaction: the same transaction id, or the same STAN and order code.
+    public static func sameTransaction(_ a: CallbackResponse, _ b: CallbackResponse) -> Bool {
+        if let x = a.transactionId, !x.isEmpty, let y = b.transactionId, !y.isEmpty { return x == y }
+        guard let s = a.referenceNumber, !s.isEmpty, let o = a.orderCode, !o.isEmpty else { return false }
+        return s == b.referenceNumber && o == b.orderCode
+    }
+
     /// The batch command a journaled batch request asked for (open or close).
     public static func batchCommand(of e: JournalEntry) -> BatchCommand? {
         guard e.action == .batch, let q = QueryFields(url: e.requestURL), let c = q.value(named: "command") else { return nil }

@@ -309,8 +309,6 @@ public enum CardNumber {
     /// The fewest digits a card number has.
     static let shortest = 13
 
-    /// Characters a card number is written with between its digit groups.
-    @inline(__always) static func isGroupSeparator(_ c: UInt8) -> Bool { c == 0x20 || c == 0x2D || c == 0x2E || c == 0x2F }
 
     /// Card numbers inside free text (a message, a card type, a field till does not know): each run of 13 digits or
     /// more, single spaces, dashes, dots or slashes allowed between them, masked but for its first 6 and last 4 digits
@@ -319,26 +317,28 @@ public enum CardNumber {
     /// masked too, which costs nothing (its own field keeps it), where a card number missed is a card number in clear.
     /// Nil: nothing to mask.
     public static func maskEmbedded(_ text: String) -> String? {
-        var bytes = Array(text.utf8)
-        @inline(__always) func digit(_ i: Int) -> Bool { bytes[i] &- 48 < 10 }
+        var chars = Array(text)
+        @inline(__always) func digit(_ i: Int) -> Bool { chars[i].isASCII && chars[i].isNumber }
+        // Between groups: a space of any width (a no-break or thin space too), a dash, a dot or a slash.
+        @inline(__always) func separator(_ i: Int) -> Bool { chars[i].isWhitespace || chars[i] == "-" || chars[i] == "." || chars[i] == "/" }
         var changed = false
         var i = 0
-        while i < bytes.count {
+        while i < chars.count {
             guard digit(i) else { i += 1; continue }
             var run = [i]
             var j = i + 1
-            while j < bytes.count {
+            while j < chars.count {
                 if digit(j) { run.append(j); j += 1 }
-                else if isGroupSeparator(bytes[j]), j + 1 < bytes.count, digit(j + 1) { j += 1 }
+                else if separator(j), j + 1 < chars.count, digit(j + 1) { j += 1 }
                 else { break }
             }
             if run.count >= shortest {
-                for (k, p) in run.enumerated() where k >= 6 && k < run.count - 4 { bytes[p] = 0x2A }
+                for (k, p) in run.enumerated() where k >= 6 && k < run.count - 4 { chars[p] = "*" }
                 changed = true
             }
             i = j
         }
-        return changed ? String(decoding: bytes, as: UTF8.self) : nil
+        return changed ? String(chars) : nil
     }
 
 }

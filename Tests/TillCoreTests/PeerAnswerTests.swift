@@ -283,6 +283,34 @@ import TillSimulator
         await c.shutdown()
     }
 
+    /// `till resolve` settles through the same rules as the screen: a transaction already counted cannot be marked
+    /// charged a second time, and a "not charged" mark keeps the stray approval the entry held as a row of its own.
+    @Test func theHeadlessResolveKeepsTheSameRules() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        for (n, ctid) in ["order-h1", "order-h2", "order-h3"].enumerated() {
+            let task = Task { await c.perform(sale(1250, ctid: ctid), confirmingUnknown: Set((0..<Int64(n)).map { $0 + 1 })) }
+            guard await peer.nextRequest() != nil else { Issue.record("no request"); await c.shutdown(); return }
+            // The first two hold one transaction; the third a stray of its own.
+            try peer.drop(n < 2 ? Self.stray : Self.stray.replacingOccurrences(of: "0777", with: "0778"), as: "stray-\(n)")
+            #expect(await peer.taken("stray-\(n)"))
+            _ = await c.stopWaiting()
+            _ = await task.value
+        }
+        await c.shutdown()
+        let journal = dir.path + "/journal.sqlite"
+        func resolve(_ args: String...) async throws -> Int32 {
+            try await runTillCapturing(["resolve"] + args + ["--journal", journal, "--transport", "file:" + dir.path + "/drop"]).status
+        }
+        #expect(try await resolve("1", "--charged") == 0)
+        #expect(try await resolve("2", "--charged") == 1, "one charge counted twice")
+        #expect(try await resolve("3", "--not-charged") == 0)
+        let j = try Journal(path: journal)
+        #expect(try j.totals(batchId: j.batch().id).sales.count == 1)
+        #expect(try j.unresolved().contains { $0.response?.referenceNumber == "000778" }, "the stray went with the mark")
+    }
+
     /// A sale left for review with a stray approval may have charged the customer: the next sale asks first (the
     /// cashier confirms), as after an unknown outcome.
     @Test func aSaleLeftForReviewWithAStrayApprovalAsksBeforeTheNextSale() async throws {

@@ -180,6 +180,7 @@ struct LeniencyTests {
         ("cardType", "4782 1234 5678 7417", "4782 12** **** 7417"),
         ("verificationMethod", "PAN 5374891234567891831", "PAN 537489*********1831"),
         ("cardholderPan", "4782123456787417", "478212******7417"),
+        ("message", "card 4782\u{202F}1234\u{00A0}5678\u{2009}7417", "card 4782\u{202F}12**\u{00A0}****\u{2009}7417"),
     ])
     func cardNumbersInFreeTextAreMasked(field: String, raw: String, masked: String) throws {
         let r = try decode("cb://result?status=success&\(field)=" + QueryCodec.encode(raw) + "&orderCode=4200822465840035"
