@@ -219,8 +219,8 @@ extension Journal {
     public func resolve(_ id: Int64, charged: Bool, note: String, nowMs: Int64 = WallClock.nowMs()) throws {
         if let e = try entry(id: id) {
             if charged, let r = e.response, let same = try entry(sameTransactionAs: r, action: e.action, excluding: id, approvedOnly: true) {
-                throw ResolveError(message: "Entry \(id) holds the same transaction (\(r.referenceNumber.map { "STAN " + $0 } ?? r.transactionId ?? "")) "
-                                   + "as entry \(same.id), already counted as charged: one charge is counted once. Settle this one as not charged.")
+                // Short enough for the notice line at 80 columns, what to do included.
+                throw ResolveError(message: (r.referenceNumber.map { "STAN " + $0 } ?? "its transaction") + " counts in #\(same.id) already: mark it not charged.")
             }
             if !charged { _ = try keepStoredStray(of: e, nowMs: nowMs) }
         }

@@ -252,8 +252,8 @@ public final class Runtime: Sendable {
             Task.detached { inbox.post(.performed(await service.perform(r, confirmingUnknown: ids), summary: summary)) }
         case .resolve(let id, let charged, let note):
             Task.detached {
-                do { try await service.resolve(entryId: id, charged: charged, note: note); inbox.post(.resolved(entryId: id, error: nil)) }
-                catch { inbox.post(.resolved(entryId: id, error: "\(error)")) }
+                do { try await service.resolve(entryId: id, charged: charged, note: note); inbox.post(.resolved(entryId: id, charged: charged, error: nil)) }
+                catch { inbox.post(.resolved(entryId: id, charged: charged, error: "\(error)")) }
             }
         case .loadReport(let batch, let show):
             Task.detached { inbox.post(.reportLoaded(await service.report(batch: batch), show: show)) }

@@ -445,7 +445,7 @@ public enum Msg: Sendable, Hashable {
     case journalLoaded([JournalEntry])
     case batchLoaded(BatchInfo)
     case unresolvedLoaded([JournalEntry], recovered: Bool)
-    case resolved(entryId: Int64, error: String?)
+    case resolved(entryId: Int64, charged: Bool, error: String?)
     /// A report arrived; `show` puts it full screen.
     case reportLoaded(Report?, show: Bool)
     case exported(paths: [String], error: String?)

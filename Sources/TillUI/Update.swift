@@ -122,9 +122,9 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
             }
         }
         return []
-    case .resolved(let id, let error):
-        if let error { setNotice(&state, "Could not mark #\(id) resolved: " + error, error: true); return [] }
-        setNotice(&state, "#\(id) marked resolved.")
+    case .resolved(let id, let charged, let error):
+        if let error { setNotice(&state, "#\(id) not marked: " + error, error: true); return [] }
+        setNotice(&state, charged ? "#\(id) marked charged: it counts." : "#\(id) marked resolved: not charged.")
         // The result pane's "CHECK THE TERMINAL" about that payment is answered now: it gives way.
         if state.result?.outcome.entry?.id == id { state.result = nil }
         var cmds: [Command] = [.loadUnresolved]

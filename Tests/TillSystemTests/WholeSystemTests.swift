@@ -218,8 +218,8 @@ final class SystemRun: @unchecked Sendable {
                 case .loadUnresolved: inbox.post(g, .unresolvedLoaded(await service.unresolved(), recovered: false))
                 case .loadStoreSync: inbox.post(g, .storeSyncLoaded(await service.storeSync()))
                 case .resolve(let id, let charged, let note):
-                    do { try await service.resolve(entryId: id, charged: charged, note: note); inbox.post(g, .resolved(entryId: id, error: nil)) }
-                    catch { inbox.post(g, .resolved(entryId: id, error: "\(error)")) }
+                    do { try await service.resolve(entryId: id, charged: charged, note: note); inbox.post(g, .resolved(entryId: id, charged: charged, error: nil)) }
+                    catch { inbox.post(g, .resolved(entryId: id, charged: charged, error: "\(error)")) }
                 case .loadReport(let b, let show): inbox.post(g, .reportLoaded(await service.report(batch: b), show: show))
                 case .exportReport: inbox.post(g, .exported(paths: [], error: "not in this test"))
                 case .quit: break

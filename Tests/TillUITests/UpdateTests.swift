@@ -342,7 +342,7 @@ import TillProtocol
         guard case .confirm? = s.overlay else { Issue.record("no confirmation"); return }
         let cmds = press(&s, .char("x"))
         #expect(cmds == [.resolve(entryId: 4, charged: false, note: "")])
-        let after = update(&s, .resolved(entryId: 4, error: nil))
+        let after = update(&s, .resolved(entryId: 4, charged: false, error: nil))
         #expect(after == [.loadUnresolved])
     }
 
@@ -375,7 +375,7 @@ import TillProtocol
         let e = entry(5, cents: 4000, state: .unknown)
         _ = update(&s, .performed(.unknown(e), summary: "Sale € 40.00"))
         #expect(view(s, size: s.size).contains("CHECK THE TERMINAL"))
-        _ = update(&s, .resolved(entryId: 5, error: nil))
+        _ = update(&s, .resolved(entryId: 5, charged: true, error: nil))
         let text = view(s, size: s.size).text
         #expect(!text.contains("CHECK THE TERMINAL") && text.contains("Ready for the next customer."), "\(text)")
     }
