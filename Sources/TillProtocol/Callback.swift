@@ -157,7 +157,12 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
                     else { warnings.append(.unknownAction(v)) }
                 case .message:
                     var v = text()
-                    if let masked = CardNumber.maskEmbedded(v) { patches.append((i, masked)); warnings.append(.unmaskedCardNumber); v = masked }
+                    // Looked at for a card number only with digits enough for one (counted on the raw bytes).
+                    var n = 0
+                    for c in vb where c &- 48 < 10 { n += 1 }
+                    if n >= CardNumber.shortest, let masked = CardNumber.maskEmbedded(v) {
+                        patches.append((i, masked)); warnings.append(.unmaskedCardNumber); v = masked
+                    }
                     message = v
                     (messageCode, messageName) = parseMessage(v)
                 case .amount, .tipAmount:
