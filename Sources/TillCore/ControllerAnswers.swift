@@ -224,7 +224,7 @@ extension TillController {
                     if let e = try journal.entry(id: target.id) {
                         let what = was.awaitsTerminal ? "A late answer settled" : "CHECK THE TERMINAL: the terminal's own answer changed"
                         hub.emit(.unmatchedAnswer(response, note: "\(what) journal entry \(e.id) (\(e.action.rawValue)): \(e.state.rawValue)."))
-                        hub.emit(.recovered(e))
+                        hub.emit(was.awaitsTerminal ? .recovered(e) : .changed(e))
                     }
                     return
                 }

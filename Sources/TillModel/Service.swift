@@ -173,6 +173,9 @@ public enum ControllerEvent: Sendable, Hashable {
     /// Start-up recovery learned (or could not learn) the outcome of an entry an earlier run left open;
     /// `entry` is as the journal now has it (approved, declined, resolved as never sent, or still unknown).
     case recovered(JournalEntry)
+    /// The payment's own answer, coming late, changed what a person's mark (or an answer that did not name it) had
+    /// settled: `entry` as the journal now has it. The cashier must hear it: a customer may have gone on the mark.
+    case changed(JournalEntry)
     /// The journal could not record something: loud, in the cashier's words.
     case journalProblem(String)
     /// An answer arrived that matches nothing in flight: journaled and reported, not dropped.

@@ -20,6 +20,12 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
         return []
     case .recovered(let e):
         return recoveredEvent(&state, e)
+    case .changed(let e):
+        // As a recovery, then said for what it is: the terminal overturned what was journaled (a person's mark).
+        let cmds = recoveredEvent(&state, e)
+        let now = e.state == .approved ? "WAS \(CashierWording.recoveredVerb(e.action))" : "was NOT \(CashierWording.recoveredVerb(e.action).lowercased())"
+        setNotice(&state, "CHECK THE TERMINAL: its own answer changed #\(e.id): \(Format.entrySummary(e, currency: state.currency)) \(now).", error: true)
+        return cmds
     case .journalProblem(let m):
         setNotice(&state, m, error: true)
         return []

@@ -369,6 +369,15 @@ import TillProtocol
         }
     }
 
+    /// The payment's own answer overturning a person's mark is said as such, not as one more recovery.
+    @Test func theOwnAnswerChangingAMarkIsSaidAsSuch() {
+        var s = readyState()
+        let e = entry(5, cents: 666, state: .declined, response: declinedSaleResponse)
+        _ = update(&s, .event(.changed(e)))
+        #expect(s.notice?.hasPrefix("CHECK THE TERMINAL: its own answer changed #5: Sale € 6.66 was NOT charged") == true, "[\(s.notice ?? "")]")
+        #expect(s.noticeIsError)
+    }
+
     /// The result pane's CHECK THE TERMINAL about a payment gives way once that payment is marked.
     @Test func theResultPaneForgetsAnUnknownOnceItIsMarked() {
         var s = readyState()
