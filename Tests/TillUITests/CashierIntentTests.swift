@@ -334,6 +334,12 @@ import TillProtocol
         type(&s, "1")
         press(&s, .alt("3"))
         #expect(!sends(press(&s, .enter)))
+        // Cancelled, then Enter again opens the box again: the "Cancelled" notice does not stay under it.
+        press(&s, .esc)
+        #expect(s.notice?.hasPrefix("Cancelled") == true)
+        #expect(!sends(press(&s, .enter)))
+        guard case .confirm? = s.overlay else { Issue.record("no box again"); return }
+        #expect(s.notice?.hasPrefix("Cancelled") != true, "\(s.notice ?? "")")
     }
 
     /// Esc then "8.08" within the escape delay arrives as Alt-8, ".08": read as Esc then 8, the amount is 8.08, not

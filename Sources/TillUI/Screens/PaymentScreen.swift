@@ -124,6 +124,7 @@ enum PaymentScreen: ScreenComponent {
             var lines = ["\(what) may have been charged: check the terminal before charging again."]
             if n > 1 { lines.append("(\(n) payments have an unknown outcome: see \(state.keymap.hint(.unresolved)) Unresolved.)") }
             lines.append("Charge \(Format.summary(request, currency: state.currency, tipStyle: state.tipStyle)) now?")
+            state.notice = nil   // what it said ("Cancelled: …" of this very box before) is not about the box now open
             state.overlay = .confirm(Confirmation(
                 title: "Earlier payment UNKNOWN",
                 lines: lines,
