@@ -127,11 +127,10 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
                 // Free text, where a card number must not pass unmasked: read only when it has digits enough for one
                 // (counted on the raw bytes: an escape's digits count too, which only makes the look closer).
                 case .cardType, .verificationMethod, .batchName, .unknown:
-                    var n = 0, inName = 0
-                    for c in RawFieldList.slice(b, rec.valueStart, rec.valueEnd) where c &- 48 < 10 { n += 1 }
                     // A bridge that lost the '=' leaves the value in the name (`accountNumber:4111…`).
-                    if kind == .unknown { for c in RawFieldList.slice(b, rec.nameStart, rec.nameEnd) where c &- 48 < 10 { inName += 1 } }
-                    if n < CardNumber.shortest && inName < CardNumber.shortest { continue }
+                    let inName = kind == .unknown ? CardNumber.digits(RawFieldList.slice(b, rec.nameStart, rec.nameEnd)) : 0
+                    if CardNumber.digits(RawFieldList.slice(b, rec.valueStart, rec.valueEnd)) < CardNumber.shortest
+                        && inName < CardNumber.shortest { continue }
                 default: continue  // kept raw only: no need to touch the value
                 }
                 // A value's raw bytes are its text exactly when it holds no '%'.
@@ -158,9 +157,7 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
                 case .message:
                     var v = text()
                     // Looked at for a card number only with digits enough for one (counted on the raw bytes).
-                    var n = 0
-                    for c in vb where c &- 48 < 10 { n += 1 }
-                    if n >= CardNumber.shortest, let masked = CardNumber.maskEmbedded(v) {
+                    if CardNumber.digits(vb) >= CardNumber.shortest, let masked = CardNumber.maskEmbedded(v) {
                         patches.append((i, masked)); warnings.append(.unmaskedCardNumber); v = masked
                     }
                     message = v
@@ -205,11 +202,7 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
                     } else { warnings.append(.badDate(field: kind.name, value: v)) }
                 case .accountNumber:
                     // Ten digits or fewer: CardNumber.mask leaves the value as it is, no need to make it.
-                    if plain {
-                        var n = 0
-                        for c in vb where c &- 48 < 10 { n += 1 }
-                        if n <= 10 { break }
-                    }
+                    if plain && CardNumber.digits(vb) <= 10 { break }
                     let v = text()
                     let masked = CardNumber.mask(v)
                     if masked != v { patches.append((i, masked)); warnings.append(.unmaskedCardNumber) }
@@ -290,12 +283,7 @@ public enum CardNumber {
     /// Masks all but the first 6 and last 4 digits; an already-masked number is returned as it is.
     public static func mask(_ value: String) -> String {
         var copy = value
-        let digits = copy.withUTF8 { buf -> Int in
-            var n = 0
-            for b in buf where b &- 48 < 10 { n += 1 }
-            return n
-        }
-        if digits <= 10 { return value }
+        if copy.withUTF8({ digits($0) }) <= 10 { return value }
         var all: [UInt8] = []
         for b in value.utf8 where (b >= 48 && b <= 57) || b == 0x2A { all.append(b) }
         let total = all.count
@@ -314,6 +302,12 @@ public enum CardNumber {
     /// The fewest digits a card number has.
     static let shortest = 13
 
+    /// How many ASCII digits `bytes` holds: the decoder's cheap look before it reads a field for a card number.
+    @inline(__always) static func digits(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        var n = 0
+        for c in bytes where c &- 48 < 10 { n += 1 }
+        return n
+    }
 
     /// Card numbers inside free text (a message, a card type, a field till does not know): each run of 13 digits or
     /// more, single spaces, dashes, dots or slashes allowed between them, masked but for its first 6 and last 4 digits
@@ -345,7 +339,6 @@ public enum CardNumber {
         }
         return changed ? String(chars) : nil
     }
-
 }
 
 extension String {
