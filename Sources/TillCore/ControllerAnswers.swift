@@ -52,9 +52,7 @@ extension TillController {
     /// A second answer for an entry already settled tells the same story (the sale's own "aborted" after the abort's
     /// answer, or the very same answer again).
     static func consistent(_ stored: JournalEntry, _ r: CallbackResponse) -> Bool {
-        // Field by field in any order: a terminal or bridge may send the same answer with its keys sorted.
-        func set(_ fields: QueryFields) -> [String] { fields.map { $0.name + "=" + $0.value }.sorted() }
-        if let s = stored.response, set(s.fields) == set(Journal.storable(r).fields) { return true }
+        if let s = stored.response, Journal.storedFields(s) == Journal.storedFields(r) { return true }
         // Aborted and declined tell the same story for the money (nothing charged), whichever word the terminal used.
         let notCharged: Set<EntryState> = [.aborted, .declined]
         return notCharged.contains(stored.state) && notCharged.contains(AnswerRules.state(for: r))

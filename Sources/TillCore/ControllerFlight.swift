@@ -156,7 +156,7 @@ extension TillController {
         if let held = f.unnamedApproval {
             do {
                 let stored = try journal.entry(id: f.inFlight.entry.id)?.response
-                if stored.map({ Set($0.fields) == Set(Journal.storable(held).fields) }) != true {
+                if stored.map({ Journal.storedFields($0) == Journal.storedFields(held) }) != true {
                     try keepStray(held, whileWaiting: f.inFlight.entry)
                 }
             } catch {

@@ -79,6 +79,12 @@ extension Journal {
         return r
     }
 
+    /// An answer's fields as the journal keeps them (secrets redacted), `name=value`, in one order whatever order they
+    /// came in: two answers whose lists are equal say the same thing (a terminal or bridge may sort its keys).
+    static func storedFields(_ r: CallbackResponse) -> [String] {
+        storable(r).fields.map { $0.name + "=" + $0.value }.sorted()
+    }
+
     static func encode(_ r: CallbackResponse) -> String {
         // Encoding a CallbackResponse (strings only) cannot fail; an empty text would read back as "no answer".
         let data = (try? JSONEncoder().encode(storable(r))) ?? Data()
@@ -236,7 +242,7 @@ extension Journal {
         -> (entry: JournalEntry, inserted: Bool) {
         let note = "An answer that named no payment, while journal entry \(waiting.id) waited for its own: "
             + (response.isApproved ? "it may be a charge for another payment. " : "") + "Check the terminal."
-        let key = "stray:" + Journal.storable(response).fields.map { $0.name + "=" + $0.value }.joined(separator: "&")
+        let key = "stray:" + Journal.storedFields(response).joined(separator: "&")
         return try insertUnmatched(response: response, text: key, note: note, batch: try batch(), state: .review, nowMs: nowMs)
     }
 
