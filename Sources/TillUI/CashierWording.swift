@@ -387,6 +387,11 @@ public enum CashierWording {
         }
     }
 
+    /// What became of a payment found settled, in the notice's words: "WAS CHARGED", "was NOT reserved" …
+    static func foundWords(_ e: JournalEntry) -> String {
+        e.state == .approved ? "WAS " + recoveredVerb(e.action) : "was NOT " + recoveredVerb(e.action).lowercased()
+    }
+
     static func lowerFirst(_ s: String) -> String {
         guard let f = s.first else { return s }
         return f.lowercased() + s.dropFirst()

@@ -23,8 +23,8 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
     case .changed(let e):
         // As a recovery, then said for what it is: the terminal overturned what was journaled (a person's mark).
         let cmds = recoveredEvent(&state, e)
-        let now = e.state == .approved ? "WAS \(CashierWording.recoveredVerb(e.action))" : "was NOT \(CashierWording.recoveredVerb(e.action).lowercased())"
-        setNotice(&state, "CHECK THE TERMINAL: its own answer changed #\(e.id): \(Format.entrySummary(e, currency: state.currency)) \(now).", error: true)
+        setNotice(&state, "CHECK THE TERMINAL: its own answer changed #\(e.id): \(Format.entrySummary(e, currency: state.currency)) "
+                  + CashierWording.foundWords(e) + ".", error: true)
         return cmds
     case .journalProblem(let m):
         setNotice(&state, m, error: true)
@@ -83,11 +83,11 @@ func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
     let what = Format.entrySummary(e, currency: state.currency) + " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
     switch e.state {
     case .approved:
-        setNotice(&state, "Recovered: \(what) WAS \(CashierWording.recoveredVerb(e.action)) (journal #\(e.id)).")
+        setNotice(&state, "Recovered: \(what) \(CashierWording.foundWords(e)) (journal #\(e.id)).")
         state.unresolved.asking[e.id] = nil
         foundCharged(&state, e)
     case .declined, .aborted, .resolved:
-        setNotice(&state, "Recovered: \(what) was NOT \(CashierWording.recoveredVerb(e.action).lowercased()) (journal #\(e.id)).")
+        setNotice(&state, "Recovered: \(what) \(CashierWording.foundWords(e)) (journal #\(e.id)).")
         state.unresolved.asking[e.id] = nil
     default:
         if e.action == .sale || e.action == .preAuth, e.state.awaitsTerminal {
