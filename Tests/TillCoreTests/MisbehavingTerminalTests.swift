@@ -15,12 +15,12 @@ import TillSimulator
     /// A controller on a file-drop folder in `dir`, its peer, and a sale of `cents` the peer has received; nil (said)
     /// when no request came. `graceMs`: how long the flight waits on after a failure that does not name it (the
     /// controller's 3 s unless a test that needs an answer within it widens it for a loaded machine).
-    static func saleSent(_ dir: TempDir, _ cents: Int, graceMs: Int64? = nil) async throws
+    static func saleSent(_ dir: TempDir, _ cents: Int, ctid: String? = nil, graceMs: Int64? = nil) async throws
         -> (TillController, ScriptedPeer, Task<ActionOutcome, Never>, (id: String, url: String))? {
         let (c, _) = try await fileDropController(dir)
         if let graceMs { await c.setUnnamedAnswerGrace(graceMs) }
         let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(cents)) }
+        let task = Task { await c.perform(sale(cents, ctid: ctid)) }
         guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return nil }
         return (c, peer, task, r)
     }

@@ -20,10 +20,7 @@ import TillSimulator
     /// the terminal shows it (charged) would count the one charge twice.
     @Test func theSameApprovalWithItsFieldsReorderedIsNotAStrayForReview() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(1250, ctid: "order-reorder")) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let (c, peer, task, r) = try await MisbehavingTerminalTests.saleSent(dir, 1250, ctid: "order-reorder") else { return }
         let approval = peer.answers(to: r.url)[0]
         try peer.drop(approval, as: r.id)
         #expect(await task.value.journalEntry?.state == .approved)
@@ -42,10 +39,7 @@ import TillSimulator
     /// second charge the terminal may have made: left for a person.
     @Test func theSameApprovalInOtherWordsIsADuplicateAndAnotherTransactionIsForReview() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(1250, ctid: "order-words")) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let (c, peer, task, r) = try await MisbehavingTerminalTests.saleSent(dir, 1250, ctid: "order-words") else { return }
         let approval = peer.answers(to: r.url)[0]
         try peer.drop(approval, as: r.id)
         #expect(await task.value.journalEntry?.state == .approved)
@@ -172,10 +166,7 @@ import TillSimulator
                       "status=success&message=Transaction%20successful.&action=sale&amount=1250&tipAmount=0&amount=12500"])
     func anAnswerGivingItsStatusOrAmountTwiceIsForReview(_ fields: String) async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(1250, ctid: "order-twice")) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let (c, peer, task, r) = try await MisbehavingTerminalTests.saleSent(dir, 1250, ctid: "order-twice") else { return }
         try peer.drop("interapp-callback://result?" + fields + "&clientTransactionId=order-twice&referenceNumber=000001", as: r.id)
         let e = await task.value.journalEntry
         #expect(e?.state == .review, "\(e?.state.rawValue ?? "-"): \(e?.note ?? "")")
@@ -191,10 +182,7 @@ import TillSimulator
     /// (declined) settles the sale, the stray approval is journaled for a person, not archived without a row.
     @Test func aStrayApprovalFollowedWithinTheGraceByTheOwnDeclineIsJournaledForReview() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(1250, ctid: "order-stray-grace")) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let (c, peer, task, r) = try await MisbehavingTerminalTests.saleSent(dir, 1250, ctid: "order-stray-grace") else { return }
         try peer.drop(Self.stray, as: "stray")
         #expect(await peer.taken("stray"))
         try peer.drop("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale"
@@ -212,10 +200,7 @@ import TillSimulator
     /// sale's own answer settles the sale at the next start, the stray is journaled on its own, once.
     @Test func aStrayHeldWhenTillStopsIsOneRowAfterTheNextStartToo() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(1250, ctid: "order-stop")) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let (c, peer, task, r) = try await MisbehavingTerminalTests.saleSent(dir, 1250, ctid: "order-stop") else { return }
         try peer.drop(Self.stray, as: "stray")
         #expect(await peer.taken("stray"))
         await c.shutdown()
@@ -239,10 +224,7 @@ import TillSimulator
     @Test(arguments: [true, false])
     func aStrayHeldWhenTheCashierStopsWaitingIsSettledOnce(charged: Bool) async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(1250, ctid: "order-stop-waiting")) }
-        guard await peer.nextRequest() != nil else { Issue.record("no request"); await c.shutdown(); return }
+        guard let (c, peer, task, _) = try await MisbehavingTerminalTests.saleSent(dir, 1250, ctid: "order-stop-waiting") else { return }
         try peer.drop(Self.stray, as: "stray")
         #expect(await peer.taken("stray"))
         _ = await c.stopWaiting()
@@ -315,10 +297,7 @@ import TillSimulator
     /// cashier confirms), as after an unknown outcome.
     @Test func aSaleLeftForReviewWithAStrayApprovalAsksBeforeTheNextSale() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(1250, ctid: "order-review")) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let (c, peer, task, r) = try await MisbehavingTerminalTests.saleSent(dir, 1250, ctid: "order-review") else { return }
         try peer.drop(Self.stray, as: "stray")
         #expect(await peer.taken("stray"))
         await c.timedOut(r.id)
