@@ -246,19 +246,26 @@ import TillSimulator
         await c.shutdown()
     }
 
-    /// Two rows holding one transaction: the second cannot be marked charged once the first counts it.
-    @Test func aTransactionAlreadyCountedCannotBeMarkedChargedAgain() async throws {
-        let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        for (n, ctid) in ["order-a", "order-b"].enumerated() {
-            let task = Task { await c.perform(sale(1250, ctid: ctid), confirmingUnknown: n == 0 ? [] : [1]) }
-            guard await peer.nextRequest() != nil else { Issue.record("no request"); await c.shutdown(); return }
-            try peer.drop(Self.stray, as: "stray-\(n)")
+    /// Sales of 12.50 one after another through `peer`, each answered only by its stray (`strays[n]`) and then given up
+    /// on by the cashier (stop waiting, the earlier ones confirmed): entries 1, 2 … each unknown and holding its stray.
+    /// False (said) when a request never came.
+    static func unknownSalesHoldingStrays(_ c: TillController, _ peer: ScriptedPeer, _ strays: [String]) async throws -> Bool {
+        for (n, stray) in strays.enumerated() {
+            let task = Task { await c.perform(sale(1250, ctid: "order-\(n)"), confirmingUnknown: Set((0..<Int64(n)).map { $0 + 1 })) }
+            guard await peer.nextRequest() != nil else { Issue.record("no request"); return false }
+            try peer.drop(stray, as: "stray-\(n)")
             #expect(await peer.taken("stray-\(n)"))
             _ = await c.stopWaiting()
             _ = await task.value
         }
+        return true
+    }
+
+    /// Two rows holding one transaction: the second cannot be marked charged once the first counts it.
+    @Test func aTransactionAlreadyCountedCannotBeMarkedChargedAgain() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        guard try await Self.unknownSalesHoldingStrays(c, ScriptedPeer(dir.path + "/drop"), [Self.stray, Self.stray]) else { await c.shutdown(); return }
         try await c.resolve(entryId: 1, charged: true, note: "")
         await #expect(throws: ResolveError.self) { try await c.resolve(entryId: 2, charged: true, note: "") }
         #expect(await c.totals().sales.count == 1)
@@ -270,16 +277,9 @@ import TillSimulator
     @Test func theHeadlessResolveKeepsTheSameRules() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        for (n, ctid) in ["order-h1", "order-h2", "order-h3"].enumerated() {
-            let task = Task { await c.perform(sale(1250, ctid: ctid), confirmingUnknown: Set((0..<Int64(n)).map { $0 + 1 })) }
-            guard await peer.nextRequest() != nil else { Issue.record("no request"); await c.shutdown(); return }
-            // The first two hold one transaction; the third a stray of its own.
-            try peer.drop(n < 2 ? Self.stray : Self.stray.replacingOccurrences(of: "0777", with: "0778"), as: "stray-\(n)")
-            #expect(await peer.taken("stray-\(n)"))
-            _ = await c.stopWaiting()
-            _ = await task.value
-        }
+        // The first two hold one transaction; the third a stray of its own.
+        let strays = [Self.stray, Self.stray, Self.stray.replacingOccurrences(of: "0777", with: "0778")]
+        guard try await Self.unknownSalesHoldingStrays(c, ScriptedPeer(dir.path + "/drop"), strays) else { await c.shutdown(); return }
         await c.shutdown()
         let journal = dir.path + "/journal.sqlite"
         func resolve(_ args: String...) async throws -> Int32 {
