@@ -146,6 +146,13 @@ func setNotice(_ s: inout AppState, _ text: String, error: Bool = false) {
     s.noticeEndsWithFlight = false
 }
 
+/// No notice: the line shows the keys again.
+func clearNotice(_ s: inout AppState) {
+    s.notice = nil
+    s.noticeIsError = false
+    s.noticeEndsWithFlight = false
+}
+
 /// A notice about the request in flight: it is cleared when that request ends (a "Wait: … in flight" left after the
 /// approval says something no longer true).
 func setFlightNotice(_ s: inout AppState, _ text: String, error: Bool = false) {
@@ -157,5 +164,5 @@ func setFlightNotice(_ s: inout AppState, _ text: String, error: Bool = false) {
 /// about it goes with it.
 func endFlight(_ s: inout AppState) {
     s.pending = nil
-    if s.noticeEndsWithFlight { s.notice = nil; s.noticeIsError = false; s.noticeEndsWithFlight = false }
+    if s.noticeEndsWithFlight { clearNotice(&s) }
 }

@@ -58,8 +58,8 @@ enum PaymentScreen: ScreenComponent {
     }
 
     /// Esc "clear": the whole form goes (amount, tip, installments, reference) and the payment method is card present
-    /// again, the cursor on the amount: a fresh form, as after a payment is sent. Clearing only the field with the
-    /// cursor left the tip, installments and MOTO for the next customer, sent with the next amount unseen.
+    /// again, the cursor on the amount: a fresh form, as after a payment is sent, so that nothing picked for one
+    /// customer (a tip, installments, MOTO) is sent unseen with the next one's amount.
     static func clear(_ state: inout AppState) {
         guard let key = stateKey(state.screen) else { return }
         var f = Form.blank(state.screen)
@@ -67,9 +67,7 @@ enum PaymentScreen: ScreenComponent {
         state.form = f
         state[keyPath: key].method = .cardPresent
         // What the notice said was about the form just cleared ("Paid by: MOTO", a refused key).
-        state.notice = nil
-        state.noticeIsError = false
-        state.noticeEndsWithFlight = false
+        clearNotice(&state)
     }
 
     static func submit(_ state: inout AppState) -> [Command] {
@@ -124,7 +122,7 @@ enum PaymentScreen: ScreenComponent {
             var lines = ["\(what) may have been charged: check the terminal before charging again."]
             if n > 1 { lines.append("(\(n) payments have an unknown outcome: see \(state.keymap.hint(.unresolved)) Unresolved.)") }
             lines.append("Charge \(Format.summary(request, currency: state.currency, tipStyle: state.tipStyle)) now?")
-            state.notice = nil   // what it said ("Cancelled: …" of this very box before) is not about the box now open
+            clearNotice(&state)   // what it said ("Cancelled: …" of this very box before) is not about the box now open
             state.overlay = .confirm(Confirmation(
                 title: "Earlier payment UNKNOWN",
                 lines: lines,
