@@ -97,7 +97,16 @@ public struct Report: Sendable, Hashable, Codable {
     public var refunds = Tally()
     public var declined = Tally()
     public var aborted = Tally()
+    /// Settled as unknown: no answer came within the wait, or recovery could not ask the terminal. A person checks.
     public var unknown = Tally()
+    /// Journaled and sent (or about to be) with no answer yet: while a till runs, the payment the terminal is working
+    /// on; when none runs, one its next start asks the terminal about. Optional in storage so Z reports stored before
+    /// it existed still read (they counted these as unknown).
+    public var waiting: Tally { get { waitingStored ?? Tally() } set { waitingStored = newValue } }
+    private var waitingStored: Tally?
+    /// Whatever has no outcome yet, waiting or unknown: for a reader that cannot tell whether a till is still waiting
+    /// (the central store).
+    public var notYetKnown: Tally { Tally(count: unknown.count + waiting.count, cents: unknown.cents + waiting.cents) }
     /// Settled as not charged without a decline: the terminal was busy and did not start it, it was never sent, or a
     /// person found it not charged. Optional in storage so Z reports stored before it existed still read.
     public var notCharged: Tally { get { notChargedStored ?? Tally() } set { notChargedStored = newValue } }
@@ -151,7 +160,8 @@ public struct Report: Sendable, Hashable, Codable {
             // Outside the totals: what the card was asked for (or may have paid), read with each entry's tip style.
             case .declined: declined.add(b.count, asked(b))
             case .aborted: aborted.add(b.count, asked(b))
-            case .pending, .sent, .unknown: unknown.add(b.count, asked(b))
+            case .pending, .sent: waiting.add(b.count, asked(b))
+            case .unknown: unknown.add(b.count, asked(b))
             case .review: review.add(b.count, asked(b))
             case .duplicate: duplicates.add(b.count, asked(b))
             case .resolved: notCharged.add(b.count, asked(b))

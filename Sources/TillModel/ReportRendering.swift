@@ -67,7 +67,8 @@ extension Report {
         add(.heading, "Not in the totals")
         add(.row, row("  Declined", declined, declined.cents))
         add(.row, row("  Aborted", aborted, aborted.cents))
-        if notCharged.count > 0 { add(.row, row("  Not charged (busy, not sent)", notCharged, notCharged.cents)) }
+        if notCharged.count > 0 { add(.row, row("  Not charged, no decline", notCharged, notCharged.cents)) }
+        if waiting.count > 0 { add(.warning, row("  Waiting for the terminal", waiting, waiting.cents) + "  not counted yet") }
         if unknown.count > 0 { add(.warning, row("  Outcome unknown", unknown, unknown.cents) + "  check the terminal") }
         else { add(.row, row("  Outcome unknown", unknown, unknown.cents)) }
         if review.count > 0 { add(.warning, row("  Needs review", review, review.cents) + "  check the terminal and resolve") }
@@ -108,6 +109,7 @@ extension Report {
         add("not in totals", "declined", declined, declined.cents)
         add("not in totals", "aborted", aborted, aborted.cents)
         add("not in totals", "not charged (terminal busy, not sent, found not charged)", notCharged, notCharged.cents)
+        add("not in totals", "waiting for the terminal", waiting, waiting.cents)
         add("not in totals", "outcome unknown", unknown, unknown.cents)
         add("not in totals", "needs review", review, review.cents)
         add("not in totals", "repeated answers", duplicates, duplicates.cents)
@@ -124,7 +126,8 @@ extension Report {
             ("generatedAtMs", .int(Int(generatedAtMs))), ("firstAtMs", optInt(firstAtMs)), ("lastAtMs", optInt(lastAtMs)),
             ("sales", tally(sales)), ("tips", tally(tips)), ("preAuths", tally(preAuths)), ("captures", tally(captures)),
             ("preAuthsAwaitingCapture", .int(preAuthsAwaitingCapture)), ("refunds", tally(refunds)), ("netCents", .int(netCents)),
-            ("declined", tally(declined)), ("aborted", tally(aborted)), ("notCharged", tally(notCharged)), ("unknown", tally(unknown)),
+            ("declined", tally(declined)), ("aborted", tally(aborted)), ("notCharged", tally(notCharged)), ("waiting", tally(waiting)),
+            ("unknown", tally(unknown)),
             ("review", tally(review)), ("duplicates", tally(duplicates)),
             ("byCardType", .object(byCardType.sorted { $0.key < $1.key }.map { ($0.key, tally($0.value)) })),
             ("byVerificationMethod", .object(byVerificationMethod.sorted { $0.key < $1.key }.map { ($0.key, tally($0.value)) })),

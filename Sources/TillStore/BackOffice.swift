@@ -199,9 +199,11 @@ public struct BackOffice: Sendable {
         Column("unknown_amount", 14, .money), Column("review", 6, .count),
     ]
 
+    /// `unknown` is what has no outcome yet, waiting included: the store cannot tell a till still waiting for its
+    /// terminal from one that stopped.
     public static func reportCells(_ r: Report) -> [Cell] {
         [.count(r.sales.count), .money(r.sales.cents), .money(r.tips.cents), .money(r.captures.cents), .money(r.refunds.cents),
-         .money(r.netCents), .count(r.declined.count), .count(r.notCharged.count), .count(r.unknown.count), .money(r.unknown.cents),
+         .money(r.netCents), .count(r.declined.count), .count(r.notCharged.count), .count(r.notYetKnown.count), .money(r.notYetKnown.cents),
          .count(r.review.count)]
     }
 
@@ -358,7 +360,7 @@ public struct BackOffice: Sendable {
                 let tallies: [(String, Tally, Tally)] = [
                     ("sales", z.sales, pushed.sales), ("tips", z.tips, pushed.tips), ("captures", z.captures, pushed.captures),
                     ("refunds", z.refunds, pushed.refunds), ("declined", z.declined, pushed.declined),
-                    ("not charged", z.notCharged, pushed.notCharged), ("unknown", z.unknown, pushed.unknown),
+                    ("not charged", z.notCharged, pushed.notCharged), ("unknown", z.notYetKnown, pushed.notYetKnown),
                     ("review", z.review, pushed.review),
                 ]
                 let differ = tallies.filter { $0.1 != $0.2 }

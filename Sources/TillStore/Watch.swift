@@ -57,7 +57,7 @@ extension BackOffice {
                 let till = try c[1].decode(String.self)
                 let r = today[till]
                 tills.append(.init(shop: try c[0].decode(String.self), till: till, day: try c[2].decode(String.self),
-                                   sales: r?.sales.count ?? 0, netCents: r?.netCents ?? 0, unknown: r?.unknown.count ?? 0,
+                                   sales: r?.sales.count ?? 0, netCents: r?.netCents ?? 0, unknown: r?.notYetKnown.count ?? 0,
                                    silentFor: try c[3].decode(Int64?.self), unresolved: Int(try c[4].decode(Int64.self))))
             }
             let rows = try await store.query("SELECT (SELECT count(*) FROM till_store.quarantine)::bigint, to_char(now(), 'YYYY-MM-DD HH24:MI:SS TZ')")

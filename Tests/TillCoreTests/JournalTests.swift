@@ -80,7 +80,7 @@ import TillProtocol
         // The totals come from the summary table, which agrees with a fresh aggregation of the entries.
         let fresh = Report(kind: .running, batch: nil, generatedAtMs: 0, buckets: ReportBucket.aggregate(try j.entries(batchId: "A")))
         #expect(fresh.sales.cents == t.sales.amountCents && fresh.tips.cents == t.sales.tipCents)
-        #expect(fresh.refunds.cents == t.refunds.amountCents && fresh.unknown.count == t.unresolved)
+        #expect(fresh.refunds.cents == t.refunds.amountCents && fresh.notYetKnown.count == t.unresolved)
     }
 
     @Test func batchFromEvents() throws {

@@ -293,7 +293,7 @@ import TillSimulator
         #expect(outcome.exitCode == 3)
         let report = try c.journal.report(for: try c.journal.reportBatch(.current))
         #expect(report.declined.count == 0 && report.notCharged == Tally(count: 1, cents: 900))
-        #expect(report.text(ReportFormat()).contains("Not charged (busy, not sent)"))
+        #expect(report.text(ReportFormat()).contains("Not charged, no decline"))
         await c.shutdown()
     }
 }

@@ -119,3 +119,38 @@ enum ScriptedDay {
     #expect(CSV.field("a,\"b\"") == "\"a,\"\"b\"\"\"")
 }
 
+
+/// A shop owner's X report taken while the terminal works on a sale said "Outcome unknown 1: check the terminal" (the
+/// report folded sent, pending and unknown together): it says the terminal has it, and only a settled unknown is one.
+@Test func aSaleInFlightIsWaitingNotUnknown() throws {
+    let dir = TempDir(); defer { dir.cleanup() }
+    let j = try Journal(path: dir.path + "/j.sqlite")
+    let e = try j.insertPending(requestId: UUID().uuidString.lowercased(),
+                                request: TerminalRequest(caller: testCaller, request: sale(700)), batch: BatchInfo())
+    func lines() throws -> (Report, String) { let r = try j.report(for: nil); return (r, r.text(ReportFormat())) }
+    var (r, text) = try lines()
+    #expect(r.waiting == Tally(count: 1, cents: 700) && r.unknown.count == 0)
+    #expect(text.contains("Waiting for the terminal") && text.contains("not counted yet"))
+    #expect(text.split(separator: "\n").contains { $0.hasPrefix("  Outcome unknown") && $0.hasSuffix("€ 0.00") })
+    #expect(try j.markSent(e.id))
+    (r, text) = try lines()
+    #expect(r.waiting.count == 1 && r.unknown.count == 0 && r.netCents == 0)
+    #expect(try j.transition(e.id, to: .unknown, note: "no answer", from: [.sent]))
+    (r, text) = try lines()
+    #expect(r.waiting.count == 0 && r.unknown == Tally(count: 1, cents: 700) && !text.contains("Waiting"))
+    #expect(r.notYetKnown == Tally(count: 1, cents: 700))
+}
+
+/// Z reports stored before `waiting` existed counted what was in flight as unknown: they read unchanged.
+@Test func aZReportStoredBeforeWaitingExistedReadsUnchanged() throws {
+    let day = Report(kind: .closing, batch: ScriptedDay.batch, generatedAtMs: 0, buckets: ReportBucket.aggregate(ScriptedDay.entries))
+    var r = day
+    r.waiting = Tally(count: 2, cents: 500)
+    var json = String(decoding: try JSONEncoder().encode(r), as: UTF8.self)
+    #expect(json.contains("\"waitingStored\""))
+    json = json.replacingOccurrences(of: #""waitingStored":{"count":2,"cents":500},"#, with: "")
+        .replacingOccurrences(of: #","waitingStored":{"count":2,"cents":500}"#, with: "")
+    #expect(!json.contains("waitingStored"))
+    let old = try JSONDecoder().decode(Report.self, from: Data(json.utf8))
+    #expect(old.waiting == Tally() && old == day)
+}

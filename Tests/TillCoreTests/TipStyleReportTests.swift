@@ -52,7 +52,7 @@ struct TipStyleReportTests {
 
     // Found by attack: outside the totals (declined, aborted, unknown, review, duplicates) the tip was added to the
     // amount whatever the style, so with the tip included an unknown 9.09 (tip 1.00 in it) read 10.09.
-    @Test(arguments: [EntryState.unknown, .declined, .aborted, .review, .duplicate])
+    @Test(arguments: [EntryState.unknown, .sent, .pending, .declined, .aborted, .review, .duplicate])
     func outsideTheTotalsTheTipIsReadWithTheStyle(_ state: EntryState) {
         func bucket(included: Bool) -> ReportBucket {
             ReportBucket(action: .sale, state: state, cardType: "", verificationMethod: "", count: 1, amountCents: 909,
@@ -66,6 +66,7 @@ struct TipStyleReportTests {
             case .aborted: return r.aborted.cents
             case .review: return r.review.cents
             case .duplicate: return r.duplicates.cents
+            case .pending, .sent: return r.waiting.cents
             default: return r.unknown.cents
             }
         }

@@ -514,7 +514,8 @@ final class SystemRun: @unchecked Sendable {
             for (name, a, b) in [("sales", summary.sales, fresh.sales), ("tips", summary.tips, fresh.tips), ("refunds", summary.refunds, fresh.refunds),
                                  ("pre-auths", summary.preAuths, fresh.preAuths), ("captures", summary.captures, fresh.captures),
                                  ("declined", summary.declined, fresh.declined), ("aborted", summary.aborted, fresh.aborted),
-                                 ("unknown", summary.unknown, fresh.unknown), ("review", summary.review, fresh.review)] where a != b {
+                                 ("waiting", summary.waiting, fresh.waiting), ("unknown", summary.unknown, fresh.unknown),
+                                 ("review", summary.review, fresh.review)] where a != b {
                 violate("report \(name) \(a) ≠ journal \(b) (batch \(key ?? "none"))")
             }
             let approvedSales = rows.filter { $0.action == .sale && $0.state == .approved }

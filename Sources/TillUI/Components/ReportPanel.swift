@@ -55,6 +55,7 @@ func runningReport(_ report: Report, _ s: AppState, x: Int, y: inout Int, maxY: 
     }
     let notIn = "\(report.declined.count) declined, \(report.aborted.count) aborted"
     rows.append(("Not counted", notIn, .normal, false))
+    if report.waiting.count > 0 { rows.append(("WAITING", "\(report.waiting.count): the terminal has it now", .unknown, false)) }
     if report.unknown.count > 0 { rows.append(("UNKNOWN", "\(report.unknown.count): check the terminal", .unknown, false)) }
     for row in rows where y < maxY {
         buf.put(row.label, x: x + 2, y: y, role: .label, maxWidth: 13)
