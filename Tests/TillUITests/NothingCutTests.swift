@@ -164,3 +164,28 @@ import TillProtocol
         #expect(wrap("Sale of € 22.00 charged", width: 9) == ["Sale of", "€ 22.00", "charged"])
     }
 }
+
+/// Found by using it: on the Batch screen at 80×24, with a sale in flight, Enter by habit on the empty "New batch"
+/// field marked it wrong but its message was off the screen, under the running report. The fields and their errors
+/// are drawn whole; the report gets the rows left, its warnings before its plain counts.
+@Suite struct BatchScreenRoomTests {
+    @Test func theFieldsErrorIsWholeAndTheReportKeepsItsWarnings() {
+        var s = readyState()
+        _ = go(&s, .batch)
+        let t0 = openBatch.openedAtMs!
+        func bucket(_ action: Action, _ state: EntryState, _ cents: Int) -> ReportBucket {
+            ReportBucket(action: action, state: state, cardType: "", verificationMethod: "", count: 1, amountCents: cents,
+                         tipCents: 0, tippedCount: 0, firstAtMs: t0, lastAtMs: t0)
+        }
+        s.batchScreen.runningReport = Report(kind: .running, batch: openBatch, generatedAtMs: fixedNow, buckets: [
+            bucket(.sale, .approved, 1250), bucket(.preAuth, .approved, 3000), bucket(.capturePreAuth, .approved, 2500),
+            bucket(.sale, .sent, 700), bucket(.sale, .unknown, 909), bucket(.sale, .declined, 400),
+        ])
+        #expect(!NothingCutTests.flat(s).contains("Type a name"))
+        press(&s, .enter)
+        let text = NothingCutTests.flat(s)
+        #expect(text.contains("✗ Type a name for the new batch (e.g. the shift)."), "\(view(s, size: s.size).text)")
+        #expect(text.contains("WAITING 1 at the terminal") && text.contains("UNKNOWN 1: check the terminal")
+                && text.contains("NET TOTAL € 37.50"), "\(view(s, size: s.size).text)")
+    }
+}

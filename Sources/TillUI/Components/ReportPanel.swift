@@ -39,30 +39,39 @@ func handleReportKey(_ state: inout AppState, _ panel: ReportPanel, _ key: Key) 
     return []
 }
 
-/// The live X report on the Batch screen: the lines that matter most, as many as fit.
+/// The live X report on the Batch screen: the lines that matter most, as many as fit, in the report's order. When not
+/// all fit, the net total and what needs a look (waiting, unknown) are kept before the figures F9 shows whole.
 func runningReport(_ report: Report, _ s: AppState, x: Int, y: inout Int, maxY: Int, width: Int, _ buf: inout ScreenBuffer) {
     let f = s.reportFormat
     let title = report.kind == .running ? "Running (X) report" : "Last shift's (Z) report"
+    guard y < maxY else { return }
     buf.put(title, x: x, y: y, role: .title, attrs: .bold, maxWidth: width); y += 1
-    // The count goes with the label ("Sales (2)"): "2 × € 60.00" read as two times 60.00.
-    var rows: [(label: String, value: String, role: Role, bold: Bool)] = [
-        ("Sales (\(report.sales.count))", f.money(report.sales.cents) + " + tips " + f.money(report.tips.cents), .amount, false),
-        ("Refunds (\(report.refunds.count))", (report.refunds.cents > 0 ? "-" : "") + f.money(report.refunds.cents), .amount, false),
-        ("NET TOTAL", f.money(report.netCents), .approved, true),
-    ]
+    struct Row { var label: String; var value: String; var role: Role; var bold = false; var keep: Int }
+    // The count goes with the label ("Sales (2)"): "2 × € 60.00" read as two times 60.00. `keep`: lower is kept first.
+    var rows = [Row(label: "Sales (\(report.sales.count))", value: f.money(report.sales.cents) + " + tips " + f.money(report.tips.cents),
+                    role: .amount, keep: 3)]
     if report.captures.count > 0 || report.preAuths.count > 0 {
-        rows.insert(("Captured (\(report.captures.count))", f.money(report.captures.cents), .amount, false), at: 1)
+        rows.append(Row(label: "Captured (\(report.captures.count))", value: f.money(report.captures.cents), role: .amount, keep: 5))
     }
-    let notIn = "\(report.declined.count) declined, \(report.aborted.count) aborted"
-    rows.append(("Not counted", notIn, .normal, false))
-    if report.waiting.count > 0 { rows.append(("WAITING", "\(report.waiting.count): the terminal has it now", .unknown, false)) }
-    if report.unknown.count > 0 { rows.append(("UNKNOWN", "\(report.unknown.count): check the terminal", .unknown, false)) }
-    for row in rows where y < maxY {
-        buf.put(row.label, x: x + 2, y: y, role: .label, maxWidth: 13)
-        // A value too long for its line ("€ 999999.99 + tips € 99999.99" at 80 columns) wraps at words under itself,
-        // each amount with its currency: money is never cut.
-        for l in wrap(row.value, width: width - 16) where y < maxY {
-            buf.put(l, x: x + 16, y: y, role: row.role, attrs: row.bold ? .bold : [], maxWidth: width - 16)
+    rows.append(Row(label: "Refunds (\(report.refunds.count))", value: (report.refunds.cents > 0 ? "-" : "") + f.money(report.refunds.cents),
+                    role: .amount, keep: 4))
+    rows.append(Row(label: "NET TOTAL", value: f.money(report.netCents), role: .approved, bold: true, keep: 0))
+    if report.waiting.count > 0 { rows.append(Row(label: "WAITING", value: "\(report.waiting.count) at the terminal", role: .unknown, keep: 1)) }
+    if report.unknown.count > 0 { rows.append(Row(label: "UNKNOWN", value: "\(report.unknown.count): check the terminal", role: .unknown, keep: 2)) }
+    rows.append(Row(label: "Not counted", value: "\(report.declined.count) declined, \(report.aborted.count) aborted", role: .normal, keep: 6))
+    // A value too long for its line ("€ 999999.99 + tips € 99999.99" at 80 columns) wraps at words under itself,
+    // each amount with its currency: money is never cut, a row is shown whole or not at all.
+    let lines = rows.map { wrap($0.value, width: width - 16) }
+    var room = maxY - y
+    var shown = Set<Int>()
+    for i in rows.indices.sorted(by: { rows[$0].keep < rows[$1].keep }) where lines[i].count <= room {
+        shown.insert(i)
+        room -= lines[i].count
+    }
+    for i in rows.indices where shown.contains(i) {
+        buf.put(rows[i].label, x: x + 2, y: y, role: .label, maxWidth: 13)
+        for l in lines[i] {
+            buf.put(l, x: x + 16, y: y, role: rows[i].role, attrs: rows[i].bold ? .bold : [], maxWidth: width - 16)
             y += 1
         }
     }

@@ -135,14 +135,20 @@ func batchScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         buf.put("Open one to start the shift.", x: x, y: y, role: .hint); y += 1
     }
     y += 1
-    if let report = s.batchScreen.runningReport, y < r.maxY - 3 {
-        runningReport(report, s, x: x, y: &y, maxY: r.maxY - 1, width: w, &buf)
-        y += 1
-    }
     let roomy = r.height >= 26
     let form = s.form
     let fieldX = x + 14
     let fieldW = max(8, min(30, r.maxX - fieldX - 2))
+    // The fields and what is wrong with them come first: the report above them (F9 shows it whole) gets the rows
+    // they leave, so an error under a field is never pushed off the screen.
+    let formRows = form.fields.reduce(0) { rows, f in
+        rows + 1 + (form.errors[f.id].map { wrap("✗ " + $0, width: r.maxX - fieldX - 1).count } ?? 0) + (roomy ? 2 : 0)
+    }
+    let reportEnd = r.maxY - 2 - formRows
+    if let report = s.batchScreen.runningReport, y < reportEnd - 1 {
+        runningReport(report, s, x: x, y: &y, maxY: reportEnd, width: w, &buf)
+        y += 1
+    }
     for (i, f) in form.fields.enumerated() where y < r.maxY - 2 {
         drawField(f, focused: i == form.focus, error: form.errors[f.id], x: x, labelW: 14, fieldX: fieldX, fieldW: fieldW, y: y,
                   currency: s.currency, &buf)
