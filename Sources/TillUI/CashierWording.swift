@@ -375,21 +375,9 @@ public enum CashierWording {
         }
     }
 
-    /// What a payment found settled did, for "WAS CHARGED" / "was NOT charged": a sale or a capture charges the card, a
-    /// pre-auth only reserves the money (nothing is charged until it is captured), a refund gives money back.
-    public static func recoveredVerb(_ action: Action) -> String {
-        switch action.reportRole {
-        case .sale: return "CHARGED"
-        case .preAuth: return "RESERVED"
-        case .capture: return "CAPTURED"
-        case .refund: return "REFUNDED"
-        case .none: return "DONE"
-        }
-    }
-
     /// What became of a payment found settled, in the notice's words: "WAS CHARGED", "was NOT reserved" …
     static func foundWords(_ e: JournalEntry) -> String {
-        e.state == .approved ? "WAS " + recoveredVerb(e.action) : "was NOT " + recoveredVerb(e.action).lowercased()
+        e.state == .approved ? "WAS " + e.action.reportRole.moneyVerb.uppercased() : "was NOT " + e.action.reportRole.moneyVerb
     }
 
     static func lowerFirst(_ s: String) -> String {

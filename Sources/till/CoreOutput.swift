@@ -211,8 +211,8 @@ func recoveredText(_ e: JournalEntry) -> String {
     let paid = e.charged?.description
     let what = ([e.action.rawValue] + [paid].compactMap { $0 }).joined(separator: " ") + " (entry \(e.id))"
     switch e.state {
-    case .approved: return what + " WAS \(movedWord(e.action).uppercased()) (the terminal's record)."
-    case .declined, .aborted: return what + " was NOT \(movedWord(e.action)) (the terminal's record)."
+    case .approved: return what + " WAS \(e.action.reportRole.moneyVerb.uppercased()) (the terminal's record)."
+    case .declined, .aborted: return what + " was NOT \(e.action.reportRole.moneyVerb) (the terminal's record)."
     case .resolved: return what + " was never sent" + (e.note.map { ": " + terminalSafe($0) } ?? ".")
     case .review: return what + " needs review" + (e.note.map { ": " + terminalSafe($0) } ?? ".")
     default: return what + " is still unknown" + (e.note.map { ": " + terminalSafe($0) } ?? ".")

@@ -42,20 +42,10 @@ func responseActionLabel(_ r: CallbackResponse) -> String {
     return r.rawAction.map { "unknown action '\(terminalSafe($0))'" } ?? "no action given"
 }
 
-/// What an answer did with the money it names: only an approved answer charged (or, for a
-/// pre-authorisation, reserved) it.
+/// What an answer did with the money it names: only an approved answer moved it (an answer naming no action is read
+/// as a sale's).
 func chargedWord(_ r: CallbackResponse) -> String {
-    r.isApproved ? movedWord(r.action) : "not charged"
-}
-
-/// What an approved request of this action did with the money: `charged`, `authorised` (a pre-auth reserves it),
-/// `refunded`.
-func movedWord(_ action: Action?) -> String {
-    switch action?.reportRole {
-    case .preAuth?: return "authorised"
-    case .refund?: return "refunded"
-    default: return "charged"
-    }
+    r.isApproved ? (r.action?.reportRole ?? .sale).moneyVerb : "not charged"
 }
 
 /// `APPROVED · sale`

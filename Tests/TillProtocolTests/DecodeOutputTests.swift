@@ -13,7 +13,7 @@ struct DecodeOutputTests {
         let ok = try TillBinary.run(["decode", "cb://result?status=success&action=sale&amount=1200&tipAmount=200"])
         #expect(ok.stdout.contains("12.00 + tip 2.00 = 14.00 charged"))
         let pre = try TillBinary.run(["decode", "cb://result?status=success&action=pre_auth&amount=1200&tipAmount=200"])
-        #expect(pre.stdout.contains("= 14.00 authorised"))
+        #expect(pre.stdout.contains("= 14.00 reserved"))
     }
 
     @Test func bidiAndControlCharactersNeverRawInTextOrJSON() throws {

@@ -99,6 +99,19 @@ extension ActionDeclaration {
 /// from a reservation, or gave back; or nothing.
 public enum ReportRole: Sendable, Hashable {
     case none, sale, preAuth, capture, refund
+
+    /// What an approved request did with the money, in every place that says so ("WAS CHARGED", "was NOT reserved",
+    /// `till decode`'s "= 14.00 reserved"): a sale charges the card, a pre-auth only reserves the money, a capture
+    /// charges what was reserved, a refund gives it back.
+    public var moneyVerb: String {
+        switch self {
+        case .sale: return "charged"
+        case .preAuth: return "reserved"
+        case .capture: return "captured"
+        case .refund: return "refunded"
+        case .none: return "done"
+        }
+    }
 }
 
 /// The fields of an action that has none of its own (abort, send logs, …).

@@ -45,7 +45,7 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         let found = res.foundAtStart ? "found at start"
             : res.foundAtMs.map { "found at " + Format.hoursMinutesOfDay($0, offsetMinutes: s.tzOffsetMinutes) } ?? "found later"
         let action = res.outcome.entry?.action ?? .sale
-        let verb = CashierWording.recoveredVerb(action)
+        let verb = action.reportRole.moneyVerb.uppercased()
         switch res.outcome.entry?.state {
         case .approved?:
             v.word = verb; v.headline = "WAS " + verb; v.amount = nil
