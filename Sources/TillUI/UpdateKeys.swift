@@ -174,9 +174,14 @@ func keepForm(_ state: inout AppState, _ screen: Screen) {
     }
 }
 
+/// What a payment screen says to a send while another payment is with the terminal.
+func sayWaitForFlight(_ state: inout AppState, _ p: Pending) {
+    setFlightNotice(&state, "Wait: \(p.summary) is in flight (Esc aborts).", error: true)
+}
+
 func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) -> [Command] {
     if let p = state.pending {
-        setFlightNotice(&state, "Wait: \(p.summary) is in flight (Esc aborts).", error: true)
+        sayWaitForFlight(&state, p)
         giveBack(&state, state.screen, state.form)
         return []
     }

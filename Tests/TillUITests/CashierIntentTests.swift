@@ -51,6 +51,19 @@ import TillProtocol
         #expect(!sends(press(&s, .enter)))
     }
 
+    /// Found in a shift by hand: Enter pressed twice by habit sent the sale, then marked the fresh form "✗ Enter an
+    /// amount", which still stood under the approved verdict. Nothing typed while the terminal works is not a mistake.
+    @Test func enterTwiceByHabitMarksNothingWrong() {
+        var s = readyState()
+        type(&s, "15"); press(&s, .alt("2"))
+        #expect(sends(press(&s, .enter)))
+        #expect(!sends(press(&s, .enter)))
+        #expect(s.form.errors.isEmpty && s.form.message == nil, "\(s.form.errors)")
+        #expect(s.notice?.contains("is in flight") == true, "\(s.notice ?? "")")
+        _ = update(&s, .performed(approved(1, cents: 1650), summary: "Sale € 16.50"))
+        #expect(!view(s, size: s.size).contains("Enter an amount"))
+    }
+
     @Test func aSaleNotSentComesBackKeptSoTypingReplacesIt() {
         var s = readyState()
         type(&s, "4"); press(&s, .enter)

@@ -82,6 +82,11 @@ enum PaymentScreen: ScreenComponent {
                 choices: [ConfirmChoice(key: "o", label: "open shift '\(name)'", action: .send(.batch(BatchRequest(command: .open, batchName: name))))]))
             return []
         }
+        if let p = state.pending, !state.form.hasText {
+            // Enter again by habit while the terminal works: nothing typed is nothing to check or send.
+            sayWaitForFlight(&state, p)
+            return []
+        }
         guard var reader = FormReader(&state) else { return [] }
         var form: Form { get { reader.form } set { reader.form = newValue } }
         func focusFirstError() { reader.focusFirstError() }
