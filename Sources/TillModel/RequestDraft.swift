@@ -156,12 +156,21 @@ struct TypedText {
                          offsetMinutes: (Int64) -> Int) -> (Money?, TransactionFinder) {
         // Not given (nil): the full amount. Given, even blank (`--amount ""`): it must read as an amount.
         let a = amount.flatMap { money($0.trimmingWhitespace(), field: "amount", label: "Amount") }
-        func date(_ t: String?, endOfDay: Bool) -> String? {
-            blankIsNil(t).map { TerminalDate.requestDate($0, endOfDay: endOfDay, offsetMinutes: offsetMinutes) ?? $0 }
+        // A date the terminal could not read is said in the words of the form it is typed in, not the protocol's ISO 8601.
+        func date(_ t: String?, endOfDay: Bool, field: String, name: String) -> String? {
+            guard let t = blankIsNil(t) else { return nil }
+            if let d = TerminalDate.requestDate(t, endOfDay: endOfDay, offsetMinutes: offsetMinutes) { return d }
+            fail(field, "The '\(name)' date '\(t)' is not a date: type it as YYYY-MM-DD, like 2026-03-29.")
+            return t
         }
-        return (a, TransactionFinder(referenceNumber: blankIsNil(reference), orderCode: blankIsNil(orderCode),
+        // A STAN is six digits; the receipt's 000005 is often typed as 5: fewer digits are that STAN, zeros in front.
+        func stan(_ t: String) -> String {
+            t.utf8.count < 6 && t.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) ? String(repeating: "0", count: 6 - t.utf8.count) + t : t
+        }
+        return (a, TransactionFinder(referenceNumber: blankIsNil(reference).map(stan), orderCode: blankIsNil(orderCode),
                                      shortOrderCode: blankIsNil(shortOrderCode),
-                                     txnDateFrom: date(from, endOfDay: false), txnDateTo: date(to, endOfDay: true)))
+                                     txnDateFrom: date(from, endOfDay: false, field: "txnDateFrom", name: "from"),
+                                     txnDateTo: date(to, endOfDay: true, field: "txnDateTo", name: "to")))
     }
 
     mutating func wholeNumber(_ text: String?, field: String, label: String) -> Int? {

@@ -95,7 +95,7 @@ enum Scenes {
             _ = update(&s, .unresolvedLoaded([entry(4, cents: 909, state: .unknown, note: "no answer within 3 s")], recovered: false))
         }
         add("pre-auth") { s in press(&s, .f(3)); type(&s, "50") }
-        add("capture-error") { s in press(&s, .f(4)); type(&s, "12345"); press(&s, .tab, .tab, .tab); type(&s, "2026-11-21"); press(&s, .enter) }
+        add("capture-error") { s in press(&s, .f(4)); type(&s, "12345"); press(&s, .tab, .tab, .tab); type(&s, "2026-11-31"); press(&s, .enter) }
         add("refund-confirm") { s in press(&s, .f(5)); type(&s, "654321"); for _ in 0..<5 { press(&s, .tab) }; type(&s, "5"); enterFinding(&s, [entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)]) }
         add("batch") { s in press(&s, .f(6)); type(&s, "Evening") }
         add("batch-none-open") { s in press(&s, .f(6)); _ = update(&s, .batchLoaded(BatchInfo())) }

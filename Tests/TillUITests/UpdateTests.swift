@@ -224,14 +224,13 @@ import TillProtocol
         #expect(cmds == [.perform(.cancel(want), summary: "Refund € 5.00, STAN 654321")])
     }
 
-    @Test func captureNeedsAFinderAndChecksStan() {
+    /// Found while changing this test: after "Say which pre-authorisation to use" on the blank STAN, the short code
+    /// typed below it was refused ("correct STAN first") until the cashier typed something into the STAN.
+    @Test func captureNeedsAFinderAndAnyOfItsKeysAnswersIt() {
         var s = readyState()
         press(&s, .f(4))
-        type(&s, "123")
         press(&s, .enter)
-        #expect(s.form.errors[.referenceNumber]?.contains("six digits") == true)
-        press(&s, .esc)   // clears the field
-        #expect(s.form[.referenceNumber] == "")
+        #expect(s.form.errors[.referenceNumber]?.contains("Say which") == true)
         press(&s, .tab, .tab); type(&s, "1234567890")
         press(&s, .tab); type(&s, "2026-11-20")
         #expect(enterFinding(&s).isEmpty)   // a capture is confirmed first
@@ -240,6 +239,17 @@ import TillProtocol
         let want = CaptureRequest(finder: TransactionFinder(shortOrderCode: "1234567890", txnDateFrom: "2026-11-20T00:00:00.000+01:00"),
                                   protocolName: RequestDraft.defaultProtocol)   // as the command line sends it
         #expect(cmds == [.perform(.capturePreAuth(want), summary: "Capture in full, short code 1234567890")])
+    }
+
+    /// The receipt's STAN 000123 typed as 123 is looked up as 000123, not refused.
+    @Test func aShortStanIsLookedUpWithZerosInFront() {
+        var s = readyState()
+        press(&s, .f(4))
+        type(&s, "123")
+        let cmds = press(&s, .enter)
+        #expect(s.form.errors.isEmpty, "\(s.form.errors)")
+        guard case .findPayment(_, let finder)? = cmds.first else { Issue.record("not looked up: \(cmds)"); return }
+        #expect("\(finder)".contains("000123"), "\(finder)")
     }
 
     @Test func batchOpenAndCloseConfirmSayWhatHappens() {

@@ -218,9 +218,13 @@ struct FormReader {
     var form: Form
 
     init?(_ state: inout AppState) {
-        // What was shown is what is sent: a field showing an error (a refused key, a rule it broke) blocks
-        // sending until the cashier corrects it.
-        if let i = state.form.fields.firstIndex(where: { state.form.errors[$0.id] != nil || state.form.refused.contains($0.id) }) {
+        // What was shown is what is sent: a field showing an error (a refused key, a rule its text broke) blocks
+        // sending until the cashier corrects it. A blank field's error (nothing given where something was due, as
+        // "say which payment: its STAN, order code or short code") does not: another field may answer it, and the
+        // checks below say it again if not.
+        if let i = state.form.fields.firstIndex(where: {
+            (state.form.errors[$0.id] != nil && !$0.text.trimmingWhitespace().isEmpty) || state.form.refused.contains($0.id)
+        }) {
             let f = state.form.fields[i]
             state.form.focus = i
             setNotice(&state, "Not sent: correct \(f.label) first (\(state.form.errors[f.id] ?? "a key was refused")).", error: true)
