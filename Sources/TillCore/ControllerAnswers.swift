@@ -31,6 +31,12 @@ extension TillController {
                     + " more than once: what it says cannot be read for certain. Not counted until checked: check the terminal, "
                     + "then settle it as charged or not charged.")
         }
+        if e.action.movesMoney, r.action != .abort, case .other(let said) = r.status {
+            // The pages' status is success or fail: `succ` (a line cut short), `approved` or a quoted "success" says
+            // neither, and read as a decline it could be a charged card the cashier charges again.
+            return (.review, "The terminal's answer says status '\(SafeText.terminal(said))', neither success nor fail: what it "
+                    + "did cannot be read for certain. Not counted until checked: check the terminal, then settle it as charged or not charged.")
+        }
         let state = AnswerRules.state(for: r)
         if state == .resolved, AnswerRules.terminalWasBusy(r) {
             return (state, "The terminal was busy with another transaction and did not start this one: nothing was charged. Try again.")

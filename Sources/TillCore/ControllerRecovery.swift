@@ -121,7 +121,14 @@ extension TillController {
     /// A request another live till is still waiting on (it holds the journal's sender lock, and the entry is pending
     /// or sent) is that till's to settle: marking it here would contradict the answer it is about to get.
     func refuseIfInProgressElsewhere(_ e: JournalEntry) throws {
-        guard e.state == .pending || e.state == .sent, current?.inFlight.entry.id != e.id, senderLock.isHeldElsewhere() else { return }
+        guard current?.inFlight.entry.id != e.id, senderLock.isHeldElsewhere() else { return }
+        try Self.refuseInProgress(e)
+    }
+
+    /// Refuses to settle a pending or sent entry while another till holds the sender lock: it is that till's request
+    /// (`till resolve`, which has no controller, asks the same once it has tried the lock itself).
+    public static func refuseInProgress(_ e: JournalEntry) throws {
+        guard e.state == .pending || e.state == .sent else { return }
         throw ResolveError(message: "Entry \(e.id) is in progress on another till, which is waiting for the terminal's answer: "
                            + "wait for it to finish; nothing changed.")
     }

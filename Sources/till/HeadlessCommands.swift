@@ -244,7 +244,12 @@ struct ResolveCommand: AsyncParsableCommand {
         if charged && notCharged { printToStandardError("till: say --charged or --not-charged, not both."); throw ExitCode(2) }
         let text = (note ?? "").trimmingWhitespace()
         let isPayment = e.action.movesMoney
+        // The sender lock while it settles: a till waiting on this entry keeps it, and none starts sending meanwhile.
+        let lock = SenderLock(journalPath: journal.path)
+        let held = (try? lock.acquire()) != nil
+        defer { if held { lock.release() } }
         do {
+            if !held { try TillController.refuseInProgress(e) }
             if charged || notCharged {
                 let how = charged ? "Marked charged" : "Marked not charged"
                 try journal.resolve(id, charged: charged, note: text.isEmpty ? how + "." : how + ": " + text)
