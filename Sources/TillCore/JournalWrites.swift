@@ -222,16 +222,35 @@ extension Journal {
     /// charged. Marked not charged, an approval that named no payment, kept with the entry while it waited, is journaled
     /// on its own for review (it may be a charge for something else) instead of going with the mark. The screen and
     /// `till resolve` both settle through here.
-    public func resolve(_ id: Int64, charged: Bool, note: String, nowMs: Int64 = WallClock.nowMs()) throws {
+    ///
+    /// Counted, a payment needs its amount: a full refund or capture (none asked) whose answer stated none, or 0.00,
+    /// is marked charged only with the `amount` the person read on the terminal.
+    public func resolve(_ id: Int64, charged: Bool, note: String, amount: Money? = nil, nowMs: Int64 = WallClock.nowMs()) throws {
         if let e = try entry(id: id) {
             if charged, let r = e.response, let same = try entry(sameTransactionAs: r, action: e.action, excluding: id, approvedOnly: true) {
                 // Short enough for the notice line at 80 columns, what to do included.
                 throw ResolveError(message: (r.referenceNumber.map { "STAN " + $0 } ?? "its transaction") + " counts in #\(same.id) already: mark it not charged.")
             }
+            if let amount, let stated = e.amount, stated.cents != 0 {
+                throw ResolveError(message: "#\(id): the terminal stated \(stated), which counts; not \(amount).")
+            }
+            if charged, e.action.movesMoney, amount == nil, (e.amount?.cents ?? 0) == 0 {
+                throw ResolveError(message: "#\(id): the terminal stated no amount: till resolve \(id) --charged --amount X")
+            }
             if !charged { _ = try keepStoredStray(of: e, nowMs: nowMs) }
         }
         let from: Set<EntryState> = [.pending, .sent, .unknown, .review]
-        let moved = try transition(id, to: charged ? .approved : .resolved, note: note, from: from, nowMs: nowMs)
+        let moved = try write { db -> Bool in
+            let only = Journal.stateCondition(from)
+            if charged, let amount {
+                try db.execute(sql: "UPDATE entry SET amountCents = ? WHERE id = ?" + only.sql,
+                               arguments: StatementArguments([amount.cents, id] as [(any DatabaseValueConvertible)?]) + only.arguments)
+            }
+            try db.execute(sql: "UPDATE entry SET state = ?, note = ?, updatedAtMs = ? WHERE id = ?" + only.sql,
+                           arguments: StatementArguments([(charged ? EntryState.approved : .resolved).rawValue, note, nowMs, id]
+                                                         as [(any DatabaseValueConvertible)?]) + only.arguments)
+            return db.changesCount > 0
+        }
         if !moved { throw ResolveError(message: "Entry \(id) no longer needs attention (it was settled meanwhile); nothing changed.") }
     }
 

@@ -111,6 +111,9 @@ public enum AnswerRules {
             out.append("no amount")
         } else if let want = askedAmount, let got = r.amount, want != got {
             out.append("amount \(got) instead of \(want)")
+        } else if askedAmount == nil, r.amount?.cents == 0 {
+            // A full refund or capture asks no amount: an answer of 0.00 counts nothing for what may be all of it.
+            out.append("an amount of 0.00 for the full amount")
         }
         if action == .sale {
             let asked = askedTip ?? Money(cents: 0)

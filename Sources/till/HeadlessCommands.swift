@@ -233,6 +233,8 @@ struct ResolveCommand: AsyncParsableCommand {
     @Flag(name: .customLong("charged"), help: "The terminal shows it went through: count it.") var charged = false
     @Flag(name: .customLong("not-charged"), help: "The terminal shows it did not go through: never count it.") var notCharged = false
     @Option(help: "How it was settled, in your words.") var note: String?
+    @Option(help: ArgumentHelp("With --charged, the amount the terminal shows, for a payment whose answer stated none (a full refund or capture).",
+                               valueName: "amount")) var amount: String?
 
     func run() async throws {
         let journal = global.journalOnly()
@@ -252,7 +254,14 @@ struct ResolveCommand: AsyncParsableCommand {
             if !held { try TillController.refuseInProgress(e) }
             if charged || notCharged {
                 let how = charged ? "Marked charged" : "Marked not charged"
-                try journal.resolve(id, charged: charged, note: text.isEmpty ? how + "." : how + ": " + text)
+                var money: Money?
+                if let amount {
+                    guard charged else { printToStandardError("till: --amount goes with --charged."); throw ExitCode(2) }
+                    do { money = try Money.parse(amount) } catch {
+                        printToStandardError("till: --amount: \(error)"); throw ExitCode(2)
+                    }
+                }
+                try journal.resolve(id, charged: charged, note: text.isEmpty ? how + "." : how + ": " + text, amount: money)
             } else if isPayment {
                 printToStandardError("till: entry \(id) is a \(e.action.rawValue): say what the terminal shows, --charged (it counts) or --not-charged (it never does).")
                 throw ExitCode(2)

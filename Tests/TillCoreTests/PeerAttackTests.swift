@@ -48,3 +48,51 @@ import TillProtocol
         #expect(try j.entry(id: 1)?.state == .resolved)
     }
 }
+
+extension PeerAttackTests {
+    /// A full refund (no amount asked) the terminal made for 20.00 but answered `amount=0` was counted approved at
+    /// 0.00, and one answered with no amount, once marked charged, was counted at 0.00 too: the net was 20.00 too
+    /// high. An answer of 0.00 for the full amount needs a person, and a person marks it charged with the amount the
+    /// terminal shows.
+    @Test func aFullRefundAnsweredZeroIsForAPersonWhoGivesTheAmount() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "zero_refund", """
+        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=cancel&amount=0"
+            + "&referenceNumber=000002&orderCode=9000000000000002&transactionId=00000000-0000-4000-8000-000000000002\\n")
+        sys.stdout.flush()
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        let r = try await runTillCapturing(["refund", "--reference", "000001", "--journal", journal, "--timeout", "20", "--transport", peer])
+        let j = try Journal(path: journal)
+        let e = try #require(try j.entry(id: 1))
+        #expect(e.state == .review && e.note?.contains("0.00 for the full amount") == true, "\(e.state.rawValue) \(e.note ?? ""): \(r.output)")
+        #expect(r.status == 3)
+
+        let bare = try await runTillCapturing(["resolve", "1", "--charged", "--journal", journal])
+        #expect(bare.status == 1 && bare.errors.contains("stated no amount"), "\(bare.errors)")
+        #expect(try j.entry(id: 1)?.state == .review)
+        let given = try await runTillCapturing(["resolve", "1", "--charged", "--amount", "20", "--journal", journal])
+        #expect(given.status == 0, "\(given.errors)")
+        let e2 = try #require(try j.entry(id: 1))
+        #expect(e2.state == .approved && e2.amount == Money(cents: 2000), "\(e2)")
+        #expect(try j.totals(batchId: e2.batchId ?? "").refunds == ActionTotals(count: 1, amountCents: 2000, tipCents: 0))
+    }
+
+    /// A person's amount never replaces one the terminal stated.
+    @Test func anAmountTheTerminalStatedIsNotReplacedByAPersons() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "more_sale", """
+        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=600"
+            + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000001&orderCode=9000000000000001"
+            + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
+        sys.stdout.flush()
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        _ = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "20", "--transport", peer])
+        let j = try Journal(path: journal)
+        #expect(try j.entry(id: 1)?.state == .review)
+        let r = try await runTillCapturing(["resolve", "1", "--charged", "--amount", "5", "--journal", journal])
+        #expect(r.status == 1 && r.errors.contains("the terminal stated 6.00"), "\(r.errors)")
+        #expect(try j.entry(id: 1)?.state == .review)
+    }
+}
