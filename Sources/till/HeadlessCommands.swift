@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import TillCore
+import TillModel
 import TillProtocol
 
 /// `till sale`, `till refund`, … `till journal`, `till report`/`till export`.
@@ -40,11 +41,40 @@ func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOpti
         }
     }
     source.resume()
-    let outcome = await controller.perform(request.request, confirmingUnknown: confirming)
+    var outcome = await controller.perform(request.request, confirmingUnknown: confirming)
+    if case .answered(let e) = outcome, e.action.movesMoney, AnswerRules.settledWithoutItsOwnAnswer(e) {
+        outcome = await ownAnswer(of: e, from: controller, within: ownAnswerWaitSeconds) ?? outcome
+    }
     source.cancel()
     await Termination.shutdown(controller)
     await HeadlessNotices.drained()
     Termination.exit(printOutcome(outcome, json: global.json, tipStyle: settings.resolvedTip))
+}
+
+/// How long a payment settled by something weaker than its own answer (an abort's "aborted", an answer naming no
+/// payment) waits on for its own before the command ends and stops the bridge: the terminal may have charged the
+/// card before the abort, and says so in the sale's own answer, in either order (protocol README).
+let ownAnswerWaitSeconds: UInt64 = 5
+
+/// The entry once its own answer replaced what settled it, if that comes within `seconds`; nil otherwise.
+func ownAnswer(of e: JournalEntry, from controller: TillController, within seconds: UInt64) async -> ActionOutcome? {
+    let events = controller.events()
+    // It may have come already, between the settling and this subscription.
+    if let now = await controller.entry(id: e.id), !AnswerRules.settledWithoutItsOwnAnswer(now) { return .answered(now) }
+    printToStandardError("till: \(e.state.rawValue) by another answer than the payment's own; waiting up to \(seconds) s for its own…")
+    return await withTaskGroup(of: ActionOutcome?.self) { group in
+        group.addTask {
+            for await event in events { if case .changed(let c) = event, c.id == e.id { return .answered(c) } }
+            return nil
+        }
+        group.addTask { try? await Task.sleep(nanoseconds: seconds * 1_000_000_000); return nil }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        if first != nil { return first }
+        // The last look: it may have been journaled as the wait ended.
+        if let now = await controller.entry(id: e.id), !AnswerRules.settledWithoutItsOwnAnswer(now) { return .answered(now) }
+        return nil
+    }
 }
 
 final class CoreLocked<Value>: @unchecked Sendable {

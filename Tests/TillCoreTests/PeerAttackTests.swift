@@ -96,3 +96,44 @@ extension PeerAttackTests {
         #expect(try j.entry(id: 1)?.state == .review)
     }
 }
+
+extension PeerAttackTests {
+    /// Ctrl-C on `till sale` sends an abort; the terminal had charged the card already, answered the abort
+    /// `ABORT … (-57) ABORTED` (naming no payment), then, 0.3 s later, the sale's own approval. The command printed
+    /// ABORTED, exited 1 and stopped its bridge at the abort's answer: the approval was never read, the journal said
+    /// aborted, and the charge was in no report. It now waits a moment for the sale's own answer.
+    @Test func ctrlCThenTheSalesOwnApprovalAfterTheAbortsAnswerCountsTheCharge() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "abort_then_charged", """
+        if q.get("action") == "sale":
+            ctid, amount = q["clientTransactionId"], q["amount"]
+            continue
+        if q.get("action") == "abort":
+            sys.stdout.write("interapp-callback://result?status=fail&message=(-57)%20ABORTED&action=ABORT&amount=" + amount + "&tipAmount=0\\n")
+            sys.stdout.flush()
+            time.sleep(0.3)
+            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=" + amount
+                + "&tipAmount=0&clientTransactionId=" + ctid + "&referenceNumber=000001&orderCode=9000000000000001"
+                + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
+            sys.stdout.flush()
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: tillBinary)
+        p.arguments = ["sale", "--amount", "5", "--journal", journal, "--timeout", "30", "--transport", peer]
+        p.environment = ProcessInfo.processInfo.environment.merging(["XDG_CONFIG_HOME": "/nonexistent-till-config"]) { $1 }
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let j = try Journal(path: journal, readOnly: false)
+        #expect(await eventuallyAsync { (try? j.entry(id: 1))??.state == .sent })
+        kill(p.processIdentifier, SIGINT)
+        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        let e = try #require(try j.entry(id: 1))
+        #expect(e.state == .approved, "\(e.state.rawValue): \(printed)")
+        #expect(p.terminationStatus == 0 && printed.contains("APPROVED") && !printed.contains("ABORTED"), "exit \(p.terminationStatus): \(printed)")
+        #expect(try j.totals(batchId: e.batchId ?? "").sales == ActionTotals(count: 1, amountCents: 500, tipCents: 0))
+    }
+}
