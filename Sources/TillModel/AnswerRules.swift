@@ -129,11 +129,11 @@ public enum AnswerRules {
         return out
     }
 
-    /// The fields that decide what a money answer says (its status, action, amounts and reference) that it gives more
-    /// than once. The decoder keeps the first, but which one the terminal meant cannot be known: `status=fail&…&
-    /// status=success` read as declined may be a charged card.
+    /// The fields that decide what a money answer says (its status, action, amounts, reference, and a look-up's
+    /// transaction status) that it gives more than once. The decoder keeps the first, but which one the terminal meant
+    /// cannot be known: `status=fail&…&status=success` read as declined may be a charged card.
     public static func moneyFieldsGivenTwice(_ r: CallbackResponse) -> [String] {
-        let decisive: Set<String> = ["status", "action", "amount", "tipAmount", "clientTransactionId"]
+        let decisive: Set<String> = ["status", "action", "amount", "tipAmount", "clientTransactionId", "transactionStatus"]
         return r.warnings.compactMap { w in
             if case .duplicateField(let f) = w, decisive.contains(f) { return f }
             return nil

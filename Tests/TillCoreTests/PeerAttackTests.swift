@@ -137,3 +137,31 @@ extension PeerAttackTests {
         #expect(try j.totals(batchId: e.batchId ?? "").sales == ActionTotals(count: 1, amountCents: 500, tipCents: 0))
     }
 }
+
+extension PeerAttackTests {
+    /// A sale left unknown, then `till recover` asks the terminal (`transactionDetails`). The record that comes back
+    /// names no payment (another transaction's STAN and id), or names this one but gives its transaction status twice:
+    /// it settled the sale all the same, a charged card as declined or an uncharged one as approved and counted. Such a
+    /// record leaves the sale unknown, for a person.
+    @Test(arguments: [
+        ("status=success&action=transactionDetails&message=Transaction%20Details%20Fetched&transactionStatus=fail&amount=500&referenceNumber=000009", false),
+        ("status=success&action=transactionDetails&message=Transaction%20Details%20Fetched&transactionStatus=success&amount=500&referenceNumber=000009", false),
+        ("status=success&action=transactionDetails&message=Transaction%20Details%20Fetched&transactionStatus=fail&transactionStatus=success&amount=500&referenceNumber=000001", true),
+    ])
+    func aLookUpRecordThatDoesNotNameThePaymentForCertainLeavesItUnknown(record: String, naming: Bool) async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "lookup", """
+        if q.get("action") == "transactionDetails":
+            sys.stdout.write("interapp-callback://result?\(record)" + ("&clientTransactionId=" + q["clientTransactionId"] if \(naming ? "True" : "False") else "") + "\\n")
+            sys.stdout.flush()
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        let sale = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "2", "--transport", peer])
+        let j = try Journal(path: journal)
+        #expect(try j.entry(id: 1)?.state == .unknown, "exit \(sale.status)")
+        let r = try await runTillCapturing(["recover", "--journal", journal, "--timeout", "10", "--transport", peer])
+        let e = try #require(try j.entry(id: 1))
+        #expect(e.state == .unknown, "\(e.state.rawValue) \(e.note ?? ""): \(r.output) \(r.errors)")
+        #expect(try j.totals(batchId: e.batchId ?? "").sales.count == 0)
+    }
+}
