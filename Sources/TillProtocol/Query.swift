@@ -312,9 +312,13 @@ struct QuerySplit {
             // The name as a String is made only when needed: an unknown name compared, or a warning.
             var decodedName: String? = nil
             if namePercent {
+                // Spaces around a name are trimmed whether they came as spaces or escaped (`amount%20=`): one name,
+                // one field, however the bridge encoded it.
                 let n = QueryCodec.decode(nameBytes, badEscape: &bad)
-                decodedName = n
-                record.kind = KnownField.match(n)
+                let t = n.trimmingWhitespace()
+                if t != n { trimmed = true }
+                decodedName = t
+                record.kind = KnownField.match(t)
                 record.flags |= RawField.namePercent
             } else {
                 record.kind = KnownField.match(nameBytes)

@@ -184,7 +184,7 @@ struct URLCommandTests {
         (["url", "sale", "--amount", ""], "Enter an amount"),
         (["url", "sale", "--amount", "0"], "The amount must be more than 0."),
         (["url", "sale", "--amount", "99999999"], "largest amount"),
-        (["url", "refund", "--reference", "60646"], "The STAN must be exactly six digits"),
+        (["url", "refund", "--reference", "6064612"], "The STAN must be exactly six digits"),
         (["url", "capture"], "Say which pre-authorisation to use"),
         (["url", "capture", "--reference", "833121", "--to", "2021-03-30T00:00:00Z"], "A 'to' date needs a 'from' date too."),
         (["url", "capture", "--order-code", "123"], "The order code must be 10 to 20 digits"),

@@ -201,6 +201,15 @@ struct LeniencyTests {
         #expect(!r.warnings.contains(.unmaskedCardNumber))
     }
 
+    /// Found by an outside peer: `& amount=9999&amount=500` (spaces) gave `amount` twice, but `&amount%20=9999&amount=500`
+    /// (the same space escaped) kept `amount ` apart, and the approval counted. A name's spaces are trimmed either way.
+    @Test(arguments: ["amount%20", "%20amount", "amount%09", "amount%20%20"])
+    func anEscapedSpaceAroundANameIsTrimmedAsASpaceIs(name: String) throws {
+        let r = try decode("cb://result?status=success&\(name)=9999&amount=500")
+        #expect(r.warnings.contains(.duplicateField(field: "amount")), "\(r.warnings)")
+        #expect(r.fields.count == 2 && r.fields.allSatisfy { $0.name == "status" || $0.name == "amount" }, "\(r.fields)")
+    }
+
     @Test func duplicateFieldsKeepTheFirst() throws {
         let r = try decode("cb://result?status=fail&amount=100&status=success&amount=999")
         #expect(r.status == .fail)
