@@ -105,7 +105,7 @@ struct BatchTillCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var caller: CallerOptions
     @OptionGroup var batch: BatchOptions
-    @Flag(help: "Close even though some transactions have an unknown outcome (they stay flagged in the journal).")
+    @Flag(help: "Close even though some transactions still need a decision (they stay flagged in the journal).")
     var force = false
 
     func run() async throws {
@@ -115,7 +115,8 @@ struct BatchTillCommand: AsyncParsableCommand {
             let journal = global.journalOnly()
             let open = (try? journal.unresolved()) ?? []
             if !open.isEmpty {
-                printToStandardError("till: not closing: \(open.count) transaction(s) have an unknown outcome, so the Z report cannot be final:")
+                printToStandardError("till: not closing: \(open.count) transaction(s) still need a decision (an unknown outcome or an answer "
+                                     + "to review), so the Z report cannot be final:")
                 for e in open { printToStandardError("  " + journalEntryLine(e)) }
                 printToStandardError("Check them on the terminal and settle each with `till resolve ID --charged|--not-charged` (or `till recover`), "
                                      + "then close again; or close anyway with --force.")

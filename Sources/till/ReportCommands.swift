@@ -76,7 +76,7 @@ struct ExportCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var selection: BatchSelection
     @Option(help: "csv (transactions) or json (report and transactions).") var format: ReportOutput = .csv
-    @Option(help: ArgumentHelp("Write to this file instead of standard output.", valueName: "path")) var output: String?
+    @Option(help: ArgumentHelp("Write to this file instead of standard output (`-`: standard output).", valueName: "path")) var output: String?
 
     func run() async throws {
         let settings = global.settings()
@@ -85,6 +85,8 @@ struct ExportCommand: AsyncParsableCommand {
         let f = settings.reportFormat
         // Written as the journal is read, one transaction at a time: an export of any size takes constant memory.
         let file: AtomicFileWriter?
+        // `-` is standard output, as for every other tool that takes a path to write.
+        let output = self.output == "-" ? nil : self.output
         do { file = try output.map { try AtomicFileWriter(path: $0) } } catch {
             printToStandardError("till: cannot write \(output ?? ""): \(error)"); throw ExitCode(3)
         }

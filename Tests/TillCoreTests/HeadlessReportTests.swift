@@ -59,6 +59,12 @@ import TillProtocol
         let refunds = approved.filter { $0[2] == "cancel" }.reduce(0) { $0 + cents($1[4]) }
         #expect(sales == 7250 && tips == 800 && refunds == 1500)
         #expect(sales + tips - refunds == 6550)
+        // `--output -` is standard output (it wrote a file named '-'), the same text as no --output.
+        let cwd = FileManager.default.currentDirectoryPath
+        let dash = try till(["export", "--batch", "Anna morning", "--output", "-"])
+        let plain = try till(["export", "--batch", "Anna morning"])
+        #expect(dash.status == 0 && dash.out == plain.out && !dash.out.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: cwd + "/-"))
     }
 
     /// `till batch ' close'` is a close (the request reads the command trimmed): it is refused while an outcome is
