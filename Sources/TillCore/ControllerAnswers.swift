@@ -290,7 +290,9 @@ extension TillController {
     /// entry still waiting of the same action that carries no reference (refund, capture, batch), as `AnswerRules.link`
     /// allows.
     func lateTarget(for r: CallbackResponse, hint: String?) throws -> JournalEntry? {
-        if let hint, let e = try journal.entry(requestId: hint) { return e }
+        // The name an answer is filed under is its request's, unless the answer is of another action (a late sale
+        // approval filed under its look-up's name is the sale's, found by its reference below).
+        if let hint, let e = try journal.entry(requestId: hint), r.action == nil || r.action == e.action { return e }
         guard let action = r.action, action != .transactionDetails else { return nil }
         if let ctid = r.clientTransactionId {
             return try journal.entries(clientTransactionId: ctid).first(where: { $0.action == action })

@@ -165,3 +165,30 @@ extension PeerAttackTests {
         #expect(try j.totals(batchId: e.batchId ?? "").sales.count == 0)
     }
 }
+
+extension PeerAttackTests {
+    /// A sale left unknown, its look-up by recovery timed out too; then the terminal filed the sale's late approval
+    /// under the look-up's name (file drop). It turned the look-up row into "transactionDetails approved" (never
+    /// counted, never listed) and the sale stayed unknown. The approval names the sale: it settles the sale.
+    @Test func aLateSaleApprovalFiledUnderItsLookUpsNameSettlesTheSale() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir, timeoutMs: 1_000)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let selling = Task { await c.perform(sale(500, ctid: "late-under-lookup")) }
+        guard let s = await peer.nextRequest() else { Issue.record("no sale"); await c.shutdown(); return }
+        #expect(await selling.value.journalEntry?.state == .unknown)
+        let recovery = Task { await c.recover() }
+        guard let lookUp = await peer.nextRequest() else { Issue.record("no look-up"); await c.shutdown(); return }
+        #expect(lookUp.url.contains("transactionDetails"))
+        _ = await recovery.value
+        let approval = peer.answers(to: s.url)[0]
+        try peer.drop(approval, as: lookUp.id)
+        #expect(await peer.taken(lookUp.id))
+        let rows = await c.entries(JournalFilter(scope: .all))
+        let saleRow = rows.first { $0.action == .sale }, lookUpRow = rows.first { $0.action == .transactionDetails }
+        #expect(saleRow?.state == .approved, "\(rows.map { "#\($0.id) \($0.action.rawValue) \($0.state.rawValue)" })")
+        #expect(lookUpRow?.state == .resolved && lookUpRow?.response == nil)
+        #expect(await c.totals().sales == ActionTotals(count: 1, amountCents: 500, tipCents: 0))
+        await c.shutdown()
+    }
+}
