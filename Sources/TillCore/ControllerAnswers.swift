@@ -41,6 +41,14 @@ extension TillController {
         if state == .resolved, AnswerRules.terminalWasBusy(r) {
             return (state, "The terminal was busy with another transaction and did not start this one: nothing was charged. Try again.")
         }
+        if state == .approved, e.action == .batch, r.batchCommand == .close, let named = r.batchId {
+            // The close of another batch than the open one (its id and name both another's) closes nothing here.
+            let open = try journal.batch()
+            if open.isOpen, !Journal.closeNames(batchId: named, batchName: r.batchName, openId: open.id, openName: open.name) {
+                return (.review, "The terminal closed batch '\(SafeText.terminal(named))', not the open one ('\(SafeText.terminal(open.name ?? open.id ?? ""))'), "
+                        + "which stays open. Check the terminal's batches, then settle this one.")
+            }
+        }
         guard state == .approved, e.action.movesMoney else { return (state, nil) }
         if let same = try journal.entry(sameTransactionAs: r, action: e.action, excluding: e.id, countedOnly: true) {
             return (.duplicate, "The terminal answered with a transaction already journaled as entry \(same.id) "

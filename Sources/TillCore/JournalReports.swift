@@ -149,6 +149,15 @@ extension Journal {
         batches(events: try Row.fetchAll(db, sql: batchEventsSQL).map(Journal.batchEvent(from:)), nowMs: nowMs)
     }
 
+    /// Whether the terminal's close (the id and name of the batch it says it closed) closes the open batch: it names
+    /// none, or names it (its key, the terminal's id its key was made from, or its name), or the open batch's key is
+    /// one the terminal never gave (started by the terminal, or opened with no id).
+    static func closeNames(batchId: String?, batchName: String?, openId: String?, openName: String?) -> Bool {
+        guard let named = batchId, let key = openId else { return true }
+        if key.hasPrefix(terminalStartedBatchKeyPrefix) || key.hasPrefix("till-") { return true }
+        return named == key || key.hasPrefix(named + "~") || (batchName != nil && batchName == openName)
+    }
+
     static let batchEventsSQL = "SELECT * FROM batch_event ORDER BY id"
     /// The events from the last open on: all that the open batch (or the last one) depends on. One indexed look-up
     /// (`batch_event_command`), so a sale, a start-up and a report of the current shift cost the same on a till's
@@ -208,7 +217,7 @@ extension Journal {
                 closeOpen(at: e.atMs, how: nil)
                 guard let last = out.last, last.isOpen else { continue }
                 let startedByTerminal = last.id?.hasPrefix(terminalStartedBatchKeyPrefix) == true
-                if startedByTerminal || e.batchId == nil || e.batchId == last.id || e.batchName == last.name {
+                if closeNames(batchId: e.batchId, batchName: e.batchName, openId: last.id, openName: last.name) {
                     // The terminal's answer names the batch it started by itself: the journal learns its id and name.
                     if startedByTerminal {
                         // Its entries are filed under the key it had while open; the answer gives it its name.

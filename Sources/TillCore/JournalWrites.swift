@@ -124,11 +124,12 @@ extension Journal {
                 try Journal.absorbUnmatched(db, response, into: id, nowMs: nowMs)
             }
             if response.action == .batch, response.isApproved, state == .approved, origin == EntryOrigin.request.rawValue {
-                try Journal.insertBatchEvent(db, entryId: id, response: response, nowMs: nowMs)
+                let key = response.batchCommand == .open ? try Journal.openedBatchKey(db, response, entryId: id, nowMs: nowMs) : response.batchId
+                try Journal.insertBatchEvent(db, entryId: id, response: response, key: key, nowMs: nowMs)
                 if response.batchCommand == .open {
                     // The entry that opened a batch belongs to it.
                     try db.execute(sql: "UPDATE entry SET batchId = ?, batchName = ? WHERE id = ?",
-                                   arguments: [response.batchId, response.batchName, id])
+                                   arguments: [key, response.batchName, id])
                 }
                 try Journal.storeZReportOnClose(db, nowMs: nowMs)
             }
@@ -136,10 +137,22 @@ extension Journal {
         }
     }
 
-    static func insertBatchEvent(_ db: Database, entryId: Int64?, response: CallbackResponse, nowMs: Int64) throws {
+    static func insertBatchEvent(_ db: Database, entryId: Int64?, response: CallbackResponse, key: String? = nil, nowMs: Int64) throws {
         guard let c = response.batchCommand else { return }
         try db.execute(sql: "INSERT INTO batch_event (entryId, command, batchId, batchName, atMs) VALUES (?, ?, ?, ?, ?)",
-                       arguments: [entryId, c.rawValue, response.batchId, response.batchName, nowMs])
+                       arguments: [entryId, c.rawValue, key ?? response.batchId, response.batchName, nowMs])
+    }
+
+    /// The key the journal files a batch the terminal opened under: the terminal's batch id, unless it gives none or
+    /// one an earlier batch had (a terminal that reuses ids). Then the key is till's own (`till-<entry>`, or the id
+    /// and `~<entry>`), so that every shift has its own entries and its own Z report, never another's. An open for the
+    /// batch that is open already is that batch.
+    static func openedBatchKey(_ db: Database, _ response: CallbackResponse, entryId: Int64, nowMs: Int64) throws -> String {
+        guard let id = response.batchId else { return "till-\(entryId)" }
+        if let open = try latestBatch(db, nowMs: nowMs), open.isOpen, open.id == id { return id }
+        let used = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM batch_event WHERE command = 'open' AND batchId = ?)",
+                                     arguments: [id]) ?? false
+        return used ? id + "~\(entryId)" : id
     }
 
     /// A stable key of an answer's text: the same answer delivered again (after a restart, or from a file that could

@@ -207,7 +207,8 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
             // Open at once, not only after the reload: the Enter that follows "shift opened" sells.
             var b = state.batch ?? BatchInfo()
             b.isOpen = true
-            b.id = e.response?.batchId ?? b.id
+            // The journal's key for it (the terminal's id, or till's own when the terminal gave none or reused one).
+            b.id = e.batchId ?? e.response?.batchId ?? b.id
             b.name = e.response?.batchName ?? e.batchName ?? b.name
             b.openedAtMs = state.nowMs
             state.batch = b
@@ -215,7 +216,8 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         cmds.append(.loadBatch)
         if case .answered(let e) = outcome, e.state == .approved, e.response?.batchCommand == .close {
             // The shift is over: its Z report, full screen, ready to export.
-            cmds.append(.loadReport(batch: e.response?.batchId.map(BatchKey.id) ?? .last, show: true))
+            // The batch it was sent in is the one it closed (the journal's key; the terminal's id may be one it reused).
+            cmds.append(.loadReport(batch: e.batchId.map(BatchKey.id) ?? .last, show: true))
         }
     } else {
         cmds.append(.loadReport(batch: .current, show: false))

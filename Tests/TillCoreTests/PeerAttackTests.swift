@@ -192,3 +192,100 @@ extension PeerAttackTests {
         await c.shutdown()
     }
 }
+
+/// Batches as a terminal that names them badly answers them: no batch id at all, or an id an earlier batch had.
+extension PeerAttackTests {
+    /// A pipe peer (one process per till command, its count kept in a file) that opens and closes batches by the
+    /// name asked, with `batchIds` giving the id each open answers (nil: none), and approves every sale.
+    static func batchPeer(_ dir: TempDir, batchIds: [String?]) throws -> String {
+        let ids = batchIds.map { $0.map { "\"\($0)\"" } ?? "None" }.joined(separator: ", ")
+        return try PeerAnswerTests.pipePeer(dir, "batch_peer", """
+        import json, os
+        path = "\(dir.path)/batch_peer.json"
+        st = json.load(open(path)) if os.path.exists(path) else {"opens": 0, "stan": 0, "open": None}
+        ids = [\(ids)]
+        if q.get("action") == "batch":
+            if q.get("command") == "open":
+                bid = ids[st["opens"]]
+                st["opens"] += 1
+                st["open"] = [bid, q.get("batchName", "")]
+                extra = ("&batchId=" + bid) if bid else ""
+                sys.stdout.write("interapp-callback://result?status=success&message=Batch%20opened&action=batch&command=open&batchName="
+                    + urllib.parse.quote(q.get("batchName", "")) + extra + "\\n")
+            else:
+                bid, name = st["open"]
+                extra = ("&batchId=" + bid) if bid else ""
+                sys.stdout.write("interapp-callback://result?status=success&message=Batch%20closed&action=batch&command=close&batchName="
+                    + urllib.parse.quote(name) + extra + "\\n")
+        elif q.get("action") == "sale":
+            st["stan"] += 1
+            n = "%06d" % st["stan"]
+            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount="
+                + q["amount"] + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=" + n
+                + "&orderCode=9000000000" + n + "&transactionId=00000000-0000-4000-8000-000000" + n + "\\n")
+        json.dump(st, open(path, "w"))
+        sys.stdout.flush()
+        """)
+    }
+
+    /// Two shifts, a sale in each, the terminal answering with `batchIds`: each shift's Z report holds its own sale
+    /// only, and says so when shown again after the next shift.
+    func twoShifts(batchIds: [String?]) async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try Self.batchPeer(dir, batchIds: batchIds)
+        let journal = dir.path + "/journal.sqlite"
+        func till(_ args: [String]) async throws -> Int32 {
+            try await runTillCapturing(args + ["--journal", journal, "--timeout", "10", "--transport", peer]).status
+        }
+        #expect(try await till(["batch", "open", "--name", "morning"]) == 0)
+        #expect(try await till(["sale", "--amount", "5"]) == 0)
+        #expect(try await till(["batch", "close"]) == 0)
+        let j = try Journal(path: journal)
+        let morning = try #require(try j.batches().first { $0.name == "morning" })
+        let morningZ = try j.report(for: morning)
+        #expect(morningZ.sales == Tally(count: 1, cents: 500))
+        #expect(try await till(["batch", "open", "--name", "evening"]) == 0)
+        #expect(try await till(["sale", "--amount", "8"]) == 0)
+        #expect(try await till(["batch", "close"]) == 0)
+        let shifts = try j.batches()
+        #expect(Set(shifts.compactMap(\.id)).count == 2, "\(shifts.map { "\($0.id ?? "-") \($0.name ?? "-")" })")
+        let evening = try #require(shifts.first { $0.name == "evening" })
+        #expect(try j.report(for: evening).sales == Tally(count: 1, cents: 800))
+        let again = try #require(try j.batches().first { $0.name == "morning" })
+        #expect(try j.report(for: again) == morningZ, "the morning's Z report changed after the evening")
+    }
+
+    /// Found by an outside peer: batch answers with a name and no id filed both shifts under one empty key: the
+    /// second shift's Z report was the first's, its sale in no report, and one Z report stored.
+    @Test func batchesTheTerminalNamesNoIdForAreShiftsOfTheirOwn() async throws {
+        try await twoShifts(batchIds: [nil, nil])
+    }
+
+    /// Found by an outside peer: the terminal opened the evening with the morning's batch id; the morning's closed Z
+    /// report then grew by the evening's sale, and the evening's showed both.
+    @Test func aBatchIdTheTerminalUsesAgainIsAShiftOfItsOwn() async throws {
+        try await twoShifts(batchIds: ["B-1", "B-1"])
+    }
+}
+
+extension PeerAttackTests {
+    /// Found by an outside peer: `till batch close` answered "Batch closed" for another batch (its id and name)
+    /// printed BATCH CLOSED, exit 0, while the open shift stayed open with no Z report. It needs a person.
+    @Test func aCloseAnsweredForAnotherBatchNeedsAPersonAndTheShiftStaysOpen() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "close_other", """
+        if q.get("command") == "open":
+            sys.stdout.write("interapp-callback://result?status=success&message=Batch%20opened&action=batch&command=open&batchName=evening&batchId=B-2\\n")
+        else:
+            sys.stdout.write("interapp-callback://result?status=success&message=Batch%20closed&action=batch&command=close&batchName=morning&batchId=B-1\\n")
+        sys.stdout.flush()
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        #expect(try await runTillCapturing(["batch", "open", "--name", "evening", "--journal", journal, "--timeout", "10", "--transport", peer]).status == 0)
+        let r = try await runTillCapturing(["batch", "close", "--journal", journal, "--timeout", "10", "--transport", peer])
+        let j = try Journal(path: journal)
+        #expect(r.status == 3 && r.output.hasPrefix("CHECK THE TERMINAL"), "exit \(r.status): \(r.output)")
+        #expect(try j.entry(id: 2)?.state == .review)
+        #expect(try j.batch().isOpen && j.batch().name == "evening")
+    }
+}
