@@ -609,6 +609,25 @@ import TillProtocol
         #expect(sale.amount == Money(cents: 1250))
     }
 
+    /// Found by a cashier in tmux: with cents entry the Amount read 1250 as 12.50 but the Tip read 500 as 500.00
+    /// ("Charge EUR 1300.00" for a 5.00 tip). The tip's digits are cents too; `%` after them makes a percentage.
+    @Test func theTipsDigitsAreCentsTooAndAPercentStaysAPercent() {
+        var s = centsState()
+        type(&s, "1250"); press(&s, .tab); type(&s, "500")
+        #expect(s.form[.tipAmount] == "5.00")
+        #expect(view(s, size: s.size).text.contains("Tip ¢"))
+        var cmds = press(&s, .enter)
+        guard case .perform(.sale(let sale), _)? = cmds.first else { Issue.record("no sale: \(cmds)"); return }
+        #expect(sale.amount == Money(cents: 1250) && sale.tipAmount == Money(cents: 500))
+
+        s = centsState()
+        type(&s, "1250"); press(&s, .tab); type(&s, "10%")
+        #expect(s.form[.tipAmount] == "10%")
+        cmds = press(&s, .enter)
+        guard case .perform(.sale(let pct), _)? = cmds.first else { Issue.record("no sale: \(cmds)"); return }
+        #expect(pct.tipAmount == Money(cents: 125))
+    }
+
     @Test func theScreenSaysAmountsAreInCents() {
         let s = centsState()
         #expect(view(s, size: s.size).text.contains("Amount ¢"))

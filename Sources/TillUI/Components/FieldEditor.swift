@@ -31,12 +31,25 @@ func centsText(_ digits: String) -> String {
     return padded.dropLast(2) + "." + padded.suffix(2)
 }
 
-/// Whether the focused field is an amount that reads digits in cents here.
-func entersCents(_ state: AppState, _ field: Field) -> Bool { state.amountEntry == .cents && field.kind == .money }
+/// Whether the focused field is an amount that reads digits in cents here: every amount, and the tip unless it is a
+/// percentage (`500` is a 5.00 tip, `10%` ten per cent).
+func entersCents(_ state: AppState, _ field: Field) -> Bool {
+    state.amountEntry == .cents && (field.kind == .money || (field.kind == .tip && !field.text.contains("%")))
+}
 
 func type(_ state: inout AppState, _ ch: Character) {
     guard let field = state.form.focused else { return }
     let cents = entersCents(state, field)
+    if cents, field.kind == .tip, ch == "%" {
+        // The digits typed so far were a percentage: `1`, `0`, `%` is 10%, not 0.10.
+        _ = eraseSelection(&state)
+        var f = state.form
+        f.life = typedLife(state, f.life)
+        f.fields[f.focus].text = String(f.fields[f.focus].text.filter(\.isNumber).drop(while: { $0 == "0" })) + "%"
+        f.errors[field.id] = nil; f.refused.remove(field.id); f.message = nil
+        state.form = f
+        return
+    }
     if cents, !(ch.isASCII && ch.isNumber) {
         let why = ch == "." || ch == "," ? "'\(ch)' not needed, amounts are typed in cents (1250 is 12.50)."
             : "digits only, in cents (1250 is 12.50)."
@@ -136,7 +149,10 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         if y >= r.maxY - 2 { break }
         var shown = f
         // Said where it is typed: 1250 reads 12.50 here.
-        if entersCents(s, f) { shown.label = f.label + " ¢"; shown.placeholder = "in cents: 1250 = 12.50" }
+        if entersCents(s, f) {
+            shown.label = f.label + " ¢"
+            shown.placeholder = f.kind == .tip ? "cents or 10%" : "in cents: 1250 = 12.50"
+        }
         drawField(shown, focused: i == form.focus, error: form.errors[f.id], x: r.x + 2, labelW: labelW, fieldX: fieldX, fieldW: fieldW,
                   y: y, currency: s.currency, &buf)
         // What a field adds, to the right of it.
