@@ -205,7 +205,7 @@ import TillProtocol
         journalWithSale(&s)
         press(&s, .f(5))
         #expect(s.screen == .refund)
-        press(&s, .enter)
+        enterFinding(&s, s.journal.entries)
         guard case .confirm(let c)? = s.overlay else { Issue.record("no refund box"); return }
         #expect(c.selected == nil)
         #expect(!sends(press(&s, .enter)))
@@ -526,6 +526,43 @@ import TillProtocol
         #expect(text.contains("card Visa 478212******7417"))
         #expect(text.contains("€ 5.00 already refunded (€ 8.75 left)"))
         #expect(text.contains("MORE THAN IS LEFT: € 20.00 > € 8.75"))
+    }
+
+    /// Found by a cashier in tmux: F5 on a journal row, refunded 10.00; F5 on the same row again showed the box from
+    /// the journal screen's rows as first loaded ("Refund the FULL amount of the payment", nothing about the 10.00
+    /// already back). The box is made from the journal as it is when Enter is pressed.
+    @Test func aRefundFromAJournalRowAsksTheJournalAgain() {
+        var s = readyState()
+        let sale = entry(1, cents: 3000, response: approvedSaleResponse)
+        press(&s, .f(7))
+        _ = update(&s, .journalLoaded([sale]))
+        press(&s, .f(5))
+        #expect(s.refund.origin?.id == 1)
+        let cmds = press(&s, .enter)
+        guard case .findPayment(let screen, let finder)? = cmds.first else { Issue.record("not looked up: \(cmds)"); return }
+        var refund = entry(2, .cancel, cents: 1000, response: response("status=success&message=Transaction successful.&action=cancel&amount=1000&referenceNumber=654322"))
+        refund.requestURL = "vivapayclient://pay/v1?action=cancel&amount=1000&referenceNumber=" + (sale.response?.referenceNumber ?? "")
+        _ = update(&s, .paymentsFound(screen: screen, finder: finder, entries: [refund, sale]))
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
+        #expect(c.lines.joined(separator: " ").contains("€ 10.00 already refunded (€ 3.75 left)"), "\(c.lines)")
+    }
+
+    /// Found by a cashier in tmux: a refund whose outcome was unknown could be sent again with nothing said (sales ask
+    /// first); both went through, and the card got 16.00 back for an 8.00 refund. The box says so.
+    @Test(arguments: [EntryState.unknown, .sent, .review])
+    func aRefundOfAPaymentWithARefundOfUnknownOutcomeSaysSo(state: EntryState) {
+        var s = readyState()
+        press(&s, .f(5)); type(&s, "654321")
+        for _ in 0..<5 { press(&s, .tab) }
+        type(&s, "8")
+        let finder = TransactionFinder(referenceNumber: "654321")
+        #expect(press(&s, .enter) == [.findPayment(screen: .refund, finder: finder)])
+        var earlier = entry(2, .cancel, cents: 800, state: state)
+        earlier.requestURL = "vivapayclient://pay/v1?action=cancel&amount=800&referenceNumber=654321"
+        _ = update(&s, .paymentsFound(screen: .refund, finder: finder, entries: [earlier, entry(1, cents: 2000, response: approvedSaleResponse)]))
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
+        let text = c.lines.joined(separator: " ")
+        #expect(text.contains("⚠ A refund of it (€ 8.00 at") && text.contains("UNKNOWN outcome") && text.contains("before refunding again"), "\(c.lines)")
     }
 
     @Test func aRefundByAStanTheJournalDoesNotKnowSaysSo() {

@@ -76,7 +76,9 @@ import TillProtocol
         _ = keys(&s, "654321/1")   // the STAN in the filter, then 1: refund this sale
         #expect(s.screen == .refund)
         #expect(s.form[.referenceNumber] == "654321" && s.form[.amount] == "")
-        _ = keys(&s, "E")
+        // E: the journal is asked about the payment, then the box opens from what it says.
+        guard case .findPayment(let screen, let finder)? = keys(&s, "E").first else { Issue.record("not looked up"); return }
+        _ = update(&s, .paymentsFound(screen: screen, finder: finder, entries: s.journal.entries))
         #expect(confirmation(s)?.title == "Refund?")
         #expect(confirmation(s)?.lines.first == "Refund the FULL amount of the payment")
         // Enter alone never refunds: the keypad cashier picks the choice by its number, then Enter.

@@ -78,18 +78,22 @@ enum FinderScreen: ScreenComponent {
             finder.key?.names(e.response) == true ? e : nil
         }
         let known: Known
-        if let rowOrigin {
-            known = Known(payment: rowOrigin, entries: state.journal.entries)
-        } else if let key = finder.key {
+        if let key = finder.key {
+            // Asked each time, the row's payment too: what was refunded or captured of it since the journal screen
+            // was loaded is in the box.
             guard let (asked, entries) = lookedUp, asked == finder else {
                 if let k = stateKey(state.screen) { state[keyPath: k].lookingUp = finder }
                 setNotice(&state, "Looking the payment up in the journal…")
                 return [.findPayment(screen: state.screen, finder: finder)]
             }
-            let wanted: Action = capture ? .preAuth : .sale
-            let payment = entries.filter { ($0.action == wanted || (!capture && $0.action == .capturePreAuth)) && $0.state == .approved
-                                           && key.names($0.response) }.max { $0.id < $1.id }
-            known = Known(payment: payment, entries: entries, unknownKey: payment == nil)
+            if let rowOrigin {
+                known = Known(payment: entries.first { $0.id == rowOrigin.id } ?? rowOrigin, entries: entries)
+            } else {
+                let wanted: Action = capture ? .preAuth : .sale
+                let payment = entries.filter { ($0.action == wanted || (!capture && $0.action == .capturePreAuth)) && $0.state == .approved
+                                               && key.names($0.response) }.max { $0.id < $1.id }
+                known = Known(payment: payment, entries: entries, unknownKey: payment == nil)
+            }
         } else {
             known = Known(payment: nil, entries: [])
         }
@@ -161,6 +165,18 @@ enum FinderScreen: ScreenComponent {
         } else if known.unknownKey {
             lines.append("The journal knows no \(capture ? "pre-auth" : "payment") with this key: check it on the receipt")
             lines.append("(the terminal looks it up itself).")
+        }
+        // A refund (capture) of the same payment whose outcome is not known yet may have been made: a second one could
+        // give the money back twice (charge the pre-auth twice).
+        let again: Action = capture ? .capturePreAuth : .cancel
+        if let u = known.entries.filter({ u in
+            u.action == again && (u.state.awaitsTerminal || u.state == .review)
+                && (RefundLinks.finder(of: u).key == finder.key || known.payment.map { RefundLinks.finder(of: u).key?.names($0.response) == true } == true)
+        }).max(by: { $0.id < $1.id }) {
+            let what = (u.amount.map { Format.money($0, state.currency) } ?? "in full") + " at "
+                + Format.hoursMinutesOfDay(u.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
+            lines.append("⚠ A \(capture ? "capture" : "refund") of it (\(what)) has an UNKNOWN outcome:")
+            lines.append("check the terminal before \(capture ? "capturing" : "refunding") again.")
         }
         switch finder.key {
         case .shortOrderCode(let s)?: lines.append("short order code \(s)")
