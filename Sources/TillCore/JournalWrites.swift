@@ -262,7 +262,20 @@ extension Journal {
             try db.execute(sql: "UPDATE entry SET state = ?, note = ?, updatedAtMs = ? WHERE id = ?" + only.sql,
                            arguments: StatementArguments([(charged ? EntryState.approved : .resolved).rawValue, note, nowMs, id]
                                                          as [(any DatabaseValueConvertible)?]) + only.arguments)
-            return db.changesCount > 0
+            guard db.changesCount > 0 else { return false }
+            // A batch command a person found done (a close the terminal made while till was stopped) moves the shift as
+            // its answer would have: the batch closes (its Z report made), or opens under a key of till's.
+            if charged, let e = try Row.fetchOne(db, sql: "SELECT \(Journal.columns) FROM entry WHERE id = ?", arguments: [id]).map(Journal.entry(from:)),
+               let command = AnswerRules.batchCommand(of: e) {
+                let name = QueryFields(url: e.requestURL)?.value(named: "batchName")
+                try db.execute(sql: "INSERT INTO batch_event (entryId, command, batchId, batchName, atMs) VALUES (?, ?, ?, ?, ?)",
+                               arguments: [id, command.rawValue, command == .open ? "till-\(id)" : nil, name, nowMs])
+                if command == .open {
+                    try db.execute(sql: "UPDATE entry SET batchId = ?, batchName = ? WHERE id = ?", arguments: ["till-\(id)", name, id])
+                }
+                try Journal.storeZReportOnClose(db, nowMs: nowMs)
+            }
+            return true
         }
         if !moved { throw ResolveError(message: "Entry \(id) no longer needs attention (it was settled meanwhile); nothing changed.") }
     }

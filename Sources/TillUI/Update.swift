@@ -128,6 +128,8 @@ public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
         // The result pane's "CHECK THE TERMINAL" about that payment is answered now: it gives way.
         if state.result?.outcome.entry?.id == id { state.result = nil }
         var cmds: [Command] = [.loadUnresolved]
+        // Counted now: the running report moves, and a batch command marked done opened or closed the shift.
+        if charged { cmds += [.loadBatch, .loadReport(batch: .current, show: false)] }
         if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
         return cmds
     }

@@ -289,3 +289,39 @@ extension PeerAttackTests {
         #expect(try j.batch().isOpen && j.batch().name == "evening")
     }
 }
+
+extension PeerAttackTests {
+    /// Found by a cashier in tmux: a batch close left unknown (till stopped while the terminal closed it), marked "it
+    /// went through", stayed open in the journal: the next close was answered for a batch till did not know, the shift
+    /// could not be closed, and no Z report was made. Marked done, the close closes the shift, Z report and all.
+    @Test func aBatchCloseMarkedDoneClosesTheShift() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "silent_close", """
+        if q.get("command") == "open":
+            sys.stdout.write("interapp-callback://result?status=success&message=Batch%20opened&action=batch&command=open&batchName=evening&batchId=B-7\\n")
+            sys.stdout.flush()
+        elif q.get("action") == "sale":
+            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=" + q["amount"]
+                + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000001&orderCode=9000000000000001"
+                + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
+            sys.stdout.flush()
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        func till(_ args: [String], timeout: String = "10") async throws -> Int32 {
+            try await runTillCapturing(args + ["--journal", journal, "--timeout", timeout, "--transport", peer]).status
+        }
+        #expect(try await till(["batch", "open", "--name", "evening"]) == 0)
+        #expect(try await till(["sale", "--amount", "4"]) == 0)
+        #expect(try await till(["batch", "close"], timeout: "1") == 3)
+        let j = try Journal(path: journal)
+        let close = try #require(try j.unresolved().first { $0.action == .batch })
+        #expect(try j.batch().isOpen)
+        let r = try await runTillCapturing(["resolve", String(close.id), "--charged", "--journal", journal])
+        #expect(r.status == 0, "\(r.errors)")
+        #expect(try !j.batch().isOpen)
+        let evening = try #require(try j.batches().first { $0.name == "evening" })
+        #expect(!evening.isOpen)
+        let z = try j.report(for: evening)
+        #expect(z.kind == .closing && z.sales == Tally(count: 1, cents: 400))
+    }
+}

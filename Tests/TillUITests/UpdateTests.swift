@@ -494,3 +494,13 @@ import TillProtocol
         #expect(text.contains("Sales (4)     € 55.00") && !text.contains("4 ×"))
     }
 }
+
+/// A mark that counts moves the running report (a sale counted) and maybe the shift (a batch close marked done): both
+/// are read again, not left as they were until the next payment.
+@Test func aMarkThatCountsReadsTheShiftAndItsReportAgain() {
+    var s = readyState()
+    let counted = update(&s, .resolved(entryId: 3, charged: true, error: nil))
+    #expect(counted.contains(.loadBatch) && counted.contains(.loadReport(batch: .current, show: false)), "\(counted)")
+    let notCounted = update(&s, .resolved(entryId: 4, charged: false, error: nil))
+    #expect(!notCounted.contains(.loadBatch))
+}
