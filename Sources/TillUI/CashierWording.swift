@@ -284,10 +284,10 @@ public enum CashierWording {
             return Verdict(role: .declined, mark: "✗", word: "NOT SENT", headline: "NOT SENT",
                            sentence: errors.map(\.message).joined(separator: " "))
         case .busy:
-            return Verdict(role: .aborted, mark: "✗", word: "BUSY", headline: "TERMINAL BUSY — NOT CHARGED",
+            return Verdict(role: .aborted, mark: "✗", word: "BUSY", headline: "TERMINAL BUSY — NOT SENT",
                            sentence: "Another request is still waiting for the terminal: nothing was sent. Wait for its result, then try again.")
         case .otherTillBusy:
-            return Verdict(role: .aborted, mark: "✗", word: "BUSY", headline: "TERMINAL BUSY — NOT CHARGED",
+            return Verdict(role: .aborted, mark: "✗", word: "BUSY", headline: "TERMINAL BUSY — NOT SENT",
                            sentence: "Another till on this journal is waiting for the terminal: nothing was sent. Wait for it, then try again.")
         case .needsConfirmation(let unknown):
             let named = unknown.prefix(3).map { e -> String in
@@ -328,9 +328,9 @@ public enum CashierWording {
             if e.terminalWasBusy {
                 // The terminal never started it (the journal settles it as not charged): not a decline (a cashier
                 // reading DECLINED asks for another card).
-                let money = e.action.movesMoney
-                return Verdict(role: .aborted, mark: "✗", word: "BUSY", headline: money ? "TERMINAL BUSY — NOT CHARGED" : "TERMINAL BUSY — NOT DONE",
-                               sentence: "The terminal is busy with another transaction: " + (money ? "nothing was charged. " : "nothing was done. ")
+                let money = e.action.movesMoney, verb = e.action.reportRole.moneyVerb
+                return Verdict(role: .aborted, mark: "✗", word: "BUSY", headline: money ? "TERMINAL BUSY — NOT " + verb.uppercased() : "TERMINAL BUSY — NOT DONE",
+                               sentence: "The terminal is busy with another transaction: " + (money ? "nothing was \(verb). " : "nothing was done. ")
                                 + "Wait for it to finish, then try again.")
             }
             let word = message == .userCancel ? "NOT PAID" : (e.action == .batch || e.action == .transactionDetails ? "FAILED" : "DECLINED")
@@ -349,8 +349,9 @@ public enum CashierWording {
             return Verdict(role: .unknown, mark: "?", word: "UNKNOWN", headline: "CHECK THE TERMINAL",
                            sentence: unknownSentence(e, total: total, currency: currency))
         case .resolved:
-            return Verdict(role: .dim, mark: "✗", word: "SETTLED", headline: "NOT CHARGED",
-                           sentence: "Settled as not charged after the outcome was unknown" + (e.note.map { ": " + $0 } ?? "."))
+            let not = e.action.movesMoney ? "not " + e.action.reportRole.moneyVerb : "not done"
+            return Verdict(role: .dim, mark: "✗", word: "SETTLED", headline: not.uppercased(),
+                           sentence: "Settled as \(not) after the outcome was unknown" + (e.note.map { ": " + $0 } ?? "."))
         case .review:
             // The journal's note says why (another amount, an answer that named no payment, a field given twice …).
             return Verdict(role: .unknown, mark: "?", word: "REVIEW", headline: "NEEDS REVIEW",

@@ -60,6 +60,13 @@ public enum Format {
 
     public static func actionName(_ a: Action) -> String { a.words.name }
 
+    /// An entry's state as its row says it: a payment settled as not charged reads what did not happen to the money
+    /// (`NOT CHARGED`, `NOT REFUNDED` …), not the journal's word `RESOLVED`.
+    public static func stateName(_ e: JournalEntry) -> String {
+        guard e.state == .resolved, e.action.movesMoney else { return stateName(e.state) }
+        return "NOT " + e.action.reportRole.moneyVerb.uppercased()
+    }
+
     public static func stateName(_ s: EntryState) -> String {
         switch s {
         case .pending: return "PENDING"
@@ -83,7 +90,7 @@ public enum Format {
 
     /// Everything a journal filter can match, lower-cased.
     public static func searchText(_ e: JournalEntry) -> String {
-        var parts: [String] = ["#\(e.id)", actionName(e.action), stateName(e.state).lowercased()]
+        var parts: [String] = ["#\(e.id)", actionName(e.action), stateName(e).lowercased()]
         if let a = e.amount { parts.append(a.formatted()); parts.append(a.formatted(decimalSeparator: ",")) }
         if let t = e.tipAmount { parts.append(t.formatted()) }
         if let c = e.clientTransactionId { parts.append(c) }

@@ -225,3 +225,18 @@ import TillProtocol
         }
     }
 }
+
+/// Found by a cashier in tmux: a refund the terminal was too busy to start said "TERMINAL BUSY — NOT CHARGED", a
+/// refund settled as not made read "RESOLVED" in the journal, and a refund not sent because another request waited
+/// said "NOT CHARGED". Each says what did not happen to the money, or that nothing was sent.
+@Test func aRefundNotMadeSaysNotRefunded() {
+    let busy = entry(4, .cancel, cents: 800, state: .resolved, response: response("status=fail&message=(-20) TRANSACTION_IN_PROGRESS&action=cancel"))
+    #expect(CashierWording.verdict(for: busy, tipStyle: .onTop).headline == "TERMINAL BUSY — NOT REFUNDED")
+    let marked = entry(5, .cancel, cents: 800, state: .resolved)
+    #expect(CashierWording.verdict(for: marked, tipStyle: .onTop).headline == "NOT REFUNDED")
+    #expect(Format.stateName(marked) == "NOT REFUNDED" && Format.stateName(entry(6, .capturePreAuth, state: .resolved)) == "NOT CAPTURED")
+    #expect(Format.stateName(entry(7, .batch, state: .resolved)) == "RESOLVED")
+    let notSent = CashierWording.verdict(for: .busy(InFlight(entry: entry(1, .sale, state: .sent), startedAtMs: 0, deadlineMs: 90_000)),
+                                         currency: "€", tzOffsetMinutes: 0, tipStyle: .onTop)
+    #expect(notSent.headline == "TERMINAL BUSY — NOT SENT")
+}

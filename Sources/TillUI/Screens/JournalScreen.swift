@@ -277,7 +277,7 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         let link = refundLinkTexts(e, s).first { $0.displayWidth <= lastWidth }
         let last = link ?? e.response?.referenceNumber.map(SafeText.terminal) ?? "—"
         var values = [Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes), Format.actionName(e.action),
-                      Format.total(e).map { $0.formatted() } ?? "", Format.stateName(e.state), last]
+                      Format.total(e).map { $0.formatted() } ?? "", Format.stateName(e), last]
         if wide { values.insert("\(e.id)", at: 0) }
         let line = columns(values, widths, width)
         buf.put(line, x: x, y: y, role: selected ? .selection : .normal, attrs: selected ? .bold : [], maxWidth: width)
@@ -285,7 +285,7 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         else {
             // Colour the result column by its state.
             let col = widths.prefix(widths.count - 1).reduce(0, +)
-            buf.restyle(Rect(x: x + col, y: y, width: Format.stateName(e.state).count, height: 1), role: stateRole(e.state))
+            buf.restyle(Rect(x: x + col, y: y, width: Format.stateName(e).count, height: 1), role: stateRole(e.state))
         }
         y += 1; i += 1
     }
