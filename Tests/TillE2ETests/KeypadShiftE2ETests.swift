@@ -93,7 +93,7 @@ import Testing
         k.begin("close the shift; its Z report is shown")
         try k.menu("Batch: open / close the shift")
         t.waitFor("Active batch"); try k.menu("Close the shift")
-        t.waitFor("Close batch?"); try k.keys("KPEnter")
+        t.waitFor("Close batch?"); try k.keys("KP1", "KPEnter")
         t.waitFor("Z report (closing)", "NET TOTAL")
 
         k.begin("export the Z report as CSV and close it")

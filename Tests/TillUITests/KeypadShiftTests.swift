@@ -111,7 +111,10 @@ import TillProtocol
         #expect(s.batch?.isOpen == true)
         _ = keys(&s, "/2")   // close the shift
         #expect(confirmation(s)?.title == "Close batch?")
+        // Enter alone never ends the shift (it may be the Enter meant for a sale): its number, then Enter.
         _ = keys(&s, "E")
+        #expect(s.lastRequest != .batch(BatchRequest(command: .close)))
+        _ = keys(&s, "1E")
         #expect(s.lastRequest == .batch(BatchRequest(command: .close)))
     }
 

@@ -97,8 +97,11 @@ func confirmClose(_ state: inout AppState, target: BatchKey) -> [Command] {
                                                         ConfirmChoice(key: "y", label: "close anyway", action: .send(.batch(r)))]))
         return []
     }
+    // Never Enter alone: Ctrl-k works from every screen, and the Enter meant for the sale typed there must not end the
+    // shift in the middle of service.
     state.overlay = .confirm(Confirmation(title: "Close batch?", lines: lines.filter { !$0.isEmpty },
-                                          choices: [ConfirmChoice(key: "y", label: "close it", action: .send(.batch(r)))]))
+                                          choices: [ConfirmChoice(key: "y", label: "close it", action: .send(.batch(r)))],
+                                          enterPicksFirst: false))
     return []
 }
 
