@@ -211,6 +211,13 @@ public struct ConfirmChoice: Sendable, Hashable {
     public init(key: Character, label: String, action: ConfirmAction) { self.key = key; self.label = label; self.action = action }
 }
 
+/// What a box asks about that can stop being true while it is open (the payment it waited on was answered, the unknown
+/// payment it warned of was found settled).
+public enum BoxStanding: Sendable, Hashable {
+    case paymentInFlight
+    case unknownPayments(Set<Int64>)
+}
+
 public struct Confirmation: Sendable, Hashable {
     public var title: String
     public var lines: [String]
@@ -226,6 +233,8 @@ public struct Confirmation: Sendable, Hashable {
     /// Keys pressed since the box opened or since an Enter that picked nothing: only a number pressed first selects,
     /// so an amount typed by habit ("15", "1.50", then Enter) never answers the box.
     public var keysPressed = 0
+    /// What the box asks about, when it holds only as long as that does: it closes by itself once no longer true.
+    public var standsWhile: BoxStanding?
     /// A box with a choice that moves money (or abandons a payment) never lets Enter pick first, whatever the caller
     /// asked: a refund, a capture or a charge is a deliberate key, never a reflex.
     public init(title: String, lines: [String], choices: [ConfirmChoice], enterPicksFirst: Bool = true) {

@@ -15,6 +15,28 @@ public func initialCommands(_ state: inout AppState) -> [Command] {
 
 /// Applies one message to the state and returns the commands it asks for. Pure: no I/O, no clock.
 public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
+    let commands = apply(&state, msg)
+    closeBoxNoLongerTrue(&state)
+    return commands
+}
+
+/// A box that asks about something no longer true closes, saying why: the quit box of a payment that was answered
+/// meanwhile, the "Earlier payment UNKNOWN" box of payments found settled (the next Enter asks again as it now must).
+func closeBoxNoLongerTrue(_ state: inout AppState) {
+    guard case .confirm(let c)? = state.overlay, let standing = c.standsWhile else { return }
+    switch standing {
+    case .paymentInFlight:
+        guard state.pending == nil else { return }
+        state.overlay = nil
+        setNotice(&state, "The payment was answered meanwhile: nothing waits now.")
+    case .unknownPayments(let ids):
+        guard !state.unresolved.entries.contains(where: { ids.contains($0.id) && $0.mayHaveCharged }) else { return }
+        state.overlay = nil
+        setNotice(&state, "The earlier payment is settled now (see the result): check it, then Enter to go on.")
+    }
+}
+
+func apply(_ state: inout AppState, _ msg: Msg) -> [Command] {
     switch msg {
     case .key(let key):
         return handleKey(&state, key)

@@ -84,14 +84,16 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
         return []
     case .quit:
         if let p = state.pending {
-            state.overlay = .confirm(Confirmation(
+            var box = Confirmation(
                 title: "Quit while waiting?",
                 lines: ["\(p.summary) is still waiting for the terminal.",
                         "If you quit now its outcome stays UNKNOWN and is",
                         "shown for checking at the next start."],
                 choices: [ConfirmChoice(key: "y", label: "quit anyway", action: .quit)],
                 // Abandons a payment with the terminal: a deliberate key, never Enter by reflex.
-                enterPicksFirst: false))
+                enterPicksFirst: false)
+            box.standsWhile = .paymentInFlight
+            state.overlay = .confirm(box)
             return []
         }
         let typed = Screen.allCases.filter { holdsTyping($0) && state.forms[$0]?.hasText == true }

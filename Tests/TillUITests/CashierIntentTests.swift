@@ -731,3 +731,32 @@ import TillProtocol
         #expect(update(&s, .tick(nowMs: fixedNow + 15_000)).contains(.loadStoreSync))
     }
 }
+
+/// Found by a cashier in tmux: boxes that asked about something no longer true stayed open.
+@Suite struct StaleBoxTests {
+    /// "Quit while waiting?" stayed up after the sale was approved, still saying it waits.
+    @Test func theQuitBoxOfAPaymentAnsweredMeanwhileCloses() {
+        var s = readyState()
+        type(&s, "4"); press(&s, .enter)
+        press(&s, .f(10))
+        guard case .confirm(let c)? = s.overlay, c.title == "Quit while waiting?" else { Issue.record("no quit box: \(String(describing: s.overlay))"); return }
+        _ = update(&s, .performed(.answered(entry(1, cents: 400, response: response("status=success&message=Transaction successful.&action=sale&amount=400&tipAmount=0&referenceNumber=000001"))), summary: "Sale € 4.00"))
+        #expect(s.overlay == nil)
+        #expect(s.notice?.contains("answered meanwhile") == true, "\(s.notice ?? "")")
+    }
+
+    /// "Earlier payment UNKNOWN" stayed up after recovery found that payment charged; its "go to Unresolved" led to an
+    /// empty screen.
+    @Test func theUnknownBoxOfAPaymentFoundSettledCloses() {
+        var s = readyState()
+        let unknown = entry(7, cents: 777, state: .unknown)
+        _ = update(&s, .unresolvedLoaded([unknown], recovered: false))
+        s.screen = .sale
+        type(&s, "2"); press(&s, .enter)
+        guard case .confirm(let c)? = s.overlay, c.title == "Earlier payment UNKNOWN" else { Issue.record("no box: \(String(describing: s.overlay))"); return }
+        _ = update(&s, .unresolvedLoaded([], recovered: false))
+        #expect(s.overlay == nil)
+        #expect(s.notice?.contains("settled now") == true, "\(s.notice ?? "")")
+        #expect(s.form[.amount] == "2")
+    }
+}

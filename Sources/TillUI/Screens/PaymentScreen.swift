@@ -128,12 +128,14 @@ enum PaymentScreen: ScreenComponent {
             if n > 1 { lines.append("(\(n) payments have an unknown outcome: see \(state.keymap.hint(.unresolved)) Unresolved.)") }
             lines.append("Charge \(Format.summary(request, currency: state.currency, tipStyle: state.tipStyle)) now?")
             clearNotice(&state)   // what it said ("Cancelled: …" of this very box before) is not about the box now open
-            state.overlay = .confirm(Confirmation(
+            var box = Confirmation(
                 title: "Earlier payment UNKNOWN",
                 lines: lines,
                 choices: [ConfirmChoice(key: "y", label: "charge anyway", action: .sendConfirmingUnknown(request, Set(unknown.map(\.id)))),
                           ConfirmChoice(key: "u", label: "go to Unresolved", action: .goTo(.unresolved))],
-                enterPicksFirst: false))
+                enterPicksFirst: false)
+            box.standsWhile = .unknownPayments(Set(unknown.map(\.id)))
+            state.overlay = .confirm(box)
             return []
         }
         let window = AppState.chargedAgainWindowMs
