@@ -252,13 +252,29 @@ import TillProtocol
         #expect("\(finder)".contains("000123"), "\(finder)")
     }
 
+    /// Found by a cashier in tmux: a name typed on the Batch screen and Enter opened a new shift, closing the active
+    /// one, with no word of the unknown outcomes its Z report cannot settle (closing it with Ctrl-k says so).
+    @Test func openingAShiftThatClosesTheActiveOneWarnsAsClosingDoes() {
+        var s = readyState()
+        _ = update(&s, .unresolvedLoaded([entry(7, cents: 777, state: .unknown)], recovered: false))
+        press(&s, .f(6)); type(&s, "Evening"); press(&s, .enter)
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
+        #expect(c.lines.joined(separator: " ").contains("1 transaction has an UNKNOWN outcome"), "\(c.lines)")
+        var flying = readyState()
+        type(&flying, "4"); press(&flying, .enter)
+        press(&flying, .f(6)); type(&flying, "Evening"); press(&flying, .enter)
+        #expect(flying.overlay == nil && flying.notice?.contains("in flight") == true, "\(flying.notice ?? "")")
+    }
+
     @Test func batchOpenAndCloseConfirmSayWhatHappens() {
         var s = readyState()
         press(&s, .f(6))
         type(&s, "Evening")
         press(&s, .enter)
         guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
-        #expect(c.lines.joined(separator: " ").contains("'Morning' will be closed first"))
+        #expect(c.lines.joined(separator: " ").contains("'Morning' is closed first (its Z report kept)"))
+        // It ends a shift, as closing does: never Enter alone.
+        #expect(press(&s, .enter).isEmpty && s.overlay != nil)
         let cmds = press(&s, .char("y"))
         #expect(cmds == [.perform(.batch(BatchRequest(command: .open, batchName: "Evening")), summary: "Open batch 'Evening'")])
         _ = update(&s, .performed(.answered(entry(5, .batch, cents: nil)), summary: "Open batch 'Evening'"))

@@ -47,11 +47,26 @@ func confirmOpen(_ state: inout AppState, name: String) -> [Command] {
         return []
     }
     var lines = ["Open a new batch named '\(name)'."]
-    if let b = state.batch, b.isOpen {
-        lines.append("The active batch \(b.name.map { "'\($0)'" } ?? b.id ?? "") will be closed first.")
+    guard let b = state.batch, b.isOpen else {
+        state.overlay = .confirm(Confirmation(title: "Open batch?", lines: lines,
+                                              choices: [ConfirmChoice(key: "y", label: "open", action: .send(r))]))
+        return []
+    }
+    // Opening closes the active shift: asked as closing it is (not while a payment is in flight, unknown outcomes
+    // said, answered with y).
+    if let p = state.pending {
+        setFlightNotice(&state, "Wait: \(p.summary) is in flight; open the new batch once it is settled.", error: true)
+        return []
+    }
+    lines.append("The active batch \(b.name.map { "'\($0)'" } ?? b.id ?? "") is closed first (its Z report kept).")
+    if !state.unresolved.entries.isEmpty {
+        let n = state.unresolved.entries.count
+        lines.insert(contentsOf: ["⚠ \(n) transaction\(n == 1 ? " has" : "s have") an UNKNOWN outcome.",
+                                  "  The Z report cannot say if that money moved.", "  Check the terminal first (F8 Unresolved).", ""], at: 0)
     }
     state.overlay = .confirm(Confirmation(title: "Open batch?", lines: lines,
-                                          choices: [ConfirmChoice(key: "y", label: "open", action: .send(r))]))
+                                          choices: [ConfirmChoice(key: "y", label: "close the active one, open '\(name)'", action: .send(r))],
+                                          enterPicksFirst: false))
     return []
 }
 
