@@ -221,7 +221,7 @@ extension TillController {
         let stillInFlight = current.flatMap { $0.result == nil ? $0.inFlight.entry.id : nil }
         let late = try lateTarget(for: response, hint: a.requestIdHint)
         if let target = late, target.id != stillInFlight {
-            let exact = response.clientTransactionId != nil && response.clientTransactionId == target.clientTransactionId
+            let exact = AnswerRules.sameReference(response.clientTransactionId, target.clientTransactionId)
             if target.state.awaitsTerminal || (exact && AnswerRules.settledWithoutItsOwnAnswer(target) && !TillController.consistent(target, response)) {
                 var (state, note) = try settledState(response, for: target)
                 let was = target.state

@@ -91,11 +91,12 @@ extension TillController {
                         }
                         continue
                     }
-                    if r.clientTransactionId != ctid || !AnswerRules.moneyFieldsGivenTwice(r).isEmpty {
+                    let named = AnswerRules.sameReference(r.clientTransactionId, ctid)
+                    if !named || !AnswerRules.moneyFieldsGivenTwice(r).isEmpty {
                         // A record that does not name the payment asked about (another transaction's STAN and id), or
                         // gives its status twice, says nothing for certain about this one.
                         settle(now.id, .unknown, "Outcome unknown: the terminal's record "
-                               + (r.clientTransactionId != ctid ? "does not name this payment" : "gives its status more than once")
+                               + (!named ? "does not name this payment" : "gives its status more than once")
                                + ". Check the terminal.")
                         continue
                     }

@@ -25,7 +25,7 @@ public enum AnswerRules {
     public static func link(_ r: CallbackResponse, to e: JournalEntry, hint: String?) -> AnswerLink {
         if let hint, hint != e.requestId { return .none }
         guard let action = r.action, action == e.action else { return .none }
-        if let a = r.clientTransactionId, let b = e.clientTransactionId { return a == b ? .exact : .none }
+        if let a = r.clientTransactionId, let b = e.clientTransactionId { return sameReference(a, b) ? .exact : .none }
         // A refund's answer carries no client transaction id (the pages list none): one that does is another payment's.
         if e.action == .cancel, r.clientTransactionId != nil, hint == nil { return .none }
         if e.action == .batch, let asked = batchCommand(of: e), r.batchCommand != asked { return .none }
@@ -37,6 +37,14 @@ public enum AnswerRules {
             return e.action == .transactionDetails ? .exact : .unnamed
         }
         return .exact
+    }
+
+    /// Whether two client transaction ids are the same reference: byte for byte, as the journal finds a reference
+    /// already used. Swift's `==` holds `café` typed two ways (é, or e and a combining accent) equal, where the journal
+    /// took them for two references: one payment's answer then settled the other.
+    public static func sameReference(_ a: String?, _ b: String?) -> Bool {
+        guard let a, let b else { return false }
+        return a.utf8.elementsEqual(b.utf8)
     }
 
     /// Whether two answers tell of one terminal transaction: the same transaction id, or the same STAN and order code.
@@ -92,7 +100,7 @@ public enum AnswerRules {
     /// Whether an abort's answer may end payment `e` in flight: it names it, or names no payment at all.
     public static func abortNames(_ r: CallbackResponse, _ e: JournalEntry) -> Bool {
         guard let named = r.clientTransactionId else { return true }
-        return named == e.clientTransactionId
+        return sameReference(named, e.clientTransactionId)
     }
 
     /// Why an approval of a money action cannot be counted as it stands: an amount or tip other than asked, or one

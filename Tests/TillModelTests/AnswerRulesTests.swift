@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import TillModel
 import TillProtocol
@@ -75,5 +76,16 @@ import TillProtocol
         #expect(try problems("status=success&action=sale&amount=1250&tipAmount=", asked: 1250, tip: 100) == ["no tip where 1.00 was asked"])
         #expect(try problems("status=success&action=sale&amount=1250", asked: 1250).isEmpty)
         #expect(try problems("status=success&action=sale&amount=1250&tipAmount=", asked: 1250, tip: 0).isEmpty)
+    }
+
+    /// Found by an outside peer: `café` typed as é (NFC) and as e + a combining accent (NFD) were two references to the
+    /// journal (bytes) but one to the answer rules (Swift's `==`): the answer for one settled the other, a sale never
+    /// charged was printed APPROVED. The rules compare references as the journal does.
+    @Test func referencesAreComparedByteForByteAsTheJournalDoes() throws {
+        let nfc = "caf\u{E9}", nfd = "cafe\u{301}"
+        #expect(nfc == nfd && !AnswerRules.sameReference(nfc, nfd))
+        let r = try Self.answer("status=success&action=sale&amount=500&clientTransactionId=" + nfc.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
+        #expect(AnswerRules.link(r, to: Self.entry(.sale, ctid: nfd, amount: 500), hint: nil) == .none)
+        #expect(AnswerRules.link(r, to: Self.entry(.sale, ctid: nfc, amount: 500), hint: nil) == .exact)
     }
 }
