@@ -131,6 +131,12 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
                     let inName = kind == .unknown ? CardNumber.digits(RawFieldList.slice(b, rec.nameStart, rec.nameEnd)) : 0
                     if CardNumber.digits(RawFieldList.slice(b, rec.valueStart, rec.valueEnd)) < CardNumber.shortest
                         && inName < CardNumber.shortest { continue }
+                // Identifiers: never a card number's length when right (a UUID has 32 digits, an RRN 12), looked at only
+                // when they have one's.
+                case .rrn, .referenceNumber, .authorisationCode, .tid, .shortOrderCode, .transactionId:
+                    // (An escape's digits count too: the upper bound holds only for a value without one.)
+                    let n = CardNumber.digits(RawFieldList.slice(b, rec.valueStart, rec.valueEnd))
+                    if n < CardNumber.shortest || (n > CardNumber.longest && rec.flags & RawField.valuePercent == 0) { continue }
                 default: continue  // kept raw only: no need to touch the value
                 }
                 // A value's raw bytes are its text exactly when it holds no '%'.
@@ -199,7 +205,12 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
                             warnings.removeAll { $0 == .unescapedSpace(field: kind.name) }
                             warnings.append(.spaceForPlusInDate(field: kind.name))
                         }
+                    } else if let masked = CardNumber.maskWhole(v) {
+                        patches.append((i, masked)); warnings.append(.unmaskedCardNumber)
+                        warnings.append(.badDate(field: kind.name, value: masked))
                     } else { warnings.append(.badDate(field: kind.name, value: v)) }
+                case .rrn, .referenceNumber, .authorisationCode, .tid, .shortOrderCode, .transactionId:
+                    if let masked = CardNumber.maskWhole(text()) { patches.append((i, masked)); warnings.append(.unmaskedCardNumber) }
                 case .accountNumber:
                     // Ten digits or fewer: CardNumber.mask leaves the value as it is, no need to make it.
                     if plain && CardNumber.digits(vb) <= 10 { break }
@@ -301,6 +312,25 @@ public enum CardNumber {
 
     /// The fewest digits a card number has.
     static let shortest = 13
+    /// The most.
+    static let longest = 19
+
+    /// A field that should hold an identifier (an RRN, a STAN, a transaction id …) holding a card number instead (13 to
+    /// 19 digits, spaces or dashes between groups, its check digit right): masked as `accountNumber` is. An identifier
+    /// is never masked otherwise: two transaction ids masked alike would read as one transaction.
+    public static func maskWhole(_ text: String) -> String? {
+        var digits: [Int] = []
+        for c in text.unicodeScalars {
+            if c.value >= 48 && c.value <= 57 { digits.append(Int(c.value - 48)) }
+            else if c == " " || c == "-" || c == "." || c == "/" { continue }
+            else { return nil }
+        }
+        guard (shortest...longest).contains(digits.count) else { return nil }
+        var sum = 0
+        for (k, d) in digits.reversed().enumerated() { sum += k % 2 == 1 ? (d * 2 > 9 ? d * 2 - 9 : d * 2) : d }
+        guard sum % 10 == 0 else { return nil }
+        return maskEmbedded(text) ?? text
+    }
 
     /// How many ASCII digits `bytes` holds: the decoder's cheap look before it reads a field for a card number.
     @inline(__always) static func digits(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {

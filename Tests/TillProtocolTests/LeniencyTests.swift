@@ -210,6 +210,25 @@ struct LeniencyTests {
         #expect(r.fields.count == 2 && r.fields.allSatisfy { $0.name == "status" || $0.name == "amount" }, "\(r.fields)")
     }
 
+    /// Found by an outside peer: a card number sent in an identifier field (rrn, authorisationCode, transactionDate,
+    /// shortOrderCode, transactionId) was kept in clear in the journal, exports and output. One with a card number's
+    /// length and check digit is masked; an identifier is left as it is (a UUID of digits, an RRN, a STAN).
+    @Test(arguments: ["rrn", "referenceNumber", "authorisationCode", "tid", "shortOrderCode", "transactionId", "transactionDate"])
+    func aCardNumberInAnIdentifierFieldIsMasked(field: String) throws {
+        let r = try decode("cb://result?status=success&\(field)=4111111111111111")
+        #expect(r[field] == "411111******1111", "\(r[field] ?? "nil")")
+        #expect(r.warnings.contains(.unmaskedCardNumber))
+        let spaced = try decode("cb://result?status=success&\(field)=4111%201111%201111%201111")
+        #expect(spaced[field]?.contains("1111 1111 1111") == false, "\(spaced[field] ?? "nil")")
+    }
+
+    @Test(arguments: [("transactionId", "00000000-0000-4000-8000-000000000001"), ("rrn", "123456789012"), ("referenceNumber", "000123"),
+                      ("transactionId", "4111111111111112"), ("orderCode", "4111111111111111")])
+    func anIdentifierIsNotMasked(field: String, value: String) throws {
+        let r = try decode("cb://result?status=success&\(field)=\(value)")
+        #expect(r[field] == value)
+    }
+
     @Test func duplicateFieldsKeepTheFirst() throws {
         let r = try decode("cb://result?status=fail&amount=100&status=success&amount=999")
         #expect(r.status == .fail)
