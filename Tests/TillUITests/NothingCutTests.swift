@@ -187,5 +187,23 @@ import TillProtocol
         #expect(text.contains("✗ Type a name for the new batch (e.g. the shift)."), "\(view(s, size: s.size).text)")
         #expect(text.contains("WAITING 1 at the terminal") && text.contains("UNKNOWN 1: check the terminal")
                 && text.contains("NET TOTAL € 37.50"), "\(view(s, size: s.size).text)")
+        // Found by a cashier: the priority dropped Captured from the middle (sales 12.50 … NET 37.50 did not add up).
+        // The sales, captures and refunds are shown together or not at all.
+        let parts = ["Sales (1)", "Captured (1)", "Refunds (0)"].map { text.contains($0) }
+        #expect(parts.allSatisfy { $0 } || parts.allSatisfy { !$0 }, "\(view(s, size: s.size).text)")
+    }
+
+    /// With room for them all (no error under a field), every figure is there, in the report's order.
+    @Test func withRoomTheReportIsWhole() {
+        var s = readyState()
+        _ = go(&s, .batch)
+        let t0 = openBatch.openedAtMs!
+        s.batchScreen.runningReport = Report(kind: .running, batch: openBatch, generatedAtMs: fixedNow, buckets: [
+            ReportBucket(action: .sale, state: .approved, cardType: "", verificationMethod: "", count: 1, amountCents: 1250,
+                         tipCents: 0, tippedCount: 0, firstAtMs: t0, lastAtMs: t0),
+        ])
+        let text = NothingCutTests.flat(s)
+        #expect(text.contains("Sales (1) € 12.50") && text.contains("Refunds (0) € 0.00") && text.contains("NET TOTAL € 12.50")
+                && text.contains("Not counted"), "\(view(s, size: s.size).text)")
     }
 }

@@ -47,26 +47,28 @@ func runningReport(_ report: Report, _ s: AppState, x: Int, y: inout Int, maxY: 
     guard y < maxY else { return }
     buf.put(title, x: x, y: y, role: .title, attrs: .bold, maxWidth: width); y += 1
     struct Row { var label: String; var value: String; var role: Role; var bold = false; var keep: Int }
-    // The count goes with the label ("Sales (2)"): "2 × € 60.00" read as two times 60.00. `keep`: lower is kept first.
+    // The count goes with the label ("Sales (2)"): "2 × € 60.00" read as two times 60.00. `keep`: lower is kept first;
+    // rows of one `keep` are shown together or not at all, so the figures shown always add up to the net total.
     var rows = [Row(label: "Sales (\(report.sales.count))", value: f.money(report.sales.cents) + " + tips " + f.money(report.tips.cents),
                     role: .amount, keep: 3)]
     if report.captures.count > 0 || report.preAuths.count > 0 {
-        rows.append(Row(label: "Captured (\(report.captures.count))", value: f.money(report.captures.cents), role: .amount, keep: 5))
+        rows.append(Row(label: "Captured (\(report.captures.count))", value: f.money(report.captures.cents), role: .amount, keep: 3))
     }
     rows.append(Row(label: "Refunds (\(report.refunds.count))", value: (report.refunds.cents > 0 ? "-" : "") + f.money(report.refunds.cents),
-                    role: .amount, keep: 4))
+                    role: .amount, keep: 3))
     rows.append(Row(label: "NET TOTAL", value: f.money(report.netCents), role: .approved, bold: true, keep: 0))
     if report.waiting.count > 0 { rows.append(Row(label: "WAITING", value: "\(report.waiting.count) at the terminal", role: .unknown, keep: 1)) }
     if report.unknown.count > 0 { rows.append(Row(label: "UNKNOWN", value: "\(report.unknown.count): check the terminal", role: .unknown, keep: 2)) }
-    rows.append(Row(label: "Not counted", value: "\(report.declined.count) declined, \(report.aborted.count) aborted", role: .normal, keep: 6))
+    rows.append(Row(label: "Not counted", value: "\(report.declined.count) declined, \(report.aborted.count) aborted", role: .normal, keep: 4))
     // A value too long for its line ("€ 999999.99 + tips € 99999.99" at 80 columns) wraps at words under itself,
     // each amount with its currency: money is never cut, a row is shown whole or not at all.
     let lines = rows.map { wrap($0.value, width: width - 16) }
     var room = maxY - y
     var shown = Set<Int>()
-    for i in rows.indices.sorted(by: { rows[$0].keep < rows[$1].keep }) where lines[i].count <= room {
-        shown.insert(i)
-        room -= lines[i].count
+    for keep in Set(rows.map(\.keep)).sorted() {
+        let group = rows.indices.filter { rows[$0].keep == keep }
+        let need = group.reduce(0) { $0 + lines[$1].count }
+        if need <= room { shown.formUnion(group); room -= need }
     }
     for i in rows.indices where shown.contains(i) {
         buf.put(rows[i].label, x: x + 2, y: y, role: .label, maxWidth: 13)
