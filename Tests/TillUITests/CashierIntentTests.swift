@@ -565,6 +565,22 @@ import TillProtocol
         #expect(text.contains("⚠ A refund of it (€ 8.00 at") && text.contains("UNKNOWN outcome") && text.contains("before refunding again"), "\(c.lines)")
     }
 
+    /// Found by a cashier in tmux: with 5.00 of 12.97 refunded and no amount typed the box said "Refund the FULL
+    /// amount"; with all of it refunded it offered the refund with "(€ 0.00 left)" and no warning.
+    @Test(arguments: [(500, "Refund what is left, € 8.75, of the payment", false), (1375, "Refund the rest of the payment", true)])
+    func aRefundWithNoAmountSaysWhatIsLeft(refunded: Int, first: String, warns: Bool) {
+        var s = readyState()
+        press(&s, .f(5)); type(&s, "654321")
+        let finder = TransactionFinder(referenceNumber: "654321")
+        #expect(press(&s, .enter) == [.findPayment(screen: .refund, finder: finder)])
+        var refund = entry(2, .cancel, cents: refunded, response: response("status=success&message=Transaction successful.&action=cancel&amount=\(refunded)&referenceNumber=654322"))
+        refund.requestURL = "vivapayclient://pay/v1?action=cancel&amount=\(refunded)&referenceNumber=654321"
+        _ = update(&s, .paymentsFound(screen: .refund, finder: finder, entries: [refund, entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)]))
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
+        #expect(c.lines.first == first, "\(c.lines)")
+        #expect(c.lines.contains { $0.contains("ALREADY REFUNDED IN FULL") } == warns, "\(c.lines)")
+    }
+
     @Test func aRefundByAStanTheJournalDoesNotKnowSaysSo() {
         var s = readyState()
         press(&s, .f(5)); type(&s, "999999"); press(&s, .enter)

@@ -105,7 +105,17 @@ enum FinderScreen: ScreenComponent {
                                                   choices: [ConfirmChoice(key: "y", label: "capture", action: .send(r))]))
             return []
         }
-        var lines = ["\(amountOpt.map { "Refund " + Format.money($0, state.currency) } ?? "Refund the FULL amount") of the payment"]
+        // A refund with no amount gives back what is left: the full amount only while nothing went back yet.
+        let left: Money? = known.payment.flatMap { e in
+            RefundLinks(known.entries).refunded[e.id].flatMap { back in Format.total(e).map { Money(cents: max(0, $0.cents - back.cents)) } }
+        }
+        let first = amountOpt.map { "Refund " + Format.money($0, state.currency) + " of the payment" }
+            ?? left.map { $0.cents > 0 ? "Refund what is left, \(Format.money($0, state.currency)), of the payment" : "Refund the rest of the payment" }
+            ?? "Refund the FULL amount of the payment"
+        var lines = [first]
+        if amountOpt == nil, left?.cents == 0 {
+            lines.append("⚠ ALREADY REFUNDED IN FULL: the terminal will refuse it.")
+        }
         lines += originLines(known, finder, state, amount: amountOpt, capture: false)
         lines.append("Money goes back to the cardholder's card;")
         lines.append("this cannot be undone.")
