@@ -207,3 +207,15 @@ import TillProtocol
                 && text.contains("Not counted"), "\(view(s, size: s.size).text)")
     }
 }
+
+/// Found by a cashier in tmux: at 80×24 a NEEDS REVIEW verdict's sentence was cut after six lines ("… or not charged.
+/// Settle"), losing where to settle it. The sentence is whole; the details take the room it leaves.
+@Test func theResultPanesSentenceIsWholeAt80x24() {
+    var s = readyState()
+    let note = "The terminal approved with amount 1.00 instead of 10.00: not counted until checked. Check the terminal and "
+        + "the receipt, then settle it as charged or not charged. Settle it on the Unresolved screen (F8)."
+    let e = entry(3, cents: 1000, state: .review, response: response("status=success&message=Transaction successful.&action=sale&amount=100"), note: note)
+    _ = update(&s, .performed(.answered(e), summary: "Sale € 10.00"))
+    let sentence = CashierWording.verdict(for: e, tipStyle: .onTop).sentence
+    #expect(NothingCutTests.pane(s).contains(sentence.split(separator: " ").joined(separator: " ")), "\(view(s, size: s.size).text)")
+}

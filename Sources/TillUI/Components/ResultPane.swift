@@ -82,8 +82,9 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         }
     }
     y += 1
-    // The whole sentence: what to do is its end ("… then mark it on the Unresolved screen").
-    for l in wrap(v.sentence, width: w).prefix(6) where y < inner.maxY {
+    // The whole sentence, however many lines: what to do is its end ("… then mark it on the Unresolved screen"); the
+    // detail rows below take the room it leaves.
+    for l in wrap(v.sentence, width: w) where y < inner.maxY {
         buf.put(l, x: x, y: y, role: dimmed ? .dim : (v.role == .approved ? .normal : .error), maxWidth: w); y += 1
     }
     y += 1
