@@ -144,9 +144,10 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> Bool {
                   + "\(screen.title) (\(state.keymap.hint(.sale)), then \(state.keymap.hint(screen.action))).", error: true)
         return false
     }
-    let wanted: Action = screen == .refund ? .sale : .preAuth
-    guard e.action == wanted, e.state == .approved, let stan = e.response?.referenceNumber else {
-        setNotice(&state, screen == .refund ? "Only an approved sale can be refunded: pick one, or type its STAN on Refund."
+    // What Refund takes by a typed STAN, a row takes too: an approved sale or capture (`RefundLinks.isRefundable`).
+    let fits = screen == .refund ? RefundLinks.isRefundable(e) : (e.action == .preAuth && e.state == .approved)
+    guard fits, let stan = e.response?.referenceNumber else {
+        setNotice(&state, screen == .refund ? "Only an approved sale or capture can be refunded: pick one, or type its STAN on Refund."
                                             : "Only an approved pre-auth can be captured: pick one, or type its STAN on Capture.", error: true)
         return false
     }
