@@ -776,3 +776,19 @@ import TillProtocol
         #expect(s.form[.amount] == "2")
     }
 }
+
+/// Found by a cashier in tmux: on an UNKNOWN refund the box offered "charged / not charged" and "ask the terminal
+/// again", and `a` did nothing and said nothing: a refund carries no reference to look it up by.
+@Test func anUnknownRefundIsSettledInItsOwnWordsAndSaysWhereToLookForIt() {
+    var s = readyState()
+    var refund = entry(13, .cancel, cents: 300, state: .unknown)
+    refund.requestURL = "vivapayclient://pay/v1?action=cancel&amount=300&referenceNumber=000023"
+    _ = update(&s, .unresolvedLoaded([refund], recovered: false))
+    _ = go(&s, .unresolved)
+    #expect(press(&s, .char("a")).isEmpty)
+    #expect(s.notice?.contains("cannot be looked up") == true && s.notice?.contains("STAN 000023") == true, "\(s.notice ?? "")")
+    press(&s, .char("c"))
+    guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
+    #expect(c.choices.map(\.label) == ["refunded (it went through)", "not refunded"], "\(c.choices.map(\.label))")
+    #expect(c.lines.joined(separator: " ").contains("by STAN 000023"))
+}

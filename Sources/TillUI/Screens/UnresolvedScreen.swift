@@ -38,6 +38,11 @@ enum UnresolvedScreen: ScreenComponent {
 func unresolvedChar(_ state: inout AppState, _ ch: Character) -> [Command]? {
     switch Character(ch.lowercased()) {
     case "a":
+        if let e = state.unresolved.current, let cannot = cannotBeAsked(e), !state.unresolved.entries.contains(where: { cannotBeAsked($0) == nil && $0.state.awaitsTerminal }) {
+            // Nothing here the terminal could be asked about: say so, and where to look.
+            setNotice(&state, "#\(e.id): " + cannot.joined(separator: " "), error: true)
+            return []
+        }
         return askAgain(&state)
     case "c", "x":
         guard let e = state.unresolved.current else { return [] }
@@ -86,15 +91,32 @@ func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
         return
     }
     let what = "#\(e.id) \(Format.actionName(e.action)) \(Format.money(Format.total(e), state.currency))"
-    state.overlay = .confirm(Confirmation(
-        title: "Resolve \(what)?",
-        lines: ["Check the terminal's own history first. Then say",
-                "what really happened; nothing is sent again.",
-                "Or ask the terminal again (a)."],
-        choices: [ConfirmChoice(key: "c", label: "charged (it went through)", action: .resolve(entryId: e.id, charged: true, note: "")),
-                  ConfirmChoice(key: "x", label: "not charged", action: .resolve(entryId: e.id, charged: false, note: "")),
-                  ConfirmChoice(key: "a", label: "ask the terminal again", action: .askAgain)],
-        enterPicksFirst: false))
+    // In the words of what it does with the money: refunded, captured, done (a batch command).
+    let verb = e.action.movesMoney ? e.action.reportRole.moneyVerb : "done"
+    var lines = ["Check the terminal's own history first. Then say", "what really happened; nothing is sent again."]
+    var choices = [ConfirmChoice(key: "c", label: "\(verb) (it went through)", action: .resolve(entryId: e.id, charged: true, note: "")),
+                   ConfirmChoice(key: "x", label: "not \(verb)", action: .resolve(entryId: e.id, charged: false, note: ""))]
+    if let cannot = cannotBeAsked(e) {
+        lines += cannot
+    } else {
+        lines.append("Or ask the terminal again (a).")
+        choices.append(ConfirmChoice(key: "a", label: "ask the terminal again", action: .askAgain))
+    }
+    state.overlay = .confirm(Confirmation(title: "Resolve \(what)?", lines: lines, choices: choices, enterPicksFirst: false))
+}
+
+/// Why the terminal cannot be asked about `e`, and where to look instead; nil when it can (a sale or pre-auth, looked
+/// up by its reference, as recovery does). A refund, a capture or a batch command carries no reference to look it up by.
+func cannotBeAsked(_ e: JournalEntry) -> [String]? {
+    if (e.action == .sale || e.action == .preAuth), e.clientTransactionId != nil { return nil }
+    let key: String? = switch RefundLinks.finder(of: e).key {
+    case .referenceNumber(let r)?: "STAN " + r
+    case .orderCode(let o)?: "order code " + o
+    case .shortOrderCode(let c)?: "short code " + c
+    case nil: nil
+    }
+    return ["It cannot be looked up on the terminal (it carries", "no reference): find it in the terminal's list"
+            + (key.map { ", by \($0)." } ?? ".")]
 }
 
 func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
