@@ -29,6 +29,9 @@ extension TillController {
 
     public func entry(id: Int64) async -> JournalEntry? { read("entry \(id)", nil) { try journal.entry(id: id) } }
 
+    /// Answers for review that say something else about `e`'s payment (`Journal.answersContradicting`).
+    public func answersContradicting(_ e: JournalEntry) async -> [JournalEntry] { read("answers about entry \(e.id)", []) { try journal.answersContradicting(e) } }
+
     public func report(batch key: BatchKey) async -> Report? {
         read("the report", nil) {
             guard let b = try journal.reportBatch(key) else { return nil }

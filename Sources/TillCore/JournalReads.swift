@@ -47,6 +47,16 @@ extension Journal {
         }
     }
 
+    /// Answers journaled for review after `e` that carry its reference: the terminal said something else about the
+    /// same payment (its decline, then its approval). What `e` holds is then not certain.
+    public func answersContradicting(_ e: JournalEntry) throws -> [JournalEntry] {
+        guard let ctid = e.clientTransactionId else { return [] }
+        return try reading { db in
+            try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE origin = 'unmatched' AND state = 'review' "
+                             + "AND clientTransactionId = ? AND id > ? ORDER BY id", arguments: [ctid, e.id]).map(Journal.entry(from:))
+        }
+    }
+
     public func entry(requestId: String) throws -> JournalEntry? {
         try reading { db in
             try Row.fetchOne(db, sql: "SELECT \(Journal.columns) FROM entry WHERE requestId = ?", arguments: [requestId])

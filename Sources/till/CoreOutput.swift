@@ -260,7 +260,22 @@ func journalEntryJSON(_ e: JournalEntry) -> JSONValue {
 }
 
 /// Prints an outcome and returns the exit status (0 approved, 1 declined/aborted, 2 invalid, 3 unknown/transport).
-func printOutcome(_ outcome: ActionOutcome, json: Bool, tipStyle: TipStyle) -> Int32 {
+/// `contradictedBy`: an answer journaled for review that says something else about the same payment; the outcome is
+/// then headed CHECK THE TERMINAL and the exit status is 3, whatever the entry holds.
+func printOutcome(_ outcome: ActionOutcome, json: Bool, tipStyle: TipStyle, contradictedBy other: JournalEntry? = nil) -> Int32 {
+    if let other, case .answered(let e) = outcome {
+        if json {
+            outJSON(JSONValue.object([("outcome", .string("review")), ("entry", journalEntryJSON(e)), ("contradictedBy", journalEntryJSON(other))]))
+        } else {
+            out("CHECK THE TERMINAL · \(e.action.words.answerLabel): the terminal answered this payment twice, differently "
+                + "(journal entries \(e.id) and \(other.id)); check it before charging again")
+            out("The terminal's first answer:")
+            if let r = e.response { out(responseText(r, tipStyle: tipStyle)) }
+            out("")
+            out("Journal entry \(e.id): \(e.state.rawValue); entry \(other.id): review — " + terminalSafe(other.note ?? ""))
+        }
+        return 3
+    }
     switch outcome {
     case .invalid(let errors):
         printToStandardError(validationErrorText(ValidationFailure(errors: errors)))

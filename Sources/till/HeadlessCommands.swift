@@ -48,7 +48,10 @@ func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOpti
     source.cancel()
     await Termination.shutdown(controller)
     await HeadlessNotices.drained()
-    Termination.exit(printOutcome(outcome, json: global.json, tipStyle: settings.resolvedTip))
+    // The terminal's own word, then another about the same payment (its decline, then its approval): not certain.
+    var contradicted: JournalEntry?
+    if case .answered(let e) = outcome, e.action.movesMoney { contradicted = await controller.answersContradicting(e).last }
+    Termination.exit(printOutcome(outcome, json: global.json, tipStyle: settings.resolvedTip, contradictedBy: contradicted))
 }
 
 /// How long a payment settled by something weaker than its own answer (an abort's "aborted", an answer naming no

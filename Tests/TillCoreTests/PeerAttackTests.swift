@@ -325,3 +325,30 @@ extension PeerAttackTests {
         #expect(z.kind == .closing && z.sales == Tally(count: 1, cents: 400))
     }
 }
+
+extension PeerAttackTests {
+    /// Found by an outside peer: the sale's own decline, then at once its own approval. The journal was right (the
+    /// entry declined, the approval for review, "contradicts"), but `till sale` printed DECLINED and exited 1, and a
+    /// cashier or a script charges again. It now says CHECK THE TERMINAL and exits 3.
+    @Test func theSalesOwnDeclineThenItsOwnApprovalSaysCheckTheTerminal() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "decline_then_approve", """
+        if q.get("action") == "sale":
+            c, a = q["clientTransactionId"], q["amount"]
+            sys.stdout.write("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=" + a
+                + "&tipAmount=0&clientTransactionId=" + c + "\\n"
+                + "interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=" + a
+                + "&tipAmount=0&clientTransactionId=" + c + "&referenceNumber=000001&orderCode=9000000000000001"
+                + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
+            sys.stdout.flush()
+            time.sleep(1)
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        let r = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "10", "--transport", peer])
+        let j = try Journal(path: journal)
+        let own = try #require(try j.entry(id: 1))
+        let others = try j.answersContradicting(own)
+        #expect(others.count == 1, "\(r.output) \(r.errors)")
+        #expect(r.status == 3 && r.output.hasPrefix("CHECK THE TERMINAL"), "exit \(r.status): \(r.output)")
+    }
+}
