@@ -134,6 +134,8 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
                 // Identifiers: never a card number's length when right (a UUID has 32 digits, an RRN 12), looked at only
                 // when they have one's.
                 case .rrn, .referenceNumber, .authorisationCode, .tid, .shortOrderCode, .transactionId:
+                    // Shorter than a card number's digits (a STAN, an RRN, a code): nothing to count.
+                    if Int(rec.valueEnd) - Int(rec.valueStart) < CardNumber.shortest { continue }
                     // (An escape's digits count too: the upper bound holds only for a value without one.)
                     let n = CardNumber.digits(RawFieldList.slice(b, rec.valueStart, rec.valueEnd))
                     if n < CardNumber.shortest || (n > CardNumber.longest && rec.flags & RawField.valuePercent == 0) { continue }
