@@ -134,10 +134,13 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
                 // Identifiers: never a card number's length when right (a UUID has 32 digits, an RRN 12), looked at only
                 // when they have one's.
                 case .rrn, .referenceNumber, .authorisationCode, .tid, .shortOrderCode, .transactionId:
-                    // Shorter than a card number's digits (a STAN, an RRN, a code): nothing to count.
-                    if Int(rec.valueEnd) - Int(rec.valueStart) < CardNumber.shortest { continue }
+                    // Shorter than a card number's digits (a STAN, an RRN, a code), or a UUID (8-4-4-4-12: no card
+                    // number is written so): nothing to count.
+                    let v = RawFieldList.slice(b, rec.valueStart, rec.valueEnd)
+                    if v.count < CardNumber.shortest { continue }
+                    if v.count == 36, v[8] == 0x2D, v[13] == 0x2D, v[18] == 0x2D, v[23] == 0x2D { continue }
                     // (An escape's digits count too: the upper bound holds only for a value without one.)
-                    let n = CardNumber.digits(RawFieldList.slice(b, rec.valueStart, rec.valueEnd))
+                    let n = CardNumber.digits(v)
                     if n < CardNumber.shortest || (n > CardNumber.longest && rec.flags & RawField.valuePercent == 0) { continue }
                 default: continue  // kept raw only: no need to touch the value
                 }
