@@ -35,8 +35,9 @@ import TillProtocol
         let peer = try PeerAnswerTests.pipePeer(dir, "silent", "time.sleep(30)")
         let journal = dir.path + "/journal.sqlite"
         let sale = Task { try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "8", "--transport", peer]) }
-        let j = try Journal(path: journal, readOnly: false)
-        #expect(await eventuallyAsync { (try? j.entry(id: 1))??.state == .sent })
+        // Read-only, opened when the sale has made the journal: never a writer beside the till that sends.
+        #expect(await eventuallyAsync { (try? Journal(path: journal, readOnly: true).entry(id: 1))??.state == .sent })
+        let j = try Journal(path: journal, readOnly: true)
         let refused = try await runTillCapturing(["resolve", "1", "--not-charged", "--journal", journal])
         #expect(refused.status == 1 && refused.errors.contains("in progress on another till"), "exit \(refused.status): \(refused.errors)")
         #expect(try j.entry(id: 1)?.state == .sent)
@@ -126,11 +127,17 @@ extension PeerAttackTests {
         p.standardOutput = out
         p.standardError = FileHandle.nullDevice
         try p.run()
-        let j = try Journal(path: journal, readOnly: false)
-        #expect(await eventuallyAsync { (try? j.entry(id: 1))??.state == .sent })
+        #expect(await eventuallyAsync { (try? Journal(path: journal, readOnly: true).entry(id: 1))??.state == .sent })
         kill(p.processIdentifier, SIGINT)
-        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        // Read and waited for off Swift's pool: a blocked pool thread would starve the tests running beside this one.
+        let printed = await withCheckedContinuation { (done: CheckedContinuation<String, Never>) in
+            DispatchQueue.global().async {
+                let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                p.waitUntilExit()
+                done.resume(returning: text)
+            }
+        }
+        let j = try Journal(path: journal)
         let e = try #require(try j.entry(id: 1))
         #expect(e.state == .approved, "\(e.state.rawValue): \(printed)")
         #expect(p.terminationStatus == 0 && printed.contains("APPROVED") && !printed.contains("ABORTED"), "exit \(p.terminationStatus): \(printed)")
