@@ -36,13 +36,23 @@ extension TillController {
         return m
     }
 
-    /// Refusals before anything is journaled or sent: a reference already used, unknown payments not confirmed.
+    /// Refusals before anything is journaled or sent: a reference already used, unknown payments not confirmed (for a
+    /// refund or capture: an earlier one of the same payment whose outcome is not known).
     func refusal(for request: Request, confirmingUnknown: Set<Int64>) throws -> ActionOutcome? {
-        guard request.action == .sale || request.action == .preAuth else { return nil }
-        if let ctid = request.clientTransactionId, let used = try journal.entries(clientTransactionId: ctid).first {
-            return .invalid([TillController.reusedReference(ctid, used)])
+        let open: [JournalEntry]
+        switch request {
+        case .sale, .preAuth:
+            if let ctid = request.clientTransactionId, let used = try journal.entries(clientTransactionId: ctid).first {
+                return .invalid([TillController.reusedReference(ctid, used)])
+            }
+            open = try journal.unconfirmedUnknownPayments()
+        case .cancel(let r):
+            open = try journal.unconfirmedUnknown(.cancel, sameKeyAs: r.finder)
+        case .capturePreAuth(let r):
+            open = try journal.unconfirmedUnknown(.capturePreAuth, sameKeyAs: r.finder)
+        default:
+            return nil
         }
-        let open = try journal.unconfirmedUnknownPayments()
         let unconfirmed = open.filter { !confirmingUnknown.contains($0.id) }
         if !unconfirmed.isEmpty { return .needsConfirmation(unconfirmed) }
         try journal.confirmRetry(Set(open.map(\.id)).intersection(confirmingUnknown))

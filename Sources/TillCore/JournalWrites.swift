@@ -310,6 +310,20 @@ extension Journal {
         }
     }
 
+    /// Refunds (captures) of the payment `finder` names whose outcome is not known (still waiting, unknown, or an
+    /// approval left for review) and that nobody confirmed before sending another: a second one may give the money back
+    /// twice (charge the pre-auth twice).
+    public func unconfirmedUnknown(_ action: Action, sameKeyAs finder: TransactionFinder) throws -> [JournalEntry] {
+        guard let key = finder.key else { return [] }
+        return try reading { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown', 'review') AND action = ?
+                  AND origin = 'request' AND retryConfirmedAtMs IS NULL ORDER BY id
+                """, arguments: [action.rawValue]).map(Journal.entry(from:))
+                .filter { e in RefundLinks.finder(of: e).key == key && e.mayHaveMovedMoney }
+        }
+    }
+
     /// Card payments that may have charged (outcome unknown, or an approval left for review: `mayHaveCharged`) and that
     /// the cashier has not yet confirmed before charging again.
     public func unconfirmedUnknownPayments() throws -> [JournalEntry] {

@@ -71,13 +71,16 @@ public struct JournalEntry: Sendable, Hashable, Codable, Identifiable {
     }
 
     /// A sale or pre-auth of this till's whose money may have moved with nothing counted yet: its outcome unknown (or
-    /// still waiting), or an approval left for review (for another amount, or one that named no payment). Charging again
-    /// before someone checks the terminal could charge the customer twice. (An answer journaled on its own, with no
-    /// request of this till's, has no request URL.)
+    /// still waiting), or an answer left for review (an approval for another amount, one that named no payment, a status
+    /// neither success nor fail). Charging again before someone checks the terminal could charge the customer twice.
+    /// (An answer journaled on its own, with no request of this till's, has no request URL.)
     public var mayHaveCharged: Bool {
         guard action == .sale || action == .preAuth, !requestURL.isEmpty else { return false }
-        return state.awaitsTerminal || (state == .review && response?.isApproved == true)
+        return mayHaveMovedMoney
     }
+
+    /// Its outcome not known (still waiting, unknown) or left for a person (review): the money may have moved.
+    public var mayHaveMovedMoney: Bool { state.awaitsTerminal || state == .review }
 
     /// What the card paid (or was asked to pay), read with the entry's own tip style.
     public var charged: Money? { (response?.amount ?? amount).map { tipStyle.charged(amount: $0, tip: response?.tipAmount ?? tipAmount) } }

@@ -77,7 +77,8 @@ struct HeadlessActionCommand<Options: ActionCommandLine>: AsyncParsableCommand {
     }
 }
 
-/// A payment (`till sale`, `till preauth`): as `HeadlessActionCommand`, and it may confirm earlier unknown outcomes.
+/// A payment, refund or capture (`till sale`, `till pre-auth`, `till refund`, `till capture`): as
+/// `HeadlessActionCommand`, and it may confirm earlier unknown outcomes (`--confirm-unknown`).
 protocol PaymentCommandLine: ActionCommandLine {}
 
 extension PaymentCommandLine {

@@ -315,10 +315,13 @@ func printOutcome(_ outcome: ActionOutcome, json: Bool, tipStyle: TipStyle, cont
         if json {
             outJSON(JSONValue.object([("outcome", .string("needsConfirmation")), ("unknown", .array(list.map(journalEntryJSON)))]))
         } else {
-            printToStandardError("NOT SENT: earlier payment(s) with an unknown outcome may have been charged:")
+            // In the words of what they did with the money: charged, refunded, captured.
+            let verb = list.first?.action.reportRole.moneyVerb ?? "charged"
+            let what = list.first.map { $0.action == .sale || $0.action == .preAuth ? "payment(s)" : $0.action.words.name + "(s) of the same payment" } ?? "payment(s)"
+            printToStandardError("NOT SENT: earlier \(what) with an unknown outcome may have been \(verb):")
             for e in list { printToStandardError("  " + journalEntryLine(e)) }
             let ids = list.map { String($0.id) }
-            printToStandardError("Check the terminal first. Settle each with `till resolve ID --charged|--not-charged`, or charge again anyway with "
+            printToStandardError("Check the terminal first. Settle each with `till resolve ID --charged|--not-charged`, or send again anyway with "
                                  + ids.map { "--confirm-unknown \($0)" }.joined(separator: " ") + ".")
         }
     case .journalFailed(let e, let message):

@@ -248,11 +248,13 @@ struct JournalShowCommand: AsyncParsableCommand {
     }
 }
 
-/// `--confirm-unknown ID`: the cashier checked an earlier payment whose outcome is unknown and charges again anyway.
+/// `--confirm-unknown ID`: the cashier checked an earlier payment (or refund, capture of the same payment) whose
+/// outcome is unknown and sends again anyway.
 struct RetryOptions: ParsableArguments {
     @Option(name: .customLong("confirm-unknown"),
             help: ArgumentHelp("An earlier payment with an unknown outcome (journal id) that you checked on the terminal; "
-                               + "needed before charging again while one is unknown. Repeat for several.", valueName: "id"))
+                               + "needed before charging again while one is unknown, or refunding (capturing) a payment again "
+                               + "while an earlier refund (capture) of it is. Repeat for several.", valueName: "id"))
     var confirmUnknown: [Int64] = []
     var ids: Set<Int64> { Set(confirmUnknown) }
 }

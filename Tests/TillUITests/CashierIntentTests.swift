@@ -563,6 +563,9 @@ import TillProtocol
         guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
         let text = c.lines.joined(separator: " ")
         #expect(text.contains("⚠ A refund of it (€ 8.00 at") && text.contains("UNKNOWN outcome") && text.contains("before refunding again"), "\(c.lines)")
+        // y answers for the earlier refund too: the core does not ask again what the cashier just answered.
+        guard case .performConfirmed(_, _, let ids)? = press(&s, .char("y")).first else { Issue.record("y sent nothing confirmed"); return }
+        #expect(ids == [2])
     }
 
     /// Found by a cashier in tmux: with 5.00 of 12.97 refunded and no amount typed the box said "Refund the FULL

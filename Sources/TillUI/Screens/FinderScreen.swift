@@ -102,7 +102,7 @@ enum FinderScreen: ScreenComponent {
             lines += originLines(known, finder, state, amount: amountOpt, capture: true)
             lines.append("The card is charged; what is not captured is released.")
             state.overlay = .confirm(Confirmation(title: "Capture?", lines: lines,
-                                                  choices: [ConfirmChoice(key: "y", label: "capture", action: .send(r))]))
+                                                  choices: [ConfirmChoice(key: "y", label: "capture", action: sending(r, warned: known, capture: true))]))
             return []
         }
         // A refund with no amount gives back what is left: the full amount only while nothing went back yet.
@@ -120,8 +120,31 @@ enum FinderScreen: ScreenComponent {
         lines.append("Money goes back to the cardholder's card;")
         lines.append("this cannot be undone.")
         state.overlay = .confirm(Confirmation(title: "Refund?", lines: lines,
-                                              choices: [ConfirmChoice(key: "y", label: "refund", action: .send(r))]))
+                                              choices: [ConfirmChoice(key: "y", label: "refund", action: sending(r, warned: known, capture: false))]))
         return []
+    }
+
+    /// What y sends: the request, confirming the earlier refunds (captures) of unknown outcome the box warned of, so the
+    /// core does not ask again what the cashier just answered.
+    static func sending(_ r: Request, warned known: Known, capture: Bool) -> ConfirmAction {
+        let finder: TransactionFinder
+        switch r {
+        case .cancel(let c): finder = c.finder
+        case .capturePreAuth(let c): finder = c.finder
+        default: return .send(r)
+        }
+        let ids = Set(unknownAgain(known, finder, capture: capture).map(\.id))
+        return ids.isEmpty ? .send(r) : .sendConfirmingUnknown(r, ids)
+    }
+
+    /// The refunds (captures) of the same payment whose outcome is not known yet: a second one could give the money
+    /// back twice (charge the pre-auth twice).
+    static func unknownAgain(_ known: Known, _ finder: TransactionFinder, capture: Bool) -> [JournalEntry] {
+        let again: Action = capture ? .capturePreAuth : .cancel
+        return known.entries.filter { u in
+            u.action == again && u.mayHaveMovedMoney
+                && (RefundLinks.finder(of: u).key == finder.key || known.payment.map { RefundLinks.finder(of: u).key?.names($0.response) == true } == true)
+        }.sorted { $0.id < $1.id }
     }
 
     /// What the journal knows about the payment a refund or capture names.
@@ -178,11 +201,7 @@ enum FinderScreen: ScreenComponent {
         }
         // A refund (capture) of the same payment whose outcome is not known yet may have been made: a second one could
         // give the money back twice (charge the pre-auth twice).
-        let again: Action = capture ? .capturePreAuth : .cancel
-        if let u = known.entries.filter({ u in
-            u.action == again && (u.state.awaitsTerminal || u.state == .review)
-                && (RefundLinks.finder(of: u).key == finder.key || known.payment.map { RefundLinks.finder(of: u).key?.names($0.response) == true } == true)
-        }).max(by: { $0.id < $1.id }) {
+        if let u = unknownAgain(known, finder, capture: capture).last {
             let what = (u.amount.map { Format.money($0, state.currency) } ?? "in full") + " at "
                 + Format.hoursMinutesOfDay(u.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
             lines.append("⚠ A \(capture ? "capture" : "refund") of it (\(what)) has an UNKNOWN outcome:")

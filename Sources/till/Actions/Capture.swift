@@ -3,7 +3,7 @@ import TillModel
 import TillProtocol
 
 /// `till url capture` and `till capture` (action=capture_pre_auth); its options are a refund's (`FinderOptions`).
-struct CaptureOptions: ActionCommandLine {
+struct CaptureOptions: PaymentCommandLine {
     static let help = ActionHelp(
         "capture", title: "Capture",
         url: "Capture a pre-authorisation (action=capture_pre_auth), found by STAN, order code or short order code.",

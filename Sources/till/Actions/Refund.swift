@@ -55,7 +55,7 @@ struct FinderOptions: ParsableArguments {
 }
 
 /// `till url refund` and `till refund` (action=cancel).
-struct RefundOptions: ActionCommandLine {
+struct RefundOptions: PaymentCommandLine {
     static let help = ActionHelp(
         "refund", title: "Refund", url: "A refund (action=cancel): --reference STAN, or --order-code / --short-order-code, optional --amount.",
         urlDiscussion: "With no --reference, order code or short order code the terminal app lets the cardholder pick one of the card's last 3 payments.",
