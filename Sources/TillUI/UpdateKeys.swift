@@ -176,9 +176,12 @@ func keepForm(_ state: inout AppState, _ screen: Screen) {
     }
 }
 
-/// What a payment screen says to a send while another payment is with the terminal.
+/// What a screen says to a send while another payment is with the terminal. Esc aborts it only on the screen that sent
+/// it: elsewhere (Batch, where Esc clears the name) the notice names that screen.
 func sayWaitForFlight(_ state: inout AppState, _ p: Pending) {
-    setFlightNotice(&state, "Wait: \(p.summary) is in flight (Esc aborts).", error: true)
+    let esc = state.keymap.hint(.cancel)
+    let how = state.screen == p.screen ? "\(esc) aborts" : "\(esc) aborts it on \(p.screen.title), \(state.keymap.hint(p.screen.action))"
+    setFlightNotice(&state, "Wait: \(p.summary) is in flight (\(how)).", error: true)
 }
 
 func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) -> [Command] {

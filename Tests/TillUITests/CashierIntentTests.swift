@@ -795,3 +795,18 @@ import TillProtocol
     #expect(c.choices.map(\.label) == ["refunded (it went through)", "not refunded"], "\(c.choices.map(\.label))")
     #expect(c.lines.joined(separator: " ").contains("by STAN 000023"))
 }
+
+/// Found by a cashier in tmux: away from the payment's screen the refusal said "(Esc aborts)", where Esc does
+/// something else (on Batch it clears the name). It names the screen where Esc aborts the payment.
+@Test func aSendRefusedElsewhereSaysWhereEscAbortsThePayment() {
+    var s = readyState()
+    type(&s, "4"); press(&s, .enter)
+    press(&s, .f(5)); type(&s, "654321")
+    let finder = TransactionFinder(referenceNumber: "654321")
+    _ = press(&s, .enter)
+    _ = update(&s, .paymentsFound(screen: .refund, finder: finder, entries: [entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)]))
+    #expect(press(&s, .char("y")).isEmpty)
+    #expect(s.notice?.contains("Esc aborts it on Sale, F2") == true, "\(s.notice ?? "")")
+    press(&s, .f(2)); type(&s, "5"); press(&s, .enter)
+    #expect(s.notice?.hasSuffix("(Esc aborts).") == true, "\(s.notice ?? "")")
+}
