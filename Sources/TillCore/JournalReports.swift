@@ -144,6 +144,10 @@ extension Journal {
     public static let terminalStartedBatchName = "started by the terminal"
     /// The key of a batch the terminal started by itself (`auto-<opened at ms>`).
     public static let terminalStartedBatchKeyPrefix = "auto-"
+    /// The key of a batch the terminal opened without naming it (no batch id), or that a person found opened: the
+    /// entry that opened it (`till-<entry id>`).
+    static let tillBatchKeyPrefix = "till-"
+    static func tillBatchKey(entryId: Int64) -> String { tillBatchKeyPrefix + String(entryId) }
 
     static func batches(_ db: Database, nowMs: Int64) throws -> [BatchRecord] {
         batches(events: try Row.fetchAll(db, sql: batchEventsSQL).map(Journal.batchEvent(from:)), nowMs: nowMs)
@@ -154,7 +158,7 @@ extension Journal {
     /// one the terminal never gave (started by the terminal, or opened with no id).
     static func closeNames(batchId: String?, batchName: String?, openId: String?, openName: String?) -> Bool {
         guard let named = batchId, let key = openId else { return true }
-        if key.hasPrefix(terminalStartedBatchKeyPrefix) || key.hasPrefix("till-") { return true }
+        if key.hasPrefix(terminalStartedBatchKeyPrefix) || key.hasPrefix(tillBatchKeyPrefix) { return true }
         return named == key || key.hasPrefix(named + "~") || (batchName != nil && batchName == openName)
     }
 

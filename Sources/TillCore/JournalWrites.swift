@@ -124,23 +124,27 @@ extension Journal {
                 try Journal.absorbUnmatched(db, response, into: id, nowMs: nowMs)
             }
             if response.action == .batch, response.isApproved, state == .approved, origin == EntryOrigin.request.rawValue {
-                let key = response.batchCommand == .open ? try Journal.openedBatchKey(db, response, entryId: id, nowMs: nowMs) : response.batchId
-                try Journal.insertBatchEvent(db, entryId: id, response: response, key: key, nowMs: nowMs)
-                if response.batchCommand == .open {
-                    // The entry that opened a batch belongs to it.
-                    try db.execute(sql: "UPDATE entry SET batchId = ?, batchName = ? WHERE id = ?",
-                                   arguments: [key, response.batchName, id])
-                }
-                try Journal.storeZReportOnClose(db, nowMs: nowMs)
+                let command = response.batchCommand
+                let key = command == .open ? try Journal.openedBatchKey(db, response, entryId: id, nowMs: nowMs) : response.batchId
+                try Journal.recordBatchCommand(db, command, entryId: id, key: key, name: response.batchName, nowMs: nowMs)
             }
             return true
         }
     }
 
-    static func insertBatchEvent(_ db: Database, entryId: Int64?, response: CallbackResponse, key: String? = nil, nowMs: Int64) throws {
-        guard let c = response.batchCommand else { return }
-        try db.execute(sql: "INSERT INTO batch_event (entryId, command, batchId, batchName, atMs) VALUES (?, ?, ?, ?, ?)",
-                       arguments: [entryId, c.rawValue, key ?? response.batchId, response.batchName, nowMs])
+    /// What a batch command the terminal did does to the shifts, in the transaction that settles its entry (by its
+    /// answer, or by a person who found it done): its event (an open under `key`, with the entry that opened the batch
+    /// filed under it), and the Z report of a batch it closed.
+    static func recordBatchCommand(_ db: Database, _ command: BatchCommand?, entryId: Int64, key: String?, name: String?,
+                                   nowMs: Int64) throws {
+        if let command {
+            try db.execute(sql: "INSERT INTO batch_event (entryId, command, batchId, batchName, atMs) VALUES (?, ?, ?, ?, ?)",
+                           arguments: [entryId, command.rawValue, key, name, nowMs])
+            if command == .open {
+                try db.execute(sql: "UPDATE entry SET batchId = ?, batchName = ? WHERE id = ?", arguments: [key, name, entryId])
+            }
+        }
+        try Journal.storeZReportOnClose(db, nowMs: nowMs)
     }
 
     /// The key the journal files a batch the terminal opened under: the terminal's batch id, unless it gives none or
@@ -148,7 +152,7 @@ extension Journal {
     /// and `~<entry>`), so that every shift has its own entries and its own Z report, never another's. An open for the
     /// batch that is open already is that batch.
     static func openedBatchKey(_ db: Database, _ response: CallbackResponse, entryId: Int64, nowMs: Int64) throws -> String {
-        guard let id = response.batchId else { return "till-\(entryId)" }
+        guard let id = response.batchId else { return tillBatchKey(entryId: entryId) }
         if let open = try latestBatch(db, nowMs: nowMs), open.isOpen, open.id == id { return id }
         let used = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM batch_event WHERE command = 'open' AND batchId = ?)",
                                      arguments: [id]) ?? false
@@ -239,7 +243,8 @@ extension Journal {
     /// Counted, a payment needs its amount: a full refund or capture (none asked) whose answer stated none, or 0.00,
     /// is marked charged only with the `amount` the person read on the terminal.
     public func resolve(_ id: Int64, charged: Bool, note: String, amount: Money? = nil, nowMs: Int64 = WallClock.nowMs()) throws {
-        if let e = try entry(id: id) {
+        let e = try entry(id: id)
+        if let e {
             if charged, let r = e.response, let same = try entry(sameTransactionAs: r, action: e.action, excluding: id, approvedOnly: true) {
                 // Short enough for the notice line at 80 columns, what to do included.
                 throw ResolveError(message: (r.referenceNumber.map { "STAN " + $0 } ?? "its transaction") + " counts in #\(same.id) already: mark it not charged.")
@@ -265,15 +270,9 @@ extension Journal {
             guard db.changesCount > 0 else { return false }
             // A batch command a person found done (a close the terminal made while till was stopped) moves the shift as
             // its answer would have: the batch closes (its Z report made), or opens under a key of till's.
-            if charged, let e = try Row.fetchOne(db, sql: "SELECT \(Journal.columns) FROM entry WHERE id = ?", arguments: [id]).map(Journal.entry(from:)),
-               let command = AnswerRules.batchCommand(of: e) {
-                let name = QueryFields(url: e.requestURL)?.value(named: "batchName")
-                try db.execute(sql: "INSERT INTO batch_event (entryId, command, batchId, batchName, atMs) VALUES (?, ?, ?, ?, ?)",
-                               arguments: [id, command.rawValue, command == .open ? "till-\(id)" : nil, name, nowMs])
-                if command == .open {
-                    try db.execute(sql: "UPDATE entry SET batchId = ?, batchName = ? WHERE id = ?", arguments: ["till-\(id)", name, id])
-                }
-                try Journal.storeZReportOnClose(db, nowMs: nowMs)
+            if charged, let e, let command = AnswerRules.batchCommand(of: e) {
+                try Journal.recordBatchCommand(db, command, entryId: id, key: command == .open ? Journal.tillBatchKey(entryId: id) : nil,
+                                               name: QueryFields(url: e.requestURL)?.value(named: "batchName"), nowMs: nowMs)
             }
             return true
         }
@@ -310,28 +309,26 @@ extension Journal {
         }
     }
 
-    /// Refunds (captures) of the payment `finder` names whose outcome is not known (still waiting, unknown, or an
-    /// approval left for review) and that nobody confirmed before sending another: a second one may give the money back
-    /// twice (charge the pre-auth twice).
+    /// Refunds (captures) of the payment `finder` names whose money may have moved (`mayHaveMovedMoney`) and that
+    /// nobody confirmed before sending another: a second one may give the money back twice (charge the pre-auth twice).
     public func unconfirmedUnknown(_ action: Action, sameKeyAs finder: TransactionFinder) throws -> [JournalEntry] {
         guard let key = finder.key else { return [] }
-        return try reading { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown', 'review') AND action = ?
-                  AND origin = 'request' AND retryConfirmedAtMs IS NULL ORDER BY id
-                """, arguments: [action.rawValue]).map(Journal.entry(from:))
-                .filter { e in RefundLinks.finder(of: e).key == key && e.mayHaveMovedMoney }
-        }
+        return try unconfirmed([action]).filter { e in RefundLinks.finder(of: e).key == key && e.mayHaveMovedMoney }
     }
 
-    /// Card payments that may have charged (outcome unknown, or an approval left for review: `mayHaveCharged`) and that
-    /// the cashier has not yet confirmed before charging again.
+    /// Card payments that may have charged (`mayHaveCharged`) and that the cashier has not yet confirmed before
+    /// charging again.
     public func unconfirmedUnknownPayments() throws -> [JournalEntry] {
+        try unconfirmed([.sale, .preAuth]).filter(\.mayHaveCharged)
+    }
+
+    /// This till's requests of these actions that need attention and that nobody confirmed before sending another.
+    func unconfirmed(_ actions: [Action]) throws -> [JournalEntry] {
         try reading { db in
             try Row.fetchAll(db, sql: """
-                SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown', 'review') AND action IN ('sale', 'pre_auth')
-                  AND origin = 'request' AND retryConfirmedAtMs IS NULL ORDER BY id
-                """).map(Journal.entry(from:)).filter(\.mayHaveCharged)
+                SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown', 'review')
+                  AND action IN (\(actions.map { _ in "?" }.joined(separator: ","))) AND origin = 'request' AND retryConfirmedAtMs IS NULL ORDER BY id
+                """, arguments: StatementArguments(actions.map(\.rawValue))).map(Journal.entry(from:))
         }
     }
 

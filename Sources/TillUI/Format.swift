@@ -60,6 +60,16 @@ public enum Format {
 
     public static func actionName(_ a: Action) -> String { a.words.name }
 
+    /// The key a refund or capture named its payment by, as a cashier finds it on the terminal: `STAN 000023`,
+    /// `order code …`, `short code …`.
+    public static func key(_ k: FinderKey) -> String {
+        switch k {
+        case .shortOrderCode(let o): return "short code " + SafeText.terminal(o)
+        case .orderCode(let o): return "order code " + SafeText.terminal(o)
+        case .referenceNumber(let r): return "STAN " + SafeText.terminal(r)
+        }
+    }
+
     /// An entry's state as its row says it: a payment settled as not charged reads what did not happen to the money
     /// (`NOT CHARGED`, `NOT REFUNDED` …), not the journal's word `RESOLVED`.
     public static func stateName(_ e: JournalEntry) -> String {

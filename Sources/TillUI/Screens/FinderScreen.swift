@@ -89,9 +89,7 @@ enum FinderScreen: ScreenComponent {
             if let rowOrigin {
                 known = Known(payment: entries.first { $0.id == rowOrigin.id } ?? rowOrigin, entries: entries)
             } else {
-                let wanted: Action = capture ? .preAuth : .sale
-                let payment = entries.filter { ($0.action == wanted || (!capture && $0.action == .capturePreAuth)) && $0.state == .approved
-                                               && key.names($0.response) }.max { $0.id < $1.id }
+                let payment = entries.filter { FinderScreen.canBeOriginal($0, capture: capture) && key.names($0.response) }.max { $0.id < $1.id }
                 known = Known(payment: payment, entries: entries, unknownKey: payment == nil)
             }
         } else {
@@ -145,6 +143,12 @@ enum FinderScreen: ScreenComponent {
             u.action == again && u.mayHaveMovedMoney
                 && (RefundLinks.finder(of: u).key == finder.key || known.payment.map { RefundLinks.finder(of: u).key?.names($0.response) == true } == true)
         }.sorted { $0.id < $1.id }
+    }
+
+    /// Whether `e` is a payment a refund (a capture) can be of: an approved sale or capture (`RefundLinks.isRefundable`),
+    /// an approved pre-auth. A journal row and a typed key find it by the same rule.
+    static func canBeOriginal(_ e: JournalEntry, capture: Bool) -> Bool {
+        capture ? e.action == .preAuth && e.state == .approved : RefundLinks.isRefundable(e)
     }
 
     /// What the journal knows about the payment a refund or capture names.

@@ -144,9 +144,8 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> Bool {
                   + "\(screen.title) (\(state.keymap.hint(.sale)), then \(state.keymap.hint(screen.action))).", error: true)
         return false
     }
-    // What Refund takes by a typed STAN, a row takes too: an approved sale or capture (`RefundLinks.isRefundable`).
-    let fits = screen == .refund ? RefundLinks.isRefundable(e) : (e.action == .preAuth && e.state == .approved)
-    guard fits, let stan = e.response?.referenceNumber else {
+    // What Refund (Capture) takes by a typed STAN, a row takes too.
+    guard FinderScreen.canBeOriginal(e, capture: screen == .capture), let stan = e.response?.referenceNumber else {
         setNotice(&state, screen == .refund ? "Only an approved sale or capture can be refunded: pick one, or type its STAN on Refund."
                                             : "Only an approved pre-auth can be captured: pick one, or type its STAN on Capture.", error: true)
         return false
@@ -408,12 +407,7 @@ func refundOfText(_ e: JournalEntry, _ s: AppState) -> String {
         return Format.actionName(sale.action) + (Format.total(sale).map { " " + Format.money($0, s.currency) } ?? "") + " at "
             + Format.hoursMinutesOfDay(sale.createdAtMs, offsetMinutes: s.tzOffsetMinutes) + " (#\(sale.id))"
     }
-    switch RefundLinks.finder(of: e).key {
-    case .shortOrderCode(let o)?: return "short code " + SafeText.terminal(o)
-    case .orderCode(let o)?: return "order code " + SafeText.terminal(o)
-    case .referenceNumber(let r)?: return "STAN " + SafeText.terminal(r)
-    case nil: return "the payment picked on the terminal"
-    }
+    return RefundLinks.finder(of: e).key.map(Format.key) ?? "the payment picked on the terminal"
 }
 
 /// The raw protocol fields: the request URL's fields as sent (secrets redacted), the callback's fields as

@@ -109,12 +109,7 @@ func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
 /// up by its reference, as recovery does). A refund, a capture or a batch command carries no reference to look it up by.
 func cannotBeAsked(_ e: JournalEntry) -> [String]? {
     if (e.action == .sale || e.action == .preAuth), e.clientTransactionId != nil { return nil }
-    let key: String? = switch RefundLinks.finder(of: e).key {
-    case .referenceNumber(let r)?: "STAN " + r
-    case .orderCode(let o)?: "order code " + o
-    case .shortOrderCode(let c)?: "short code " + c
-    case nil: nil
-    }
+    let key = RefundLinks.finder(of: e).key.map(Format.key)
     return ["It cannot be looked up on the terminal (it carries", "no reference): find it in the terminal's list"
             + (key.map { ", by \($0)." } ?? ".")]
 }
