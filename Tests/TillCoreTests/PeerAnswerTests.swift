@@ -77,6 +77,16 @@ import TillSimulator
         return "pipe:python3 '\(script)'"
     }
 
+    /// A pipe peer that approves every sale, naming it, for `cents` whatever was asked.
+    static func approvingFor(_ dir: TempDir, cents: Int) throws -> String {
+        try pipePeer(dir, "approves_\(cents)", """
+        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=\(cents)"
+            + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000001&orderCode=9000000000000001"
+            + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
+        sys.stdout.flush()
+        """)
+    }
+
     /// A pipe peer that answers a sale with a stray approval of the same amount naming no payment, then, `gap` seconds
     /// later, the payment's own answer (its client transaction id): declined. It charged nothing.
     static func weakApprovalPeer(_ dir: TempDir, gap: String) throws -> String {
@@ -128,12 +138,7 @@ import TillSimulator
     /// the terminal's APPROVED.
     @Test func aHeadlessSaleApprovedForAnotherAmountSaysCheckTheTerminalFirst() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let peer = try Self.pipePeer(dir, "more_peer", """
-        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=1350"
-            + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000001&orderCode=9000000000000001"
-            + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
-        sys.stdout.flush()
-        """)
+        let peer = try Self.approvingFor(dir, cents: 1350)
         let journal = dir.path + "/journal.sqlite"
         let r = try await runTillCapturing(["sale", "--amount", "12.50", "--journal", journal, "--timeout", "20", "--transport", peer])
         #expect(try Journal(path: journal).entry(id: 1)?.state == .review)

@@ -82,12 +82,7 @@ extension PeerAttackTests {
     /// A person's amount never replaces one the terminal stated.
     @Test func anAmountTheTerminalStatedIsNotReplacedByAPersons() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let peer = try PeerAnswerTests.pipePeer(dir, "more_sale", """
-        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=600"
-            + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000001&orderCode=9000000000000001"
-            + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
-        sys.stdout.flush()
-        """)
+        let peer = try PeerAnswerTests.approvingFor(dir, cents: 600)
         let journal = dir.path + "/journal.sqlite"
         _ = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "20", "--transport", peer])
         let j = try Journal(path: journal)
