@@ -106,7 +106,8 @@ public actor TillController: TillService {
     /// variable so that a test that needs the answer to arrive within it can widen it for a loaded machine.
     var unnamedAnswerGraceMs: Int64 = 3_000
     var current: Flight?
-    var started = false
+    /// The transport's start, once begun (`start()`).
+    var starting: Task<Void, any Error>?
     /// Set when `shutdown()` begins: nothing is sent after it.
     var stopped = false
     var consumer: Task<Void, Never>?
@@ -124,13 +125,29 @@ public actor TillController: TillService {
 
     // MARK: life cycle
 
-    /// Starts the transport and handles any answers that waited for till (file drop), before anything else.
+    /// Starts the transport and handles any answers that waited for till (file drop), before anything else. Called
+    /// again, it waits for that start; after a failed one it tries again. A headless command starts the controller
+    /// before its work; the cashier's screen leaves it to recovery, its first command after the first frame, so that
+    /// nothing a transport does at its start (the simulated terminal reading its history, a bridge process spawned)
+    /// delays that frame. Every request starts it first (`ensureStarted`).
     public func start() async throws {
-        guard !started else { return }
-        started = true
+        if let starting { return try await starting.value }
+        let t = Task { try await self.startTransport() }
+        starting = t
+        do { try await t.value } catch {
+            if starting == t { starting = nil }
+            throw error
+        }
+    }
+
+    private func startTransport() async throws {
         let (stream, continuation) = AsyncStream<TransportEvent>.makeStream()
+        let backlog: [IncomingAnswer]
+        do { backlog = try await transport.start(sink: { continuation.yield($0) }) } catch {
+            continuation.finish()
+            throw error
+        }
         eventContinuation = continuation
-        let backlog = try await transport.start(sink: { continuation.yield($0) })
         for a in backlog { await handleAnswer(a) }
         // A backlog answer that could not be journaled ended no flight; nothing else to do here (it was said).
         consumer = Task { [weak self] in
@@ -140,6 +157,17 @@ public actor TillController: TillService {
             }
         }
         hub.emit(.transportReady(transportDescription))
+    }
+
+    /// Starts the transport if it is not yet; when it cannot start, why, in the cashier's words (also shown as the
+    /// transport's problem): nothing can be sent.
+    func ensureStarted() async -> String? {
+        if stopped { return nil }   // the caller refuses, saying till is stopping
+        do { try await start(); return nil } catch {
+            let why = "The terminal cannot be reached: \(error)"
+            hub.emit(.transportProblem(why))
+            return why
+        }
     }
 
     /// Stops the transport; a request still in flight is journaled as unknown. From its first line on nothing more is

@@ -12,7 +12,11 @@ extension TillController {
     /// `force`: with nothing of this till's in flight, send the abort all the same (another process, or a till that
     /// restarted, may have started what the terminal is doing) and wait up to `abortWaitMs` for its answer.
     public func abort(force: Bool) async -> AbortResult {
-        if current == nil && force { return await standaloneAbort() }
+        if current == nil && force {
+            if let why = await ensureStarted() { return .transportError(why + " The abort was not sent.") }
+            // Still nothing in flight once the transport has started (a request may have begun meanwhile).
+            if current == nil { return await standaloneAbort() }
+        }
         guard let f = current, f.result == nil else { return .nothingInFlight }
         if f.abort?.continuation != nil { return .transportError("An abort is already waiting for its answer.") }
         let terminalRequest = TerminalRequest(caller: caller, request: .abort)

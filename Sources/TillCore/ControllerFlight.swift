@@ -66,6 +66,7 @@ extension TillController {
     }
 
     func perform(_ request: Request, hooks: Bool, timeoutMs: Int64? = nil, confirmingUnknown: Set<Int64> = []) async -> ActionOutcome {
+        if let why = await ensureStarted() { return .transportError(nil, why + " Nothing was sent.") }
         if stopped { return .transportError(nil, "till is stopping: nothing was sent.") }
         if let c = current { return .busy(c.inFlight) }
         if case .abort = request {

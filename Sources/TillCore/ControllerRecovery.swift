@@ -19,6 +19,7 @@ extension TillController {
     /// sending, recovery is left for later). Every entry it settles is reported as a `.recovered` event.
     public func recover() async -> [JournalEntry] {
         lastRecovery = RecoveryReport()
+        if await ensureStarted() != nil { lastRecovery.skipped = true; return await unresolved() }
         guard current == nil else { lastRecovery.skipped = true; return await unresolved() }
         do { try senderLock.acquire() } catch {
             lastRecovery.skipped = true

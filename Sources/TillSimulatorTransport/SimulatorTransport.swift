@@ -7,10 +7,10 @@ import TillSimulator
 /// A target of its own, so that TillCore (the controller, the journal, the other transports) does not depend on
 /// the simulator; the executable's `TillFactory` makes it for `transport = "simulator"`.
 ///
-/// The simulated terminal starts beside till, as the real terminal app runs beside it: its state log, which holds
-/// the whole training history, is read on a thread of its own while till opens its journal and paints. Read before
-/// the first frame, it made the till's start grow with the simulator's history (about 1.2 ms for 30 sales, 18 ms for
-/// 1,000, 1.2 s for 100,000; BENCHMARKS.md). Requests sent meanwhile wait, and are handed over in the order they came.
+/// The simulated terminal starts when the transport starts, as the real terminal app runs beside till: its state
+/// log, which holds the whole training history, is read on a thread of its own (about 1.2 ms for 30 sales, 18 ms for
+/// 1,000, 1.2 s for 100,000; BENCHMARKS.md), so the cashier's screen, which starts the transport after its first
+/// frame, is never held up by it. Requests sent meanwhile wait, and are handed over in the order they came.
 /// A log that cannot be read leaves the terminal unreachable: every request is certainly not sent, and the cashier
 /// is told why at once.
 public final class SimulatorTransport: Transport, @unchecked Sendable {
@@ -41,9 +41,22 @@ public final class SimulatorTransport: Transport, @unchecked Sendable {
     /// into no sink, and save the state without them.
     private var stopped = false
 
+    private let config: SimulatorConfig
+    private let statePath: String?
+    /// Guarded by `lock`: the log's reading has begun.
+    private var reading = false
+
     public init(config: SimulatorConfig, statePath: String?) {
-        // Not on Swift's shared pool (two threads on two cores): reading the log waits for another till's lock of it,
-        // and decoding a long history takes a while.
+        self.config = config
+        self.statePath = statePath
+    }
+
+    /// Under `lock`: begins reading the log, once. Not on Swift's shared pool (two threads on two cores): reading
+    /// the log waits for another till's lock of it, and decoding a long history takes a while.
+    private func beginReading() {
+        guard !reading else { return }
+        reading = true
+        let (config, statePath) = (config, statePath)
         let reader = Thread { [self] in
             loaded(Result { try SimulatorRunner(config: config, statePath: statePath) })
         }
@@ -100,6 +113,7 @@ public final class SimulatorTransport: Transport, @unchecked Sendable {
     public func runner() async throws -> SimulatorRunner {
         try await withCheckedThrowingContinuation { asker in
             lock.lock()
+            beginReading()
             switch phase {
             case .loading(let waiting, let askers):
                 phase = .loading(waiting, askers + [asker])
@@ -114,6 +128,7 @@ public final class SimulatorTransport: Transport, @unchecked Sendable {
         let problem = locked { () -> String? in
             self.sink = sink
             started = true
+            beginReading()
             switch phase {
             case .ready(let r): startRunner(r); return nil
             case .unreachable(let why): return why
@@ -128,6 +143,7 @@ public final class SimulatorTransport: Transport, @unchecked Sendable {
         do {
             try await withCheckedThrowingContinuation { (sender: CheckedContinuation<Void, any Error>) in
                 lock.lock()
+                beginReading()
                 switch phase {
                 case .loading(let waiting, let askers):
                     phase = .loading(waiting + [Waiting(id: id, url: url, sender: sender)], askers)

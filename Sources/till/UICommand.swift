@@ -60,7 +60,7 @@ extension UIArguments {
         options.tipStyle = settings.resolvedTip
         options.amountEntry = settings.amountEntry ?? .decimal
         let controller: TillController
-        do { controller = try await TillFactory.makeController(config: settings) } catch {
+        do { controller = try await TillFactory.makeController(config: settings, start: false) } catch {
             printToStandardError("till: cannot start: \(error)")
             throw ExitCode(3)
         }
