@@ -144,9 +144,12 @@ extension TillController {
             return
         }
 
-        let flightLink: AnswerLink = current.map { f in
+        var flightLink: AnswerLink = current.map { f in
             f.result == nil ? AnswerRules.link(response, to: f.inFlight.entry, hint: a.requestIdHint) : .none
         } ?? .none
+        if let f = current, flightLink != .none, try askedByAnotherWaiting(response, not: f.inFlight.entry, hint: a.requestIdHint) {
+            flightLink = .none   // that request's late answer (`lateTarget` finds it by the amount)
+        }
         let namesFlight = flightLink == .exact && response.clientTransactionId != nil
 
         // A repeat of a transaction the journal already holds is that transaction's, never a new one for the flight
@@ -305,6 +308,25 @@ extension TillController {
         if let ctid = r.clientTransactionId {
             return try journal.entries(clientTransactionId: ctid).first(where: { $0.action == action })
         }
-        return try journal.awaitingWithoutReference(action: action).first { e in AnswerRules.link(r, to: e, hint: nil) == .exact }
+        let waiting = try journal.awaitingWithoutReference(action: action).filter { e in AnswerRules.link(r, to: e, hint: nil) == .exact }
+        // Of refunds or captures waiting, the answer is that of the one that asked exactly its amount, if one did.
+        if let got = r.amount, let asked = try waiting.first(where: { try journal.requestedAmounts(of: $0.id).amount == got }) {
+            return asked
+        }
+        return waiting.first
+    }
+
+    /// Whether a refund's or capture's answer (they name no payment) is for the amount another refund or capture of
+    /// the same payment still waiting asked, and not what `flight` asked (or it asked none: a full one). Then it is
+    /// that one's late answer: two refunds whose answers cross each take their own.
+    func askedByAnotherWaiting(_ r: CallbackResponse, not flight: JournalEntry, hint: String?) throws -> Bool {
+        guard hint == nil, flight.clientTransactionId == nil, r.clientTransactionId == nil, r.action == flight.action,
+              flight.action == .cancel || flight.action == .capturePreAuth, let got = r.amount,
+              try journal.requestedAmounts(of: flight.id).amount != got else { return false }
+        let key = RefundLinks.finder(of: flight).key
+        return try journal.awaitingWithoutReference(action: flight.action).contains { e in
+            guard e.id != flight.id, RefundLinks.finder(of: e).key == key else { return false }
+            return try journal.requestedAmounts(of: e.id).amount == got
+        }
     }
 }

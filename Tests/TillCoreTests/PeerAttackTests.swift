@@ -388,3 +388,37 @@ extension PeerAttackTests {
         #expect(confirmed.status == 0, "exit \(confirmed.status): \(confirmed.output) \(confirmed.errors)")
     }
 }
+
+extension PeerAttackTests {
+    /// Found by a peer keeping its own ledger: a refund of 3.00 went unknown; during the full refund sent after it (the
+    /// cashier confirmed), the terminal gave the late 3.00 answer, then the full refund's own 17.00. Refund answers name
+    /// no payment, and the full refund in flight took the 3.00 (printed APPROVED 3.00) while the 17.00 went to the
+    /// earlier refund as "17.00 instead of 3.00". An answer for exactly what a waiting refund of the same payment asked,
+    /// and not what the one in flight asked, is that refund's.
+    @Test func aLateRefundAnswerGoesToTheRefundThatAskedItsAmount() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "crossing_refunds", """
+        import os
+        seen = "\(dir.path)/seen"
+        if not os.path.exists(seen):
+            open(seen, "w").close()
+            continue
+        for amount, n in (("300", "2"), ("1700", "3")):
+            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=cancel&amount=" + amount
+                + "&referenceNumber=00000" + n + "&orderCode=900000000000000" + n + "&transactionId=00000000-0000-4000-8000-00000000000" + n + "\\n")
+            sys.stdout.flush()
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        func refund(_ extra: [String]) async throws -> (status: Int32, signalled: Bool, output: String, errors: String) {
+            try await runTillCapturing(["refund", "--reference", "000001", "--journal", journal, "--timeout", "2", "--transport", peer] + extra)
+        }
+        #expect(try await refund(["--amount", "3"]).status == 3)   // unknown
+        let full = try await refund(["--confirm-unknown", "1"])
+        #expect(full.status == 0 && full.output.contains("17.00") && !full.output.contains("3.00"), "exit \(full.status): \(full.output) \(full.errors)")
+        let j = try Journal(path: journal, readOnly: true)
+        let first = try #require(try j.entry(id: 1)), second = try #require(try j.entry(id: 2))
+        #expect(first.state == .approved && first.amount == Money(cents: 300), "\(first)")
+        #expect(second.state == .approved && second.amount == Money(cents: 1700), "\(second)")
+        #expect(try j.unresolved().isEmpty)
+    }
+}
