@@ -242,7 +242,8 @@ extension Journal {
     ///
     /// Counted, a payment needs its amount: a full refund or capture (none asked) whose answer stated none, or 0.00,
     /// is marked charged only with the `amount` the person read on the terminal.
-    public func resolve(_ id: Int64, charged: Bool, note: String, amount: Money? = nil, nowMs: Int64 = WallClock.nowMs()) throws {
+    public func resolve(_ id: Int64, charged: Bool, note: String, amount: Money? = nil, tip: Money? = nil,
+                        nowMs: Int64 = WallClock.nowMs()) throws {
         let e = try entry(id: id)
         if let e {
             if charged, let r = e.response, let same = try entry(sameTransactionAs: r, action: e.action, excluding: id, approvedOnly: true) {
@@ -255,6 +256,14 @@ extension Journal {
             if charged, e.action.movesMoney, amount == nil, (e.amount?.cents ?? 0) == 0 {
                 throw ResolveError(message: "#\(id): the terminal stated no amount: till resolve \(id) --charged --amount X")
             }
+            // A tip asked that the terminal's answer did not state: counted only as a person says (0 if none was taken).
+            if let r = e.response, let stated = r.tipAmount, let tip, stated != tip {
+                throw ResolveError(message: "#\(id): the terminal stated tip \(stated), which counts; not \(tip).")
+            }
+            if charged, e.action == .sale, tip == nil, let r = e.response, r.tipAmount == nil,
+               let asked = try requestedAmounts(of: id).tip, asked.cents != 0 {
+                throw ResolveError(message: "#\(id): no tip stated (\(asked) asked): till resolve \(id) --charged --tip X")
+            }
             if !charged { _ = try keepStoredStray(of: e, nowMs: nowMs) }
         }
         let from: Set<EntryState> = [.pending, .sent, .unknown, .review]
@@ -263,6 +272,10 @@ extension Journal {
             if charged, let amount {
                 try db.execute(sql: "UPDATE entry SET amountCents = ? WHERE id = ?" + only.sql,
                                arguments: StatementArguments([amount.cents, id] as [(any DatabaseValueConvertible)?]) + only.arguments)
+            }
+            if charged, let tip {
+                try db.execute(sql: "UPDATE entry SET tipCents = ? WHERE id = ?" + only.sql,
+                               arguments: StatementArguments([tip.cents, id] as [(any DatabaseValueConvertible)?]) + only.arguments)
             }
             try db.execute(sql: "UPDATE entry SET state = ?, note = ?, updatedAtMs = ? WHERE id = ?" + only.sql,
                            arguments: StatementArguments([(charged ? EntryState.approved : .resolved).rawValue, note, nowMs, id]

@@ -271,6 +271,8 @@ struct ResolveCommand: AsyncParsableCommand {
     @Option(help: "How it was settled, in your words.") var note: String?
     @Option(help: ArgumentHelp("With --charged, the amount the terminal shows, for a payment whose answer stated none (a full refund or capture).",
                                valueName: "amount")) var amount: String?
+    @Option(help: ArgumentHelp("With --charged, the tip the terminal shows (0 if none), for a sale whose answer stated none where one was asked.",
+                               valueName: "amount")) var tip: String?
 
     func run() async throws {
         let journal = global.journalOnly()
@@ -290,14 +292,15 @@ struct ResolveCommand: AsyncParsableCommand {
             if !held { try TillController.refuseInProgress(e) }
             if charged || notCharged {
                 let how = charged ? "Marked charged" : "Marked not charged"
-                var money: Money?
-                if let amount {
-                    guard charged else { printToStandardError("till: --amount goes with --charged."); throw ExitCode(2) }
-                    do { money = try Money.parse(amount) } catch {
-                        printToStandardError("till: --amount: \(error)"); throw ExitCode(2)
+                func given(_ text: String?, _ option: String) throws -> Money? {
+                    guard let text else { return nil }
+                    guard charged else { printToStandardError("till: \(option) goes with --charged."); throw ExitCode(2) }
+                    do { return try Money.parse(text) } catch {
+                        printToStandardError("till: \(option): \(error)"); throw ExitCode(2)
                     }
                 }
-                try journal.resolve(id, charged: charged, note: text.isEmpty ? how + "." : how + ": " + text, amount: money)
+                try journal.resolve(id, charged: charged, note: text.isEmpty ? how + "." : how + ": " + text,
+                                    amount: try given(amount, "--amount"), tip: try given(tip, "--tip"))
             } else if isPayment {
                 printToStandardError("till: entry \(id) is a \(e.action.rawValue): say what the terminal shows, --charged (it counts) or --not-charged (it never does).")
                 throw ExitCode(2)

@@ -79,6 +79,32 @@ extension PeerAttackTests {
         #expect(try j.totals(batchId: e2.batchId ?? "").refunds == ActionTotals(count: 1, amountCents: 2000, tipCents: 0))
     }
 
+    /// Found by a peer keeping its own ledger: a 5.00 sale with a 1.00 tip asked, approved by an answer that states no
+    /// tip (review, as it should), then `till resolve 1 --charged` counted 5.00 + 1.00, where the terminal had taken
+    /// 5.00. A tip the terminal never stated is not counted on a person's mark without the person saying it.
+    @Test func aTipTheTerminalDidNotStateIsNotCountedWithoutAPersonSayingIt() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "no_tip", """
+        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=" + q["amount"]
+            + "&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000001&orderCode=9000000000000001"
+            + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
+        sys.stdout.flush()
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        let r = try await runTillCapturing(["sale", "--amount", "5", "--tip", "1", "--journal", journal, "--timeout", "20", "--transport", peer])
+        let j = try Journal(path: journal)
+        #expect(try j.entry(id: 1)?.state == .review, "\(r.output)")
+
+        let bare = try await runTillCapturing(["resolve", "1", "--charged", "--journal", journal])
+        #expect(bare.status == 1 && bare.errors.contains("no tip stated (1.00 asked)") && bare.errors.contains("--tip X"), "\(bare.errors)")
+        #expect(try j.entry(id: 1)?.state == .review)
+        let given = try await runTillCapturing(["resolve", "1", "--charged", "--tip", "0", "--journal", journal])
+        #expect(given.status == 0, "\(given.errors)")
+        let e = try #require(try j.entry(id: 1))
+        #expect(e.state == .approved && e.amount == Money(cents: 500) && (e.tipAmount ?? Money(cents: 0)) == Money(cents: 0), "\(e)")
+        #expect(try j.totals(batchId: e.batchId ?? "").sales == ActionTotals(count: 1, amountCents: 500, tipCents: 0))
+    }
+
     /// A person's amount never replaces one the terminal stated.
     @Test func anAmountTheTerminalStatedIsNotReplacedByAPersons() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
