@@ -47,6 +47,7 @@ public struct Money: Sendable, Hashable, Comparable, Codable, CustomStringConver
         var fractionDigits = 0
         var sawSeparator = false
         var sawDigit = false
+        var wholeDigits = 0
         for scalar in text.unicodeScalars {
             switch scalar {
             case "0"..."9":
@@ -57,6 +58,10 @@ public struct Money: Sendable, Hashable, Comparable, Codable, CustomStringConver
                     if fractionDigits > 2 { throw .tooManyDecimals(input) }
                     fraction = fraction * 10 + d
                 } else {
+                    // `000009` is a STAN typed into the amount (read as 9.00, it refunded 9.00), `05` a slip: an amount
+                    // has no zero before its first digit, only before its separator (`0.50`).
+                    if wholeDigits == 1 && whole == 0 { throw .leadingZeros(input) }
+                    wholeDigits += 1
                     whole = whole * 10 + d
                     if whole > maximumCents / 100 + 1 { throw .tooLarge(input) }
                 }
@@ -101,6 +106,7 @@ public enum MoneyError: Error, Equatable, Sendable, CustomStringConvertible {
     case tooManyDecimals(String)
     case tooLarge(String)
     case notAnAmount(String)
+    case leadingZeros(String)
 
     public var description: String {
         switch self {
@@ -110,6 +116,7 @@ public enum MoneyError: Error, Equatable, Sendable, CustomStringConvertible {
         case .tooManyDecimals(let s): return "'\(s)' has more than two decimals: use cents at most, like 12.35."
         case .tooLarge(let s): return "'\(s)' is more than the largest amount the terminal takes (\(Money.maximum))."
         case .notAnAmount(let s): return "'\(s)' is not an amount: use digits with one . or , like 12.50."
+        case .leadingZeros(let s): return "'\(s)' begins with 0: type the amount without it (a STAN goes under STAN)."
         }
     }
 }

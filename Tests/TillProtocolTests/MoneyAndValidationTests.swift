@@ -5,7 +5,7 @@ import Testing
 struct MoneyTests {
     @Test(arguments: [
         ("12", 1200), ("12.5", 1250), ("12.50", 1250), ("12,50", 1250), ("12,5", 1250), ("0.01", 1), ("0,99", 99),
-        (" 7 ", 700), ("007.10", 710), ("0", 0), ("12.", 1200), (".5", 50), ("21474836.47", 2_147_483_647),
+        (" 7 ", 700), ("0", 0), ("0.5", 50), ("0,05", 5), ("12.", 1200), (".5", 50), ("21474836.47", 2_147_483_647),
         ("\t3,00\n", 300),
     ])
     func accepted(text: String, cents: Int) throws {
@@ -22,6 +22,7 @@ struct MoneyTests {
         ("", .empty), ("   ", .empty),
         ("21474836.48", .tooLarge("21474836.48")), ("99999999999999999999999", .tooLarge("99999999999999999999999")),
         ("100000000", .tooLarge("100000000")),
+        ("000009", .leadingZeros("000009")), ("05", .leadingZeros("05")), ("007.10", .leadingZeros("007.10")), ("00.5", .leadingZeros("00.5")),
     ])
     func refused(text: String, error: MoneyError) {
         #expect(throws: error) { try Money.parse(text) }
@@ -30,7 +31,7 @@ struct MoneyTests {
     @Test func everyRefusalSaysWhatIsWrong() {
         let cases: [(String, String)] = [
             ("-3", "negative"), ("1e9", "write it out in full"), ("12.345", "more than two decimals"),
-            ("abc", "not an amount"), ("", "Enter an amount"), ("99999999999", "largest amount"),
+            ("abc", "not an amount"), ("", "Enter an amount"), ("99999999999", "largest amount"), ("000009", "begins with 0"),
         ]
         for (text, words) in cases {
             do { _ = try Money.parse(text); Issue.record("\(text) was accepted") } catch {

@@ -528,6 +528,18 @@ import TillProtocol
         #expect(text.contains("MORE THAN IS LEFT: € 20.00 > € 8.75"))
     }
 
+    /// Found by a cashier in tmux: a STAN typed into the refund's Amount field (`000009`) was read as 9.00, and a busy
+    /// cashier presses y on the box. An amount that begins with 0 is refused on its field; nothing is looked up or sent.
+    @Test func aStanTypedIntoTheAmountIsRefusedOnItsField() {
+        var s = readyState()
+        press(&s, .f(5)); type(&s, "654321")
+        for _ in 0..<5 { press(&s, .tab) }
+        type(&s, "000009")
+        #expect(press(&s, .enter) == [])
+        #expect(s.overlay == nil)
+        #expect(s.forms[.refund]?.errors[.amount]?.contains("'000009' begins with 0") == true, "\(String(describing: s.forms[.refund]?.errors))")
+    }
+
     /// Found by a cashier in tmux: F5 on a journal row, refunded 10.00; F5 on the same row again showed the box from
     /// the journal screen's rows as first loaded ("Refund the FULL amount of the payment", nothing about the 10.00
     /// already back). The box is made from the journal as it is when Enter is pressed.
