@@ -363,6 +363,15 @@ public enum CashierWording {
         }
     }
 
+    /// What to do about a payment whose outcome is unknown, once its reason is said.
+    static func unknownAdvice(_ e: JournalEntry) -> String {
+        switch e.action.reportRole {
+        case .sale, .preAuth, .capture: return "Do not charge it again before checking; then mark it on the Unresolved screen."
+        case .refund: return "Do not refund it again before checking; then mark it on the Unresolved screen."
+        case .none: return "Mark it on the Unresolved screen once checked."
+        }
+    }
+
     static func unknownSentence(_ e: JournalEntry, total: Money?, currency: String) -> String {
         switch e.action.reportRole {
         case .sale, .preAuth, .capture:

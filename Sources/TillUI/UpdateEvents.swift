@@ -132,7 +132,13 @@ func foundCharged(_ state: inout AppState, _ e: JournalEntry) {
 /// Asks the terminal again, by itself, about payments recovery could not settle yet (see `UnresolvedState.asking`).
 func askAgainIfDue(_ state: inout AppState) -> [Command] {
     guard !state.unresolved.asking.isEmpty, !state.unresolved.recovering, state.pending == nil else { return [] }
+    let expired = state.unresolved.asking.filter { state.nowMs - $0.value >= UnresolvedState.askingForMs }.keys
     state.unresolved.asking = state.unresolved.asking.filter { state.nowMs - $0.value < UnresolvedState.askingForMs }
+    // Asking has ended without an answer: the status line no longer says "asking the terminal…".
+    if let e = state.unresolved.entries.first(where: { expired.contains($0.id) && $0.state.awaitsTerminal }) {
+        let what = Format.entrySummary(e, currency: state.currency) + " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
+        setNotice(&state, "\(what) (journal #\(e.id)): outcome still unknown; check the terminal.", error: true)
+    }
     guard !state.unresolved.asking.isEmpty, state.nowMs - state.unresolved.lastAskMs >= UnresolvedState.askAgainEveryMs else { return [] }
     state.unresolved.lastAskMs = state.nowMs
     state.unresolved.recovering = true

@@ -437,6 +437,31 @@ import TillProtocol
         #expect(s.tickPeriodMs == 60_000)
     }
 
+    /// Found by a cashier in tmux: once asking had ended, the status line went on saying "asking the terminal…", and
+    /// the pane said "No answer from the terminal" where the terminal had answered that it has no record of the sale.
+    @Test func whenAskingEndsTheTillSaysSoAndWhatTheTerminalSaid() {
+        var s = AppState(nowMs: fixedNow, tzOffsetMinutes: 60)
+        _ = initialCommands(&s)
+        _ = update(&s, .batchLoaded(openBatch))
+        let left = entry(7, cents: 1212, state: .unknown, note: "Outcome unknown: the terminal has no record of it. Check the terminal.")
+        _ = update(&s, .event(.recovered(left)))
+        _ = update(&s, .unresolvedLoaded([left], recovered: true))
+        #expect(view(s, size: s.size).contains("ASKING THE TERMINAL"))
+        // Asked again every 5 s; the look-ups change nothing (no event), until asking ends.
+        var now = fixedNow
+        while now < fixedNow + UnresolvedState.askingForMs {
+            now += UnresolvedState.askAgainEveryMs
+            if update(&s, .tick(nowMs: now)).contains(.recover) { _ = update(&s, .unresolvedLoaded([left], recovered: true)) }
+        }
+        #expect(!update(&s, .tick(nowMs: now + 1_000)).contains(.recover))
+        #expect(s.notice?.contains("Sale € 12.12") == true && s.notice?.contains("outcome still unknown; check the terminal") == true,
+                "\(s.notice ?? "")")
+        let screen = view(s, size: s.size)
+        #expect(!screen.contains("asking the terminal") && !screen.contains("No answer from the terminal"), "\(screen)")
+        let pane = NothingCutTests.pane(s)
+        #expect(pane.contains("Sale € 12.12 at 11:00: still unknown after asking the terminal.") && pane.contains("Note Outcome unknown: the"), "\(pane)")
+    }
+
     /// An idle till wakes once a minute (its clock shows hours and minutes), ten times a second while a payment is in
     /// flight (the spinner and the time-out counting down), and its clock says the time.
     @Test func theClockTicksAsOftenAsTheScreenChanges() {

@@ -57,6 +57,9 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
             if let id = res.outcome.entry?.id, s.unresolved.asking[id] != nil {
                 v.word = "ASKING"; v.headline = "ASKING THE TERMINAL…"; v.amount = nil
                 v.sentence = when + ": asking the terminal what became of it. Do not charge it again meanwhile."
+            } else if let e = res.outcome.entry, e.note?.isEmpty == false {
+                // Not "No answer": the terminal may have answered ("no record of it"); the note below says what it said.
+                v.sentence = when + ": still unknown after asking the terminal. " + CashierWording.unknownAdvice(e)
             } else {
                 v.sentence = when + ": " + v.sentence
             }
