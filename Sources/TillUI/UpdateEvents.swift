@@ -168,12 +168,14 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     case .needsConfirmation(let list):
         notSent(&state, action, from: from)
         guard let r = state.lastRequest else { setNotice(&state, "Check the unknown payments first.", error: true); return [.loadUnresolved] }
+        // In the words of what is sent again: a refund is refunded, not charged.
+        let role = r.action.reportRole
         let lines = list.prefix(3).map { e in
-            "\(Format.money(Format.total(e), state.currency)) at \(Format.clock(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)) may have been charged:"
-        } + ["check the terminal before charging again."]
+            "\(Format.money(Format.total(e), state.currency)) at \(Format.clock(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)) may have been \(e.action.reportRole.moneyVerb):"
+        } + ["check the terminal before you \(role.moneyVerbToDo) again."]
         state.overlay = .confirm(Confirmation(
-            title: "Charge again?", lines: lines,
-            choices: [ConfirmChoice(key: "y", label: "checked: charge \(Format.summary(r, currency: state.currency, tipStyle: state.tipStyle))",
+            title: role.moneyVerbToDo.prefix(1).uppercased() + role.moneyVerbToDo.dropFirst() + " again?", lines: lines,
+            choices: [ConfirmChoice(key: "y", label: "checked: \(role.moneyVerbToDo) \(Format.summary(r, currency: state.currency, tipStyle: state.tipStyle))",
                                     action: .sendConfirmingUnknown(r, Set(list.map(\.id))))],
             enterPicksFirst: false))
         return [.loadUnresolved]

@@ -553,6 +553,22 @@ import TillProtocol
         #expect(text.contains("MORE THAN IS LEFT: € 20.00 > € 8.75"))
     }
 
+    /// A refund the core refused to send while an earlier refund of the payment is unknown (the screen had not known
+    /// it was): the box asked "Charge again?" and offered "checked: charge" for a refund.
+    @Test func aRefundRefusedForAnUnknownEarlierRefundAsksInARefundsWords() {
+        var s = readyState()
+        let refund = Request.cancel(CancelRequest(amount: Money(cents: 800), finder: TransactionFinder(referenceNumber: "654321")))
+        s.lastRequest = refund
+        var earlier = entry(2, .cancel, cents: 800, state: .unknown)
+        earlier.requestURL = "vivapayclient://pay/v1?action=cancel&amount=800&referenceNumber=654321"
+        _ = update(&s, .performed(.needsConfirmation([earlier]), summary: "Refund € 8.00"))
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
+        let text = ([c.title] + c.lines + c.choices.map(\.label)).joined(separator: " ")
+        #expect(c.title == "Refund again?", "\(text)")
+        #expect(text.contains("may have been refunded") && text.contains("before you refund again") && text.contains("checked: refund"), "\(text)")
+        #expect(!text.lowercased().contains("charge"), "\(text)")
+    }
+
     /// Found by a cashier in tmux: a STAN typed into the refund's Amount field (`000009`) was read as 9.00, and a busy
     /// cashier presses y on the box. An amount that begins with 0 is refused on its field; nothing is looked up or sent.
     @Test func aStanTypedIntoTheAmountIsRefusedOnItsField() {

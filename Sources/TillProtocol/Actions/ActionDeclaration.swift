@@ -112,6 +112,17 @@ public enum ReportRole: Sendable, Hashable {
         case .none: return "done"
         }
     }
+
+    /// The verb's present form, for what is asked before doing it again ("Refund again?", "checked: refund …").
+    public var moneyVerbToDo: String {
+        switch self {
+        case .sale: return "charge"
+        case .preAuth: return "reserve"
+        case .capture: return "capture"
+        case .refund: return "refund"
+        case .none: return "send"
+        }
+    }
 }
 
 /// The fields of an action that has none of its own (abort, send logs, …).
