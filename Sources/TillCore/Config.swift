@@ -276,9 +276,10 @@ public struct TillConfig: Sendable, Hashable {
                 let text: String
                 if let q = v.string { text = q }
                 else if v.int != nil || v.double != nil { text = rawValue(of: key) }
-                else { throw fail(key, "must be an amount in the currency, like confirm_above = 100.00.") }
+                else { throw fail(key, "must be an amount in the currency, like confirm_above = 100.00, or \"off\".") }
+                if text.trimmingWhitespace().lowercased() == "off" { c.confirmAbove = Money.maximum; break }   // nothing is above it
                 do { c.confirmAbove = try Money.parse(text) } catch {
-                    throw fail(key, "must be an amount in the currency, like confirm_above = 100.00: \(error.description)")
+                    throw fail(key, "must be an amount in the currency, like confirm_above = 100.00, or \"off\": \(error.description)")
                 }
             default: break
             }

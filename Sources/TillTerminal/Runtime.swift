@@ -55,8 +55,10 @@ public struct RuntimeOptions: Sendable {
     public var cashier: String? = nil
     /// Ring the terminal's bell on each verdict (config `bell`).
     public var bell: Bool = true
-    /// A sale or pre-auth above this total asks first, showing the amount (config `confirm_above`).
-    public var confirmAbove: Money? = nil
+    /// A sale or pre-auth above this total asks first, showing the amount (config `confirm_above`; by default
+    /// `defaultConfirmAbove`, so that a key held down or pressed twice, 9999999 for 99.99, is never charged at once).
+    public var confirmAbove: Money? = RuntimeOptions.defaultConfirmAbove
+    public static let defaultConfirmAbove = Money(cents: 100_000)
     /// How the terminal reads `tipAmount` (config `tip`): the screen builds requests and shows totals with it.
     public var tipStyle: TipStyle = .onTop
     public var amountEntry: AmountEntry = .decimal

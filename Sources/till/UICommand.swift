@@ -56,7 +56,7 @@ extension UIArguments {
                                      currency: settings.currency ?? "€", decimalSeparator: settings.decimalSeparator ?? ".")
         options.cashier = settings.cashier
         options.bell = settings.bell ?? true
-        options.confirmAbove = settings.confirmAbove
+        if let above = settings.confirmAbove { options.confirmAbove = above }
         options.tipStyle = settings.resolvedTip
         options.amountEntry = settings.amountEntry ?? .decimal
         let controller: TillController

@@ -11,7 +11,9 @@ import TillProtocol
         #expect(try TillConfig.parse("confirm_above = 250").confirmAbove == Money(cents: 25_000))
         #expect(try TillConfig.parse("confirm_above = \"99,50\"").confirmAbove == Money(cents: 9_950))
         let none = try TillConfig.parse("")
-        #expect(none.bell == nil && none.confirmAbove == nil)     // the defaults: the bell rings, nothing asks
+        #expect(none.bell == nil && none.confirmAbove == nil)     // the screen's defaults: the bell rings, above 1000.00 it asks
+        // "off": nothing asks (no total is above the largest amount).
+        #expect(try TillConfig.parse("confirm_above = \"off\"").confirmAbove == Money.maximum)
         var flags = TillConfig()
         flags.bell = true
         #expect(c.overridden(by: flags).bell == true && c.overridden(by: flags).confirmAbove == Money(cents: 10_010))

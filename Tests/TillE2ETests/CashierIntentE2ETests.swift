@@ -22,6 +22,18 @@ import Testing
         try t.sell(approvedAs: "4.00")
     }
 
+    @Test func aKeyHeldDownIsNotChargedAtOnce() throws {
+        // `9999999 Enter` (a key held down) asked the card for € 9999999.00 at once: no confirm_above by default.
+        let t = try TillSession(args: fast)
+        try t.openShift()
+        try t.type("9999999")
+        try t.press("Enter", thenSee: "Check the amount", "Charge € 9999999.00 on the card?", "(Above € 1000.00 the till asks first.)")
+        try t.keys("Enter")
+        #expect(!t.screen().contains("Waiting for the terminal"))
+        try t.press("Escape", thenSee: "Cancelled", "typing replaces it")
+        try t.sell("99", approvedAs: "99.00")
+    }
+
     @Test func openingAShiftFromTheSaleBoxThenTypingReplacesTheAmount() throws {
         // `5 Enter o 7 Enter` charged 57.00.
         let t = try TillSession(args: fast)
