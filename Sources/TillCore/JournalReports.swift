@@ -289,8 +289,12 @@ extension Journal {
             if let r = try reading(stored) { return r }
             return try write { db in
                 if let r = try stored(db) { return r }
-                let r = Report(kind: .closing, batch: batch.info, closedAtMs: batch.closedAtMs, closedHow: batch.closedHow,
+                var r = Report(kind: .closing, batch: batch.info, closedAtMs: batch.closedAtMs, closedHow: batch.closedHow,
                                generatedAtMs: nowMs, buckets: try Journal.reportBuckets(db, batchKey: key))
+                if let first = try String.fetchOne(db, sql: "SELECT report FROM z_report_first WHERE batchKey = ?", arguments: [key])
+                    .flatMap({ try? JSONDecoder().decode(Report.self, from: Data($0.utf8)) }) {
+                    r.restated = Report.Restated(firstMadeAtMs: first.generatedAtMs, firstNetCents: first.netCents)
+                }
                 try Journal.storeZReport(db, r, key: key)
                 return r
             }

@@ -84,6 +84,18 @@ extension Journal {
             // SQLite's own mark of whose file this is, in the file's header: a start reads it without opening SQLite.
             try db.execute(sql: "PRAGMA application_id = \(Journal.applicationId)")
         }
+        m.registerMigration("v9-z-first") { db in
+            // The first Z report of a batch is kept when a later settlement drops it, so the one made again can say it
+            // was restated and what the first said (`Report.restated`).
+            try db.execute(sql: """
+            CREATE TABLE z_report_first (batchKey TEXT PRIMARY KEY NOT NULL, report TEXT NOT NULL);
+            DROP TRIGGER z_report_restated;
+            CREATE TRIGGER z_report_restated AFTER UPDATE OF state, amountCents, tipCents ON entry WHEN NEW.batchId IS NOT NULL BEGIN
+              INSERT OR IGNORE INTO z_report_first (batchKey, report) SELECT batchKey, report FROM z_report WHERE batchKey = NEW.batchId;
+              DELETE FROM z_report WHERE batchKey = NEW.batchId;
+            END;
+            """)
+        }
         return m
     }
 

@@ -123,6 +123,16 @@ public struct Report: Sendable, Hashable, Codable {
     public var byVerificationMethod: [String: Tally] = [:]
     public var firstAtMs: Int64?
     public var lastAtMs: Int64?
+    /// Set on a Z report made again because an entry of its batch was settled after the first one was made (a sale
+    /// marked charged after the close): when that first one was made and its net total, so nobody takes the new
+    /// figures for the ones printed at the close.
+    public var restated: Restated?
+
+    public struct Restated: Sendable, Hashable, Codable {
+        public var firstMadeAtMs: Int64
+        public var firstNetCents: Int
+        public init(firstMadeAtMs: Int64, firstNetCents: Int) { self.firstMadeAtMs = firstMadeAtMs; self.firstNetCents = firstNetCents }
+    }
 
     /// Approved pre-auths not yet captured. A capture settles its pre-auth (any remainder is released),
     /// so this is a count; the reserved amount per pre-auth is in the journal.

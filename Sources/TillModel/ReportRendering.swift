@@ -44,6 +44,10 @@ extension Report {
         }
         add(.detail, "First/last " + f.time(firstAtMs) + "  /  " + f.time(lastAtMs))
         add(.detail, "Made at    " + f.time(generatedAtMs))
+        if let r = restated {
+            add(.warning, "Restated   an entry was settled after the first Z report,")
+            add(.warning, "           made " + f.time(r.firstMadeAtMs) + ": NET TOTAL then " + f.money(r.firstNetCents))
+        }
         add(.blank)
         add(.columns, pad("", 30) + lpad("count", 7) + lpad("amount", 18))
         add(.row, row("Sales approved", sales, sales.cents))

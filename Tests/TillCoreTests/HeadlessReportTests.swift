@@ -132,3 +132,30 @@ import TillProtocol
         }
     }
 }
+
+extension HeadlessReportTests {
+    /// Found by a cashier in tmux: a shift closed with an unknown sale printed its Z report (NET 5.00); the sale marked
+    /// charged afterwards made the Z report read NET 14.09, under the same title and close time, with nothing saying it
+    /// changed. The Z report made again says it was restated, and what the first one's net total was.
+    @Test func aZReportRestatedAfterTheCloseSaysSoAndWhatItSaidFirst() throws {
+        let dir = TempDir("till-restated"); defer { dir.cleanup() }
+        let common = ["--journal", dir.path + "/journal.sqlite", "--sim-speed", "0"]
+        func till(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+            let r = try runTillCapturing(args + common)
+            return (r.status, r.output, r.errors)
+        }
+        #expect(try till(["batch", "open", "--name", "Morning"]).status == 0)
+        #expect(try till(["sale", "--amount", "5"]).status == 0)
+        // Unknown: sent where nothing answers, so the simulated terminal has no record of it when the close asks.
+        #expect(try till(["sale", "--amount", "9.09", "--timeout", "1", "--transport", "pipe:cat > /dev/null"]).status == 3)
+        #expect(try till(["batch", "close", "--force"]).status == 0)
+        let first = try till(["report", "--batch", "Morning"]).out
+        #expect(first.contains("Z report (closing)") && first.contains("NET TOTAL") && !first.contains("Restated"), "\(first)")
+        #expect(try till(["resolve", "3", "--charged"]).status == 0)
+        let again = try till(["report", "--batch", "Morning"]).out
+        #expect(again.contains("€ 14.09"), "\(again)")
+        #expect(again.contains("Restated") && again.contains("NET TOTAL then € 5.00"), "\(again)")
+        // Read again, the same.
+        #expect(try till(["report", "--batch", "Morning"]).out == again)
+    }
+}
