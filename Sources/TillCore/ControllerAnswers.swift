@@ -184,8 +184,9 @@ extension TillController {
                 try journal.recordAnswer(f.inFlight.entry.id, response: response, state: .sent,
                                          note: "The terminal approved without naming this payment; waiting for its own answer.",
                                          onlyIf: [.pending, .sent])
-                await transport.acknowledge(a)
+                // Held before the acknowledgement's suspension, so that a time-out meanwhile finds it with the entry.
                 current?.unnamedApproval = response
+                await transport.acknowledge(a)
                 return
             }
             if failed && flightLink == .unnamed {
@@ -195,8 +196,8 @@ extension TillController {
                 try journal.recordAnswer(f.inFlight.entry.id, response: response, state: .sent,
                                          note: "The terminal answered 'not approved' without naming this payment; waiting for its own answer.",
                                          onlyIf: [.pending, .sent])
-                await transport.acknowledge(a)
                 if current?.unnamedFailure == nil { current?.unnamedFailure = response }
+                await transport.acknowledge(a)
                 return
             }
             if failed && referenceless && f.unnamedFailure == nil {
@@ -205,8 +206,8 @@ extension TillController {
                 try journal.recordAnswer(f.inFlight.entry.id, response: response, state: .sent,
                                          note: "The terminal answered 'not approved'; waiting a moment for an answer that contradicts it.",
                                          onlyIf: [.pending, .sent])
-                await transport.acknowledge(a)
                 shortenWait(for: f.inFlight.entry.requestId) { $0.unnamedFailure = response }
+                await transport.acknowledge(a)
                 return
             }
             try journal.recordAnswer(f.inFlight.entry.id, response: response, state: state, note: note)
