@@ -250,19 +250,23 @@ extension Journal {
                 // Short enough for the notice line at 80 columns, what to do included.
                 throw ResolveError(message: (r.referenceNumber.map { "STAN " + $0 } ?? "its transaction") + " counts in #\(same.id) already: mark it not charged.")
             }
-            if let amount, let stated = e.amount, stated.cents != 0 {
+            // What the terminal's own answer (of this action, named or not) stated: it counts, a person's figure never
+            // replaces it. A full refund or capture answered 0.00 stated nothing for what may be all of it.
+            let own = e.response.flatMap { $0.action == e.action ? $0 : nil }
+            let asked = try requestedAmounts(of: id)
+            let statedAmount = own?.amount.flatMap { $0.cents == 0 && asked.amount == nil ? nil : $0 }
+            if let amount, let stated = statedAmount, stated != amount {
                 throw ResolveError(message: "#\(id): the terminal stated \(stated), which counts; not \(amount).")
             }
-            if charged, e.action.movesMoney, amount == nil, (e.amount?.cents ?? 0) == 0 {
+            if charged, e.action.movesMoney, amount == nil, (own != nil && statedAmount == nil) || (e.amount?.cents ?? 0) == 0 {
                 throw ResolveError(message: "#\(id): the terminal stated no amount: till resolve \(id) --charged --amount X")
             }
             // A tip asked that the terminal's answer did not state: counted only as a person says (0 if none was taken).
-            if let r = e.response, let stated = r.tipAmount, let tip, stated != tip {
+            if let stated = own?.tipAmount, let tip, stated != tip {
                 throw ResolveError(message: "#\(id): the terminal stated tip \(stated), which counts; not \(tip).")
             }
-            if charged, e.action == .sale, tip == nil, let r = e.response, r.tipAmount == nil,
-               let asked = try requestedAmounts(of: id).tip, asked.cents != 0 {
-                throw ResolveError(message: "#\(id): no tip stated (\(asked) asked): till resolve \(id) --charged --tip X")
+            if charged, e.action == .sale, tip == nil, let own, own.tipAmount == nil, let askedTip = asked.tip, askedTip.cents != 0 {
+                throw ResolveError(message: "#\(id): no tip stated (\(askedTip) asked): till resolve \(id) --charged --tip X")
             }
             if !charged { _ = try keepStoredStray(of: e, nowMs: nowMs) }
         }

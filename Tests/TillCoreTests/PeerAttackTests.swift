@@ -105,6 +105,36 @@ extension PeerAttackTests {
         #expect(try j.totals(batchId: e.batchId ?? "").sales == ActionTotals(count: 1, amountCents: 500, tipCents: 0))
     }
 
+    /// Found by a peer keeping its own ledger: a partial refund of 1.00 answered with no amount went to review (right),
+    /// then `till resolve 1 --charged` counted the 1.00 asked, where the terminal had refunded 1.50; and an `--amount`
+    /// equal to the one the terminal stated was refused as if it replaced it.
+    @Test func anAnswerWithNoAmountIsMarkedChargedOnlyWithThePersonsAmount() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "refund_no_amount", """
+        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=cancel"
+            + "&referenceNumber=000002&orderCode=9000000000000002&transactionId=00000000-0000-4000-8000-000000000002\\n")
+        sys.stdout.flush()
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        _ = try await runTillCapturing(["refund", "--reference", "000001", "--amount", "1", "--journal", journal, "--timeout", "20", "--transport", peer])
+        let j = try Journal(path: journal)
+        #expect(try j.entry(id: 1)?.state == .review)
+        let bare = try await runTillCapturing(["resolve", "1", "--charged", "--journal", journal])
+        #expect(bare.status == 1 && bare.errors.contains("stated no amount"), "\(bare.errors)")
+        let given = try await runTillCapturing(["resolve", "1", "--charged", "--amount", "1.50", "--journal", journal])
+        #expect(given.status == 0, "\(given.errors)")
+        let e = try #require(try j.entry(id: 1))
+        #expect(e.state == .approved && e.amount == Money(cents: 150), "\(e)")
+
+        // The amount the terminal stated, given again: accepted, nothing replaced.
+        let approving = try PeerAnswerTests.approvingFor(dir, cents: 600)
+        _ = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "20", "--transport", approving])
+        #expect(try j.entry(id: 2)?.state == .review)
+        let same = try await runTillCapturing(["resolve", "2", "--charged", "--amount", "6", "--journal", journal])
+        #expect(same.status == 0, "\(same.errors)")
+        #expect(try j.entry(id: 2)?.amount == Money(cents: 600))
+    }
+
     /// A person's amount never replaces one the terminal stated.
     @Test func anAmountTheTerminalStatedIsNotReplacedByAPersons() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
