@@ -157,24 +157,32 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
     static let settledMs: Int64 = 5_000
 
     /// Whether a regular file in `responses/` that got no "complete" event looks whole: not empty, and ending in a
-    /// newline (an answer is one line), or unchanged for `settledMs`. Not a regular file: true (it is rejected at
-    /// once; nothing more is coming). Never blocks (never opens it: `lstat` and, for the last byte, a non-blocking
-    /// open of a regular file).
+    /// newline (an answer is one line), or unchanged for `settledMs` and open for writing nowhere (a writer that
+    /// paused mid-line would have its half line taken, and the rest never read). Not a regular file: true (it is
+    /// rejected at once; nothing more is coming). Never blocks (`lstat`, then a non-blocking open of a regular file).
     private func looksWhole(_ name: String) -> Bool {
         let path = responsesDir + "/" + name
         var st = stat()
         guard lstat(path, &st) == 0 else { return false }
         guard FileKind.isRegular(st.st_mode) else { return true }
         guard st.st_size > 0 else { return false }
-        let ageMs = WallClock.nowMs() - (Int64(st.st_mtim.tv_sec) * 1000 + Int64(st.st_mtim.tv_nsec) / 1_000_000)
-        if ageMs >= FileDropTransport.settledMs { return true }
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var last: UInt8 = 0
         guard fstat(fd, &st) == 0, FileKind.isRegular(st.st_mode), st.st_size > 0,
               pread(fd, &last, 1, off_t(st.st_size - 1)) == 1 else { return false }
-        return last == UInt8(ascii: "\n")
+        if last == UInt8(ascii: "\n") { return true }
+        let ageMs = WallClock.nowMs() - (Int64(st.st_mtim.tv_sec) * 1000 + Int64(st.st_mtim.tv_nsec) / 1_000_000)
+        return ageMs >= FileDropTransport.settledMs && !Self.openForWriting(fd)
+    }
+
+    /// Whether some process holds the file open for writing: Linux grants a read lease only when none does. Where
+    /// leases are not to be had (another filesystem, leases switched off), false: the age alone decides, as before.
+    static func openForWriting(_ fd: Int32) -> Bool {
+        let setLease: Int32 = 1024   // F_SETLEASE, Linux's (glibc declares it only under _GNU_SOURCE, so Swift sees none)
+        if fcntl(fd, setLease, Int32(F_RDLCK)) == 0 { _ = fcntl(fd, setLease, Int32(F_UNLCK)); return false }
+        return errno == EAGAIN || errno == EBUSY
     }
 
     private func watchLoop(_ watcher: DirectoryWatcher) {

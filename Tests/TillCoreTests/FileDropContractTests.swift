@@ -289,3 +289,29 @@ struct FileDropLeftoverTests {
         await pipe.stop()
     }
 }
+
+extension FileDropContractTests {
+    /// Found by a peer keeping its own ledger: it wrote its answer in place (against the contract) and paused 7 s after
+    /// `amount=10` of `amount=1000`; till took the half line once it had been unchanged for 5 s (approved 0.10, for
+    /// review) and archived the file while the peer was still writing it, so the whole line was never read. A file that
+    /// does not end in a newline and is still open for writing is not taken; its close brings it.
+    @Test func anAnswerStillBeingWrittenIsNotTakenHalf() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let selling = Task { await c.perform(sale(1000)) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); return }
+        let whole = peer.answers(to: r.url)[0] + "\n"
+        let cut = try #require(whole.range(of: "amount=10")?.upperBound)
+        let fd = open(dir.path + "/drop/responses/" + r.id + ".url", O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        #expect(fd >= 0)
+        func put(_ s: Substring) { let bytes = Array(s.utf8); _ = bytes.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count) } }
+        put(whole[..<cut])
+        try await Task.sleep(nanoseconds: UInt64(FileDropTransport.settledMs + 2_000) * 1_000_000)
+        put(whole[cut...])
+        close(fd)
+        let outcome = await selling.value
+        #expect(outcome.journalEntry?.state == .approved && outcome.journalEntry?.amount == Money(cents: 1000), "\(outcome)")
+        await c.shutdown()
+    }
+}
