@@ -6,13 +6,18 @@ import TillProtocol
 
 /// A shift run through the built `till` binary, one process per command, as a script would.
 @Suite(.serialized) struct HeadlessReportTests {
-    @Test func aShiftFromOpenToZReportAndExport() throws {
-        let dir = TempDir("till-shift"); defer { dir.cleanup() }
+    /// `till` with a journal in `dir` and the simulator at speed 0: exit status, standard output and error.
+    static func till(in dir: TempDir) -> ([String]) throws -> (status: Int32, out: String, err: String) {
         let common = ["--journal", dir.path + "/journal.sqlite", "--sim-speed", "0"]
-        func till(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
+        return { args in
             let r = try runTillCapturing(args + common)
             return (r.status, r.output, r.errors)
         }
+    }
+
+    @Test func aShiftFromOpenToZReportAndExport() throws {
+        let dir = TempDir("till-shift"); defer { dir.cleanup() }
+        let till = Self.till(in: dir)
         #expect(try till(["batch", "open", "--name", "Anna morning"]).status == 0)
         #expect(try till(["sale", "--amount", "20.00", "--tip", "2.00"]).status == 0)
         #expect(try till(["sale", "--amount", "12,50"]).status == 0)
@@ -139,11 +144,7 @@ extension HeadlessReportTests {
     /// changed. The Z report made again says it was restated, and what the first one's net total was.
     @Test func aZReportRestatedAfterTheCloseSaysSoAndWhatItSaidFirst() throws {
         let dir = TempDir("till-restated"); defer { dir.cleanup() }
-        let common = ["--journal", dir.path + "/journal.sqlite", "--sim-speed", "0"]
-        func till(_ args: [String]) throws -> (status: Int32, out: String, err: String) {
-            let r = try runTillCapturing(args + common)
-            return (r.status, r.output, r.errors)
-        }
+        let till = Self.till(in: dir)
         #expect(try till(["batch", "open", "--name", "Morning"]).status == 0)
         #expect(try till(["sale", "--amount", "5"]).status == 0)
         // Unknown: sent where nothing answers, so the simulated terminal has no record of it when the close asks.

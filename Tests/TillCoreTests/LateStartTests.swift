@@ -9,12 +9,17 @@ import TillSimulatorTransport
 /// The cashier's screen paints before the controller starts its transport: the first request, recovery or a
 /// standalone abort starts it, once, and a start that failed is tried again by the next.
 @Suite struct LateStartTests {
-    @Test func theFirstRequestStartsTheTransport() async throws {
-        let dir = TempDir(); defer { dir.cleanup() }
+    /// A controller on the simulator, not started, and a log of its events.
+    static func unstarted(_ dir: TempDir) throws -> (TillController, EventLog) {
         let transport = SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: dir.path + "/sim.json")
         let c = TillController(transport: transport, journal: try Journal(path: dir.path + "/j.sqlite"), caller: testCaller,
                                timeoutMs: 60_000)
-        let log = EventLog(c)
+        return (c, EventLog(c))
+    }
+
+    @Test func theFirstRequestStartsTheTransport() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, log) = try Self.unstarted(dir)
         let r = await c.perform(sale(700))
         guard case .answered(let e) = r else { Issue.record("expected an answer, got \(r)"); await c.shutdown(); return }
         #expect(e.state == .approved && e.amount == Money(cents: 700))
@@ -24,10 +29,7 @@ import TillSimulatorTransport
 
     @Test func twoCallersStartItOnce() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let transport = SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: dir.path + "/sim.json")
-        let c = TillController(transport: transport, journal: try Journal(path: dir.path + "/j.sqlite"), caller: testCaller,
-                               timeoutMs: 60_000)
-        let log = EventLog(c)
+        let (c, log) = try Self.unstarted(dir)
         async let recovered = c.recover()
         async let sold = c.perform(sale(450))
         let (left, outcome) = await (recovered, sold)

@@ -77,6 +77,17 @@ import TillSimulator
         return "pipe:python3 '\(script)'"
     }
 
+    /// A pipe peer that answers nothing to the first request it reads, and `body` to every later one.
+    static func silentFirst(_ dir: TempDir, _ name: String, _ body: String) throws -> String {
+        try pipePeer(dir, name, """
+        import os
+        seen = "\(dir.path)/\(name).seen"
+        if not os.path.exists(seen):
+            open(seen, "w").close()
+            continue
+        """ + "\n" + body)
+    }
+
     /// A pipe peer that approves every sale, naming it, for `cents` whatever was asked.
     static func approvingFor(_ dir: TempDir, cents: Int) throws -> String {
         try pipePeer(dir, "approves_\(cents)", """

@@ -420,12 +420,7 @@ extension PeerAttackTests {
     @Test func aRefundIsNotSentAgainWhileAnEarlierOneOfTheSamePaymentIsUnknown() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         // Answers nothing the first time; refunds the second.
-        let peer = try PeerAnswerTests.pipePeer(dir, "refund_twice", """
-        import os
-        seen = "\(dir.path)/seen"
-        if not os.path.exists(seen):
-            open(seen, "w").close()
-            continue
+        let peer = try PeerAnswerTests.silentFirst(dir, "refund_twice", """
         sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=cancel&amount=800"
             + "&referenceNumber=000031&orderCode=9000000000000031&transactionId=00000000-0000-4000-8000-000000000031\\n")
         sys.stdout.flush()
@@ -453,12 +448,7 @@ extension PeerAttackTests {
     /// and not what the one in flight asked, is that refund's.
     @Test func aLateRefundAnswerGoesToTheRefundThatAskedItsAmount() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let peer = try PeerAnswerTests.pipePeer(dir, "crossing_refunds", """
-        import os
-        seen = "\(dir.path)/seen"
-        if not os.path.exists(seen):
-            open(seen, "w").close()
-            continue
+        let peer = try PeerAnswerTests.silentFirst(dir, "crossing_refunds", """
         for amount, n in (("300", "2"), ("1700", "3")):
             sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=cancel&amount=" + amount
                 + "&referenceNumber=00000" + n + "&orderCode=900000000000000" + n + "&transactionId=00000000-0000-4000-8000-00000000000" + n + "\\n")
