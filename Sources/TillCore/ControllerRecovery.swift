@@ -19,11 +19,26 @@ extension TillController {
     /// sending, recovery is left for later). Every entry it settles is reported as a `.recovered` event.
     public func recover() async -> [JournalEntry] {
         lastRecovery = RecoveryReport()
-        if await ensureStarted() != nil { lastRecovery.skipped = true; return await unresolved() }
-        guard current == nil else { lastRecovery.skipped = true; return await unresolved() }
+        if await ensureStarted() != nil { lastRecovery.skipped = true; return await unresolvedHere() }
+        guard current == nil else {
+            // Not now: this till is sending (a sale typed ahead at start).
+            lastRecovery.skipped = true
+            return await unresolvedHere()
+        }
+        return await recoverNow()
+    }
+
+    /// What needs attention, but for what this till has in flight now: that is waiting here, not unresolved (listed,
+    /// the screen would call the cashier's own sale "in progress on another till").
+    func unresolvedHere() async -> [JournalEntry] {
+        let here: Set<Int64> = [current?.inFlight.entry.id, current?.abort?.entry.id].compactMap { $0 }.reduce(into: []) { $0.insert($1) }
+        return await unresolved().filter { !here.contains($0.id) }
+    }
+
+    private func recoverNow() async -> [JournalEntry] {
         do { try senderLock.acquire() } catch {
             lastRecovery.skipped = true
-            let open = await unresolved()
+            let open = await unresolvedHere()
             // Said only when something waits on the terminal: with nothing to recover, nothing was left for later,
             // and the notice would hide what the start had to say (another till on the journal is simply at work).
             if open.contains(where: { $0.state.awaitsTerminal }) {
@@ -125,7 +140,7 @@ extension TillController {
                 settle(fresh.id, .unknown, "Outcome unknown: till stopped while waiting. Check the terminal.")
             }
         }
-        return await unresolved()
+        return await unresolvedHere()
     }
 
     /// A request another live till is still waiting on (it holds the journal's sender lock, and the entry is pending

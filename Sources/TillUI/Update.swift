@@ -139,8 +139,10 @@ func apply(_ state: inout AppState, _ msg: Msg) -> [Command] {
                 else if let w = state.startupWarnings.first { setNotice(&state, w, error: true) }
                 else { setNotice(&state, "Ready. No unfinished transactions in the journal.") }
             } else {
-                state.screen = .unresolved
-                setNotice(&state, "\(list.count) transaction\(list.count == 1 ? "" : "s") need\(list.count == 1 ? "s" : "") checking.", error: true)
+                // Shown first only where the till starts on it (the journal held them at start); a cashier already
+                // typing on another screen stays there, told where to look.
+                let n = "\(list.count) transaction\(list.count == 1 ? "" : "s") need\(list.count == 1 ? "s" : "") checking"
+                setNotice(&state, state.screen == .unresolved ? n + "." : n + " (\(state.keymap.hint(.unresolved))).", error: true)
             }
         }
         return []

@@ -206,9 +206,13 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         keepForm(&state, from)
     }
     let needsAttention = outcome.journalEntry.map { $0.state.needsAttention } ?? false
-    if let e = outcome.journalEntry, needsAttention, !state.unresolved.entries.contains(where: { $0.id == e.id }) {
+    let listed = outcome.journalEntry.map { e in state.unresolved.entries.contains { $0.id == e.id } } ?? false
+    if let e = outcome.journalEntry, needsAttention, !listed {
         // Known at once, before the reload (unknown, or left for review): a new sale asks first, the status line counts it.
         state.unresolved.entries.append(e)
+    } else if let e = outcome.journalEntry, !needsAttention, listed {
+        // Listed while it was with the terminal (a list read meanwhile): settled now, so off the list and its count.
+        state.unresolved.entries.removeAll { $0.id == e.id }
     }
     if action == .batch || outcome.entryAction == .batch {
         if case .answered(let e) = outcome, e.state == .approved, e.response?.batchCommand != .close {
@@ -230,7 +234,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     } else {
         cmds.append(.loadReport(batch: .current, show: false))
     }
-    if needsAttention { cmds.append(.loadUnresolved) }
+    if needsAttention || listed { cmds.append(.loadUnresolved) }
     if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
     return cmds
 }

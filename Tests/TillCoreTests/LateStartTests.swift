@@ -33,8 +33,9 @@ import TillSimulatorTransport
         async let recovered = c.recover()
         async let sold = c.perform(sale(450))
         let (left, outcome) = await (recovered, sold)
-        // Recovery ran before the sale or beside it (then it left the sale in flight to the sale).
-        #expect(left.allSatisfy { $0.amount == Money(cents: 450) })
+        // Recovery ran before the sale or beside it: either way the sale in flight here is not listed as unresolved
+        // (the screen called it "in progress on another till").
+        #expect(left.isEmpty, "\(left)")
         guard case .answered(let e) = outcome else { Issue.record("expected an answer, got \(outcome)"); await c.shutdown(); return }
         #expect(e.state == .approved)
         try await c.start()

@@ -366,6 +366,48 @@ import TillProtocol
         #expect(s.form[.tipAmount] == "5%")
     }
 
+    // MARK: typed ahead at start
+
+    /// Found by a cashier in tmux: a sale typed as the till started was sent; then start-up recovery's list came back
+    /// with it (read while it was with the terminal), and the screen jumped to Unresolved under the cashier's fingers,
+    /// the sale listed as "in progress on another till", "1 unresolved" for good, the next sale asked about it.
+    @Test func aListThatComesBackLaterNeverTakesTheCashierOffTheirScreen() {
+        var s = AppState(nowMs: fixedNow, tzOffsetMinutes: 60)
+        _ = initialCommands(&s)
+        _ = update(&s, .unresolvedLoaded([], recovered: true))   // the first frame's glance: nothing
+        _ = update(&s, .batchLoaded(openBatch))
+        #expect(s.screen == .sale)
+        type(&s, "2.03")
+        let cmds = press(&s, .enter)
+        #expect(sends(cmds))
+        let mine = entry(8, cents: 203, state: .sent)
+        _ = update(&s, .unresolvedLoaded([mine], recovered: true))   // start-up recovery's answer
+        #expect(s.screen == .sale, "\(s.screen)")
+        _ = update(&s, .performed(.answered(entry(8, cents: 203, state: .approved, response: approvedSaleResponse)), summary: "Sale € 2.03"))
+        #expect(s.unresolved.entries.isEmpty)
+        #expect(!view(s, size: s.size).contains("unresolved"))
+        type(&s, "7")
+        #expect(sends(press(&s, .enter)), "the next sale asked about one already approved")
+    }
+
+    /// Found by a cashier in tmux: with an unknown payment from an earlier run the till starts on Unresolved; a sale
+    /// typed at once lost its digits, and `1 Enter` typed again answered the resolve box: the old payment marked charged.
+    @Test func digitsTypedOnTheUnresolvedScreenAreTheNextSale() {
+        var s = AppState(nowMs: fixedNow, tzOffsetMinutes: 60)
+        _ = initialCommands(&s)
+        _ = update(&s, .batchLoaded(openBatch))
+        let old = entry(2, cents: 909, state: .unknown, note: "Outcome unknown.")
+        _ = update(&s, .unresolvedLoaded([old], recovered: true))
+        #expect(s.screen == .unresolved)
+        type(&s, "1")
+        #expect(s.screen == .sale && s.form[.amount] == "1", "\(s.screen) \(s.form[.amount])")
+        let cmds = press(&s, .enter)
+        // The sale asks first about the unknown one; nothing marks it.
+        #expect(!cmds.contains { if case .resolve = $0 { return true }; return false })
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no box: \(cmds)"); return }
+        #expect(c.title.contains("UNKNOWN"), "\(c.title)")
+    }
+
     // MARK: recovery that could not ask
 
     /// A till whose start-up recovery could not ask the terminal about an earlier sale of `cents` (entry 7).

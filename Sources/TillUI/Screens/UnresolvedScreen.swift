@@ -48,6 +48,11 @@ func unresolvedChar(_ state: inout AppState, _ ch: Character) -> [Command]? {
         guard let e = state.unresolved.current else { return [] }
         confirmResolve(&state, e)
         return []
+    case "0"..."9", ".", ",":
+        // An amount typed here (typed ahead as the till started on this screen) is the next sale's: it goes to Sale,
+        // where Enter charges it, asking first about what is unresolved. Never an answer to the resolve box.
+        let cmds = globalAction(&state, .sale)
+        return cmds + handleKey(&state, .char(ch))
     default:
         return nil
     }
