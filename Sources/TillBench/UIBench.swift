@@ -46,7 +46,7 @@ func keyToFrameBench() {
                      updatedAtMs: now, response: resp)
     }
     // A cashier's mix: typing an amount, fixing it, tip preset, moving through fields, looking at the journal.
-    let keys: [Key] = [.char("1"), .char("2"), .char(","), .char("5"), .backspace, .char("0"), .alt("2"), .tab, .tab, .backTab,
+    let keys: [Key] = [.char("1"), .char("2"), .char(","), .char("5"), .backspace, .char("0"), .ctrl("t"), .tab, .tab, .backTab,
                        .f(7), .down, .down, .pageDown, .enter, .esc, .up, .char("4"), .backspace, .f(6), .f(1), .char("x"), .f(2), .ctrl("u")]
     var buf = ScreenBuffer(size: size)
     render(state, into: &buf)

@@ -288,7 +288,7 @@ func framesOnly(_ n: Int) {
     _ = initialCommands(&state)
     _ = update(&state, .unresolvedLoaded([], recovered: true))
     _ = update(&state, .batchLoaded(BatchInfo(id: "B", name: "Morning", openedAtMs: 1_795_341_000_000, isOpen: true)))
-    let keys: [Key] = [.char("1"), .char("2"), .char(","), .char("5"), .backspace, .char("0"), .alt("2"), .tab, .tab, .backTab]
+    let keys: [Key] = [.char("1"), .char("2"), .char(","), .char("5"), .backspace, .char("0"), .ctrl("t"), .tab, .tab, .backTab]
     var buf = ScreenBuffer(size: size)
     render(state, into: &buf)
     var previous = buf

@@ -79,6 +79,10 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
     case help, sale, preAuth = "pre-auth", capture, refund, batch, journal, unresolved, quit
     case submit, cancel, next, previous, up, down, pageUp = "page-up", pageDown = "page-down"
     case erase, clear, tip5 = "tip-5", tip10 = "tip-10", tip15 = "tip-15", tipNone = "tip-none"
+    /// The tip's presets in turn: 5 %, 10 %, 15 %, none. One control key by default: an Alt-digit preset is the same
+    /// bytes as Esc then that digit typed quickly (the cashier's "clear, then the amount"), which set a tip on the old
+    /// amount and added the digits to it (30, Esc 2 5 charged 305.00 + 30.50).
+    case tip
     case scope, resolve, closeBatch = "close-batch"
     case report, export
     case stopWaiting = "stop-waiting"
@@ -125,6 +129,7 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
         case .tip10: return "Tip 10 %"
         case .tip15: return "Tip 15 %"
         case .tipNone: return "No tip"
+        case .tip: return "Tip 5/10/15%, none"
         case .scope: return "Journal batch/all"
         case .resolve: return "Resolve an unknown"
         case .closeBatch: return "Close active batch"
@@ -205,8 +210,7 @@ public struct Keymap: Sendable, Hashable {
             .journal: [.f(7), .alt("j")], .unresolved: [.f(8), .alt("u")], .quit: [.f(10), .alt("q"), .ctrl("c")],
             .submit: [.enter], .cancel: [.esc], .next: [.tab, .down], .previous: [.backTab, .up], .up: [.up],
             .down: [.down], .pageUp: [.pageUp], .pageDown: [.pageDown], .erase: [.backspace],
-            .clear: [.ctrl("u"), .delete], .tip5: [.alt("1")], .tip10: [.alt("2")], .tip15: [.alt("3")],
-            .tipNone: [.alt("0")], .scope: [.ctrl("a")], .resolve: [.ctrl("r")], .closeBatch: [.ctrl("k")],
+            .clear: [.ctrl("u"), .delete], .tip: [.ctrl("t")], .scope: [.ctrl("a")], .resolve: [.ctrl("r")], .closeBatch: [.ctrl("k")],
             .report: [.f(9), .alt("x")], .export: [.ctrl("e")], .stopWaiting: [.ctrl("w"), .alt("w")],
             .paymentMethod: [.alt("m"), .f(12)], .reprint: [.ctrl("p")], .admin: [.f(11), .alt("a")],
             .menu: [.alt("o")],

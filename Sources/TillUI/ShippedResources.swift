@@ -408,10 +408,9 @@ public enum ShippedResources {
         page-down = "pgdn"
         erase = "backspace"
         clear = ["ctrl-u", "delete"]
-        tip-5 = "alt-1"
-        tip-10 = "alt-2"
-        tip-15 = "alt-3"
-        tip-none = "alt-0"
+        tip = "ctrl-t"                  # in turn: 5 %, 10 %, 15 %, none
+        # tip-5, tip-10, tip-15, tip-none: one preset each, unbound. Not Alt-digits: those are the bytes of Esc then a
+        # digit typed quickly ("clear, then the amount"), which would set a tip on the old amount and add the digits to it.
         scope = "ctrl-a"
         resolve = "ctrl-r"
         close-batch = "ctrl-k"
@@ -454,10 +453,7 @@ public enum ShippedResources {
         page-down = "pgdn"
         erase = "backspace"
         clear = ["ctrl-u", "delete"]
-        tip-5 = "alt-1"
-        tip-10 = "alt-2"
-        tip-15 = "alt-3"
-        tip-none = "alt-0"
+        tip = []                        # a keypad has no Ctrl: the tips are on the menu (/), each on a digit
         scope = "ctrl-a"
         resolve = "ctrl-r"
         close-batch = "ctrl-k"

@@ -11,7 +11,7 @@ import Testing
         let t = try TillSession(args: fast)
         try t.openShift()
         try t.type("12.50")
-        try t.keys("M-2")   // tip 10 %
+        try t.keys("C-t", "C-t")   // tip 10 %
         t.waitFor("= 1.25", "Total to pay   € 13.75")
         try t.press("Enter", thenSee: "SALE APPROVED", "Tip      € 1.25", "Total    € 13.75", "STAN")
         #expect(t.screen().contains("Amount   € 12.50"))

@@ -34,7 +34,7 @@ import Testing
         t.waitFor("Amount", "no batch open")
 
         k.begin("open the shift (at the first sale) and sell 20.00 + 10 % tip")
-        try k.type("20"); try k.keys("M-2", "Enter")
+        try k.type("20"); try k.keys("C-t", "C-t", "Enter")
         t.waitFor("No shift open"); try k.keys("o")
         t.waitFor("BATCH OPENED"); try k.keys("Enter")
         t.waitFor("SALE APPROVED € 22.00")

@@ -118,7 +118,7 @@ import Testing
 @Suite struct WideResultPaneTests {
     func approved(_ size: Size) -> [String] {
         var s = readyState(size: size)
-        type(&s, "12.50"); press(&s, .alt("2")); press(&s, .enter)
+        type(&s, "12.50"); press(&s, .ctrl("t"), .ctrl("t")); press(&s, .enter)
         _ = update(&s, .performed(.answered(entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)), summary: "Sale € 12.50 + tip 1.25"))
         return view(s, size: s.size).text.components(separatedBy: "\n")
     }

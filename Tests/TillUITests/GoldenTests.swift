@@ -63,7 +63,7 @@ enum Scenes {
             out.append((name, s))
         }
         add("sale-empty") { _ in }
-        add("sale-filled") { s in type(&s, "12.50"); press(&s, .alt("2")); press(&s, .tab, .tab); type(&s, "3"); press(&s, .tab); type(&s, "table 7") }
+        add("sale-filled") { s in type(&s, "12.50"); press(&s, .ctrl("t"), .ctrl("t")); press(&s, .tab, .tab); type(&s, "3"); press(&s, .tab); type(&s, "table 7") }
         add("sale-error") { s in type(&s, "12.345"); press(&s, .enter) }
         add("sale-in-flight") { s in
             type(&s, "12.50"); press(&s, .tab); type(&s, "1.25"); press(&s, .enter)
@@ -77,7 +77,7 @@ enum Scenes {
             _ = update(&s, .tick(nowMs: fixedNow + 2_000))
         }
         add("result-approved") { s in
-            type(&s, "12.50"); press(&s, .alt("2")); press(&s, .enter)
+            type(&s, "12.50"); press(&s, .ctrl("t"), .ctrl("t")); press(&s, .enter)
             _ = update(&s, .performed(.answered(entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)), summary: "Sale € 12.50 + tip 1.25"))
         }
         add("result-declined") { s in
@@ -179,7 +179,7 @@ enum Scenes {
     @Test(arguments: ["default", "high-contrast", "monochrome"])
     func shippedThemesMonochromeFallback(theme: String) {
         var s = readyState()
-        type(&s, "12.50"); press(&s, .alt("2")); press(&s, .enter)
+        type(&s, "12.50"); press(&s, .ctrl("t"), .ctrl("t")); press(&s, .enter)
         _ = update(&s, .performed(.answered(entry(1, cents: 1250, tip: 125, response: approvedSaleResponse)), summary: "Sale € 12.50 + tip 1.25"))
         Golden.check("theme-\(theme)-mono-80x24", view(s, size: s.size), theme: Golden.shippedTheme(theme))
         Golden.check("theme-\(theme)-mono-help-120x40", view({ var t = readyState(size: Size(width: 120, height: 40)); press(&t, .f(1)); return t }(),

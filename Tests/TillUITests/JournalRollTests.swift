@@ -267,7 +267,7 @@ import TillProtocol
         _ = update(&s, .performed(.answered(entry(1, cents: 10_000, response: approvedSaleResponse)), summary: "Sale € 100.00"))
         // Above, with the tip: asks, naming the total.
         type(&s, "95")
-        press(&s, .alt("2"))
+        press(&s, .ctrl("t"), .ctrl("t"))
         #expect(press(&s, .enter).isEmpty)
         guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
         #expect(c.lines.joined(separator: " ").contains("€ 104.50"), "\(c.lines)")

@@ -216,7 +216,7 @@ import TillProtocol
         let keypad = view(keypadState(), size: Size(width: 80, height: 24)).text
         #expect(keypad.contains("/1 5%") && keypad.contains("/4 none") && !keypad.contains("Alt-1"), "\(keypad)")
         let standard = view(readyState(), size: Size(width: 80, height: 24)).text
-        #expect(standard.contains("Alt-1 5%"), "\(standard)")
+        #expect(standard.contains("Ctrl-t 5% › 10% › 15% › none") && !standard.contains("Alt-1"), "\(standard)")
     }
 }
 
@@ -247,8 +247,9 @@ import TillProtocol
         for l in screens { #expect(!l.contains("Alt-") && !l.contains(" F"), "\(l)") }
         // The standard keymap still shows its keys.
         var k = readyState()
+        _ = update(&k, .key(.f(7)))
         _ = update(&k, .key(.alt("o")))
-        #expect(view(k, size: k.size).contains("Alt-1"))
+        #expect(view(k, size: k.size).contains("F5"))
     }
 }
 

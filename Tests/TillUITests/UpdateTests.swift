@@ -37,7 +37,7 @@ import TillProtocol
     @Test func tipPercentageIsAddedOnTop() {
         var s = readyState()
         type(&s, "12.50")
-        press(&s, .alt("2"))   // tip 10 %
+        press(&s, .ctrl("t"), .ctrl("t"))   // tip 10 %
         #expect(s.form[.tipAmount] == "10%")
         let cmds = press(&s, .enter)
         guard case .perform(.sale(let sale), _)? = cmds.first else { Issue.record("no sale sent: \(cmds)"); return }
@@ -422,7 +422,7 @@ import TillProtocol
         #expect(s.overlay == .help)
         let buf = view(s, size: s.size)
         #expect(buf.contains("F2 Alt-s"))
-        #expect(buf.contains("Tip 10 %"))
+        #expect(buf.contains("Ctrl-t") && buf.contains("Tip 5/10/15%, none"))
         press(&s, .char("x"))
         #expect(s.overlay == nil)
         #expect(s.form[.amount] == "")

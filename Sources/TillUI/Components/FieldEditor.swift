@@ -171,7 +171,10 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
             }
         }
         if f.id == .tipAmount, s.screen == .sale, y < r.maxY - 2 {
-            let presets = [KeyAction.tip5, .tip10, .tip15, .tipNone].map { menuRouteHint($0, s) + " " + ($0 == .tipNone ? "none" : $0.label.replacingOccurrences(" %", "%").replacingOccurrences("Tip ", "")) }
+            // One key in turn where the keymap binds one (the default's Ctrl-t), else each preset's own key or menu route.
+            let presets = s.keymap.keys(for: .tip).isEmpty
+                ? [KeyAction.tip5, .tip10, .tip15, .tipNone].map { menuRouteHint($0, s) + " " + ($0 == .tipNone ? "none" : $0.label.replacingOccurrences(" %", "%").replacingOccurrences("Tip ", "")) }
+                : [s.keymap.hint(.tip) + " 5% › 10% › 15% › none"]
             let text = presets.joined(separator: "  ")
             let px = text.count <= r.maxX - fieldX - 1 ? fieldX : r.x + 2
             buf.put(text.count <= r.maxX - px - 1 ? text : presets.joined(separator: " "), x: px, y: y, role: .hint, maxWidth: r.maxX - px - 1)

@@ -28,9 +28,18 @@ enum PaymentScreen: ScreenComponent {
 
     static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] {
         switch action {
-        case .tip5, .tip10, .tip15, .tipNone:
+        case .tip5, .tip10, .tip15, .tipNone, .tip:
             guard state.screen == .sale else { return [] }
-            let pct = action == .tip5 ? "5%" : action == .tip10 ? "10%" : action == .tip15 ? "15%" : ""
+            let pct: String
+            switch action {
+            case .tip5: pct = "5%"
+            case .tip10: pct = "10%"
+            case .tip15: pct = "15%"
+            case .tip:
+                let presets = ["", "5%", "10%", "15%"]
+                pct = presets[((presets.firstIndex(of: state.form[.tipAmount]) ?? 0) + 1) % presets.count]
+            default: pct = ""
+            }
             state.form[.tipAmount] = pct
             state.form.errors[.tipAmount] = nil
             // A preset is typed anew: no longer a selection kept from before.
