@@ -37,6 +37,9 @@ enum Step: Hashable, Sendable, CustomStringConvertible {
     case enterThenEsc(Int)
     /// Enter, then at once (the terminal still working) the next customer's amount: typing ahead.
     case enterThenType(String)
+    /// Esc, then the right amount typed at once (a wrong one was typed): within the escape delay the first digit comes
+    /// with the Esc, as Alt and the digit.
+    case escThenAmount(String)
     /// A flood of `n` distinct stray answers from the link, at once.
     case flood(Int)
     /// Killed again while the restarted till's recovery is asking the terminal.
@@ -61,6 +64,7 @@ enum Step: Hashable, Sendable, CustomStringConvertible {
         case .killRestart: return "killRestart"
         case .enterThenEsc(let ms): return "enterThenEsc(\(ms)ms)"
         case .enterThenType(let t): return "enterThenType(\"\(t)\")"
+        case .escThenAmount(let t): return "escThenAmount(\"\(t)\")"
         case .flood(let n): return "flood(\(n))"
         case .killDuringRecovery: return "killDuringRecovery"
         case .cashier(let n): return "cashier(\(n))"
@@ -84,8 +88,14 @@ func generateSteps(seed: UInt64, count: Int) -> [Step] {
         case 0..<34:   // a sale, sometimes with a tip, instalments or a reference
             steps.append(.key(.f(2)))
             if ProcessInfo.processInfo.environment["TILL_SIM_CAREFUL"] != nil || pick(2) == 0 { steps.append(.freshAmount) }
-            steps.append(.text(amounts[pick(amounts.count)]))
-            if pick(4) == 0 { steps.append(.key(.alt(["1", "2", "3", "0"][pick(4)]))) }
+            if pick(5) == 0 {
+                // A wrong amount, then Esc and the right one typed at once.
+                steps += [.text(["30", "12", "8"][pick(3)]), .escThenAmount(["25", "38", "15", "3.30"][pick(4)])]
+            } else {
+                steps.append(.text(amounts[pick(amounts.count)]))
+            }
+            // The tip presets in turn (Ctrl-t): 5 %, 10 %, 15 %, none.
+            if pick(4) == 0 { steps += Array(repeating: .key(.ctrl("t")), count: 1 + pick(4)) }
             if pick(6) == 0 { steps += [.key(.tab), .key(.tab), .text(String(2 + pick(5)))] }
             if pick(8) == 0 { steps += [.key(.backTab), .text("ref-\(pick(3))")] }
             if pick(7) == 0 { steps.append(.enterThenEsc(pick(60))) } else { steps.append(.key(.enter)) }
@@ -414,6 +424,14 @@ final class SystemRun: @unchecked Sendable {
             let inFlight = state.pending != nil
             for ch in t { press(.char(ch)) }
             if inFlight { expectingAmount = true; intendedAmount = t }
+        case .escThenAmount(let t):
+            // On Sale with nothing in flight and no box, Esc clears the form: what follows is the amount meant.
+            let clears = state.screen == .sale && state.pending == nil && state.overlay == nil
+            guard let first = t.first else { break }
+            if let m = try? Money.parse(t), m.cents > 0 { customers[m.cents, default: 0] += 1 }
+            press(.alt(first))
+            for ch in t.dropFirst() { press(.char(ch)) }
+            if clears { expectingAmount = true; intendedAmount = t } else { intendedAmount = nil }
         case .knownStan(let n):
             let stans = ledger().filter { $0.approved && !$0.referenceNumber.isEmpty }.map(\.referenceNumber)
             let stan = stans.isEmpty ? "000001" : stans[n % stans.count]
