@@ -215,6 +215,9 @@ public struct PendingTransaction: Sendable, Hashable, Codable {
     /// When the next stage change is due; nil: never (scenario 9.09 waits forever).
     public var nextMs: Int64?
     public var paymentMethod: PaymentMethod? = nil
+    /// The process that sent it (its pid), where a runner saves the state for several: while that process lives,
+    /// only it moves the transaction on and sends its answer (`TerminalSimulator.heldElsewhere`).
+    public var owner: Int32? = nil
 }
 
 /// The terminal's own set-up, kept across requests: printing settings and activation.

@@ -35,6 +35,13 @@ public final class SimulatorRunner: @unchecked Sendable {
             simulator = TerminalSimulator(config: config, state: state)
             do { try StateLog.compactIfBloated(&simulator.state, path) } catch { lastError = error }
         }
+        simulator.heldElsewhere = SimulatorRunner.heldByAnotherLiveProcess
+    }
+
+    /// A transaction sent by another process that is still running (signal 0 reaches it, or exists but is not ours).
+    static func heldByAnotherLiveProcess(_ p: PendingTransaction) -> Bool {
+        guard let owner = p.owner, owner != getpid() else { return false }
+        return kill(owner, 0) == 0 || errno == EPERM
     }
 
     private static func lock(_ path: String) -> Int32 {
@@ -58,6 +65,7 @@ public final class SimulatorRunner: @unchecked Sendable {
         do {
             if try !simulator.catchUp(with: path), let fresh = try TerminalSimulator.loadState(from: path) {
                 simulator = TerminalSimulator(config: config, state: fresh)
+                simulator.heldElsewhere = SimulatorRunner.heldByAnotherLiveProcess
                 changesAtLastSave = simulator.changes
                 try StateLog.compactIfBloated(&simulator.state, path)
             }
@@ -151,7 +159,10 @@ public final class SimulatorRunner: @unchecked Sendable {
                 outputs += due
                 while !queue.isEmpty {
                     let (url, tag) = queue.removeFirst()
+                    let before = simulator.state.pending
                     outputs += simulator.receive(url, tag: tag, nowMs: SimulatorRunner.nowMs())
+                    // A transaction this request started is this process's to answer.
+                    if statePath != nil, before == nil, simulator.state.pending != nil { simulator.state.pending?.owner = getpid() }
                     changed = true
                 }
                 if changed, let path = statePath {
@@ -170,7 +181,10 @@ public final class SimulatorRunner: @unchecked Sendable {
             }
             condition.broadcast()
             if !queue.isEmpty { continue }
-            if let next = simulator.nextDueMs {
+            if let p = simulator.state.pending, simulator.heldElsewhere?(p) == true {
+                // Another till's transaction: looked at again each second, in case that till is gone.
+                _ = condition.wait(until: Date(timeIntervalSinceNow: 1))
+            } else if let next = simulator.nextDueMs {
                 // At most an hour at a time (the loop looks again): a delay scaled past what a date can hold made
                 // the wait trap and took the process down.
                 let wait = min(max(0, next - SimulatorRunner.nowMs()), 3_600_000)

@@ -54,9 +54,14 @@ public final class TerminalSimulator {
         return out
     }
 
+    /// Whether the transaction in progress is another live process's to move on and answer (set by `SimulatorRunner`
+    /// where several processes share one state): its answer goes to the till that sent it, never to another that
+    /// would not be waiting for it. Nil: every transaction is this one's.
+    public var heldElsewhere: (@Sendable (PendingTransaction) -> Bool)?
+
     /// When the next scheduled callback / stage change of the transaction in progress is due, if any.
     /// (A batch's 48-hour auto-close is applied at the next `receive`/`advance`; it sends nothing.)
-    public var nextDueMs: Int64? { state.pending?.nextMs }
+    public var nextDueMs: Int64? { state.pending.flatMap { heldElsewhere?($0) == true ? nil : $0.nextMs } }
 
     /// Saves the state to its file (StateLog.swift): appends what changed since the last save to or load from
     /// this file, or writes the file whole (atomically) when the state did not come from it.
@@ -85,7 +90,7 @@ public final class TerminalSimulator {
     func runDue(_ now: Int64, _ out: inout [SimulatorOutput]) {
         while true {
             let closeAt = state.activeBatch.map { $0.openedMs + TerminalSimulator.batchLifetimeMs }
-            let stepAt = state.pending?.nextMs
+            let stepAt = state.pending.flatMap { heldElsewhere?($0) == true ? nil : $0.nextMs }
             if let c = closeAt, c <= now, stepAt == nil || c <= stepAt! {
                 // batch.txt:10: closed after 48 hours "and a new one being started". A till that was off
                 // for days finds one new batch, started at the last 48-hour mark (not one per 48 hours).

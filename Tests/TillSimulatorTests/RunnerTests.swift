@@ -72,3 +72,36 @@ final class Collected: @unchecked Sendable {
         #expect(runner.nextDueMs != nil)
     }
 }
+
+extension RunnerTests {
+    /// Found by an outside cashier: a second till started on the same simulator state while the first waited for its
+    /// sale (2 of 7 tries) took the sale's approval (its runner found it due first), and the first till waited its
+    /// 90 s for nothing. A transaction is answered by the process that sent it while that process lives.
+    @Test func anotherProcessNeverAnswersThisOnesTransaction() throws {
+        try requireBinary()
+        let dir = tempDir()
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        let path = dir + "/state.json"
+        let config = SimulatorConfig(speed: 0.05)
+        let first = try SimulatorRunner(config: config, statePath: path)
+        first.start(onAnswer: { _ in })
+        first.submit(base + "sale&amount=1000&clientTransactionId=mine", tag: "mine")
+        let end = Date().addingTimeInterval(10)
+        while first.state.pending == nil && Date() < end { usleep(1_000) }
+        first.stop()   // the sale stays pending in the state, this process its owner
+        #expect(first.state.pending?.owner == getpid())
+        // Another process on the same state, past the sale's time: it does not answer it.
+        let other = try SimProcess(["--stdio", "--state", path, "--speed", "0.05"])
+        other.watchdog(30)
+        usleep(1_500_000)
+        other.closeInput()
+        #expect(other.readToEnd().isEmpty, "another process answered this one's sale")
+        // This process, started again, answers it.
+        let got = Collected()
+        let again = try SimulatorRunner(config: config, statePath: path)
+        again.start(onAnswer: { got.add($0) })
+        again.waitUntilIdle()
+        again.stop()
+        #expect(got.all.map(\.tag) == ["mine"] && got.all.first.flatMap { checked($0.url) }?.isApproved == true, "\(got.all)")
+    }
+}
