@@ -279,7 +279,14 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
             choices: [ConfirmChoice(key: "y", label: "stop waiting", action: .stopWaiting)], enterPicksFirst: false))
         return []
     case .cancel:
-        // Esc aborts the payment in flight only on the screen that sent it; everywhere else it is "back".
+        // Esc aborts the payment in flight only on the screen that sent it; everywhere else it is "back". Where the
+        // next customer's amount is typed meanwhile, Esc clears that first, as it does with nothing in flight: the
+        // cashier who corrects the next amount never aborts the customer at the terminal.
+        if state.escAborts, PaymentScreen.holdsInput(state) {
+            PaymentScreen.clear(&state)
+            setFlightNotice(&state, "Cleared. \(state.pending!.summary) is still in flight: \(state.keymap.hint(.cancel)) again aborts it.")
+            return []
+        }
         if state.escAborts {
             if state.pending!.abortRequested { setFlightNotice(&state, "Abort already requested; waiting for the terminal."); return [] }
             state.pending!.abortRequested = true

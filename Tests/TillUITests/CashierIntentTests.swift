@@ -355,6 +355,19 @@ import TillProtocol
         #expect(s.notice?.hasPrefix("Cancelled") != true, "\(s.notice ?? "")")
     }
 
+    /// Found by an outside cashier in tmux: with a sale in flight, the next customer's `15` typed, Esc to clear it aborted
+    /// the sale at the terminal. Esc clears what is typed first; with nothing typed, it aborts.
+    @Test func escClearsTheNextAmountBeforeItAbortsTheSaleInFlight() {
+        var s = readyState()
+        type(&s, "8.08")
+        #expect(sends(press(&s, .enter)))
+        type(&s, "15")
+        #expect(press(&s, .esc).isEmpty)
+        #expect(s.form[.amount] == "" && s.pending?.abortRequested == false)
+        #expect(s.notice?.contains("still in flight") == true && s.notice?.contains("again aborts it") == true, "\(s.notice ?? "")")
+        #expect(press(&s, .esc) == [.abort])
+    }
+
     /// Esc then "8.08" within the escape delay arrives as Alt-8, ".08": read as Esc then 8, the amount is 8.08, not
     /// 0.08. Found by an outside cashier in tmux: with the tips on Alt-1, Alt-2, Alt-3 (the default until then),
     /// `30`, then `Esc 2 5` typed quickly (one send over SSH) set a 10 % tip on 30 and added 5: 305.00 + 30.50 charged
