@@ -194,8 +194,10 @@ public actor TillController: TillService {
             finish(.unknown(f.inFlight.entry))
         }
         await transport.stop()
+        // Answers the transport delivered before it stopped are journaled, not dropped: the sale's own approval read
+        // in the same burst as its decline must be in the journal when the command says what became of the sale.
         eventContinuation?.finish()
-        consumer?.cancel()
+        await consumer?.value
         hub.finish()
     }
 
