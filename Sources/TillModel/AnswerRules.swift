@@ -165,3 +165,23 @@ public enum AnswerRules {
         return nil
     }
 }
+
+extension JournalEntry {
+    /// What a look-up (`transactionDetails`) found about the payment it asked about: "payment approved", "payment
+    /// declined", "no record" …; nil for any other entry, or a look-up not answered. The look-up's own state says only
+    /// that the terminal answered it: shown as "approved" beside the payment's row, it read as a second sale, or as an
+    /// approval where the terminal had said the payment failed.
+    public var lookUpFinding: String? {
+        guard action == .transactionDetails, let r = response else { return nil }
+        if AnswerRules.isNotFound(r) { return "no record" }
+        switch AnswerRules.detailsState(r) {
+        case .approved?: return "payment approved"
+        case .declined?: return "payment declined"
+        case .aborted?: return "payment aborted"
+        default: return r.isApproved ? "payment status not given" : "not answered"
+        }
+    }
+
+    /// The entry's state in the journal's words: a look-up by what it found ("look-up: payment declined").
+    public var stateWords: String { lookUpFinding.map { "look-up: " + $0 } ?? state.rawValue }
+}

@@ -73,6 +73,8 @@ public enum Format {
     /// An entry's state as its row says it: a payment settled as not charged reads what did not happen to the money
     /// (`NOT CHARGED`, `NOT REFUNDED` …), not the journal's word `RESOLVED`.
     public static func stateName(_ e: JournalEntry) -> String {
+        // A look-up by what it found: "APPROVED" beside the payment's own row read as a second sale.
+        if let found = e.lookUpFinding { return found.replacingOccurrences(of: "payment ", with: "found ").uppercased() }
         guard e.state == .resolved, e.action.movesMoney else { return stateName(e.state) }
         return "NOT " + e.action.reportRole.moneyVerb.uppercased()
     }

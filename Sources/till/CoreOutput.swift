@@ -227,7 +227,7 @@ func journalEntryLine(_ e: JournalEntry) -> String {
         if let t = e.tipAmount, t.cents > 0 { parts.append(e.tipStyle == .included ? "\(a) incl. tip \(t)" : "\(a) + \(t)") }
         else { parts.append(a.description) }
     }
-    parts.append(e.state.rawValue)
+    parts.append(e.stateWords)
     if let r = e.response {
         if let s = r.referenceNumber { parts.append("STAN \(s)") }
         if let m = r.message, !r.isApproved { parts.append(terminalSafe(m)) }
@@ -296,7 +296,7 @@ func printOutcome(_ outcome: ActionOutcome, json: Bool, tipStyle: TipStyle, cont
             }
             if let r = e.response { out(responseText(r, tipStyle: tipStyle)) }
             out("")
-            out("Journal entry \(e.id): \(e.state.rawValue)" + (e.note.map { " — \(terminalSafe($0))" } ?? ""))
+            out("Journal entry \(e.id): \(e.stateWords)" + (e.note.map { " — \(terminalSafe($0))" } ?? ""))
         }
     case .unknown(let e):
         if json {

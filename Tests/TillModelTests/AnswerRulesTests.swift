@@ -89,3 +89,24 @@ import TillProtocol
         #expect(AnswerRules.link(r, to: Self.entry(.sale, ctid: nfc, amount: 500), hint: nil) == .exact)
     }
 }
+
+extension AnswerRulesTests {
+    /// Found by an outside cashier: `till details` said "Journal entry 4: approved" where the terminal had said the
+    /// payment failed (USER_CANCEL), and the journal listed a look-up and its sale as two approved rows, one STAN.
+    /// A look-up reads as what it found.
+    @Test(arguments: [
+        ("status=success&action=transactionDetails&transactionStatus=fail&transactionMessage=(-4) USER_CANCEL", "look-up: payment declined"),
+        ("status=success&action=transactionDetails&transactionStatus=success&referenceNumber=000007", "look-up: payment approved"),
+        ("status=fail&action=transactionDetails&message=(-30) TRANSACTION_NOT_FOUND", "look-up: no record"),
+        ("status=success&action=transactionDetails&message=Transaction Details Fetched", "look-up: payment status not given"),
+    ])
+    func aLookUpReadsAsWhatItFound(answer: String, words: String) throws {
+        var e = Self.entry(.transactionDetails, ctid: "A", amount: 909)
+        e.state = .approved
+        e.response = try Self.answer(answer)
+        #expect(e.stateWords == words)
+        var sale = Self.entry(.sale, ctid: "A", amount: 909)
+        sale.state = .approved
+        #expect(sale.lookUpFinding == nil && sale.stateWords == "approved")
+    }
+}
