@@ -630,6 +630,18 @@ import TillProtocol
         #expect(!text.lowercased().contains("charge"), "\(text)")
     }
 
+    /// Found by an outside cashier: F5 on a sale marked charged by hand said "Only an approved sale or capture can be
+    /// refunded" of an approved sale; what it lacks is a STAN to find it by.
+    @Test func aRowWithoutAStanSaysSoOnF5() {
+        var s = readyState()
+        let marked = entry(1, cents: 909, state: .approved, note: "Marked charged by the cashier.")
+        press(&s, .f(7))
+        _ = update(&s, .journalLoaded([marked]))
+        press(&s, .f(5))
+        #expect(s.screen == .journal)
+        #expect(s.notice?.contains("#1 has no STAN") == true && s.notice?.contains("refund it on the terminal") == true, "\(s.notice ?? "")")
+    }
+
     /// Found by a cashier in tmux: a STAN typed into the refund's Amount field (`000009`) was read as 9.00, and a busy
     /// cashier presses y on the box. An amount that begins with 0 is refused on its field; nothing is looked up or sent.
     @Test func aStanTypedIntoTheAmountIsRefusedOnItsField() {
@@ -906,7 +918,7 @@ import TillProtocol
     #expect(s.notice?.contains("cannot be looked up") == true && s.notice?.contains("STAN 000023") == true, "\(s.notice ?? "")")
     press(&s, .char("c"))
     guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
-    #expect(c.choices.map(\.label) == ["refunded (it went through)", "not refunded"], "\(c.choices.map(\.label))")
+    #expect(c.choices.map(\.label) == ["mark refunded (it went through)", "mark not refunded"], "\(c.choices.map(\.label))")
     #expect(c.lines.joined(separator: " ").contains("by STAN 000023"))
 }
 

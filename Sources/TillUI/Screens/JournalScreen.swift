@@ -145,9 +145,15 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> Bool {
         return false
     }
     // What Refund (Capture) takes by a typed STAN, a row takes too.
-    guard FinderScreen.canBeOriginal(e, capture: screen == .capture), let stan = e.response?.referenceNumber else {
+    guard FinderScreen.canBeOriginal(e, capture: screen == .capture) else {
         setNotice(&state, screen == .refund ? "Only an approved sale or capture can be refunded: pick one, or type its STAN on Refund."
                                             : "Only an approved pre-auth can be captured: pick one, or type its STAN on Capture.", error: true)
+        return false
+    }
+    guard let stan = e.response?.referenceNumber, !stan.isEmpty else {
+        // Approved, but by a person's mark (or an answer without one): the terminal knows it by nothing till holds.
+        setNotice(&state, "#\(e.id) has no STAN to find it by (marked by hand?): \(screen == .refund ? "refund" : "capture") it on the terminal.",
+                  error: true)
         return false
     }
     var f = Form.blank(screen)

@@ -99,8 +99,9 @@ func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
     // In the words of what it does with the money: refunded, captured, done (a batch command).
     let verb = e.action.movesMoney ? e.action.reportRole.moneyVerb : "done"
     var lines = ["Check the terminal's own history first. Then say", "what really happened; nothing is sent again."]
-    var choices = [ConfirmChoice(key: "c", label: "\(verb) (it went through)", action: .resolve(entryId: e.id, charged: true, note: "")),
-                   ConfirmChoice(key: "x", label: "not \(verb)", action: .resolve(entryId: e.id, charged: false, note: ""))]
+    // Verbs, as every box's choices are: "Press c to mark charged …", never "c to charged".
+    var choices = [ConfirmChoice(key: "c", label: "mark \(verb) (it went through)", action: .resolve(entryId: e.id, charged: true, note: "")),
+                   ConfirmChoice(key: "x", label: "mark not \(verb)", action: .resolve(entryId: e.id, charged: false, note: ""))]
     if let cannot = cannotBeAsked(e) {
         lines += cannot
     } else {
