@@ -7,11 +7,16 @@ import Glibc
 
 // Start-up recovery of what an earlier run left open, and the cashier's own settling of an entry.
 extension TillController {
+    /// What needs attention, but for what this till has in flight now: that is waiting here, not unresolved (listed,
+    /// the screen called the cashier's own sale "in progress on another till" and counted it unresolved).
     public func unresolved() async -> [JournalEntry] {
-        do { return try journal.unresolved() } catch {
+        let list: [JournalEntry]
+        do { list = try journal.unresolved() } catch {
             _ = journalProblem("(read) the unresolved entries", error)
             return []
         }
+        let here = [current?.inFlight.entry.id, current?.abort?.entry.id].compactMap { $0 }
+        return list.filter { !here.contains($0.id) }
     }
 
     /// Asks the terminal about every entry an earlier run left pending, sent or unknown. Holds the journal's sender
@@ -19,26 +24,19 @@ extension TillController {
     /// sending, recovery is left for later). Every entry it settles is reported as a `.recovered` event.
     public func recover() async -> [JournalEntry] {
         lastRecovery = RecoveryReport()
-        if await ensureStarted() != nil { lastRecovery.skipped = true; return await unresolvedHere() }
+        if await ensureStarted() != nil { lastRecovery.skipped = true; return await unresolved() }
         guard current == nil else {
             // Not now: this till is sending (a sale typed ahead at start).
             lastRecovery.skipped = true
-            return await unresolvedHere()
+            return await unresolved()
         }
         return await recoverNow()
-    }
-
-    /// What needs attention, but for what this till has in flight now: that is waiting here, not unresolved (listed,
-    /// the screen would call the cashier's own sale "in progress on another till").
-    func unresolvedHere() async -> [JournalEntry] {
-        let here: Set<Int64> = [current?.inFlight.entry.id, current?.abort?.entry.id].compactMap { $0 }.reduce(into: []) { $0.insert($1) }
-        return await unresolved().filter { !here.contains($0.id) }
     }
 
     private func recoverNow() async -> [JournalEntry] {
         do { try senderLock.acquire() } catch {
             lastRecovery.skipped = true
-            let open = await unresolvedHere()
+            let open = await unresolved()
             // Said only when something waits on the terminal: with nothing to recover, nothing was left for later,
             // and the notice would hide what the start had to say (another till on the journal is simply at work).
             if open.contains(where: { $0.state.awaitsTerminal }) {
@@ -140,7 +138,7 @@ extension TillController {
                 settle(fresh.id, .unknown, "Outcome unknown: till stopped while waiting. Check the terminal.")
             }
         }
-        return await unresolvedHere()
+        return await unresolved()
     }
 
     /// A request another live till is still waiting on (it holds the journal's sender lock, and the entry is pending

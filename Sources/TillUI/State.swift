@@ -216,6 +216,8 @@ public struct ConfirmChoice: Sendable, Hashable {
 public enum BoxStanding: Sendable, Hashable {
     case paymentInFlight
     case unknownPayments(Set<Int64>)
+    /// The resolve box of this entry: it closes once the entry is off the Unresolved list (settled meanwhile).
+    case unresolvedEntry(Int64)
 }
 
 public struct Confirmation: Sendable, Hashable {
@@ -405,7 +407,9 @@ public struct AppState: Sendable, Hashable {
     /// spinner, its elapsed time and time-out), one a second while the till asks the terminal again about a payment
     /// it could not settle, else one a minute for the status line's clock, which shows hours and minutes: an idle
     /// till is not woken every second for a figure nobody at a counter reads.
-    public var tickPeriodMs: Int64 { pending != nil ? 100 : !unresolved.asking.isEmpty ? 1_000 : 60_000 }
+    public var tickPeriodMs: Int64 {
+        pending != nil ? 100 : !unresolved.asking.isEmpty ? 1_000 : unresolved.waitingOnAnotherTill ? 5_000 : 60_000
+    }
 
     /// A sale or pre-auth whose total is above this asks first, showing the amount (config `confirm_above`;
     /// nil: none asks).

@@ -33,6 +33,10 @@ func closeBoxNoLongerTrue(_ state: inout AppState) {
         guard !state.unresolved.entries.contains(where: { ids.contains($0.id) && $0.mayHaveCharged }) else { return }
         state.overlay = nil
         setNotice(&state, "The earlier payment is settled now (see the result): check it, then Enter to go on.")
+    case .unresolvedEntry(let id):
+        guard !state.unresolved.entries.contains(where: { $0.id == id }) else { return }
+        state.overlay = nil
+        setNotice(&state, "#\(id) was settled meanwhile: nothing to resolve.")
     }
 }
 
@@ -43,6 +47,7 @@ func apply(_ state: inout AppState, _ msg: Msg) -> [Command] {
     case .tick(let now):
         state.nowMs = now
         var cmds = askAgainIfDue(&state)
+        if state.unresolved.waitingOnAnotherTill, !state.unresolved.recovering { cmds.append(.loadUnresolved) }
         // The store's cell: read again on a tick at least 15 s after the last reading (a small file and one indexed
         // read): each minute when idle.
         if now - state.storeSyncReadAtMs >= 15_000 { state.storeSyncReadAtMs = now; cmds.append(.loadStoreSync) }

@@ -126,6 +126,7 @@ func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
     let from = state.screen
     state.screen = screen
     if from != screen { keepForm(&state, screen) }
+    if screen == .unresolved { state.unresolved.chosen = true }
     switch screen {
     case .sale:
         // F2 is a sale for the next customer: the cursor is on the amount.

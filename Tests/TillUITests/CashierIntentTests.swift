@@ -427,6 +427,42 @@ import TillProtocol
         #expect(c.title.contains("UNKNOWN"), "\(c.title)")
     }
 
+    /// Found by an outside cashier: with an unknown payment from an earlier run the till starts on Unresolved; an Enter
+    /// typed ahead opened the resolve box and "1 Enter" marked the payment charged. The list the till came up on by
+    /// itself takes a first Enter as a question; the cashier's own F8 does not.
+    @Test func aStrayEnterOnTheListTheTillStartedOnOpensNoBox() {
+        var s = AppState(nowMs: fixedNow, tzOffsetMinutes: 60)
+        _ = initialCommands(&s)
+        _ = update(&s, .batchLoaded(openBatch))
+        _ = update(&s, .unresolvedLoaded([entry(2, cents: 909, state: .unknown, note: "Outcome unknown.")], recovered: true))
+        #expect(s.screen == .unresolved)
+        press(&s, .enter)
+        #expect(s.overlay == nil && s.notice?.contains("Enter again to resolve #2") == true, "\(s.notice ?? "")")
+        type(&s, "1")
+        let cmds = press(&s, .enter)
+        #expect(!cmds.contains { if case .resolve = $0 { return true }; return false }, "\(cmds)")
+        #expect(s.screen == .sale)
+        // Chosen with F8, Enter opens the box at once.
+        _ = update(&s, .key(.esc)); press(&s, .f(8))
+        press(&s, .enter)
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
+        #expect(c.title.hasPrefix("Resolve #2"))
+        // Settled meanwhile (recovery, another till): the box goes.
+        _ = update(&s, .unresolvedLoaded([], recovered: false))
+        #expect(s.overlay == nil && s.notice?.contains("#2 was settled meanwhile") == true, "\(s.notice ?? "")")
+    }
+
+    /// Found by an outside cashier: a second till showed the first till's sale as "in progress on another till" long
+    /// after it was approved. While the list holds a payment another till is sending, it is read again every 5 s.
+    @Test func aPaymentAnotherTillSendsIsReadAgainUntilItLeavesTheList() {
+        var s = readyState()
+        _ = update(&s, .unresolvedLoaded([entry(5, cents: 4000, state: .sent)], recovered: false))
+        #expect(s.tickPeriodMs == 5_000)
+        #expect(update(&s, .tick(nowMs: fixedNow + 5_000)).contains(.loadUnresolved))
+        _ = update(&s, .unresolvedLoaded([], recovered: false))
+        #expect(s.tickPeriodMs == 60_000)
+    }
+
     // MARK: recovery that could not ask
 
     /// A till whose start-up recovery could not ask the terminal about an earlier sale of `cents` (entry 7).

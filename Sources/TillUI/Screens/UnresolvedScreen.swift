@@ -19,11 +19,18 @@ public struct UnresolvedState: Sendable, Hashable {
     public var lastAskMs: Int64 = 0
     /// The recovery running was started by the till itself (asking again): its end moves no screen and keeps the notice.
     public var askingQuietly = false
+    /// The cashier came to this screen (its key, the menu) or moved on it. The till starts on it by itself when the
+    /// journal holds unresolved payments; until the cashier chose it, Enter only says what it would do: an Enter
+    /// typed ahead for a sale, then "1 Enter", answered the resolve box and marked an earlier payment charged.
+    public var chosen = false
     public static let askAgainEveryMs: Int64 = 5_000
     public static let askingForMs: Int64 = 60_000
     public init() {}
     /// The entry with the cursor.
     var current: JournalEntry? { entries.indices.contains(selected) ? entries[selected] : nil }
+    /// A payment listed that another till is sending (this till's own are never listed): read again every few
+    /// seconds, so it leaves the list when that till is answered.
+    var waitingOnAnotherTill: Bool { entries.contains { ($0.state == .pending || $0.state == .sent) && asking[$0.id] == nil } }
 }
 
 /// Payments whose outcome is unknown (or needs review): ask the terminal again, or say what the
@@ -46,6 +53,7 @@ func unresolvedChar(_ state: inout AppState, _ ch: Character) -> [Command]? {
         return askAgain(&state)
     case "c", "x":
         guard let e = state.unresolved.current else { return [] }
+        state.unresolved.chosen = true
         confirmResolve(&state, e)
         return []
     case "0"..."9", ".", ",":
@@ -70,8 +78,13 @@ func askAgain(_ state: inout AppState) -> [Command] {
 func unresolvedAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
     let n = state.unresolved.entries.count
     switch action {
-    case .next, .down: state.unresolved.selected = min(n - 1, state.unresolved.selected + 1)
-    case .previous, .up: state.unresolved.selected = max(0, state.unresolved.selected - 1)
+    case .next, .down: state.unresolved.selected = min(n - 1, state.unresolved.selected + 1); state.unresolved.chosen = true
+    case .previous, .up: state.unresolved.selected = max(0, state.unresolved.selected - 1); state.unresolved.chosen = true
+    case .submit where !state.unresolved.chosen:
+        state.unresolved.chosen = true
+        if let e = state.unresolved.current {
+            setNotice(&state, "Enter again to resolve #\(e.id), or \(state.keymap.hint(.sale)) for Sale: this list came up at start.", error: true)
+        }
     case .submit, .resolve:
         if let e = state.unresolved.current { confirmResolve(&state, e) }
     default: break
@@ -108,7 +121,10 @@ func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
         lines.append("Or ask the terminal again (a).")
         choices.append(ConfirmChoice(key: "a", label: "ask the terminal again", action: .askAgain))
     }
-    state.overlay = .confirm(Confirmation(title: "Resolve \(what)?", lines: lines, choices: choices, enterPicksFirst: false))
+    var box = Confirmation(title: "Resolve \(what)?", lines: lines, choices: choices, enterPicksFirst: false)
+    // Opened on the list, it goes when the entry leaves the list (the journal's rows may hold one the list does not).
+    if state.screen == .unresolved { box.standsWhile = .unresolvedEntry(e.id) }
+    state.overlay = .confirm(box)
 }
 
 /// Why the terminal cannot be asked about `e`, and where to look instead; nil when it can (a sale or pre-auth, looked
