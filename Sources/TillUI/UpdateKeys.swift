@@ -285,7 +285,7 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
         // cashier who corrects the next amount never aborts the customer at the terminal.
         if state.escAborts, PaymentScreen.holdsInput(state) {
             PaymentScreen.clear(&state)
-            setFlightNotice(&state, "Cleared. \(state.pending!.summary) is still in flight: \(state.keymap.hint(.cancel)) again aborts it.")
+            setFlightNotice(&state, "Cleared. \(state.pending!.summary) is still in flight: \(state.keymap.hint(.cancel)) with nothing typed aborts it.")
             return []
         }
         if state.escAborts {

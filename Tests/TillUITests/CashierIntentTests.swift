@@ -171,6 +171,16 @@ import TillProtocol
         #expect(s.form[.amount] == "5")
     }
 
+    /// Found by an outside cashier: "Amount € 25 kept … Enter sends it" stayed on the status line while the field showed
+    /// the 37 typed over it.
+    @Test func theKeptNoticeGoesWhenTypingReplacesTheAmount() {
+        var s = readyState()
+        type(&s, "25"); press(&s, .f(7)); press(&s, .f(2))
+        #expect(s.notice?.contains("Amount € 25 kept") == true, "\(s.notice ?? "")")
+        type(&s, "37")
+        #expect(s.form[.amount] == "37" && s.notice?.contains("kept") != true, "\(s.notice ?? "")")
+    }
+
     @Test func aTipPresetOnAKeptSaleIsNotASelection() {
         var s = readyState()
         type(&s, "20"); press(&s, .ctrl("t"), .ctrl("t")); press(&s, .f(7)); press(&s, .f(2))
@@ -364,7 +374,7 @@ import TillProtocol
         type(&s, "15")
         #expect(press(&s, .esc).isEmpty)
         #expect(s.form[.amount] == "" && s.pending?.abortRequested == false)
-        #expect(s.notice?.contains("still in flight") == true && s.notice?.contains("again aborts it") == true, "\(s.notice ?? "")")
+        #expect(s.notice?.contains("still in flight") == true && s.notice?.contains("with nothing typed aborts it") == true, "\(s.notice ?? "")")
         #expect(press(&s, .esc) == [.abort])
     }
 

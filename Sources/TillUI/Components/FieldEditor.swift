@@ -100,6 +100,8 @@ func eraseSelection(_ state: inout AppState) -> Bool {
     guard let f = state.form.focused, f.selected else { return false }
     state.form.fields[state.form.focus].selected = false
     state.form.fields[state.form.focus].text = ""
+    // The notice that named the kept text ("Amount € 25 kept, selected …") is no longer true.
+    if state.notice?.contains("kept, selected: typing replaces it") == true { state.notice = nil }
     return true
 }
 
