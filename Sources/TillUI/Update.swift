@@ -152,7 +152,12 @@ func apply(_ state: inout AppState, _ msg: Msg) -> [Command] {
         }
         return []
     case .resolved(let id, let charged, let error):
-        if let error { setNotice(&state, "#\(id) not marked: " + error, error: true); return [] }
+        if let error {
+            // Refused: the "charged" it was taken for (a new sale of its amount asks first) is not true either.
+            state.foundCharged.removeAll { $0.entry.id == id }
+            setNotice(&state, "#\(id) not marked: " + error, error: true)
+            return []
+        }
         setNotice(&state, charged ? "#\(id) marked charged: it counts." : "#\(id) marked resolved: not charged.")
         // The result pane's "CHECK THE TERMINAL" about that payment is answered now: it gives way.
         if state.result?.outcome.entry?.id == id { state.result = nil }

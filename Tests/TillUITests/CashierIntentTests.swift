@@ -462,6 +462,22 @@ import TillProtocol
         #expect(s.overlay == nil && s.notice?.contains("#2 was settled meanwhile") == true, "\(s.notice ?? "")")
     }
 
+    /// Found by an outside cashier: a "charged" mark the service refused (the sale was still in flight) was remembered,
+    /// and the next sale of that amount, after the sale was aborted, asked "€ 8.08 was charged … Charge again?".
+    @Test func aRefusedChargedMarkLeavesNoTrace() {
+        var s = readyState()
+        let e = entry(12, cents: 808, state: .unknown, note: "Outcome unknown.")
+        _ = update(&s, .unresolvedLoaded([e], recovered: false))
+        press(&s, .f(8)); press(&s, .enter)
+        let cmds = press(&s, .char("c"))
+        #expect(cmds.contains(.resolve(entryId: 12, charged: true, note: "")), "\(cmds)")
+        _ = update(&s, .resolved(entryId: 12, charged: true, error: "Entry 12 is in flight; wait or abort."))
+        #expect(s.foundCharged.isEmpty)
+        _ = update(&s, .unresolvedLoaded([], recovered: false))
+        press(&s, .f(2)); type(&s, "8.08")
+        #expect(sends(press(&s, .enter)), "asked about a charge that was never marked")
+    }
+
     /// Found by an outside cashier: a second till showed the first till's sale as "in progress on another till" long
     /// after it was approved. While the list holds a payment another till is sending, it is read again every 5 s.
     @Test func aPaymentAnotherTillSendsIsReadAgainUntilItLeavesTheList() {
