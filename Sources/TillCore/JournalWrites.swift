@@ -251,10 +251,10 @@ extension Journal {
                 throw ResolveError(message: (r.referenceNumber.map { "STAN " + $0 } ?? "its transaction") + " counts in #\(same.id) already: mark it not charged.")
             }
             // What the terminal's own answer (of this action, named or not) stated: it counts, a person's figure never
-            // replaces it. A full refund or capture answered 0.00 stated nothing for what may be all of it.
+            // replaces it. An approval of 0.00 states no figure (a full refund's answered 0.00, a sale's cut short).
             let own = e.response.flatMap { $0.action == e.action ? $0 : nil }
             let asked = try requestedAmounts(of: id)
-            let statedAmount = own?.amount.flatMap { $0.cents == 0 && asked.amount == nil ? nil : $0 }
+            let statedAmount = own?.amount.flatMap { $0.cents == 0 ? nil : $0 }
             if let amount, let stated = statedAmount, stated != amount {
                 throw ResolveError(message: "#\(id): the terminal stated \(stated), which counts; not \(amount).")
             }
@@ -336,7 +336,20 @@ extension Journal {
     /// Card payments that may have charged (`mayHaveCharged`) and that the cashier has not yet confirmed before
     /// charging again.
     public func unconfirmedUnknownPayments() throws -> [JournalEntry] {
-        try unconfirmed([.sale, .preAuth]).filter(\.mayHaveCharged)
+        try unconfirmed([.sale, .preAuth]).filter(\.mayHaveCharged) + unconfirmedContradictingApprovals()
+    }
+
+    /// Approvals naming a payment of this journal (its own reference) that contradict what is journaled for it (its
+    /// own decline came first), kept for review beside it: the card may have been charged, so a new sale asks first,
+    /// as after an unknown outcome. A review row of such an approval let the next sale go, and charged twice.
+    func unconfirmedContradictingApprovals() throws -> [JournalEntry] {
+        try reading { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(Journal.columns) FROM entry WHERE origin = 'unmatched' AND state = 'review' AND action IN ('sale', 'pre_auth')
+                  AND retryConfirmedAtMs IS NULL AND clientTransactionId IN (SELECT clientTransactionId FROM entry WHERE origin = 'request')
+                  ORDER BY id
+                """).map(Journal.entry(from:))
+        }.filter { $0.response?.isApproved == true }
     }
 
     /// This till's requests of these actions that need attention and that nobody confirmed before sending another.

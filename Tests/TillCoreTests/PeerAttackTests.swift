@@ -135,6 +135,22 @@ extension PeerAttackTests {
         #expect(try j.entry(id: 2)?.amount == Money(cents: 600))
     }
 
+    /// Found by a peer keeping its own ledger: a sale answered `amount=0` went to review; `till resolve --charged` asked
+    /// for `--amount X`, then refused every X but 0 ("the terminal stated 0.00").
+    @Test func aSaleAnsweredZeroTakesThePersonsAmount() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.approvingFor(dir, cents: 0)
+        let journal = dir.path + "/journal.sqlite"
+        _ = try await runTillCapturing(["sale", "--amount", "10", "--journal", journal, "--timeout", "20", "--transport", peer])
+        let j = try Journal(path: journal)
+        #expect(try j.entry(id: 1)?.state == .review)
+        let bare = try await runTillCapturing(["resolve", "1", "--charged", "--journal", journal])
+        #expect(bare.status == 1 && bare.errors.contains("--amount X"), "\(bare.errors)")
+        let given = try await runTillCapturing(["resolve", "1", "--charged", "--amount", "10", "--journal", journal])
+        #expect(given.status == 0, "\(given.errors)")
+        #expect(try j.entry(id: 1)?.amount == Money(cents: 1000))
+    }
+
     /// A person's amount never replaces one the terminal stated.
     @Test func anAmountTheTerminalStatedIsNotReplacedByAPersons() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
@@ -410,6 +426,17 @@ extension PeerAttackTests {
         let others = try j.answersContradicting(own)
         #expect(others.count == 1, "\(r.output) \(r.errors)")
         #expect(r.status == 3 && r.output.hasPrefix("CHECK THE TERMINAL"), "exit \(r.status): \(r.output)")
+
+        // Found by a peer keeping its own ledger: that approval, kept for review, did not stop the next sale, and the
+        // customer paid twice. A new sale asks first, as after an unknown outcome.
+        let next = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "10", "--transport", peer])
+        let id = try #require(others.first?.id)
+        #expect(next.status == 3 && next.errors.contains("NOT SENT") && next.errors.contains("--confirm-unknown \(id)"),
+                "exit \(next.status): \(next.output) \(next.errors)")
+        #expect(try j.entries(JournalFilter(scope: .all)).count == 2, "a second sale was journaled")
+        let confirmed = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "10", "--transport", peer,
+                                                    "--confirm-unknown", String(id)])
+        #expect(try j.entries(JournalFilter(scope: .all)).count > 2, "exit \(confirmed.status): \(confirmed.errors)")
     }
 }
 
