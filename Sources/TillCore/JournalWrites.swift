@@ -104,11 +104,13 @@ extension Journal {
                   clientTransactionId = COALESCE(clientTransactionId, ?)
                 WHERE id = ?
                 """
+            // An abort's answer says nothing of the payment's amounts (`ABORTED … amount=0`): the payment keeps its own.
+            let figures = response.action == .abort ? nil : response
             let values: [(any DatabaseValueConvertible)?] = [
                 state.rawValue, note, nowMs, nowMs, response.status.description, response.message,
                 response.referenceNumber, response.orderCode, response.shortOrderCode, response.transactionId,
-                response.cardType, response.verificationMethod, Journal.encode(response), response.amount?.cents,
-                response.tipAmount?.cents, response.clientTransactionId, id]
+                response.cardType, response.verificationMethod, Journal.encode(response), figures?.amount?.cents,
+                figures?.tipAmount?.cents, response.clientTransactionId, id]
             var args = StatementArguments(values)
             if let onlyIf {
                 let only = Journal.stateCondition(onlyIf)

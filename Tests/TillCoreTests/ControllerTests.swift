@@ -260,3 +260,18 @@ import TillSimulatorTransport
         await c.shutdown()
     }
 }
+
+extension ControllerTests {
+    /// Found by a peer keeping its own ledger: the abort's answer (`ABORTED … amount=0`) settled the sale and listed it
+    /// at 0.00; an abort's answer says nothing of the payment's amounts.
+    @Test func anAbortsAnswerKeepsTheSalesAmount() throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let journal = try Journal(path: dir.path + "/journal.sqlite")
+        let e = try journal.insertPending(requestId: "s", request: TerminalRequest(caller: testCaller, request: sale(1000, ctid: "c1", tip: 100)),
+                                          batch: BatchInfo())
+        let abort = try CallbackResponse.decode("interapp-callback://result?status=fail&message=(-57)%20ABORTED&action=ABORT&amount=0&tipAmount=0")
+        #expect(try journal.recordAnswer(e.id, response: abort, state: .aborted, note: "Aborted by the till."))
+        let after = try #require(try journal.entry(id: e.id))
+        #expect(after.state == .aborted && after.amount == Money(cents: 1000) && after.tipAmount == Money(cents: 100), "\(after)")
+    }
+}
