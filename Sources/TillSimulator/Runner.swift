@@ -27,15 +27,21 @@ public final class SimulatorRunner: @unchecked Sendable {
     public init(config: SimulatorConfig, statePath: String?) throws {
         self.config = config
         self.statePath = statePath
-        simulator = TerminalSimulator(config: config, state: SimulatorState())
+        simulator = SimulatorRunner.simulator(config, SimulatorState())
         guard let path = statePath else { return }
         let lock = SimulatorRunner.lock(path)
         defer { SimulatorRunner.unlock(lock) }
         if let state = try TerminalSimulator.loadState(from: path) {
-            simulator = TerminalSimulator(config: config, state: state)
+            simulator = SimulatorRunner.simulator(config, state)
             do { try StateLog.compactIfBloated(&simulator.state, path) } catch { lastError = error }
         }
-        simulator.heldElsewhere = SimulatorRunner.heldByAnotherLiveProcess
+    }
+
+    /// The terminal on `state`, leaving another live process's transaction to that process (`heldElsewhere`).
+    private static func simulator(_ config: SimulatorConfig, _ state: SimulatorState) -> TerminalSimulator {
+        let s = TerminalSimulator(config: config, state: state)
+        s.heldElsewhere = heldByAnotherLiveProcess
+        return s
     }
 
     /// A transaction sent by another process that is still running (signal 0 reaches it, or exists but is not ours).
@@ -64,8 +70,7 @@ public final class SimulatorRunner: @unchecked Sendable {
         defer { SimulatorRunner.unlock(fd) }
         do {
             if try !simulator.catchUp(with: path), let fresh = try TerminalSimulator.loadState(from: path) {
-                simulator = TerminalSimulator(config: config, state: fresh)
-                simulator.heldElsewhere = SimulatorRunner.heldByAnotherLiveProcess
+                simulator = SimulatorRunner.simulator(config, fresh)
                 changesAtLastSave = simulator.changes
                 try StateLog.compactIfBloated(&simulator.state, path)
             }

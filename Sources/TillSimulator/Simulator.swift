@@ -90,7 +90,7 @@ public final class TerminalSimulator {
     func runDue(_ now: Int64, _ out: inout [SimulatorOutput]) {
         while true {
             let closeAt = state.activeBatch.map { $0.openedMs + TerminalSimulator.batchLifetimeMs }
-            let stepAt = state.pending.flatMap { heldElsewhere?($0) == true ? nil : $0.nextMs }
+            let stepAt = nextDueMs
             if let c = closeAt, c <= now, stepAt == nil || c <= stepAt! {
                 // batch.txt:10: closed after 48 hours "and a new one being started". A till that was off
                 // for days finds one new batch, started at the last 48-hour mark (not one per 48 hours).
