@@ -147,8 +147,11 @@ extension TillController {
         var flightLink: AnswerLink = current.map { f in
             f.result == nil ? AnswerRules.link(response, to: f.inFlight.entry, hint: a.requestIdHint) : .none
         } ?? .none
-        if let f = current, flightLink != .none, try askedByAnotherWaiting(response, not: f.inFlight.entry, hint: a.requestIdHint) {
-            flightLink = .none   // that request's late answer (`lateTarget` finds it by the amount)
+        // Another waiting refund (capture) of the same payment asked exactly this answer's amount: its late answer.
+        var askedElsewhere: JournalEntry?
+        if let f = current, flightLink != .none {
+            askedElsewhere = try waitingThatAsked(response, besides: f.inFlight.entry, hint: a.requestIdHint)
+            if askedElsewhere != nil { flightLink = .none }
         }
         let namesFlight = flightLink == .exact && response.clientTransactionId != nil
 
@@ -223,7 +226,7 @@ extension TillController {
         // A late answer for an entry left sent/unknown, the same answer again, or the exact answer of an entry settled
         // without it (an unnamed answer, an abort's, a person's mark).
         let stillInFlight = current.flatMap { $0.result == nil ? $0.inFlight.entry.id : nil }
-        let late = try lateTarget(for: response, hint: a.requestIdHint)
+        let late = try askedElsewhere ?? lateTarget(for: response, hint: a.requestIdHint)
         if let target = late, target.id != stillInFlight {
             let exact = AnswerRules.sameReference(response.clientTransactionId, target.clientTransactionId)
             if target.state.awaitsTerminal || (exact && AnswerRules.settledWithoutItsOwnAnswer(target) && !TillController.consistent(target, response)) {
@@ -311,23 +314,24 @@ extension TillController {
         }
         let waiting = try journal.awaitingWithoutReference(action: action).filter { e in AnswerRules.link(r, to: e, hint: nil) == .exact }
         // Of refunds or captures waiting, the answer is that of the one that asked exactly its amount, if one did.
-        if let got = r.amount, let asked = try waiting.first(where: { try journal.requestedAmounts(of: $0.id).amount == got }) {
-            return asked
-        }
-        return waiting.first
+        return try firstThatAsked(r, among: waiting) ?? waiting.first
     }
 
-    /// Whether a refund's or capture's answer (they name no payment) is for the amount another refund or capture of
-    /// the same payment still waiting asked, and not what `flight` asked (or it asked none: a full one). Then it is
-    /// that one's late answer: two refunds whose answers cross each take their own.
-    func askedByAnotherWaiting(_ r: CallbackResponse, not flight: JournalEntry, hint: String?) throws -> Bool {
+    /// The refund or capture of the same payment as `flight`, still waiting, that asked exactly the amount of this
+    /// answer, which `flight` did not ask (or it asked none: a full one). Their answers name no payment: two refunds
+    /// whose answers cross each take their own.
+    func waitingThatAsked(_ r: CallbackResponse, besides flight: JournalEntry, hint: String?) throws -> JournalEntry? {
         guard hint == nil, flight.clientTransactionId == nil, r.clientTransactionId == nil, r.action == flight.action,
               flight.action == .cancel || flight.action == .capturePreAuth, let got = r.amount,
-              try journal.requestedAmounts(of: flight.id).amount != got else { return false }
+              try journal.requestedAmounts(of: flight.id).amount != got else { return nil }
         let key = RefundLinks.finder(of: flight).key
-        return try journal.awaitingWithoutReference(action: flight.action).contains { e in
-            guard e.id != flight.id, RefundLinks.finder(of: e).key == key else { return false }
-            return try journal.requestedAmounts(of: e.id).amount == got
-        }
+        let others = try journal.awaitingWithoutReference(action: flight.action).filter { $0.id != flight.id && RefundLinks.finder(of: $0).key == key }
+        return try firstThatAsked(r, among: others)
+    }
+
+    /// The first of `entries` whose request asked exactly the answer's amount.
+    func firstThatAsked(_ r: CallbackResponse, among entries: [JournalEntry]) throws -> JournalEntry? {
+        guard let got = r.amount else { return nil }
+        return try entries.first { try journal.requestedAmounts(of: $0.id).amount == got }
     }
 }
