@@ -127,9 +127,7 @@ extension PeerAttackTests {
         #expect(e.state == .approved && e.amount == Money(cents: 150), "\(e)")
 
         // The amount the terminal stated, given again: accepted, nothing replaced.
-        let approving = try PeerAnswerTests.approvingFor(dir, cents: 600)
-        _ = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "20", "--transport", approving])
-        #expect(try j.entry(id: 2)?.state == .review)
+        try await Self.saleForReview(dir, journal: journal, asked: "5", answeredCents: 600)
         let same = try await runTillCapturing(["resolve", "2", "--charged", "--amount", "6", "--journal", journal])
         #expect(same.status == 0, "\(same.errors)")
         #expect(try j.entry(id: 2)?.amount == Money(cents: 600))
@@ -139,11 +137,9 @@ extension PeerAttackTests {
     /// for `--amount X`, then refused every X but 0 ("the terminal stated 0.00").
     @Test func aSaleAnsweredZeroTakesThePersonsAmount() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let peer = try PeerAnswerTests.approvingFor(dir, cents: 0)
         let journal = dir.path + "/journal.sqlite"
-        _ = try await runTillCapturing(["sale", "--amount", "10", "--journal", journal, "--timeout", "20", "--transport", peer])
+        try await Self.saleForReview(dir, journal: journal, asked: "10", answeredCents: 0)
         let j = try Journal(path: journal)
-        #expect(try j.entry(id: 1)?.state == .review)
         let bare = try await runTillCapturing(["resolve", "1", "--charged", "--journal", journal])
         #expect(bare.status == 1 && bare.errors.contains("--amount X"), "\(bare.errors)")
         let given = try await runTillCapturing(["resolve", "1", "--charged", "--amount", "10", "--journal", journal])
@@ -151,14 +147,19 @@ extension PeerAttackTests {
         #expect(try j.entry(id: 1)?.amount == Money(cents: 1000))
     }
 
+    /// A sale of `asked` that a pipe peer approves for `answeredCents`, in `journal`: left for review (checked).
+    static func saleForReview(_ dir: TempDir, journal: String, asked: String, answeredCents: Int) async throws {
+        let peer = try PeerAnswerTests.approvingFor(dir, cents: answeredCents)
+        let r = try await runTillCapturing(["sale", "--amount", asked, "--journal", journal, "--timeout", "20", "--transport", peer])
+        #expect(try Journal(path: journal, readOnly: true).entries(JournalFilter(scope: .all)).max { $0.id < $1.id }?.state == .review, "\(r.output)")
+    }
+
     /// A person's amount never replaces one the terminal stated.
     @Test func anAmountTheTerminalStatedIsNotReplacedByAPersons() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let peer = try PeerAnswerTests.approvingFor(dir, cents: 600)
         let journal = dir.path + "/journal.sqlite"
-        _ = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "20", "--transport", peer])
+        try await Self.saleForReview(dir, journal: journal, asked: "5", answeredCents: 600)
         let j = try Journal(path: journal)
-        #expect(try j.entry(id: 1)?.state == .review)
         let r = try await runTillCapturing(["resolve", "1", "--charged", "--amount", "5", "--journal", journal])
         #expect(r.status == 1 && r.errors.contains("the terminal stated 6.00"), "\(r.errors)")
         #expect(try j.entry(id: 1)?.state == .review)
