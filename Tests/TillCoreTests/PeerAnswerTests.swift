@@ -88,6 +88,17 @@ import TillSimulator
         """ + "\n" + body)
     }
 
+    /// A peer's Python lines that answer a refund approved, naming no payment (refund answers name none), with STAN
+    /// `stan` and `amount=` as given (nil: no amount field at all).
+    static func refundApproval(amount: String?, stan: Int) -> String {
+        let n = String(format: "%06d", stan), code = String(format: "9%015d", stan), id = String(format: "%012d", stan)
+        return """
+        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=cancel\(amount.map { "&amount=" + $0 } ?? "")"
+            + "&referenceNumber=\(n)&orderCode=\(code)&transactionId=00000000-0000-4000-8000-\(id)\\n")
+        sys.stdout.flush()
+        """
+    }
+
     /// A pipe peer that approves every sale, naming it, for `cents` whatever was asked.
     static func approvingFor(_ dir: TempDir, cents: Int) throws -> String {
         try pipePeer(dir, "approves_\(cents)", """

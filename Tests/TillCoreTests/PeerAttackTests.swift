@@ -57,11 +57,7 @@ extension PeerAttackTests {
     /// terminal shows.
     @Test func aFullRefundAnsweredZeroIsForAPersonWhoGivesTheAmount() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let peer = try PeerAnswerTests.pipePeer(dir, "zero_refund", """
-        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=cancel&amount=0"
-            + "&referenceNumber=000002&orderCode=9000000000000002&transactionId=00000000-0000-4000-8000-000000000002\\n")
-        sys.stdout.flush()
-        """)
+        let peer = try PeerAnswerTests.pipePeer(dir, "zero_refund", PeerAnswerTests.refundApproval(amount: "0", stan: 2))
         let journal = dir.path + "/journal.sqlite"
         let r = try await runTillCapturing(["refund", "--reference", "000001", "--journal", journal, "--timeout", "20", "--transport", peer])
         let j = try Journal(path: journal)
@@ -110,11 +106,7 @@ extension PeerAttackTests {
     /// equal to the one the terminal stated was refused as if it replaced it.
     @Test func anAnswerWithNoAmountIsMarkedChargedOnlyWithThePersonsAmount() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let peer = try PeerAnswerTests.pipePeer(dir, "refund_no_amount", """
-        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=cancel"
-            + "&referenceNumber=000002&orderCode=9000000000000002&transactionId=00000000-0000-4000-8000-000000000002\\n")
-        sys.stdout.flush()
-        """)
+        let peer = try PeerAnswerTests.pipePeer(dir, "refund_no_amount", PeerAnswerTests.refundApproval(amount: nil, stan: 2))
         let journal = dir.path + "/journal.sqlite"
         _ = try await runTillCapturing(["refund", "--reference", "000001", "--amount", "1", "--journal", journal, "--timeout", "20", "--transport", peer])
         let j = try Journal(path: journal)
@@ -448,11 +440,7 @@ extension PeerAttackTests {
     @Test func aRefundIsNotSentAgainWhileAnEarlierOneOfTheSamePaymentIsUnknown() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         // Answers nothing the first time; refunds the second.
-        let peer = try PeerAnswerTests.silentFirst(dir, "refund_twice", """
-        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=cancel&amount=800"
-            + "&referenceNumber=000031&orderCode=9000000000000031&transactionId=00000000-0000-4000-8000-000000000031\\n")
-        sys.stdout.flush()
-        """)
+        let peer = try PeerAnswerTests.silentFirst(dir, "refund_twice", PeerAnswerTests.refundApproval(amount: "800", stan: 31))
         let journal = dir.path + "/journal.sqlite"
         func refund(_ extra: [String] = []) async throws -> (status: Int32, signalled: Bool, output: String, errors: String) {
             try await runTillCapturing(["refund", "--reference", "000009", "--amount", "8", "--journal", journal, "--timeout", "2",
