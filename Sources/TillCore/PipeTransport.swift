@@ -59,6 +59,9 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         var lastExit: Exit?
         var starts = 0
         var lineHighWater = 0
+        /// The bridge `stop()` closed and waits on, and whether its output has ended.
+        var closing: Int?
+        var closingOutputEnded = false
     }
     private let state = Locked(State())
 
@@ -274,6 +277,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
             sink(.problem(droppedMessage(n)))
         }
         close(fd)
+        state.withLock { s in if s.closing == generation { s.closingOutputEnded = true } }
         // Standard output is closed: the bridge (and whatever it started that held it) ended. Unless till is stopping
         // it, end the rest of its group now, so nothing left can still read its input, then see what it left unread.
         let deliberate = state.withLock { s in s.bridge?.generation != generation || s.bridge?.stopping == true }
@@ -428,12 +432,15 @@ public final class PipeTransport: Transport, @unchecked Sendable {
     // MARK: stopping
 
     /// Takes the bridge of `generation` (any, when nil) out of service; returns it, or nil if there was none.
-    private func detachBridge(generation: Int?) -> Bridge? {
+    /// `closing`: `stop()` waits for its output to end (`closingOutputEnded`), marked in the same step so that an end
+    /// right after it is not missed.
+    private func detachBridge(generation: Int?, closing: Bool = false) -> Bridge? {
         state.withLock { s -> Bridge? in
             guard var b = s.bridge, generation == nil || b.generation == generation else { return nil }
             b.stopping = true
             s.bridge = nil
             s.outstanding = nil
+            if closing { s.closing = b.generation; s.closingOutputEnded = false }
             return b
         }
     }
@@ -455,11 +462,24 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         return false
     }
 
-    /// Closes the bridge's input, then ends its whole process group: SIGTERM, and SIGKILL after a short grace.
+    /// Closes the bridge's input and reads what it still writes until its output ends, for up to `termGraceMs`: a
+    /// terminal may answer again after the answer that ended the command (its own approval after its decline), and a
+    /// line never read is a charge in no journal. Then its whole process group is ended: SIGTERM, and SIGKILL after
+    /// the same grace. A bridge that ends when its input closes costs no wait.
     public func stop() async {
-        state.withLock { $0.sink = nil; $0.stopped = true }
-        guard let b = detachBridge(generation: nil) else { return }
+        state.withLock { $0.stopped = true }
+        guard let b = detachBridge(generation: nil, closing: true) else {
+            state.withLock { $0.sink = nil }
+            return
+        }
         close(b.stdin)
+        let ended = { self.state.withLock { $0.closingOutputEnded } }
+        let deadline = WallClock.monotonicNs() + UInt64(termGraceMs) * 1_000_000
+        while !ended(), WallClock.monotonicNs() < deadline { await Pause.sleep(nanoseconds: 2_000_000) }
         await PipeTransport.terminateGroup(b.pid, graceMs: termGraceMs)
+        // What it wrote before the signal ended it is read too (briefly: a child outside its group may hold its output).
+        let last = WallClock.monotonicNs() + 100_000_000
+        while !ended(), WallClock.monotonicNs() < last { await Pause.sleep(nanoseconds: 2_000_000) }
+        state.withLock { $0.sink = nil; $0.closing = nil }
     }
 }

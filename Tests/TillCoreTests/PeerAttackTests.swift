@@ -399,18 +399,23 @@ extension PeerAttackTests {
     /// Found by an outside peer: the sale's own decline, then at once its own approval. The journal was right (the
     /// entry declined, the approval for review, "contradicts"), but `till sale` printed DECLINED and exited 1, and a
     /// cashier or a script charges again. It now says CHECK THE TERMINAL and exits 3.
-    @Test func theSalesOwnDeclineThenItsOwnApprovalSaysCheckTheTerminal() async throws {
+    /// With the approval 0.3 s after the decline, the command stopped the bridge on the decline (SIGTERM at once), the
+    /// approval was never written, and the charge was in no journal. A bridge stopped now has its input closed and is
+    /// read until it ends (for up to a second) before it is signalled.
+    @Test(arguments: ["0", "0.3"])
+    func theSalesOwnDeclineThenItsOwnApprovalSaysCheckTheTerminal(gap: String) async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let peer = try PeerAnswerTests.pipePeer(dir, "decline_then_approve", """
         if q.get("action") == "sale":
             c, a = q["clientTransactionId"], q["amount"]
             sys.stdout.write("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=" + a
-                + "&tipAmount=0&clientTransactionId=" + c + "\\n"
-                + "interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=" + a
+                + "&tipAmount=0&clientTransactionId=" + c + "\\n")
+            sys.stdout.flush()
+            time.sleep(\(gap))
+            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=" + a
                 + "&tipAmount=0&clientTransactionId=" + c + "&referenceNumber=000001&orderCode=9000000000000001"
                 + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
             sys.stdout.flush()
-            time.sleep(1)
         """)
         let journal = dir.path + "/journal.sqlite"
         let r = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "10", "--transport", peer])
