@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TillModel
 import TillIO
 import TillProtocol
 #if canImport(Glibc)
@@ -270,6 +271,9 @@ extension Journal {
             if charged, e.action == .sale, tip == nil, let own, own.tipAmount == nil, let askedTip = asked.tip, askedTip.cents != 0 {
                 throw ResolveError(message: "#\(id): no tip stated (\(askedTip) asked): till resolve \(id) --charged --tip X")
             }
+            if charged, let amount, let (payment, left) = try leftToRefund(by: e), amount > left {
+                throw ResolveError(message: "#\(id) refunds #\(payment), with \(left) left to refund; not \(amount).")
+            }
             if !charged { _ = try keepStoredStray(of: e, nowMs: nowMs) }
         }
         let from: Set<EntryState> = [.pending, .sent, .unknown, .review]
@@ -296,6 +300,16 @@ extension Journal {
             return true
         }
         if !moved { throw ResolveError(message: "Entry \(id) no longer needs attention (it was settled meanwhile); nothing changed.") }
+    }
+
+    /// What is left to refund on the payment that refund `e` names (what the card paid, less its approved refunds):
+    /// nil when `e` is no refund, names no payment the journal holds, or a refund of that payment has no known amount.
+    func leftToRefund(by e: JournalEntry) throws -> (payment: Int64, left: Money)? {
+        guard e.action == .cancel else { return nil }
+        let links = RefundLinks(try entries(JournalFilter(scope: .all)))
+        guard let p = links.original[e.id], !links.unknownAmount.contains(p), let paid = try entry(id: p)?.charged else { return nil }
+        let back = links.refunded[p] ?? .zero
+        return (p, back < paid ? paid - back : .zero)
     }
 
     /// An approval that named no payment, journaled on its own for review while (or after) `waiting` waited for its own

@@ -75,6 +75,33 @@ extension PeerAttackTests {
         #expect(try j.totals(batchId: e2.batchId ?? "").refunds == ActionTotals(count: 1, amountCents: 2000, tipCents: 0))
     }
 
+    /// Found by a peer keeping its own ledger: that refund (of a 10.00 sale the journal holds) marked charged with
+    /// `--amount 11` was accepted, and the report gave back 1.00 more than was ever taken. A person's figure for a
+    /// refund is at most what is left to refund on its payment.
+    @Test func aRefundMarkedChargedIsAtMostWhatIsLeftOnItsPayment() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "sale_then_zero_refund", """
+        if q.get("action") == "sale":
+            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=1000"
+                + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000001&orderCode=9000000000000001"
+                + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
+            sys.stdout.flush()
+            continue
+        """ + "\n" + PeerAnswerTests.refundApproval(amount: "0", stan: 2))
+        let journal = dir.path + "/journal.sqlite"
+        #expect(try await runTillCapturing(["sale", "--amount", "10", "--journal", journal, "--timeout", "20", "--transport", peer]).status == 0)
+        let r = try await runTillCapturing(["refund", "--reference", "000001", "--journal", journal, "--timeout", "20", "--transport", peer])
+        let j = try Journal(path: journal)
+        #expect(try j.entry(id: 2)?.state == .review, "\(r.output)")
+
+        let over = try await runTillCapturing(["resolve", "2", "--charged", "--amount", "11", "--journal", journal])
+        #expect(over.status == 1 && over.errors.contains("10.00 left to refund"), "exit \(over.status): \(over.errors)")
+        #expect(try j.entry(id: 2)?.state == .review)
+        let given = try await runTillCapturing(["resolve", "2", "--charged", "--amount", "10", "--journal", journal])
+        #expect(given.status == 0, "\(given.errors)")
+        #expect(try j.entry(id: 2)?.state == .approved)
+    }
+
     /// Found by a peer keeping its own ledger: a 5.00 sale with a 1.00 tip asked, approved by an answer that states no
     /// tip (review, as it should), then `till resolve 1 --charged` counted 5.00 + 1.00, where the terminal had taken
     /// 5.00. A tip the terminal never stated is not counted on a person's mark without the person saying it.
