@@ -320,9 +320,12 @@ func startupRounds(till: String, env: String, journal: String, dir: String) -> (
     // alone, and 1.49-1.50x in both with it in a file (2026-11-25; why the message costs only after those rounds was
     // not found). `dialog` writes nothing to standard error.
     let errors = dir + "/till-stderr.txt"
-    func command(_ binary: String) -> String {
+    func command(_ binary: String, env: String = env, journal: String = journal) -> String {
         "exec \(env) \(binary) --journal \(journal) --sim-speed 0 2>>\(errors)"
     }
+    // B starts on a copy of the journal and the simulator's state, its own: what one build leaves in the files at
+    // exit (a WAL kept or removed) would otherwise be what the other build finds at its start.
+    let twin = other.map { _ in copyOfTill(dir: dir, journal: journal) }
     var tillMs: [Double] = [], dialogMs: [Double] = [], otherMs: [Double] = []
     if let control = TmuxControl("start", dir: dir) {
         defer { control.stop() }
@@ -336,7 +339,8 @@ func startupRounds(till: String, env: String, journal: String, dir: String) -> (
                                                 marker: "Ready for the next customer."), counted {
                 dialogMs.append(ms)
             }
-            if let other, let ms = control.time(command(other), marker: "batch Morning"), counted { otherMs.append(ms) }
+            if let other, let twin, let ms = control.time(command(other, env: twin.env, journal: twin.journal), marker: "batch Morning"),
+               counted { otherMs.append(ms) }
         }
     }
     // Anything till said on standard error besides its exit message would be a start that
@@ -361,6 +365,20 @@ func openShift(till: String, dir: String) throws -> (env: String, journal: Strin
     let journal = dir + "/journal.sqlite"
     spawnWait(["/usr/bin/env", "XDG_CONFIG_HOME=\(dir)/cfg", till, "batch", "open", "--name", "Morning", "--journal", journal, "--sim-speed", "0"])
     return (env, journal)
+}
+
+/// A copy of the till set up in `dir` (its data folder, its closed journal and the simulated terminal's state) in `dir/b`, for an A/B's second build.
+func copyOfTill(dir: String, journal: String) -> (env: String, journal: String) {
+    let b = dir + "/b"
+    try? FileManager.default.createDirectory(atPath: b, withIntermediateDirectories: true)
+    try? FileManager.default.copyItem(atPath: dir + "/data", toPath: b + "/data")
+    for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: journal + suffix) {
+        try? FileManager.default.copyItem(atPath: journal + suffix, toPath: b + "/journal.sqlite" + suffix)
+    }
+    // The simulated terminal's state, beside the journal.
+    try? FileManager.default.copyItem(atPath: dir + "/simulator-state.json", toPath: b + "/simulator-state.json")
+    let env = "env TERM=xterm-256color LANG=C.UTF-8 LC_ALL=C.UTF-8 XDG_CONFIG_HOME=\(b)/cfg XDG_DATA_HOME=\(b)/data"
+    return (env, b + "/journal.sqlite")
 }
 
 /// `TillBench startup`: only the start-up rounds, on a journal with an open shift, as `userBench` has them.
