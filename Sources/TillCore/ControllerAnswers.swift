@@ -39,6 +39,11 @@ extension TillController {
         }
         let state = AnswerRules.state(for: r)
         if state == .resolved, AnswerRules.terminalWasBusy(r) {
+            // A look-up is made about a payment whose outcome is not known, and the terminal may be busy with that
+            // very payment: "nothing was charged" beside it would read as its outcome.
+            if e.action == .transactionDetails {
+                return (state, "The terminal was busy and did not look the payment up: this says nothing of the payment. Ask again.")
+            }
             return (state, "The terminal was busy with another transaction and did not start this one: nothing was charged. Try again.")
         }
         if state == .approved, e.action == .batch, r.batchCommand == .close, let named = r.batchId {

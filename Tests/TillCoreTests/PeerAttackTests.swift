@@ -261,6 +261,30 @@ extension PeerAttackTests {
 }
 
 extension PeerAttackTests {
+    /// Found by an outside tester after a kill -9: recovery's look-up, answered `(-20) TRANSACTION_IN_PROGRESS` (the
+    /// terminal still busy with the very sale), was journaled "did not start this one: nothing was charged" beside a
+    /// sale that was charged. A busy answer to a look-up says nothing about the payment asked about.
+    @Test func aLookUpAnsweredBusySaysNothingOfThePayment() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "busy_lookup", """
+        if q.get("action") == "transactionDetails":
+            sys.stdout.write("interapp-callback://result?status=fail&message=(-20)%20TRANSACTION_IN_PROGRESS&action=transactionDetails"
+                + "&clientTransactionId=" + q["clientTransactionId"] + "\\n")
+            sys.stdout.flush()
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        let sale = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "2", "--transport", peer])
+        let j = try Journal(path: journal)
+        #expect(try j.entry(id: 1)?.state == .unknown, "exit \(sale.status)")
+        let r = try await runTillCapturing(["recover", "--journal", journal, "--timeout", "10", "--transport", peer])
+        #expect(try j.entry(id: 1)?.state == .unknown, "\(r.output)")
+        let lookUp = try #require(try j.entries(JournalFilter(scope: .all)).first { $0.action == .transactionDetails })
+        let note = lookUp.note ?? ""
+        #expect(!note.contains("nothing was charged") && note.contains("says nothing of the payment"), "\(note)")
+    }
+}
+
+extension PeerAttackTests {
     /// A sale left unknown, its look-up by recovery timed out too; then the terminal filed the sale's late approval
     /// under the look-up's name (file drop). It turned the look-up row into "transactionDetails approved" (never
     /// counted, never listed) and the sale stayed unknown. The approval names the sale: it settles the sale.
