@@ -321,7 +321,7 @@ struct RecoverCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "recover",
         abstract: "Settle what an earlier run left open: ask the terminal about each pending/sent/unknown entry.",
-        discussion: "Exit status: 0 nothing left unresolved, 3 some outcomes are still unknown (listed).")
+        discussion: "Exit status: 0 nothing left unresolved (or only what another till is waiting on), 3 some outcomes are still unknown (listed).")
     @OptionGroup var global: GlobalOptions
     @OptionGroup var caller: CallerOptions
 
@@ -329,16 +329,25 @@ struct RecoverCommand: AsyncParsableCommand {
         let settings = global.settings()
         let controller = await global.controller(caller: caller.caller(config: settings), recover: false)
         let left = await controller.recover()
+        // What another till is waiting on is its own to settle: listed apart, never as an outcome to resolve.
+        let elsewhere = await controller.anotherTillIsSending() ? left.filter { $0.state == .pending || $0.state == .sent } : []
+        let open = left.filter { e in !elsewhere.contains { $0.id == e.id } }
         await controller.shutdown()
         await HeadlessNotices.drained()
         if global.json {
             outJSON(JSONValue.array(left.map(journalEntryJSON)))
-        } else if left.isEmpty {
-            out("Nothing left unresolved.")
         } else {
-            out("\(left.count) outcome(s) unknown or to review: check the terminal, then `till resolve ID --charged|--not-charged`:")
-            for e in left { out(journalEntryLine(e)) }
+            if !elsewhere.isEmpty {
+                out("\(elsewhere.count) in progress on another till, which is waiting for the terminal's answer and settles it:")
+                for e in elsewhere { out(journalEntryLine(e)) }
+            }
+            if open.isEmpty {
+                out("Nothing left unresolved.")
+            } else {
+                out("\(open.count) outcome(s) unknown or to review: check the terminal, then `till resolve ID --charged|--not-charged`:")
+                for e in open { out(journalEntryLine(e)) }
+            }
         }
-        throw ExitCode(left.isEmpty ? 0 : 3)
+        throw ExitCode(open.isEmpty ? 0 : 3)
     }
 }

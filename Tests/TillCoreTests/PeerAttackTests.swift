@@ -41,6 +41,11 @@ import TillProtocol
         let refused = try await runTillCapturing(["resolve", "1", "--not-charged", "--journal", journal])
         #expect(refused.status == 1 && refused.errors.contains("in progress on another till"), "exit \(refused.status): \(refused.errors)")
         #expect(try j.entry(id: 1)?.state == .sent)
+        // `till recover` from another shell meanwhile listed it among the outcomes to check and resolve.
+        let listed = try await runTillCapturing(["recover", "--journal", journal, "--transport", peer])
+        #expect(listed.status == 0 && !listed.output.contains("unknown or to review") && listed.output.contains("in progress on another till"),
+                "exit \(listed.status): \(listed.output)")
+        #expect(try j.entry(id: 1)?.state == .sent)
         let waited = try await sale.value
         #expect(try j.entry(id: 1)?.state == .unknown, "exit \(waited.status)")
         // Once nobody waits on it, a person may settle it.
