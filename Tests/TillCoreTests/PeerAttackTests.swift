@@ -238,6 +238,19 @@ extension PeerAttackTests {
 }
 
 extension PeerAttackTests {
+    /// A 5.00 sale left unknown (the peer answers nothing to it, `--timeout 2`), then `till recover` with the peer
+    /// answering the look-up with `lookUpAnswer` (Python lines that write it; `q` is the request's fields).
+    static func unknownSaleRecovered(_ dir: TempDir, _ name: String, lookUpAnswer: String) async throws
+        -> (journal: Journal, recover: (status: Int32, signalled: Bool, output: String, errors: String)) {
+        let indented = lookUpAnswer.split(separator: "\n").map { "    " + $0 }.joined(separator: "\n")
+        let peer = try PeerAnswerTests.pipePeer(dir, name, "if q.get(\"action\") == \"transactionDetails\":\n" + indented + "\n    sys.stdout.flush()")
+        let journal = dir.path + "/journal.sqlite"
+        let sale = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "2", "--transport", peer])
+        let j = try Journal(path: journal)
+        #expect(try j.entry(id: 1)?.state == .unknown, "exit \(sale.status)")
+        return (j, try await runTillCapturing(["recover", "--journal", journal, "--timeout", "10", "--transport", peer]))
+    }
+
     /// A sale left unknown, then `till recover` asks the terminal (`transactionDetails`). The record that comes back
     /// names no payment (another transaction's STAN and id), or names this one but gives its transaction status twice:
     /// it settled the sale all the same, a charged card as declined or an uncharged one as approved and counted. Such a
@@ -249,16 +262,9 @@ extension PeerAttackTests {
     ])
     func aLookUpRecordThatDoesNotNameThePaymentForCertainLeavesItUnknown(record: String, naming: Bool) async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let peer = try PeerAnswerTests.pipePeer(dir, "lookup", """
-        if q.get("action") == "transactionDetails":
-            sys.stdout.write("interapp-callback://result?\(record)" + ("&clientTransactionId=" + q["clientTransactionId"] if \(naming ? "True" : "False") else "") + "\\n")
-            sys.stdout.flush()
+        let (j, r) = try await PeerAttackTests.unknownSaleRecovered(dir, "lookup", lookUpAnswer: """
+        sys.stdout.write("interapp-callback://result?\(record)" + ("&clientTransactionId=" + q["clientTransactionId"] if \(naming ? "True" : "False") else "") + "\\n")
         """)
-        let journal = dir.path + "/journal.sqlite"
-        let sale = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "2", "--transport", peer])
-        let j = try Journal(path: journal)
-        #expect(try j.entry(id: 1)?.state == .unknown, "exit \(sale.status)")
-        let r = try await runTillCapturing(["recover", "--journal", journal, "--timeout", "10", "--transport", peer])
         let e = try #require(try j.entry(id: 1))
         #expect(e.state == .unknown, "\(e.state.rawValue) \(e.note ?? ""): \(r.output) \(r.errors)")
         #expect(try j.totals(batchId: e.batchId ?? "").sales.count == 0)
@@ -271,17 +277,10 @@ extension PeerAttackTests {
     /// sale that was charged. A busy answer to a look-up says nothing about the payment asked about.
     @Test func aLookUpAnsweredBusySaysNothingOfThePayment() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let peer = try PeerAnswerTests.pipePeer(dir, "busy_lookup", """
-        if q.get("action") == "transactionDetails":
-            sys.stdout.write("interapp-callback://result?status=fail&message=(-20)%20TRANSACTION_IN_PROGRESS&action=transactionDetails"
-                + "&clientTransactionId=" + q["clientTransactionId"] + "\\n")
-            sys.stdout.flush()
+        let (j, r) = try await PeerAttackTests.unknownSaleRecovered(dir, "busy_lookup", lookUpAnswer: """
+        sys.stdout.write("interapp-callback://result?status=fail&message=(-20)%20TRANSACTION_IN_PROGRESS&action=transactionDetails"
+            + "&clientTransactionId=" + q["clientTransactionId"] + "\\n")
         """)
-        let journal = dir.path + "/journal.sqlite"
-        let sale = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "2", "--transport", peer])
-        let j = try Journal(path: journal)
-        #expect(try j.entry(id: 1)?.state == .unknown, "exit \(sale.status)")
-        let r = try await runTillCapturing(["recover", "--journal", journal, "--timeout", "10", "--transport", peer])
         #expect(try j.entry(id: 1)?.state == .unknown, "\(r.output)")
         let lookUp = try #require(try j.entries(JournalFilter(scope: .all)).first { $0.action == .transactionDetails })
         let note = lookUp.note ?? ""
