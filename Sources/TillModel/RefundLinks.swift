@@ -55,7 +55,7 @@ public struct RefundLinks: Sendable, Hashable {
             original[e.id] = sale.id
             guard e.state == .approved else { continue }
             refunds[sale.id, default: []].append(e.id)
-            if let amount = e.response?.amount ?? e.amount { refunded[sale.id, default: .zero] = refunded[sale.id, default: .zero] + amount }
+            if let amount = e.amount { refunded[sale.id, default: .zero] = refunded[sale.id, default: .zero] + amount }
             else { unknownAmount.insert(sale.id) }
         }
     }

@@ -38,9 +38,9 @@ public struct ReportBucket: Sendable, Hashable, Codable {
         firstAtMs = min(firstAtMs, other.firstAtMs); lastAtMs = max(lastAtMs, other.lastAtMs)
     }
 
-    /// The amount an entry moved: what the terminal answered, else what was asked.
-    public static func amountCents(of e: JournalEntry) -> Int { (e.response?.amount ?? e.amount)?.cents ?? 0 }
-    public static func tipCents(of e: JournalEntry) -> Int { (e.response?.tipAmount ?? e.tipAmount)?.cents ?? 0 }
+    /// The amount an entry moved, as the journal counts it (`JournalEntry.amount`).
+    public static func amountCents(of e: JournalEntry) -> Int { e.amount?.cents ?? 0 }
+    public static func tipCents(of e: JournalEntry) -> Int { e.tipAmount?.cents ?? 0 }
 
     /// Aggregates entries into buckets (batch and abort/details entries carry no money and are skipped).
     public static func aggregate(_ entries: [JournalEntry]) -> [ReportBucket] {

@@ -42,6 +42,9 @@ public struct JournalEntry: Sendable, Hashable, Codable, Identifiable {
     public var requestId: String
     public var action: Action
     public var clientTransactionId: String?
+    /// What it moved, as every total counts it: the amount the terminal's answer stated (an abort's answer states
+    /// none of the payment's), or the one a person gave when settling it, else what was asked. The answer itself, as
+    /// it came, is in `response`.
     public var amount: Money?
     public var tipAmount: Money?
     /// The request URL with secrets redacted.
@@ -83,9 +86,9 @@ public struct JournalEntry: Sendable, Hashable, Codable, Identifiable {
     public var mayHaveMovedMoney: Bool { state.awaitsTerminal || state == .review }
 
     /// What the card paid (or was asked to pay), read with the entry's own tip style.
-    public var charged: Money? { (response?.amount ?? amount).map { tipStyle.charged(amount: $0, tip: response?.tipAmount ?? tipAmount) } }
+    public var charged: Money? { amount.map { tipStyle.charged(amount: $0, tip: tipAmount) } }
     /// The goods, without the tip, read with the entry's own tip style.
-    public var goods: Money? { (response?.amount ?? amount).map { tipStyle.goods(amount: $0, tip: response?.tipAmount ?? tipAmount) } }
+    public var goods: Money? { amount.map { tipStyle.goods(amount: $0, tip: tipAmount) } }
 }
 
 /// The request currently waiting for the terminal.

@@ -92,7 +92,12 @@ extension PeerAttackTests {
                 + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
             sys.stdout.flush()
             continue
-        """ + "\n" + PeerAnswerTests.refundApproval(amount: "0", stan: 2))
+        # Each refund its own transaction (a STAN from the clock), answered 0.00.
+        n = time.time_ns() // 1000 % 1000000
+        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=cancel&amount=0"
+            + "&referenceNumber=%06d&orderCode=9%015d&transactionId=00000000-0000-4000-8000-%012d\\n" % (n, n, n))
+        sys.stdout.flush()
+        """)
         let journal = dir.path + "/journal.sqlite"
         #expect(try await runTillCapturing(["sale", "--amount", "10", "--journal", journal, "--timeout", "20", "--transport", peer]).status == 0)
         let r = try await runTillCapturing(["refund", "--reference", "000001", "--journal", journal, "--timeout", "20", "--transport", peer])
@@ -105,6 +110,16 @@ extension PeerAttackTests {
         let given = try await runTillCapturing(["resolve", "2", "--charged", "--amount", "10", "--journal", journal])
         #expect(given.status == 0, "\(given.errors)")
         #expect(try j.entry(id: 2)?.state == .approved)
+
+        // A second full refund, answered 0 too, was then capped at the 10.00 "left": the first's answer (0.00) was
+        // read instead of the 10.00 a person gave it, and the export listed it at 0.00 where the report counted 10.00.
+        _ = try await runTillCapturing(["refund", "--reference", "000001", "--journal", journal, "--timeout", "20", "--transport", peer])
+        #expect(try j.entry(id: 3)?.state == .review)
+        let twice = try await runTillCapturing(["resolve", "3", "--charged", "--amount", "10", "--journal", journal])
+        #expect(twice.status == 1 && twice.errors.contains("0.00 left to refund"), "exit \(twice.status): \(twice.errors)")
+        let export = try await runTillCapturing(["export", "--journal", journal])
+        let row = export.output.split(whereSeparator: \.isNewline).first { $0.hasPrefix("2,") } ?? ""
+        #expect(row.contains(",cancel,approved,10.00,") && row.hasSuffix(",-10.00"), "\(export.output)")
     }
 
     /// Found by a peer keeping its own ledger: a 5.00 sale with a 1.00 tip asked, approved by an answer that states no

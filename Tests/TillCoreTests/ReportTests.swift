@@ -20,8 +20,10 @@ enum ScriptedDay {
             if let orderCode { fields.append("orderCode=\(orderCode)") }
             response = try! CallbackResponse.decode("cb://result?" + fields.joined(separator: "&"))
         }
+        // As the journal keeps it: the amount the answer stated, else the one asked.
+        let counted = answer ? (answeredAmount ?? amount) : amount
         return JournalEntry(id: id, requestId: "r\(id)", action: action, clientTransactionId: "c\(id)",
-                            amount: amount.map { Money(cents: $0) }, tipAmount: tip.map { Money(cents: $0) },
+                            amount: counted.map { Money(cents: $0) }, tipAmount: tip.map { Money(cents: $0) },
                             requestURL: "", state: state, createdAtMs: batch.openedAtMs! + minute * 60_000,
                             updatedAtMs: batch.openedAtMs! + minute * 60_000, response: response,
                             batchId: batch.id, batchName: batch.name)

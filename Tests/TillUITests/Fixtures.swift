@@ -14,8 +14,11 @@ let declinedSaleResponse = response("status=fail&message=(-12) TRANSACTION_DECLI
 
 func entry(_ id: Int64, _ action: Action = .sale, cents: Int? = 1250, tip: Int? = nil, state: EntryState = .approved,
            response r: CallbackResponse? = nil, note: String? = nil, at: Int64 = fixedNow) -> JournalEntry {
-    JournalEntry(id: id, requestId: "req-\(id)", action: action, clientTransactionId: "till-\(id)", amount: cents.map { Money(cents: $0) },
-                 tipAmount: tip.map { Money(cents: $0) }, requestURL: "vivapayclient://pay/v1?action=\(action.rawValue)",
+    // As the journal keeps it: the figures an answer states replace the ones asked (an abort's answer states none).
+    let figures = r?.action == .abort ? nil : r
+    return JournalEntry(id: id, requestId: "req-\(id)", action: action, clientTransactionId: "till-\(id)",
+                 amount: figures?.amount ?? cents.map { Money(cents: $0) },
+                 tipAmount: figures?.tipAmount ?? tip.map { Money(cents: $0) }, requestURL: "vivapayclient://pay/v1?action=\(action.rawValue)",
                  state: state, createdAtMs: at, updatedAtMs: at, response: r, batchId: "7885F4F1-59CA-42C2-81BB-6DB48AA138A6",
                  batchName: "Morning", note: note)
 }

@@ -73,7 +73,7 @@ import TillProtocol
     }
 
     @Test func theCountSaysWhatItCounts() {
-        var entries = (1...10).map { entry(Int64($0), cents: 100 * $0, response: approvedSaleResponse, at: fixedNow - Int64($0) * 60_000) }
+        var entries = (1...10).map { entry(Int64($0), cents: 100 * $0, at: fixedNow - Int64($0) * 60_000) }
         entries.append(entry(11, .transactionDetails, cents: nil, response: nil, at: fixedNow - 30 * 60_000))
         entries.append(entry(12, .transactionDetails, cents: nil, response: nil, at: fixedNow - 31 * 60_000))
         var s = JournalRollTests.journal(entries)
