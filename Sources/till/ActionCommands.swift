@@ -1,4 +1,5 @@
 import ArgumentParser
+import TillCore
 import TillModel
 import TillProtocol
 
@@ -37,14 +38,18 @@ struct ActionHelp: Sendable {
 /// An action's options and help: what `till url <name>` and `till <name>` are made of.
 protocol ActionCommandLine: RequestOptionGroup, ActionCommands {
     static var help: ActionHelp { get }
-    /// The request `till <name>` sends: the typed one, unless the action reads the config too (a sale's tip style).
-    func headlessRequest(caller: Caller, global: GlobalOptions) throws(ValidationFailure) -> TerminalRequest
+    /// The request `till <name>` sends: the typed one, unless the action reads the settings too (a sale's tip style).
+    func headlessRequest(caller: Caller, settings: TillConfig) throws(ValidationFailure) -> TerminalRequest
+    /// A tip style given on the command line (`--tip-style`): it overrides the config's `tip` for the whole command,
+    /// the request and the journal's reading of its entry alike.
+    var tipStyleGiven: TipStyle? { get }
 }
 
 extension ActionCommandLine {
-    func headlessRequest(caller: Caller, global: GlobalOptions) throws(ValidationFailure) -> TerminalRequest {
+    func headlessRequest(caller: Caller, settings: TillConfig) throws(ValidationFailure) -> TerminalRequest {
         try terminalRequest(caller: caller)
     }
+    var tipStyleGiven: TipStyle? { nil }
     /// `till url <name>`.
     static var urlCommand: any ParsableCommand.Type { URLActionCommand<Self>.self }
     /// `till <name>`.
@@ -73,7 +78,9 @@ struct HeadlessActionCommand<Options: ActionCommandLine>: AsyncParsableCommand {
     @OptionGroup var caller: CallerOptions
     @OptionGroup var options: Options
     func run() async throws {
-        await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try options.headlessRequest(caller: c, global: global) }
+        await runHeadlessTransaction(global, caller, tipStyle: options.tipStyleGiven) { c, settings throws(ValidationFailure) in
+            try options.headlessRequest(caller: c, settings: settings)
+        }
     }
 }
 
@@ -92,8 +99,8 @@ struct HeadlessPaymentCommand<Options: PaymentCommandLine>: AsyncParsableCommand
     @OptionGroup var options: Options
     @OptionGroup var retry: RetryOptions
     func run() async throws {
-        await runHeadlessTransaction(global, caller, confirming: retry.ids) { c throws(ValidationFailure) in
-            try options.headlessRequest(caller: c, global: global)
+        await runHeadlessTransaction(global, caller, confirming: retry.ids, tipStyle: options.tipStyleGiven) { c, settings throws(ValidationFailure) in
+            try options.headlessRequest(caller: c, settings: settings)
         }
     }
 }

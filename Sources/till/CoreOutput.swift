@@ -81,8 +81,9 @@ struct GlobalOptions: ParsableArguments {
     }
 
     /// A started controller; recovery has run (unresolved entries are listed on standard error).
-    func controller(caller: Caller, recover: Bool = true) async -> TillController {
-        let s = settings()
+    /// `settings`: these flags' settings as the command amended them (a sale's `--tip-style`), else `settings()`.
+    func controller(caller: Caller, recover: Bool = true, settings given: TillConfig? = nil) async -> TillController {
+        let s = given ?? settings()
         Termination.install()
         let c: TillController
         do { c = try await TillFactory.makeController(config: s, caller: caller, beforeStart: HeadlessNotices.follow) } catch let error as JournalOpenError {

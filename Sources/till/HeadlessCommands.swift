@@ -13,12 +13,14 @@ let headlessCommands: [any ParsableCommand.Type] = transactionCommandLines.map {
 let headlessExitCodesHelp = "Exit status: 0 approved/success, 1 declined/failed/aborted, 2 invalid input, 3 transport error, timeout or unknown outcome."
 
 /// Journals, sends, waits and prints one request; Ctrl-C once sends an abort, twice stops waiting (outcome unknown).
-func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOptions, confirming: Set<Int64> = [],
-                    _ build: (Caller) throws(ValidationFailure) -> TerminalRequest) async -> Never {
-    let settings = global.settings()
+/// `tipStyle`: the command's `--tip-style`, over the config's `tip`.
+func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOptions, confirming: Set<Int64> = [], tipStyle: TipStyle? = nil,
+                    _ build: (Caller, TillConfig) throws(ValidationFailure) -> TerminalRequest) async -> Never {
+    var settings = global.settings()
+    if let tipStyle { settings.tip = tipStyle }
     let caller = callerOptions.caller(config: settings)
-    let request = exitOnValidationFailure { () throws(ValidationFailure) -> TerminalRequest in try build(caller) }
-    let controller = await global.controller(caller: caller)
+    let request = exitOnValidationFailure { () throws(ValidationFailure) -> TerminalRequest in try build(caller, settings) }
+    let controller = await global.controller(caller: caller, settings: settings)
     signal(SIGINT, SIG_IGN)
     let interrupts = CoreLocked(0)
     let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
@@ -126,7 +128,7 @@ struct BatchTillCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             }
         }
-        await runHeadlessTransaction(global, caller) { c throws(ValidationFailure) in try batch.terminalRequest(caller: c) }
+        await runHeadlessTransaction(global, caller) { c, _ throws(ValidationFailure) in try batch.terminalRequest(caller: c) }
     }
 }
 

@@ -26,6 +26,25 @@ import TillSimulator
         let onTop = try await runTill(["sale", "--amount", "20", "--tip", "2", "--tip-style", "on-top"] + common)
         #expect(onTop.status == 0)
         #expect(try Journal(path: journal).requestedAmounts(of: 3).amount == Money(cents: 2000))
+        let e3 = try #require(try Journal(path: journal).entry(id: 3))
+        #expect(e3.tipStyle == .onTop && e3.charged == Money(cents: 2200), "\(e3)")
+    }
+
+    // Found by an outside tester: `--tip-style included` on the command line sent the total (11.00 holding the 1.00
+    // tip), but the entry was journaled with the config's reading (on top): its line, the report and the refund cap
+    // said 12.00 for a card charged 11.00. The entry is read as the request was built.
+    @Test func theTipStyleFlagIsHowTheEntryIsRead() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let journal = dir.path + "/journal.sqlite"
+        let common = ["--journal", journal, "--sim-speed", "0", "--config", "/dev/null"]
+        #expect(try await runTill(["batch", "open", "--name", "tips"] + common).status == 0)
+        let sale = try await runTill(["sale", "--amount", "10", "--tip", "1", "--tip-style", "included"] + common)
+        #expect(sale.status == 0 && sale.output.contains("11.00 incl. tip 1.00 charged"), "\(sale.output)")
+        let e = try #require(try Journal(path: journal).entry(id: 2))
+        #expect(e.tipStyle == .included && e.charged == Money(cents: 1100), "\(e)")
+        let report = try await runTill(["report"] + common)
+        let net = report.output.split(separator: "\n").first { $0.contains("NET TOTAL") } ?? ""
+        #expect(net.hasSuffix("11.00"), "\(report.output)")
     }
 
     @Test func everyAdministrativeCommandRunsAndMovesNoMoney() async throws {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import TillCore
 import TillModel
 import TillProtocol
 
@@ -97,11 +98,13 @@ struct SaleOptions: PaymentCommandLine {
         return d
     }
 
-    /// `till sale`: the amount sent as the terminal reads the tip: --tip-style, else the config's `tip` (the screen
-    /// reads it too).
-    func headlessRequest(caller: Caller, global: GlobalOptions) throws(ValidationFailure) -> TerminalRequest {
-        try terminalRequest(caller: caller, tipStyle: tipStyle ?? global.settings().resolvedTip)
+    /// `till sale`: the amount sent as the terminal reads the tip: the settings' (--tip-style, else the config's `tip`,
+    /// which the screen reads too).
+    func headlessRequest(caller: Caller, settings: TillConfig) throws(ValidationFailure) -> TerminalRequest {
+        try terminalRequest(caller: caller, tipStyle: settings.resolvedTip)
     }
+
+    var tipStyleGiven: TipStyle? { tipStyle }
 }
 
 /// Which of the terminal's screens a sale or pre-auth shows before it returns: `--show-receipt`, `--show-rating`,
