@@ -352,17 +352,20 @@ extension Journal {
     /// Card payments that may have charged (`mayHaveCharged`) and that the cashier has not yet confirmed before
     /// charging again.
     public func unconfirmedUnknownPayments() throws -> [JournalEntry] {
-        try unconfirmed([.sale, .preAuth]).filter(\.mayHaveCharged) + unconfirmedContradictingApprovals()
+        try unconfirmed([.sale, .preAuth]).filter(\.mayHaveCharged) + unconfirmedUncountedApprovals()
     }
 
-    /// Approvals naming a payment of this journal (its own reference) that contradict what is journaled for it (its
-    /// own decline came first), kept for review beside it: the card may have been charged, so a new sale asks first,
-    /// as after an unknown outcome. A review row of such an approval let the next sale go, and charged twice.
-    func unconfirmedContradictingApprovals() throws -> [JournalEntry] {
+    /// Approvals kept for review that no entry counts, and that may be this till's: one naming a payment of this
+    /// journal (its own reference) that contradicts what is journaled for it (its own decline came first), or one
+    /// naming no payment. The card may have been charged, so a new sale asks first, as after an unknown outcome: a
+    /// review row of such an approval let the next sale go, and the customer paid twice. One naming a reference this
+    /// journal never sent is another's.
+    func unconfirmedUncountedApprovals() throws -> [JournalEntry] {
         try reading { db in
             try Row.fetchAll(db, sql: """
                 SELECT \(Journal.columns) FROM entry WHERE origin = 'unmatched' AND state = 'review' AND action IN ('sale', 'pre_auth')
-                  AND retryConfirmedAtMs IS NULL AND clientTransactionId IN (SELECT clientTransactionId FROM entry WHERE origin = 'request')
+                  AND retryConfirmedAtMs IS NULL AND (COALESCE(clientTransactionId, '') = ''
+                    OR clientTransactionId IN (SELECT clientTransactionId FROM entry WHERE origin = 'request'))
                   ORDER BY id
                 """).map(Journal.entry(from:))
         }.filter { $0.response?.isApproved == true }

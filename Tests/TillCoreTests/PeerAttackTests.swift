@@ -509,6 +509,33 @@ extension PeerAttackTests {
 }
 
 extension PeerAttackTests {
+    /// Found by an outside peer: the sale's own decline, then 0.3 s later an approval that names no payment (no client
+    /// transaction id). It was journaled for review ("matches nothing"), but the next sale went without a word, and the
+    /// customer paid twice. An approval for review that no entry counts stops the next sale, as an unknown outcome does.
+    @Test func anApprovalNamingNothingForReviewStopsTheNextSale() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "decline_then_unnamed", """
+        if q.get("action") == "sale":
+            a = q["amount"]
+            sys.stdout.write("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=" + a
+                + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "\\n")
+            sys.stdout.flush()
+            time.sleep(0.3)
+            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=" + a
+                + "&tipAmount=0&referenceNumber=000001&orderCode=9000000000000001&transactionId=00000000-0000-4000-8000-000000000001\\n")
+            sys.stdout.flush()
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        let r = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "10", "--transport", peer])
+        let j = try Journal(path: journal)
+        let stray = try #require(try j.entries(JournalFilter(scope: .all)).first { $0.id != 1 && $0.state == .review }, "\(r.output) \(r.errors)")
+        let next = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "10", "--transport", peer])
+        #expect(next.status == 3 && next.errors.contains("NOT SENT") && next.errors.contains("--confirm-unknown \(stray.id)"),
+                "exit \(next.status): \(next.output) \(next.errors)")
+    }
+}
+
+extension PeerAttackTests {
     /// Found by a cashier in tmux (and true of `till refund` as well): a refund whose outcome was unknown could be sent
     /// again with nothing said; both went through and the card got the money back twice. A second refund of the same
     /// payment is not sent until the earlier one is checked (`--confirm-unknown`), as a second sale is not.
