@@ -50,6 +50,15 @@ func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOpti
     source.cancel()
     await Termination.shutdown(controller)
     await HeadlessNotices.drained()
+    // The journal's last word: an answer read while the transport stopped (the sale's own approval after the abort's
+    // "aborted", a late answer to an unknown outcome) may have settled the entry again.
+    switch outcome {
+    case .answered(let e), .unknown(let e):
+        if let now = try? controller.journal.entry(id: e.id), now.state != e.state {
+            outcome = now.state.awaitsTerminal ? .unknown(now) : .answered(now)
+        }
+    default: break
+    }
     // The terminal's own word, then another about the same payment (its decline, then its approval): not certain.
     var contradicted: JournalEntry?
     if case .answered(let e) = outcome, e.action.movesMoney { contradicted = await controller.answersContradicting(e).last }

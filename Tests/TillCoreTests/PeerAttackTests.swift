@@ -210,7 +210,10 @@ extension PeerAttackTests {
     /// `ABORT … (-57) ABORTED` (naming no payment), then, 0.3 s later, the sale's own approval. The command printed
     /// ABORTED, exited 1 and stopped its bridge at the abort's answer: the approval was never read, the journal said
     /// aborted, and the charge was in no report. It now waits a moment for the sale's own answer.
-    @Test func ctrlCThenTheSalesOwnApprovalAfterTheAbortsAnswerCountsTheCharge() async throws {
+    /// With the approval 5.5 s later (after that 5 s wait, while the bridge is read until it ends), the journal said
+    /// approved but the command still printed ABORTED and exited 1: it now prints the journal's last word.
+    @Test(arguments: ["0.3", "5.5"])
+    func ctrlCThenTheSalesOwnApprovalAfterTheAbortsAnswerCountsTheCharge(gap: String) async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let peer = try PeerAnswerTests.pipePeer(dir, "abort_then_charged", """
         if q.get("action") == "sale":
@@ -219,7 +222,7 @@ extension PeerAttackTests {
         if q.get("action") == "abort":
             sys.stdout.write("interapp-callback://result?status=fail&message=(-57)%20ABORTED&action=ABORT&amount=" + amount + "&tipAmount=0\\n")
             sys.stdout.flush()
-            time.sleep(0.3)
+            time.sleep(\(gap))
             sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=" + amount
                 + "&tipAmount=0&clientTransactionId=" + ctid + "&referenceNumber=000001&orderCode=9000000000000001"
                 + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
