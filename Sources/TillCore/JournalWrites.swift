@@ -261,6 +261,9 @@ extension Journal {
             if let amount, let stated = statedAmount, stated != amount {
                 throw ResolveError(message: "#\(id): the terminal stated \(stated), which counts; not \(amount).")
             }
+            if charged, e.action.movesMoney, amount?.cents == 0 {
+                throw ResolveError(message: "#\(id): 0.00 moves no money: give the amount the terminal shows, or mark it not charged.")
+            }
             if charged, e.action.movesMoney, amount == nil, (own != nil && statedAmount == nil) || (e.amount?.cents ?? 0) == 0 {
                 throw ResolveError(message: "#\(id): the terminal stated no amount: till resolve \(id) --charged --amount X")
             }

@@ -73,6 +73,10 @@ extension PeerAttackTests {
         let bare = try await runTillCapturing(["resolve", "1", "--charged", "--journal", journal])
         #expect(bare.status == 1 && bare.errors.contains("stated no amount"), "\(bare.errors)")
         #expect(try j.entry(id: 1)?.state == .review)
+        // Found by an outside tester: `--amount 0` counted an approved refund of 0.00.
+        let zero = try await runTillCapturing(["resolve", "1", "--charged", "--amount", "0", "--journal", journal])
+        #expect(zero.status == 1 && zero.errors.contains("moves no money"), "\(zero.errors)")
+        #expect(try j.entry(id: 1)?.state == .review)
         let given = try await runTillCapturing(["resolve", "1", "--charged", "--amount", "20", "--journal", journal])
         #expect(given.status == 0, "\(given.errors)")
         let e2 = try #require(try j.entry(id: 1))
