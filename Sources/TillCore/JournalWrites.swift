@@ -347,30 +347,33 @@ extension Journal {
 
     /// Refunds (captures) of the payment `finder` names whose money may have moved (`mayHaveMovedMoney`) and that
     /// nobody confirmed before sending another: a second one may give the money back twice (charge the pre-auth twice).
+    /// Approvals of that action kept for review count too, whatever payment was asked: their answers name none.
     public func unconfirmedUnknown(_ action: Action, sameKeyAs finder: TransactionFinder) throws -> [JournalEntry] {
-        guard let key = finder.key else { return [] }
-        return try unconfirmed([action]).filter { e in RefundLinks.finder(of: e).key == key && e.mayHaveMovedMoney }
+        let uncounted = try unconfirmedUncountedApprovals([action])
+        guard let key = finder.key else { return uncounted }
+        return try unconfirmed([action]).filter { e in RefundLinks.finder(of: e).key == key && e.mayHaveMovedMoney } + uncounted
     }
 
     /// Card payments that may have charged (`mayHaveCharged`) and that the cashier has not yet confirmed before
     /// charging again.
     public func unconfirmedUnknownPayments() throws -> [JournalEntry] {
-        try unconfirmed([.sale, .preAuth]).filter(\.mayHaveCharged) + unconfirmedUncountedApprovals()
+        try unconfirmed([.sale, .preAuth]).filter(\.mayHaveCharged) + unconfirmedUncountedApprovals([.sale, .preAuth])
     }
 
     /// Approvals kept for review that no entry counts, and that may be this till's: one naming a payment of this
     /// journal (its own reference) that contradicts what is journaled for it (its own decline came first), or one
-    /// naming no payment. The card may have been charged, so a new sale asks first, as after an unknown outcome: a
-    /// review row of such an approval let the next sale go, and the customer paid twice. One naming a reference this
-    /// journal never sent is another's.
-    func unconfirmedUncountedApprovals() throws -> [JournalEntry] {
+    /// naming no payment (as refund and capture answers never do). Money may have moved, so a new request of that
+    /// action asks first, as after an unknown outcome: a review row of such an approval let the next sale go, and the
+    /// customer paid twice. One naming a reference this journal never sent is another's.
+    func unconfirmedUncountedApprovals(_ actions: [Action]) throws -> [JournalEntry] {
         try reading { db in
             try Row.fetchAll(db, sql: """
-                SELECT \(Journal.columns) FROM entry WHERE origin = 'unmatched' AND state = 'review' AND action IN ('sale', 'pre_auth')
+                SELECT \(Journal.columns) FROM entry WHERE origin = 'unmatched' AND state = 'review'
+                  AND action IN (\(actions.map { _ in "?" }.joined(separator: ",")))
                   AND retryConfirmedAtMs IS NULL AND (COALESCE(clientTransactionId, '') = ''
                     OR clientTransactionId IN (SELECT clientTransactionId FROM entry WHERE origin = 'request'))
                   ORDER BY id
-                """).map(Journal.entry(from:))
+                """, arguments: StatementArguments(actions.map(\.rawValue))).map(Journal.entry(from:))
         }.filter { $0.response?.isApproved == true }
     }
 

@@ -272,9 +272,14 @@ public final class PipeTransport: Transport, @unchecked Sendable {
                 }
             }
         }
-        if let n = gate.report(nowNs: WallClock.monotonicNs(), force: true),
-           let sink = state.withLock({ s in s.bridge?.generation == generation || s.bridge == nil ? s.sink : nil }) {
-            sink(.problem(droppedMessage(n)))
+        if let sink = state.withLock({ s in s.bridge?.generation == generation || s.bridge == nil ? s.sink : nil }) {
+            if let n = gate.report(nowNs: WallClock.monotonicNs(), force: true) { sink(.problem(droppedMessage(n))) }
+            // A line cut short cannot be read for certain (an approval's amount cut to its first digit): not taken as
+            // an answer, and never dropped without a word.
+            if !splitter.line.isEmpty {
+                sink(.rejected(file: "(bridge line)", reason: "The bridge '\(command)' ended in the middle of a line (\(splitter.line.count) "
+                               + "bytes without a newline); till dropped it. It may have been an answer: check the terminal."))
+            }
         }
         close(fd)
         state.withLock { s in if s.closing == generation { s.closingOutputEnded = true } }

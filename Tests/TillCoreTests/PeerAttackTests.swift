@@ -516,6 +516,58 @@ extension PeerAttackTests {
 }
 
 extension PeerAttackTests {
+    /// Found by an outside peer: a refund's decline, then 3.5 s later a refund approval (after the refund's own 3 s
+    /// wait for a contradiction, while the bridge was read until it ended). It was journaled for review ("matches
+    /// nothing"), and the next refund of the same payment went without a word: the money went back twice.
+    @Test func aRefundApprovalForReviewStopsTheNextRefund() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "refund_decline_then_ok", """
+        if q.get("action") == "sale":
+            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=1000"
+                + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000001&orderCode=9000000000000001"
+                + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
+            sys.stdout.flush()
+            continue
+        sys.stdout.write("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=cancel&amount=400\\n")
+        sys.stdout.flush()
+        time.sleep(3.5)
+        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=cancel&amount=400"
+            + "&referenceNumber=000002&orderCode=9000000000000002&transactionId=00000000-0000-4000-8000-000000000002\\n")
+        sys.stdout.flush()
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        #expect(try await runTillCapturing(["sale", "--amount", "10", "--journal", journal, "--timeout", "20", "--transport", peer]).status == 0)
+        let first = try await runTillCapturing(["refund", "--reference", "000001", "--amount", "4", "--journal", journal, "--timeout", "20",
+                                                "--transport", peer])
+        let j = try Journal(path: journal)
+        let stray = try #require(try j.entries(JournalFilter(scope: .all)).first { $0.state == .review }, "\(first.output) \(first.errors)")
+        let next = try await runTillCapturing(["refund", "--reference", "000001", "--amount", "4", "--journal", journal, "--timeout", "20",
+                                               "--transport", peer])
+        #expect(next.status == 3 && next.errors.contains("NOT SENT") && next.errors.contains("--confirm-unknown \(stray.id)"),
+                "exit \(next.status): \(next.output) \(next.errors)")
+    }
+
+    /// Found by an outside peer: after the sale's own decline, the bridge wrote an approval cut shortextension PeerAttackTests {
+    /// Found by an outside peer: after the sale's own decline, the bridge wrote an approval cut short (no newline) and
+    /// ended. The piece was dropped without a word: exit 1, nothing on standard error. It is now reported.
+    @Test func aLineTheBridgeLeftUnfinishedIsReported() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "decline_then_half", """
+        if q.get("action") == "sale":
+            sys.stdout.write("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale&amount="
+                + q["amount"] + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "\\n")
+            sys.stdout.flush()
+            time.sleep(0.2)
+            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=5")
+            sys.stdout.flush()
+            sys.exit(0)
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        let r = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "10", "--transport", peer])
+        #expect(r.errors.contains("ended in the middle of a line"), "exit \(r.status): \(r.output) \(r.errors)")
+    }
+
+    /// Found by an outside peer: the sale's own decline, then 0.3 s later an approval that names no paymentextension PeerAttackTests {
     /// Found by an outside peer: the sale's own decline, then 0.3 s later an approval that names no payment (no client
     /// transaction id). It was journaled for review ("matches nothing"), but the next sale went without a word, and the
     /// customer paid twice. An approval for review that no entry counts stops the next sale, as an unknown outcome does.
