@@ -45,6 +45,14 @@ extension TillController {
             if let ctid = request.clientTransactionId, let used = try journal.entries(clientTransactionId: ctid).first {
                 return .invalid([TillController.reusedReference(ctid, used)])
             }
+            // A confirmation is given for an outcome not known; one found charged meanwhile (recovery's look-up at
+            // this command's start, a late answer) is a payment made: charging again on it made the customer pay twice.
+            for id in confirmingUnknown.sorted() {
+                guard let e = try journal.entry(id: id), e.state == .approved, e.action == .sale || e.action == .preAuth else { continue }
+                return .invalid([ValidationError(field: "confirmUnknown", message: "Journal entry \(id) is no longer unknown: the terminal "
+                                                 + "charged it (\(e.charged?.description ?? "approved")). Nothing was sent; if the customer is to pay "
+                                                 + "again, send without confirming it.")])
+            }
             open = try journal.unconfirmedUnknownPayments()
         case .cancel(let r):
             open = try journal.unconfirmedUnknown(.cancel, sameKeyAs: r.finder)

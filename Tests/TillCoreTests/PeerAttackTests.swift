@@ -516,6 +516,35 @@ extension PeerAttackTests {
 }
 
 extension PeerAttackTests {
+    /// Found by an outside tester: a sale left unknown; `till sale --confirm-unknown 1` started, its recovery's look-up
+    /// found entry 1 charged ("WAS CHARGED"), and the new sale was sent all the same: the customer paid twice. The
+    /// confirmation was given for an unknown outcome; a known charge is refused, in words.
+    @Test func aConfirmationOfAnEntryFoundChargedSendsNothing() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.silentFirst(dir, "found_charged", """
+        if q.get("action") == "transactionDetails":
+            sys.stdout.write("interapp-callback://result?status=success&action=transactionDetails&message=Transaction%20Details%20Fetched"
+                + "&transactionStatus=success&amount=1000&referenceNumber=000001&orderCode=9000000000000001"
+                + "&transactionId=00000000-0000-4000-8000-000000000001&clientTransactionId=" + q["clientTransactionId"] + "\\n")
+            sys.stdout.flush()
+            continue
+        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=" + q["amount"]
+            + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000002&orderCode=9000000000000002"
+            + "&transactionId=00000000-0000-4000-8000-000000000002\\n")
+        sys.stdout.flush()
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        let first = try await runTillCapturing(["sale", "--amount", "10", "--journal", journal, "--timeout", "2", "--transport", peer])
+        let j = try Journal(path: journal)
+        #expect(try j.entry(id: 1)?.state == .unknown, "exit \(first.status)")
+        let again = try await runTillCapturing(["sale", "--amount", "10", "--journal", journal, "--timeout", "10", "--transport", peer,
+                                                "--confirm-unknown", "1"])
+        #expect(try j.entry(id: 1)?.state == .approved, "\(again.errors)")
+        #expect(again.status == 2 && again.errors.contains("no longer unknown"), "exit \(again.status): \(again.output) \(again.errors)")
+        #expect(try j.entries(JournalFilter(scope: .all)).filter { $0.action == .sale }.count == 1)
+    }
+
+    /// Found by an outside peer: a refund's decline, then 3.5 s later a refund approvalextension PeerAttackTests {
     /// Found by an outside peer: a refund's decline, then 3.5 s later a refund approval (after the refund's own 3 s
     /// wait for a contradiction, while the bridge was read until it ended). It was journaled for review ("matches
     /// nothing"), and the next refund of the same payment went without a word: the money went back twice.
