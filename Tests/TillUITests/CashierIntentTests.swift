@@ -692,6 +692,18 @@ import TillProtocol
         #expect(!text.lowercased().contains("charge"), "\(text)")
     }
 
+    /// Found by an outside tester: a flood of approvals kept for review made the next sale ask about all of them, and
+    /// the box named three with nothing said of the rest.
+    @Test func theAgainBoxSaysHowManyMoreItDoesNotName() {
+        var s = readyState()
+        s.lastRequest = .sale(SaleRequest(amount: Money(cents: 1000)))
+        let strays = (1...5).map { entry(Int64($0), cents: 1000, state: .review) }
+        _ = update(&s, .performed(.needsConfirmation(strays), summary: "Sale € 10.00"))
+        guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
+        #expect(c.lines.filter { $0.contains("may have been charged") }.count == 3, "\(c.lines)")
+        #expect(c.lines.contains("and 2 more (F8 Unresolved lists them):"), "\(c.lines)")
+    }
+
     /// Found by an outside cashier: F5 on a sale marked charged by hand said "Only an approved sale or capture can be
     /// refunded" of an approved sale; what it lacks is a STAN to find it by.
     @Test func aRowWithoutAStanSaysSoOnF5() {
