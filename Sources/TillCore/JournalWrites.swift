@@ -274,8 +274,9 @@ extension Journal {
             if charged, e.action == .sale, tip == nil, let own, own.tipAmount == nil, let askedTip = asked.tip, askedTip.cents != 0 {
                 throw ResolveError(message: "#\(id): no tip stated (\(askedTip) asked): till resolve \(id) --charged --tip X")
             }
-            if charged, let amount, let (payment, left) = try leftToRefund(by: e), amount > left {
-                throw ResolveError(message: "#\(id) refunds #\(payment), with \(left) left to refund; not \(amount).")
+            // The figure that would count: the person's, else the one journaled (the answer's, else the one asked).
+            if charged, let counted = amount ?? e.amount, let (payment, left) = try leftToRefund(by: e), counted > left {
+                throw ResolveError(message: "#\(id) refunds #\(payment), with \(left) left to refund; not \(counted).")
             }
             if !charged { _ = try keepStoredStray(of: e, nowMs: nowMs) }
         }
@@ -360,19 +361,17 @@ extension Journal {
         try unconfirmed([.sale, .preAuth]).filter(\.mayHaveCharged) + unconfirmedUncountedApprovals([.sale, .preAuth])
     }
 
-    /// Approvals kept for review that no entry counts, and that may be this till's: one naming a payment of this
-    /// journal (its own reference) that contradicts what is journaled for it (its own decline came first), or one
-    /// naming no payment (as refund and capture answers never do). Money may have moved, so a new request of that
-    /// action asks first, as after an unknown outcome: a review row of such an approval let the next sale go, and the
-    /// customer paid twice. One naming a reference this journal never sent is another's.
+    /// Approvals kept for review that no entry counts: one that contradicts what is journaled for its payment (its own
+    /// decline came first), one naming no payment (as refund and capture answers never do), or a reference this
+    /// journal never sent (the terminal's answer to this till's sale with another reference is not told apart from
+    /// another's). Money may have moved, so a new request of that action asks first, as after an unknown outcome: a
+    /// review row of such an approval let the next sale go, and the customer paid twice.
     func unconfirmedUncountedApprovals(_ actions: [Action]) throws -> [JournalEntry] {
         try reading { db in
             try Row.fetchAll(db, sql: """
                 SELECT \(Journal.columns) FROM entry WHERE origin = 'unmatched' AND state = 'review'
                   AND action IN (\(actions.map { _ in "?" }.joined(separator: ",")))
-                  AND retryConfirmedAtMs IS NULL AND (COALESCE(clientTransactionId, '') = ''
-                    OR clientTransactionId IN (SELECT clientTransactionId FROM entry WHERE origin = 'request'))
-                  ORDER BY id
+                  AND retryConfirmedAtMs IS NULL ORDER BY id
                 """, arguments: StatementArguments(actions.map(\.rawValue))).map(Journal.entry(from:))
         }.filter { $0.response?.isApproved == true }
     }

@@ -126,6 +126,30 @@ extension PeerAttackTests {
         #expect(row.contains(",cancel,approved,10.00,") && row.hasSuffix(",-10.00"), "\(export.output)")
     }
 
+    /// Found by an outside tester: two refunds of 6.00 of a 10.00 sale, both unknown, each marked charged without
+    /// `--amount` (counted at the 6.00 asked): 12.00 given back on a 10.00 sale. The cap is on the figure that counts.
+    @Test func unknownRefundsMarkedChargedAreCappedAtWhatIsLeft() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "sale_then_silent_refunds", """
+        if q.get("action") == "sale":
+            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=1000"
+                + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000001&orderCode=9000000000000001"
+                + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
+            sys.stdout.flush()
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        #expect(try await runTillCapturing(["sale", "--amount", "10", "--journal", journal, "--timeout", "20", "--transport", peer]).status == 0)
+        let refund = ["refund", "--reference", "000001", "--amount", "6", "--journal", journal, "--timeout", "1", "--transport", peer]
+        #expect(try await runTillCapturing(refund).status == 3)
+        #expect(try await runTillCapturing(refund + ["--confirm-unknown", "2"]).status == 3)
+        let j = try Journal(path: journal)
+        #expect(try j.entry(id: 3)?.state == .unknown)
+        #expect(try await runTillCapturing(["resolve", "2", "--charged", "--journal", journal]).status == 0)
+        let over = try await runTillCapturing(["resolve", "3", "--charged", "--journal", journal])
+        #expect(over.status == 1 && over.errors.contains("4.00 left to refund; not 6.00"), "exit \(over.status): \(over.errors)")
+        #expect(try j.entry(id: 3)?.state == .unknown)
+    }
+
     /// Found by a peer keeping its own ledger: a 5.00 sale with a 1.00 tip asked, approved by an answer that states no
     /// tip (review, as it should), then `till resolve 1 --charged` counted 5.00 + 1.00, where the terminal had taken
     /// 5.00. A tip the terminal never stated is not counted on a person's mark without the person saying it.
@@ -600,7 +624,10 @@ extension PeerAttackTests {
     /// Found by an outside peer: the sale's own decline, then 0.3 s later an approval that names no payment (no client
     /// transaction id). It was journaled for review ("matches nothing"), but the next sale went without a word, and the
     /// customer paid twice. An approval for review that no entry counts stops the next sale, as an unknown outcome does.
-    @Test func anApprovalNamingNothingForReviewStopsTheNextSale() async throws {
+    /// So does one naming a reference this till never sent (`zz9`): the terminal's answer to this till's sale with
+    /// another reference is not told apart from another's.
+    @Test(arguments: ["", "&clientTransactionId=zz9"])
+    func anApprovalNamingNothingForReviewStopsTheNextSale(naming: String) async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let peer = try PeerAnswerTests.pipePeer(dir, "decline_then_unnamed", """
         if q.get("action") == "sale":
@@ -610,7 +637,7 @@ extension PeerAttackTests {
             sys.stdout.flush()
             time.sleep(0.3)
             sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=" + a
-                + "&tipAmount=0&referenceNumber=000001&orderCode=9000000000000001&transactionId=00000000-0000-4000-8000-000000000001\\n")
+                + "&tipAmount=0\(naming)&referenceNumber=000001&orderCode=9000000000000001&transactionId=00000000-0000-4000-8000-000000000001\\n")
             sys.stdout.flush()
         """)
         let journal = dir.path + "/journal.sqlite"
