@@ -84,18 +84,23 @@ extension PeerAttackTests {
         #expect(try j.totals(batchId: e2.batchId ?? "").refunds == ActionTotals(count: 1, amountCents: 2000, tipCents: 0))
     }
 
+    /// A peer's Python lines that approve every sale for 10.00, naming it, with STAN 000001 (then read the next line).
+    static let approvesSalesOf10 = """
+    if q.get("action") == "sale":
+        sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=1000"
+            + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000001&orderCode=9000000000000001"
+            + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
+        sys.stdout.flush()
+        continue
+
+    """
+
     /// Found by a peer keeping its own ledger: that refund (of a 10.00 sale the journal holds) marked charged with
     /// `--amount 11` was accepted, and the report gave back 1.00 more than was ever taken. A person's figure for a
     /// refund is at most what is left to refund on its payment.
     @Test func aRefundMarkedChargedIsAtMostWhatIsLeftOnItsPayment() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let peer = try PeerAnswerTests.pipePeer(dir, "sale_then_zero_refund", """
-        if q.get("action") == "sale":
-            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=1000"
-                + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000001&orderCode=9000000000000001"
-                + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
-            sys.stdout.flush()
-            continue
+        let peer = try PeerAnswerTests.pipePeer(dir, "sale_then_zero_refund", PeerAttackTests.approvesSalesOf10 + """
         # Each refund its own transaction (a STAN from the clock), answered 0.00.
         n = time.time_ns() // 1000 % 1000000
         sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=cancel&amount=0"
@@ -130,13 +135,7 @@ extension PeerAttackTests {
     /// `--amount` (counted at the 6.00 asked): 12.00 given back on a 10.00 sale. The cap is on the figure that counts.
     @Test func unknownRefundsMarkedChargedAreCappedAtWhatIsLeft() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let peer = try PeerAnswerTests.pipePeer(dir, "sale_then_silent_refunds", """
-        if q.get("action") == "sale":
-            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=1000"
-                + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000001&orderCode=9000000000000001"
-                + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
-            sys.stdout.flush()
-        """)
+        let peer = try PeerAnswerTests.pipePeer(dir, "sale_then_silent_refunds", PeerAttackTests.approvesSalesOf10)
         let journal = dir.path + "/journal.sqlite"
         #expect(try await runTillCapturing(["sale", "--amount", "10", "--journal", journal, "--timeout", "20", "--transport", peer]).status == 0)
         let refund = ["refund", "--reference", "000001", "--amount", "6", "--journal", journal, "--timeout", "1", "--transport", peer]
@@ -568,19 +567,12 @@ extension PeerAttackTests {
         #expect(try j.entries(JournalFilter(scope: .all)).filter { $0.action == .sale }.count == 1)
     }
 
-    /// Found by an outside peer: a refund's decline, then 3.5 s later a refund approvalextension PeerAttackTests {
     /// Found by an outside peer: a refund's decline, then 3.5 s later a refund approval (after the refund's own 3 s
     /// wait for a contradiction, while the bridge was read until it ended). It was journaled for review ("matches
     /// nothing"), and the next refund of the same payment went without a word: the money went back twice.
     @Test func aRefundApprovalForReviewStopsTheNextRefund() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let peer = try PeerAnswerTests.pipePeer(dir, "refund_decline_then_ok", """
-        if q.get("action") == "sale":
-            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=1000"
-                + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000001&orderCode=9000000000000001"
-                + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
-            sys.stdout.flush()
-            continue
+        let peer = try PeerAnswerTests.pipePeer(dir, "refund_decline_then_ok", PeerAttackTests.approvesSalesOf10 + """
         sys.stdout.write("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=cancel&amount=400\\n")
         sys.stdout.flush()
         time.sleep(3.5)
@@ -600,7 +592,6 @@ extension PeerAttackTests {
                 "exit \(next.status): \(next.output) \(next.errors)")
     }
 
-    /// Found by an outside peer: after the sale's own decline, the bridge wrote an approval cut shortextension PeerAttackTests {
     /// Found by an outside peer: after the sale's own decline, the bridge wrote an approval cut short (no newline) and
     /// ended. The piece was dropped without a word: exit 1, nothing on standard error. It is now reported.
     @Test func aLineTheBridgeLeftUnfinishedIsReported() async throws {
@@ -620,7 +611,6 @@ extension PeerAttackTests {
         #expect(r.errors.contains("ended in the middle of a line"), "exit \(r.status): \(r.output) \(r.errors)")
     }
 
-    /// Found by an outside peer: the sale's own decline, then 0.3 s later an approval that names no paymentextension PeerAttackTests {
     /// Found by an outside peer: the sale's own decline, then 0.3 s later an approval that names no payment (no client
     /// transaction id). It was journaled for review ("matches nothing"), but the next sale went without a word, and the
     /// customer paid twice. An approval for review that no entry counts stops the next sale, as an unknown outcome does.
