@@ -315,6 +315,9 @@ public struct ResultInfo: Sendable, Hashable {
     /// For a recovered result: found by the recovery at start, else when it was found (`foundAtMs`).
     public var foundAtStart: Bool
     public var foundAtMs: Int64?
+    /// An approval of the same kind that matched nothing came after this verdict said nothing moved (in words): the
+    /// money may have moved after all, and the pane says to check the terminal instead.
+    public var approvalAfter: String?
     public init(summary: String, outcome: ActionOutcome, atMs: Int64, recovered: Bool = false, foundAtStart: Bool = false,
                 foundAtMs: Int64? = nil) {
         self.summary = summary; self.outcome = outcome; self.atMs = atMs; self.recovered = recovered

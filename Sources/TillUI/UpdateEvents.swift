@@ -37,6 +37,12 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
         _ = note
         setNotice(&state, "Unexpected answer: " + strayAnswerWords(r, state.currency) + ". See Unresolved (\(state.keymap.hint(.unresolved))).",
                   error: true)
+        // The verdict on the pane said nothing moved; an approval of the same kind right after it may be that money.
+        if r.isApproved, var res = state.result, let e = res.outcome.entry, e.action == r.action,
+           [.declined, .aborted, .resolved].contains(e.state) {
+            res.approvalAfter = strayAnswerWords(r, state.currency)
+            state.result = res
+        }
         return [.loadUnresolved]
     case .transportProblem(let m):
         state.connection = .problem(m)

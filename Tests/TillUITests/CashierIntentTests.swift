@@ -692,6 +692,20 @@ import TillProtocol
         #expect(!text.lowercased().contains("charge"), "\(text)")
     }
 
+    /// Found by a cashier in tmux with a peer that declines and then approves naming nothing: the pane kept reading
+    /// "NOT CHARGED … ask for another card" under the notice of an unexpected approval. The customer is asked for
+    /// another card while the first may have been charged. The verdict now says to check the terminal.
+    @Test func anApprovalRightAfterADeclineTurnsTheVerdictToCheckTheTerminal() {
+        var s = readyState()
+        type(&s, "10")
+        _ = press(&s, .enter)
+        _ = update(&s, .performed(.answered(entry(1, cents: 1000, state: .declined, response: declinedSaleResponse)), summary: "Sale € 10.00"))
+        #expect(view(s, size: s.size).text.contains("NOT CHARGED"))
+        _ = update(&s, .event(.unmatchedAnswer(approvedSaleResponse, note: "An answer that matches nothing this till sent or is waiting for.")))
+        let text = view(s, size: s.size).text
+        #expect(text.contains("CHECK THE TERMINAL") && !text.contains("NOT CHARGED") && !text.contains("another card"), "\(text)")
+    }
+
     /// Found by an outside tester: a flood of approvals kept for review made the next sale ask about all of them, and
     /// the box named three with nothing said of the rest.
     @Test func theAgainBoxSaysHowManyMoreItDoesNotName() {
