@@ -151,7 +151,7 @@ extension TillController {
     /// Refuses to settle a pending or sent entry while another till holds the sender lock: it is that till's request
     /// (`till resolve`, which has no controller, asks the same once it has tried the lock itself).
     public static func refuseInProgress(_ e: JournalEntry) throws {
-        guard e.state == .pending || e.state == .sent else { return }
+        guard e.state.isWithItsSender else { return }
         throw ResolveError(message: "Entry \(e.id) is in progress on another till, which is waiting for the terminal's answer: "
                            + "wait for it to finish; nothing changed.")
     }

@@ -30,7 +30,10 @@ public enum EntryState: String, Sendable, Hashable, Codable, CaseIterable {
     /// Still needs the cashier's attention: shown in Unresolved, blocks a clean close.
     public var needsAttention: Bool { self == .pending || self == .sent || self == .unknown || self == .review }
     /// Still waiting for the terminal's word (start-up recovery may ask the terminal about it).
-    public var awaitsTerminal: Bool { self == .pending || self == .sent || self == .unknown }
+    public var awaitsTerminal: Bool { isWithItsSender || self == .unknown }
+    /// Journaled to be sent, or sent, and its till still waiting for the answer (one that stopped leaves it unknown):
+    /// while that till runs, it is that till's to settle ("in progress on another till").
+    public var isWithItsSender: Bool { self == .pending || self == .sent }
     public var isFinal: Bool { !needsAttention }
 }
 

@@ -341,7 +341,7 @@ struct RecoverCommand: AsyncParsableCommand {
         let controller = await global.controller(caller: caller.caller(config: settings), recover: false)
         let left = await controller.recover()
         // What another till is waiting on is its own to settle: listed apart, never as an outcome to resolve.
-        let elsewhere = await controller.anotherTillIsSending() ? left.filter { $0.state == .pending || $0.state == .sent } : []
+        let elsewhere = await controller.anotherTillIsSending() ? left.filter(\.state.isWithItsSender) : []
         let open = left.filter { e in !elsewhere.contains { $0.id == e.id } }
         await controller.shutdown()
         await HeadlessNotices.drained()

@@ -30,7 +30,7 @@ public struct UnresolvedState: Sendable, Hashable {
     var current: JournalEntry? { entries.indices.contains(selected) ? entries[selected] : nil }
     /// A payment listed that another till is sending (this till's own are never listed): read again every few
     /// seconds, so it leaves the list when that till is answered.
-    var waitingOnAnotherTill: Bool { entries.contains { ($0.state == .pending || $0.state == .sent) && asking[$0.id] == nil } }
+    var waitingOnAnotherTill: Bool { entries.contains { $0.state.isWithItsSender && asking[$0.id] == nil } }
 }
 
 /// Payments whose outcome is unknown (or needs review): ask the terminal again, or say what the
@@ -96,7 +96,7 @@ func unresolvedAction(_ state: inout AppState, _ action: KeyAction) -> [Command]
 /// A request still pending or sent that this till is not waiting for: another till on the journal is (start-up
 /// recovery leaves none of a till that stopped in these states), so it is that till's to settle.
 func inProgressElsewhere(_ e: JournalEntry, _ s: AppState) -> Bool {
-    (e.state == .pending || e.state == .sent) && s.pending?.entryId != e.id && s.unresolved.asking[e.id] == nil
+    e.state.isWithItsSender && s.pending?.entryId != e.id && s.unresolved.asking[e.id] == nil
 }
 
 func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
