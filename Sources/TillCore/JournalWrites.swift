@@ -367,22 +367,19 @@ extension Journal {
     /// another's). Money may have moved, so a new request of that action asks first, as after an unknown outcome: a
     /// review row of such an approval let the next sale go, and the customer paid twice.
     func unconfirmedUncountedApprovals(_ actions: [Action]) throws -> [JournalEntry] {
-        try reading { db in
-            try Row.fetchAll(db, sql: """
-                SELECT \(Journal.columns) FROM entry WHERE origin = 'unmatched' AND state = 'review'
-                  AND action IN (\(actions.map { _ in "?" }.joined(separator: ",")))
-                  AND retryConfirmedAtMs IS NULL ORDER BY id
-                """, arguments: StatementArguments(actions.map(\.rawValue))).map(Journal.entry(from:))
-        }.filter { $0.response?.isApproved == true }
+        try unconfirmed(actions, origin: .unmatched, in: [.review]).filter { $0.response?.isApproved == true }
     }
 
-    /// This till's requests of these actions that need attention and that nobody confirmed before sending another.
-    func unconfirmed(_ actions: [Action]) throws -> [JournalEntry] {
-        try reading { db in
+    /// Entries of these actions and this origin (this till's requests, by default) in these states (by default, every
+    /// one that needs attention) that nobody confirmed before sending another.
+    func unconfirmed(_ actions: [Action], origin: EntryOrigin = .request,
+                     in states: Set<EntryState> = [.pending, .sent, .unknown, .review]) throws -> [JournalEntry] {
+        let only = Journal.stateCondition(states)
+        return try reading { db in
             try Row.fetchAll(db, sql: """
-                SELECT \(Journal.columns) FROM entry WHERE state IN ('pending', 'sent', 'unknown', 'review')
-                  AND action IN (\(actions.map { _ in "?" }.joined(separator: ","))) AND origin = 'request' AND retryConfirmedAtMs IS NULL ORDER BY id
-                """, arguments: StatementArguments(actions.map(\.rawValue))).map(Journal.entry(from:))
+                SELECT \(Journal.columns) FROM entry WHERE origin = ? AND retryConfirmedAtMs IS NULL
+                  AND action IN (\(actions.map { _ in "?" }.joined(separator: ",")))\(only.sql) ORDER BY id
+                """, arguments: [origin.rawValue] + StatementArguments(actions.map(\.rawValue)) + only.arguments).map(Journal.entry(from:))
         }
     }
 
