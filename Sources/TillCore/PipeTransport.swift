@@ -478,13 +478,16 @@ public final class PipeTransport: Transport, @unchecked Sendable {
             return
         }
         close(b.stdin)
-        let ended = { self.state.withLock { $0.closingOutputEnded } }
-        let deadline = WallClock.monotonicNs() + UInt64(termGraceMs) * 1_000_000
-        while !ended(), WallClock.monotonicNs() < deadline { await Pause.sleep(nanoseconds: 2_000_000) }
+        await awaitClosingOutputEnd(withinMs: termGraceMs)
         await PipeTransport.terminateGroup(b.pid, graceMs: termGraceMs)
         // What it wrote before the signal ended it is read too (briefly: a child outside its group may hold its output).
-        let last = WallClock.monotonicNs() + 100_000_000
-        while !ended(), WallClock.monotonicNs() < last { await Pause.sleep(nanoseconds: 2_000_000) }
+        await awaitClosingOutputEnd(withinMs: 100)
         state.withLock { $0.sink = nil; $0.closing = nil }
+    }
+
+    /// Waits until the reader of the bridge `stop()` closed has seen its output end, or `ms` passed.
+    private func awaitClosingOutputEnd(withinMs ms: Int64) async {
+        let deadline = WallClock.monotonicNs() + UInt64(ms) * 1_000_000
+        while !state.withLock({ $0.closingOutputEnded }), WallClock.monotonicNs() < deadline { await Pause.sleep(nanoseconds: 2_000_000) }
     }
 }
