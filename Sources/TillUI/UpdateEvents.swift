@@ -178,10 +178,10 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         let role = r.action.reportRole
         let lines = list.prefix(3).map { e in
             "\(Format.money(Format.total(e), state.currency)) at \(Format.clock(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)) may have been \(e.action.reportRole.moneyVerb):"
-        } + (list.count > 3 ? ["and \(list.count - 3) more (F8 Unresolved lists them):"] : [])
+        } + (list.count > 3 ? ["and \(list.count - 3) more (\(state.keymap.hint(.unresolved)) Unresolved lists them):"] : [])
           + ["check the terminal before you \(role.moneyVerbToDo) again."]
         state.overlay = .confirm(Confirmation(
-            title: role.moneyVerbToDo.prefix(1).uppercased() + role.moneyVerbToDo.dropFirst() + " again?", lines: lines,
+            title: role.moneyVerbToDo.capitalizedFirst + " again?", lines: lines,
             choices: [ConfirmChoice(key: "y", label: "checked: \(role.moneyVerbToDo) \(Format.summary(r, currency: state.currency, tipStyle: state.tipStyle))",
                                     action: .sendConfirmingUnknown(r, Set(list.map(\.id))))],
             enterPicksFirst: false))

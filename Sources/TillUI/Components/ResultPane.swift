@@ -68,7 +68,7 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     if let after = res.approvalAfter {
         let role = (res.outcome.entry?.action ?? .sale).reportRole
         v = Verdict(role: .unknown, mark: "?", word: "CHECK", headline: "CHECK THE TERMINAL",
-                    sentence: v.headline.prefix(1) + v.headline.dropFirst().lowercased() + ", then an unexpected answer: \(after). It may have been "
+                    sentence: v.headline.lowercased().capitalizedFirst + ", then an unexpected answer: \(after). It may have been "
                         + role.moneyVerb + ": check the terminal before you \(role.moneyVerbToDo) again (\(s.keymap.hint(.unresolved)) Unresolved).")
     }
     // The previous customer's verdict dims as soon as the next amount is typed.
