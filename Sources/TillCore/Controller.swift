@@ -84,6 +84,11 @@ public actor TillController: TillService {
         var entry: JournalEntry
         var continuation: CheckedContinuation<AbortResult, Never>?
         var timer: Task<Void, Never>?
+        /// The abort's answer "aborted", once it came: not proof (the card may have been read), so the payment waits
+        /// for the look-up below (or its own answer).
+        var answered: CallbackResponse?
+        /// The look-up (`transactionDetails`) till sent after that answer, asking whether the payment was charged.
+        var lookUp: JournalEntry?
     }
     struct Flight {
         var inFlight: InFlight

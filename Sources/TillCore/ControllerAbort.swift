@@ -96,7 +96,8 @@ extension TillController {
     }
 
     func abortWaitEnded(_ abortEntryId: Int64) {
-        guard let a = current?.abort, a.entry.id == abortEntryId, let c = a.continuation else { return }
+        // An abort answered "aborted" waits for the look-up that checks it (the flight's own time), not for this.
+        guard let a = current?.abort, a.entry.id == abortEntryId, a.answered == nil, let c = a.continuation else { return }
         current?.abort?.continuation = nil
         do {
             try journal.transition(abortEntryId, to: .resolved,

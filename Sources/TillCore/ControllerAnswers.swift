@@ -119,8 +119,17 @@ extension TillController {
             return
         }
 
+        // The answer to the look-up sent after the abort's "aborted": what the terminal's record says of the payment.
+        if let f = current, f.result == nil, let ab = f.abort, let lookUp = ab.lookUp, let abortAnswer = ab.answered,
+           response.action == .transactionDetails,
+           a.requestIdHint == lookUp.requestId || (a.requestIdHint == nil && (response.clientTransactionId == nil
+               || AnswerRules.sameReference(response.clientTransactionId, lookUp.clientTransactionId))) {
+            try await settleAfterAbort(a, response, lookUp: lookUp, abortAnswer: abortAnswer)
+            return
+        }
+
         // The abort's own answer. One that names another payment is not about this flight.
-        if let f = current, f.result == nil, let ab = f.abort,
+        if let f = current, f.result == nil, let ab = f.abort, ab.answered == nil,
            response.action == .abort || a.requestIdHint == ab.entry.requestId,
            AnswerRules.abortNames(response, f.inFlight.entry) {
             let outcome = response.abortOutcome ?? .other
@@ -128,6 +137,15 @@ extension TillController {
             try journal.recordAnswer(ab.entry.id, response: response, state: abortState,
                                      note: outcome == .aborted ? "The terminal aborted entry \(f.inFlight.entry.id)."
                                          : outcome == .nothingToAbort ? "The terminal had nothing to abort." : response.message)
+            if outcome == .aborted, AnswerRules.abortNeedsALookUp(f.inFlight.entry) {
+                // An abort is not proof: the card may have been read before it, and the payment's approval follow.
+                // The payment waits while till asks the terminal's record, as recovery does for an unknown outcome.
+                current?.abort?.answered = response
+                current?.abort?.timer?.cancel()
+                await transport.acknowledge(a)
+                await askAfterAbort(f.inFlight.entry)
+                return
+            }
             if outcome == .aborted {
                 try journal.recordAnswer(f.inFlight.entry.id, response: response, state: .aborted, note: "Aborted by the till.",
                                          onlyIf: [.pending, .sent, .unknown])
@@ -234,11 +252,16 @@ extension TillController {
         let late = try askedElsewhere ?? lateTarget(for: response, hint: a.requestIdHint)
         if let target = late, target.id != stillInFlight {
             let exact = AnswerRules.sameReference(response.clientTransactionId, target.clientTransactionId)
-            if target.state.awaitsTerminal || (exact && AnswerRules.settledWithoutItsOwnAnswer(target) && !TillController.consistent(target, response)) {
+                || (a.requestIdHint != nil && a.requestIdHint == target.requestId)
+            let overturns = AnswerRules.approvalOverturns(target, response, exact: exact)
+            if target.state.awaitsTerminal || overturns
+                || (exact && AnswerRules.settledWithoutItsOwnAnswer(target) && !TillController.consistent(target, response)) {
                 var (state, note) = try settledState(response, for: target)
                 let was = target.state
                 note = (note.map { $0 + " " } ?? "") + (was.awaitsTerminal
                     ? "The answer arrived after till stopped waiting for it."
+                    : overturns
+                    ? AnswerRules.overturnedNote + " (It was \(was.rawValue)" + (target.note.map { ": " + $0 } ?? "") + ".)"
                     : "The terminal's own answer for this payment replaced what was journaled before it came (\(was.rawValue)"
                         + (target.note.map { ": " + $0 } ?? "") + "). Check the terminal.")
                 try keepStoredStray(of: target)
@@ -248,7 +271,7 @@ extension TillController {
                     if let e = try journal.entry(id: target.id) {
                         let what = was.awaitsTerminal ? "A late answer settled" : "CHECK THE TERMINAL: the terminal's own answer changed"
                         hub.emit(.unmatchedAnswer(response, note: "\(what) journal entry \(e.id) (\(e.action.rawValue)): \(e.state.rawValue)."))
-                        hub.emit(was.awaitsTerminal ? .recovered(e) : .changed(e))
+                        if was.awaitsTerminal { reportRecovered(e) } else { lastRecovery.settled.append(e); hub.emit(.changed(e)) }
                     }
                     return
                 }
@@ -276,6 +299,64 @@ extension TillController {
                                                           state: .review)
         await transport.acknowledge(a)
         if inserted { hub.emit(.unmatchedAnswer(response, note: note + " (journal entry \(row.id))")) }
+    }
+
+    /// Sends the look-up (`transactionDetails`) of the payment in flight after the abort's "aborted", and gives it its
+    /// own time (a look-up's, as recovery's); the screen says "aborting — asking the terminal" meanwhile.
+    func askAfterAbort(_ payment: JournalEntry) async {
+        let requestId = payment.requestId
+        guard let f = current, f.inFlight.entry.requestId == requestId, f.result == nil, let ctid = payment.clientTransactionId else { return }
+        let request = TerminalRequest(caller: caller, request: .transactionDetails(DetailsRequest(clientTransactionId: ctid)))
+        let id = UUID().uuidString.lowercased()
+        let entry: JournalEntry
+        do {
+            entry = try journal.insertPending(requestId: id, request: request, batch: try journal.batch(), parentId: payment.id)
+        } catch {
+            _ = endUnknown(f.inFlight.entry, note: journalProblem("the look-up after the abort", error) + " " + AnswerRules.abortNotAskedNote)
+            return
+        }
+        let deadline = WallClock.nowMs() + min(timeoutMs, recoveryTimeoutMs)
+        current?.abort?.lookUp = entry
+        current?.inFlight.askingAfterAbort = true
+        current?.inFlight.deadlineMs = deadline
+        current?.timer?.cancel()
+        current?.timer = timer(at: deadline) { await $0.timedOut(requestId) }
+        if let i = current?.inFlight { hub.emit(.inFlight(i)) }
+        do { try await transport.send(id: id, url: request.url) } catch {
+            abortNotSent(entry, error)
+            guard let f = current, f.inFlight.entry.requestId == requestId, f.result == nil else { return }
+            _ = endUnknown(f.inFlight.entry, note: AnswerRules.abortNotAskedNote)
+            return
+        }
+        do { try journal.markSent(entry.id) } catch { _ = journalProblem("that the look-up was sent", error) }
+    }
+
+    /// The look-up's answer after the abort's "aborted" settles the payment: charged if the terminal's record says it
+    /// went through, aborted if its record says it did not (or it has none), unknown otherwise.
+    func settleAfterAbort(_ a: IncomingAnswer, _ response: CallbackResponse, lookUp: JournalEntry, abortAnswer: CallbackResponse) async throws {
+        guard let f = current else { return }
+        let payment = f.inFlight.entry
+        let (lookUpState, lookUpNote) = try settledState(response, for: lookUp)
+        try journal.recordAnswer(lookUp.id, response: response, state: lookUpState, note: lookUpNote, onlyIf: [.pending, .sent])
+        await transport.acknowledge(a)
+        guard let now = current, now.inFlight.entry.id == payment.id, now.result == nil else { return }
+        switch AnswerRules.afterAbort(lookUp: response, payment: payment) {
+        case .approved?:
+            var (state, note) = try settledState(response, for: payment)
+            note = (note.map { $0 + " " } ?? "") + "The terminal answered the abort ABORTED, but its record says the payment went through: "
+                + "it was charged (settled by asking the terminal, its transaction details)."
+            try journal.recordAnswer(payment.id, response: response, state: state, note: note, onlyIf: [.pending, .sent])
+            finish(.answered(try journal.entry(id: payment.id) ?? payment))
+        case .aborted?:
+            let note = AnswerRules.isNotFound(response)
+                ? "Aborted by the till; the terminal has no record of the payment: not charged."
+                : "Aborted by the till; the terminal's record says it was not charged."
+            try journal.recordAnswer(payment.id, response: abortAnswer, state: .aborted, note: note, onlyIf: [.pending, .sent, .unknown])
+            finish(.answered(try journal.entry(id: payment.id) ?? payment))
+        default:
+            _ = endUnknown(payment, note: "The terminal answered the abort ABORTED, but its record does not say the payment stopped ('"
+                           + SafeText.terminal(response.message ?? response.status.description) + "'): the outcome is unknown; check the terminal.")
+        }
     }
 
     /// An answer that named no payment while `waiting` waited for its own: journaled on its own for review (an

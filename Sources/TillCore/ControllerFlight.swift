@@ -188,9 +188,19 @@ extension TillController {
                 a.continuation = nil
                 if case .answered(let e) = outcome, e.state == .aborted, let r = e.response {
                     c.resume(returning: .answered(.aborted, r))
+                } else if let r = a.answered {
+                    // The terminal said "aborted", and the payment turned out otherwise (charged, or not known): the
+                    // abort's answer is told as an answer, not as the abort done.
+                    c.resume(returning: .answered(.other, r))
                 } else {
                     c.resume(returning: .noAnswer)
                 }
+            }
+            if let lookUp = a.lookUp {
+                do {
+                    try journal.transition(lookUp.id, to: .resolved, note: "The payment it asked about was settled before its answer; nothing to settle.",
+                                           from: [.pending, .sent])
+                } catch { _ = journalProblem("how the look-up ended", error) }
             }
             do {
                 try journal.transition(a.entry.id, to: .resolved, note: "No abort answer: the request it was meant to abort ended by itself.",
@@ -231,7 +241,10 @@ extension TillController {
             }
             return
         }
-        let note = f.unnamedFailure.map { _ in
+        let note = f.abort?.answered != nil
+            ? "The terminal answered the abort ABORTED, but did not answer in time whether the card was charged all the same "
+                + "(its look-up): the outcome is unknown; check the terminal."
+            : f.unnamedFailure.map { _ in
             "The terminal answered 'not approved' without naming this payment, and never named it: "
                 + "it may be another payment's answer, so the outcome is unknown. Check the terminal."
         } ?? "No answer within \(seconds) s: the outcome is unknown; check the terminal."

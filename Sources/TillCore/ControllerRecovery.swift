@@ -159,7 +159,7 @@ extension TillController {
     /// The entry, when the cashier may settle it now: it needs attention, and neither this till nor another waits on it.
     func resolvable(_ entryId: Int64) throws -> JournalEntry {
         guard let e = try journal.entry(id: entryId) else { throw ResolveError(message: "No journal entry \(entryId).") }
-        guard e.state.needsAttention else {
+        guard e.state.personMaySettle else {
             throw ResolveError(message: "Entry \(entryId) is \(e.state.rawValue), not unknown: nothing to resolve.")
         }
         if current?.inFlight.entry.id == entryId { throw ResolveError(message: "Entry \(entryId) is in flight; wait or abort.") }
@@ -171,7 +171,7 @@ extension TillController {
         _ = try resolvable(entryId)
         let text = note.trimmingWhitespace()
         guard !text.isEmpty else { throw ResolveError(message: "Say how it was resolved (--note …).") }
-        if !(try journal.transition(entryId, to: .resolved, note: text, from: [.pending, .sent, .unknown, .review])) {
+        if !(try journal.transition(entryId, to: .resolved, note: text, from: EntryState.settledByAPerson)) {
             throw ResolveError(message: "Entry \(entryId) was settled meanwhile; nothing changed.")
         }
     }

@@ -214,6 +214,13 @@ extension Journal {
         for e in events {
             switch e.command {
             case .open:
+                if let key = e.batchId, key.hasPrefix(terminalStartedBatchKeyPrefix) {
+                    // The batch the terminal started by itself, written down when a payment was filed under it: the
+                    // same one the 48-hour rule makes at that time, not a second one (and it stays listed when the
+                    // clock later reads earlier again: a clock that jumped ahead and back).
+                    closeOpen(at: e.atMs, how: nil)
+                    if let last = out.last, last.isOpen, last.id == key { continue }
+                }
                 closeOpen(at: e.atMs, how: .newBatchOpened)
                 out.append(BatchRecord(id: e.batchId, name: e.batchName, openedAtMs: e.atMs))
             case .close:
@@ -240,12 +247,30 @@ extension Journal {
     /// that every payment is in exactly one report. Other requests take the open batch, if any.
     public func batch(for action: Action, nowMs: Int64 = WallClock.nowMs()) throws -> BatchInfo {
         let open = try batch(nowMs: nowMs)
+        if open.isOpen, action.movesMoney, let key = open.id, key.hasPrefix(Journal.terminalStartedBatchKeyPrefix) {
+            // A batch the 48-hour rule infers from the clock exists only as long as the clock says so: a payment filed
+            // under it writes it down, so that the payment stays in a listed, reported batch whatever the clock does
+            // next (an RTC or NTP step back, a VM snapshot restored).
+            try write { db in
+                guard try Int.fetchOne(db, sql: "SELECT 1 FROM batch_event WHERE command = 'open' AND batchId = ?", arguments: [key]) == nil
+                else { return }
+                try db.execute(sql: "INSERT INTO batch_event (entryId, command, batchId, batchName, atMs) VALUES (NULL, 'open', ?, ?, ?)",
+                               arguments: [key, open.name, open.openedAtMs ?? nowMs])
+            }
+            return open
+        }
         guard !open.isOpen, action.movesMoney else { return open }
         try write { db in
             try db.execute(sql: "INSERT INTO batch_event (entryId, command, batchId, batchName, atMs) VALUES (NULL, 'open', ?, ?, ?)",
                            arguments: [Journal.terminalStartedBatchKeyPrefix + String(nowMs), Journal.terminalStartedBatchName, nowMs])
         }
         return try batch(nowMs: nowMs)
+    }
+
+    /// Whether `key` is the key of a batch `batches` lists (nil: outside any batch).
+    func batchIsListed(_ key: String?, nowMs: Int64) throws -> Bool {
+        guard let key else { return false }
+        return try batches(nowMs: nowMs).contains { $0.id == key }
     }
 
     /// Finds a batch by its key, in the order `BatchKey` documents: `current` is the open batch (nil when none is
@@ -295,11 +320,25 @@ extension Journal {
                     .flatMap({ try? JSONDecoder().decode(Report.self, from: Data($0.utf8)) }) {
                     r.restated = Report.Restated(firstMadeAtMs: first.generatedAtMs, firstNetCents: first.netCents)
                 }
+                r.waitingForABatch = try Journal.waitingForABatch(db)
                 try Journal.storeZReport(db, r, key: key)
                 return r
             }
         }
-        return Report(kind: .running, batch: batch?.info, generatedAtMs: nowMs, buckets: try reportBuckets(batchId: batch?.id))
+        return try reading { db in
+            var r = Report(kind: .running, batch: batch?.info, generatedAtMs: nowMs, buckets: try Journal.reportBuckets(db, batchKey: key))
+            if batch != nil { r.waitingForABatch = try Journal.waitingForABatch(db) }
+            return r
+        }
+    }
+
+    /// Answers of money moved journaled outside any batch that still need a person (they came while no batch was open).
+    static func waitingForABatch(_ db: Database) throws -> Tally {
+        var t = Tally()
+        for b in try reportBuckets(db, batchKey: "") where b.action.movesMoney && b.state.needsAttention {
+            t = Tally(count: t.count + b.count, cents: t.cents + b.amountCents + b.tipCents - b.includedTipCents)
+        }
+        return t
     }
 
     static func storeZReport(_ db: Database, _ r: Report, key: String) throws {
@@ -316,8 +355,9 @@ extension Journal {
         for b in recent where !b.isOpen {
             let key = b.id ?? ""
             if try Int.fetchOne(db, sql: "SELECT 1 FROM z_report WHERE batchKey = ?", arguments: [key]) != nil { continue }
-            let r = Report(kind: .closing, batch: b.info, closedAtMs: b.closedAtMs, closedHow: b.closedHow,
+            var r = Report(kind: .closing, batch: b.info, closedAtMs: b.closedAtMs, closedHow: b.closedHow,
                            generatedAtMs: nowMs, buckets: try reportBuckets(db, batchKey: key))
+            r.waitingForABatch = try waitingForABatch(db)
             try storeZReport(db, r, key: key)
         }
     }

@@ -280,7 +280,14 @@ extension Journal {
             }
             if !charged { _ = try keepStoredStray(of: e, nowMs: nowMs) }
         }
-        let from: Set<EntryState> = [.pending, .sent, .unknown, .review]
+        let from = EntryState.settledByAPerson
+        // A payment a person finds charged counts in a batch that is listed and reported: one journaled outside any
+        // (an approval that came while no batch was open) is filed under the open batch, or one opened for it, as the
+        // terminal does for a payment.
+        let filing: BatchInfo? = try e.flatMap { e in
+            guard charged, e.action.movesMoney, !(try batchIsListed(e.batchId, nowMs: nowMs)) else { return nil }
+            return try batch(for: e.action, nowMs: nowMs)
+        }
         let moved = try write { db -> Bool in
             let only = Journal.stateCondition(from)
             if charged, let amount {
@@ -290,6 +297,10 @@ extension Journal {
             if charged, let tip {
                 try db.execute(sql: "UPDATE entry SET tipCents = ? WHERE id = ?" + only.sql,
                                arguments: StatementArguments([tip.cents, id] as [(any DatabaseValueConvertible)?]) + only.arguments)
+            }
+            if let filing {
+                try db.execute(sql: "UPDATE entry SET batchId = ?, batchName = ? WHERE id = ?" + only.sql,
+                               arguments: StatementArguments([filing.id, filing.name, id] as [(any DatabaseValueConvertible)?]) + only.arguments)
             }
             try db.execute(sql: "UPDATE entry SET state = ?, note = ?, updatedAtMs = ? WHERE id = ?" + only.sql,
                            arguments: StatementArguments([(charged ? EntryState.approved : .resolved).rawValue, note, nowMs, id]

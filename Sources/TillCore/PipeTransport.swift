@@ -31,6 +31,10 @@ public final class PipeTransport: Transport, @unchecked Sendable {
     /// This transport's wait after SIGTERM (a test that needs a bridge's TERM handler to run within it widens it for
     /// a loaded machine).
     public let termGraceMs: Int64
+    /// How long `stop` reads a bridge whose input it closed before it signals it: an answer the terminal gives a moment
+    /// after the deciding one (a decline corrected by its approval, a card read before the abort) is still on its way,
+    /// and names a payment that must not stay "not charged". A bridge that ends at the end of its input costs nothing.
+    public static let drainMs: Int64 = 3_000
 
     private struct Bridge {
         var pid: pid_t
@@ -478,7 +482,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
             return
         }
         close(b.stdin)
-        await awaitClosingOutputEnd(withinMs: termGraceMs)
+        await awaitClosingOutputEnd(withinMs: max(termGraceMs, PipeTransport.drainMs))
         await PipeTransport.terminateGroup(b.pid, graceMs: termGraceMs)
         // What it wrote before the signal ended it is read too (briefly: a child outside its group may hold its output).
         await awaitClosingOutputEnd(withinMs: 100)

@@ -70,6 +70,48 @@ public enum AnswerRules {
         return stored.clientTransactionId == nil || stored.action != e.action
     }
 
+    /// Whether an approval that names `e` itself (`exact`: its own reference, or the transport's address for its
+    /// request) overturns what `e` holds: a payment settled "not charged" (declined, aborted, never sent, marked by a
+    /// person) whose own approval comes after all. The terminal's approval naming the payment is the truth whenever it
+    /// comes (a terminal that corrects itself, a card read before an abort, a bridge that delivers again at its next
+    /// start): it settles the payment as charged, loudly, and is counted; nothing later (a decline, an abort) takes a
+    /// charge back out of the totals.
+    public static func approvalOverturns(_ e: JournalEntry, _ r: CallbackResponse, exact: Bool) -> Bool {
+        guard exact, e.action.movesMoney, r.action == e.action, state(for: r) == .approved else { return false }
+        return notChargedStates.contains(e.state)
+    }
+
+    /// The note an overturned entry carries (screens and commands look for its first words to say it loudly).
+    public static let overturnedNote = "CHECK THE TERMINAL: the terminal approved this payment after till had it as not charged; "
+        + "it is counted as charged. Do not charge the customer again; if they paid again meanwhile, refund one."
+
+    /// Whether the abort's "aborted" for payment `e` is checked with a look-up before the payment is called not
+    /// charged: a payment that carries a reference the terminal can be asked about.
+    public static func abortNeedsALookUp(_ e: JournalEntry) -> Bool {
+        e.action.movesMoney && e.clientTransactionId != nil
+    }
+
+    /// What a look-up sent after the abort's "aborted" says of `payment`: approved (charged all the same), aborted
+    /// (its record says not charged, or it has none), or nil: it does not say for certain (another payment's record,
+    /// a status given twice, no transaction status, the terminal busy).
+    public static func afterAbort(lookUp r: CallbackResponse, payment: JournalEntry) -> EntryState? {
+        guard moneyFieldsGivenTwice(r).isEmpty, !terminalWasBusy(r) || isNotFound(r) else { return nil }
+        if isNotFound(r) { return r.clientTransactionId == nil || sameReference(r.clientTransactionId, payment.clientTransactionId) ? .aborted : nil }
+        guard sameReference(r.clientTransactionId, payment.clientTransactionId) else { return nil }
+        switch detailsState(r) {
+        case .approved?: return .approved
+        case .declined?, .aborted?: return .aborted
+        default: return nil
+        }
+    }
+
+    /// Why a payment whose abort was answered "aborted" stays unknown when the terminal could not be asked.
+    public static let abortNotAskedNote = "The terminal answered the abort ABORTED, and could not be asked whether the card was "
+        + "charged all the same: the outcome is unknown; check the terminal."
+
+    /// The settled states that say "not charged": what a late approval of the payment's own overturns.
+    public static let notChargedStates: Set<EntryState> = [.declined, .aborted, .resolved]
+
     /// The state an answer gives the entry it belongs to, before any money check.
     public static func state(for r: CallbackResponse) -> EntryState {
         if r.action == .abort {

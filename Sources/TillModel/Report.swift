@@ -115,6 +115,11 @@ public struct Report: Sendable, Hashable, Codable {
     /// nothing till sent). Optional in storage so Z reports stored before it existed still read.
     public var review: Tally { get { reviewStored ?? Tally() } set { reviewStored = newValue } }
     private var reviewStored: Tally?
+    /// Answers of money moved that came while no batch was open (between shifts, right after a close) and wait for a
+    /// person: outside every batch until settled, then filed under a batch (the open one, or one opened for them). Every
+    /// report says so, as it is money no batch counts yet. Optional in storage so Z reports stored before it still read.
+    public var waitingForABatch: Tally { get { waitingForABatchStored ?? Tally() } set { waitingForABatchStored = newValue } }
+    private var waitingForABatchStored: Tally?
     /// Answers that repeated a transaction already journaled: nothing new was charged.
     public var duplicates: Tally { get { duplicatesStored ?? Tally() } set { duplicatesStored = newValue } }
     private var duplicatesStored: Tally?

@@ -77,6 +77,9 @@ extension Report {
         else { add(.row, row("  Outcome unknown", unknown, unknown.cents)) }
         if review.count > 0 { add(.warning, row("  Needs review", review, review.cents) + "  check the terminal and resolve") }
         if duplicates.count > 0 { add(.row, row("  Repeated answers", duplicates, duplicates.cents) + "  not charged again") }
+        if waitingForABatch.count > 0 {
+            add(.warning, row("  Waiting for a batch", waitingForABatch, waitingForABatch.cents) + "  came with no batch open: check the terminal and resolve")
+        }
         return out
     }
 
@@ -117,6 +120,7 @@ extension Report {
         add("not in totals", "outcome unknown", unknown, unknown.cents)
         add("not in totals", "needs review", review, review.cents)
         add("not in totals", "repeated answers", duplicates, duplicates.cents)
+        if waitingForABatch.count > 0 { add("not in totals", "waiting for a batch", waitingForABatch, waitingForABatch.cents) }
         return CSV.text(rows)
     }
 
@@ -133,6 +137,7 @@ extension Report {
             ("declined", tally(declined)), ("aborted", tally(aborted)), ("notCharged", tally(notCharged)), ("waiting", tally(waiting)),
             ("unknown", tally(unknown)),
             ("review", tally(review)), ("duplicates", tally(duplicates)),
+        ] + (waitingForABatch.count > 0 ? [("waitingForABatch", tally(waitingForABatch))] : []) + [
             ("byCardType", .object(byCardType.sorted { $0.key < $1.key }.map { ($0.key, tally($0.value)) })),
             ("byVerificationMethod", .object(byVerificationMethod.sorted { $0.key < $1.key }.map { ($0.key, tally($0.value)) })),
         ])

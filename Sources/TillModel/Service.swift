@@ -35,6 +35,11 @@ public enum EntryState: String, Sendable, Hashable, Codable, CaseIterable {
     /// while that till runs, it is that till's to settle ("in progress on another till").
     public var isWithItsSender: Bool { self == .pending || self == .sent }
     public var isFinal: Bool { !needsAttention }
+    /// A person who learned the truth from the terminal may settle it: what needs attention, and a decline or an abort
+    /// (the terminal's "not charged" is not proof: it may have charged the card after all, and shows it).
+    public var personMaySettle: Bool { needsAttention || self == .declined || self == .aborted }
+    /// The states `personMaySettle` holds.
+    public static var settledByAPerson: Set<EntryState> { Set(allCases.filter(\.personMaySettle)) }
 }
 
 /// One request and everything known about its outcome, as the journal keeps it.
@@ -101,8 +106,12 @@ public struct InFlight: Sendable, Hashable {
     /// When till stops waiting and calls the outcome unknown.
     public var deadlineMs: Int64
     public var abortRequested: Bool
-    public init(entry: JournalEntry, startedAtMs: Int64, deadlineMs: Int64, abortRequested: Bool = false) {
+    /// The terminal answered the abort "aborted", and till asks it (a look-up) whether the card was charged all the
+    /// same before it says "not charged": the screen says "aborting — asking the terminal".
+    public var askingAfterAbort: Bool
+    public init(entry: JournalEntry, startedAtMs: Int64, deadlineMs: Int64, abortRequested: Bool = false, askingAfterAbort: Bool = false) {
         self.entry = entry; self.startedAtMs = startedAtMs; self.deadlineMs = deadlineMs; self.abortRequested = abortRequested
+        self.askingAfterAbort = askingAfterAbort
     }
 }
 

@@ -276,6 +276,8 @@ public struct Pending: Sendable, Hashable {
     public var startedAtMs: Int64
     public var deadlineMs: Int64?
     public var abortRequested: Bool
+    /// The terminal answered the abort "aborted" and till asks it whether the card was charged all the same.
+    public var askingAfterAbort = false
     /// The journal entry, once the controller reported it in flight.
     public var entryId: Int64?
     /// Sent from this screen (a `.performed` follows), as opposed to seen in flight (recovery's look-ups).

@@ -10,6 +10,7 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
             // Our own request, now journaled and sent.
             p.entryId = f.entry.id; p.startedAtMs = f.startedAtMs; p.deadlineMs = f.deadlineMs
             p.abortRequested = p.abortRequested || f.abortRequested
+            p.askingAfterAbort = f.askingAfterAbort
             state.pending = p
         } else if state.pending == nil || state.pending?.entryId == f.entry.id {
             // Something this screen did not send (start-up recovery asking the terminal, another process).

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TillIO
 import TillCore
+import TillModel
 import TillProtocol
 
 // Printing of controller outcomes and journal entries for the headless commands.
@@ -277,6 +278,19 @@ func printOutcome(_ outcome: ActionOutcome, json: Bool, tipStyle: TipStyle, cont
         }
         return 3
     }
+    if case .answered(let e) = outcome, e.state == .approved, e.note?.contains(AnswerRules.overturnedNote) == true {
+        // Approved after till had it as not charged (declined, aborted): counted, and said loudly, exit 3, so that
+        // neither a cashier nor a script charges the customer again on the first word.
+        if json {
+            outJSON(JSONValue.object([("outcome", .string("approvedAfterNotCharged")), ("entry", journalEntryJSON(e))]))
+        } else {
+            out("CHECK THE TERMINAL · \(e.action.words.answerLabel): APPROVED after the terminal had said it was not; it is counted as charged")
+            if let r = e.response { out(responseText(r, tipStyle: tipStyle)) }
+            out("")
+            out("Journal entry \(e.id): \(e.stateWords) — \(terminalSafe(e.note ?? ""))")
+        }
+        return 3
+    }
     switch outcome {
     case .invalid(let errors):
         printToStandardError(validationErrorText(ValidationFailure(errors: errors)))
@@ -298,6 +312,9 @@ func printOutcome(_ outcome: ActionOutcome, json: Bool, tipStyle: TipStyle, cont
             if let r = e.response { out(responseText(r, tipStyle: tipStyle)) }
             out("")
             out("Journal entry \(e.id): \(e.stateWords)" + (e.note.map { " — \(terminalSafe($0))" } ?? ""))
+            if (e.state == .declined || e.state == .aborted), AnswerRules.abortNeedsALookUp(e) {
+                out("Not charged so far: an approval the terminal sends for this payment later still settles it (till then says CHECK THE TERMINAL).")
+            }
         }
     case .unknown(let e):
         if json {

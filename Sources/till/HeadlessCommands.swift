@@ -105,7 +105,7 @@ func abortResultText(_ r: AbortResult) -> String {
         switch o {
         case .aborted: return "ABORTED (\(terminalSafe(resp.message ?? "")))"
         case .nothingToAbort: return "NOTHING TO ABORT (\(terminalSafe(resp.message ?? "")))"
-        case .other: return "answered: \(terminalSafe(resp.message ?? resp.status.description))"
+        case .other: return "answered '\(terminalSafe(resp.message ?? resp.status.description))'; the payment's own result follows."
         }
     case .noAnswer: return "no abort answer: the transaction is past the point of no return; its own result follows."
     case .transportError(let m): return "could not be sent: \(terminalSafe(m))"
@@ -288,7 +288,7 @@ struct ResolveCommand: AsyncParsableCommand {
     func run() async throws {
         let journal = global.journalOnly()
         guard let e = try journal.entry(id: id) else { printToStandardError("till: no journal entry \(id)."); throw ExitCode(2) }
-        guard e.state.needsAttention else {
+        guard e.state.personMaySettle else {
             printToStandardError("till: entry \(id) is \(e.state.rawValue): nothing to resolve.")
             throw ExitCode(1)
         }
@@ -317,7 +317,7 @@ struct ResolveCommand: AsyncParsableCommand {
                 throw ExitCode(2)
             } else {
                 guard !text.isEmpty else { printToStandardError("till: say how it was settled (--note …)."); throw ExitCode(2) }
-                if !(try journal.transition(id, to: .resolved, note: text, from: [.pending, .sent, .unknown, .review])) {
+                if !(try journal.transition(id, to: .resolved, note: text, from: EntryState.settledByAPerson)) {
                     printToStandardError("till: entry \(id) was settled meanwhile; nothing changed."); throw ExitCode(1)
                 }
             }

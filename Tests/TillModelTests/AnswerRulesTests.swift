@@ -110,3 +110,52 @@ extension AnswerRulesTests {
         #expect(sale.lookUpFinding == nil && sale.stateWords == "approved")
     }
 }
+
+/// issue 33: which late answers overturn "not charged", and what a look-up after an abort's "aborted" says.
+@Suite struct LateAnswerRulesTests {
+    static func entry(_ state: EntryState, _ action: Action = .sale) -> JournalEntry {
+        var e = AnswerRulesTests.entry(action, ctid: action == .sale ? "A" : nil, amount: 1000)
+        e.state = state
+        return e
+    }
+
+    struct Row: Sendable, CustomStringConvertible {
+        var state: EntryState; var action: Action = .sale; var answer: String; var exact = true; var overturns: Bool
+        var description: String { "\(state.rawValue) \(action.rawValue) \(answer) exact=\(exact)" }
+    }
+
+    static let rows: [Row] = [
+        // The payment's own approval after any "not charged" settles it as charged.
+        Row(state: .declined, answer: "status=success&action=sale&clientTransactionId=A&amount=1000", overturns: true),
+        Row(state: .aborted, answer: "status=success&action=sale&clientTransactionId=A&amount=1000", overturns: true),
+        Row(state: .resolved, answer: "status=success&action=sale&clientTransactionId=A&amount=1000", overturns: true),
+        // Not its own (no reference, another action), not an approval, or nothing to overturn: nothing.
+        Row(state: .declined, answer: "status=success&action=sale&amount=1000", exact: false, overturns: false),
+        Row(state: .declined, answer: "status=success&action=pre_auth&clientTransactionId=A&amount=1000", overturns: false),
+        Row(state: .declined, answer: "status=fail&action=sale&clientTransactionId=A&amount=1000", overturns: false),
+        Row(state: .aborted, answer: "status=fail&message=(-57) ABORTED&action=ABORT&clientTransactionId=A", overturns: false),
+        Row(state: .approved, answer: "status=success&action=sale&clientTransactionId=A&amount=1000", overturns: false),
+        Row(state: .review, answer: "status=success&action=sale&clientTransactionId=A&amount=1000", overturns: false),
+        // A look-up or a batch command moves no money: nothing to count.
+        Row(state: .declined, action: .transactionDetails, answer: "status=success&action=transactionDetails&transactionStatus=success", overturns: false),
+    ]
+
+    @Test(arguments: rows) func overturns(_ row: Row) throws {
+        let e = Self.entry(row.state, row.action)
+        #expect(AnswerRules.approvalOverturns(e, try AnswerRulesTests.answer(row.answer), exact: row.exact) == row.overturns)
+    }
+
+    @Test func aLookUpAfterAnAbortSaysChargedAbortedOrNothingForCertain() throws {
+        let e = Self.entry(.sent)
+        func after(_ q: String) throws -> EntryState? { AnswerRules.afterAbort(lookUp: try AnswerRulesTests.answer(q), payment: e) }
+        #expect(try after("status=success&action=transactionDetails&transactionStatus=success&clientTransactionId=A&amount=1000") == .approved)
+        #expect(try after("status=success&action=transactionDetails&transactionStatus=fail&clientTransactionId=A") == .aborted)
+        #expect(try after("status=fail&message=(-99) TRANSACTION_NOT_FOUND&action=transactionDetails") == .aborted)
+        // Another payment's record, a record without a status, the terminal busy or still at it: not for certain.
+        #expect(try after("status=success&action=transactionDetails&transactionStatus=success&clientTransactionId=B") == nil)
+        #expect(try after("status=success&action=transactionDetails&clientTransactionId=A&amount=1000") == nil)
+        #expect(try after("status=fail&message=(-61) TRANSACTION_IN_PROGRESS&action=transactionDetails&clientTransactionId=A") == nil)
+        #expect(try after("status=success&action=transactionDetails&transactionStatus=success&transactionStatus=fail&clientTransactionId=A") == nil)
+        #expect(AnswerRules.abortNeedsALookUp(e) && !AnswerRules.abortNeedsALookUp(Self.entry(.sent, .cancel)))
+    }
+}

@@ -21,7 +21,10 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
             buf.put("times out in " + Format.duration(d - s.nowMs), x: x + 2, y: y, role: .normal, maxWidth: w - 2); y += 1
         }
         y += 1
-        if p.abortRequested {
+        if p.askingAfterAbort {
+            // "Aborted" is not proof: the card may have been read before it. Not "not charged" until the terminal says.
+            buf.put("Aborting — asking the terminal whether the card was charged…", x: x, y: y, role: .warning, attrs: .bold, maxWidth: w)
+        } else if p.abortRequested {
             buf.put("Abort requested…", x: x, y: y, role: .warning, attrs: .bold, maxWidth: w)
         } else if s.escAborts {
             buf.put("Press \(s.keymap.hint(.cancel)) to abort", x: x, y: y, role: .helpKey, attrs: .bold, maxWidth: w)
