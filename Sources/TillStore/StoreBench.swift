@@ -110,7 +110,7 @@ public struct StoreBench: Sendable {
         say("")
     }
 
-    /// Sales journaled one every 10 ms while `push --follow`'s loop runs (its service interval, 2 s); each sale's lag is
+    /// Sales journaled one every 10 ms while `push --follow`'s loop runs (as a service does); each sale's lag is
     /// the store's clock when its push ran less the till's clock when it was journaled (one machine: one clock).
     func lag(_ scratch: inout Scratch) async throws {
         let (address, journalPath) = try await till(&scratch, events: 0)
@@ -142,7 +142,7 @@ public struct StoreBench: Sendable {
                 FROM (SELECT extract(epoch FROM store_at) * 1000 - till_at_ms AS l FROM till_store.event WHERE till_id = \("t\(scratch.tills)")) x
                 """).first!.decode((Double, Double, Double).self)
         }
-        say("## Lag from a sale to its row in the store (`push --follow`, every 2 s)")
+        say("## Lag from a sale to its row in the store (`push --follow`, woken by the journal's commits)")
         say("")
         say("\(lagSales) sales, one every 10 ms: median \(Int(median)) ms, 95th percentile \(Int(p95)) ms, worst \(Int(worst)) ms.")
         say("")

@@ -47,8 +47,13 @@ public struct Sync: Sendable {
     /// Pushes everything the outbox holds now, then returns; and records how it went for the cashier's status line
     /// (`SyncStatus`, beside the journal).
     public func pushOnce() async throws -> PushResult {
+        try await recorded { try await pushOnceUnrecorded() }
+    }
+
+    /// What `body` did, recorded for the status line: the store's answer, or why it failed and since when.
+    func recorded(_ body: () async throws -> PushResult) async throws -> PushResult {
         do {
-            let r = try await pushOnceUnrecorded()
+            let r = try await body()
             record(SyncStatus(journalId: r.journalId, storeLastSeq: r.storeLastSeq, sentAtMs: WallClock.nowMs()))
             return r
         } catch {
@@ -66,17 +71,20 @@ public struct Sync: Sendable {
     func pushOnceUnrecorded() async throws -> PushResult {
         let reader = try OutboxReader(path: journalPath)
         defer { reader.close() }
-        return try await StoreConnection.using(address) { store in
-            var r = try await push(reader, store)
-            if let retention {
-                do { r.pruned = try await prune(r.journalId, storeHolds: r.storeLastSeq, retention: retention, store) } catch is CancellationError {
-                    // The service stopping between two chunks: what went is gone, the rest goes at the next start.
-                } catch {
-                    r.pruneProblem = "pruning the outbox: \(error)"
-                }
+        return try await StoreConnection.using(address) { store in try await pushAndPrune(reader, store) }
+    }
+
+    /// A push on a connection the caller holds, then the outbox's pruning.
+    func pushAndPrune(_ reader: OutboxReader, _ store: StoreConnection) async throws -> PushResult {
+        var r = try await push(reader, store)
+        if let retention {
+            do { r.pruned = try await prune(r.journalId, storeHolds: r.storeLastSeq, retention: retention, store) } catch is CancellationError {
+                // The service stopping between two chunks: what went is gone, the rest goes at the next start.
+            } catch {
+                r.pruneProblem = "pruning the outbox: \(error)"
             }
-            return r
         }
+        return r
     }
 
     /// Deletes the outbox's old events that the store holds (see `OutboxRetention`, `OutboxPruner`); returns how many.
@@ -166,33 +174,5 @@ public struct Sync: Sendable {
         let rows = try await store.query("SELECT last_seq, status FROM till_store.last_seq(\(journalId))")
         guard let row = rows.first else { throw StoreError("the store's last_seq answered nothing") }
         return try row.decode((Int64, String).self)
-    }
-
-    /// Pushes now and again until cancelled: every `interval` when all is sent, backing off (doubling up to `maxBackoff`)
-    /// while the store cannot be reached. A refusal (a wrong password, a refused journal) is said once and retried at
-    /// the longest back-off: it needs a person, and the service must not hammer the store meanwhile. A pruning that
-    /// deleted events is reported; one that failed is reported once, until it works again or fails otherwise.
-    public func follow(interval: Duration = .seconds(2), maxBackoff: Duration = .seconds(60),
-                       report: @Sendable (Result<PushResult, StoreError>) -> Void) async {
-        var backoff = Duration.seconds(1)
-        var lastError: StoreError?
-        var lastPruneProblem: String?
-        while !Task.isCancelled {
-            var wait = interval
-            do {
-                var r = try await pushOnce()
-                if r.pruneProblem == lastPruneProblem { r.pruneProblem = nil } else { lastPruneProblem = r.pruneProblem }
-                if lastError != nil || r.pushed > 0 || r.pruned > 0 || r.pruneProblem != nil { report(.success(r)) }
-                lastError = nil
-                backoff = .seconds(1)
-            } catch {
-                let e = (error as? StoreError) ?? StoreError("\(error)", transient: true)
-                if e != lastError { report(.failure(e)) }
-                lastError = e
-                wait = e.transient ? backoff : maxBackoff
-                backoff = min(backoff * 2, maxBackoff)
-            }
-            try? await Task.sleep(for: wait)
-        }
     }
 }

@@ -341,7 +341,7 @@ extension StoreServerTests {
         try shift(j, name: "m", at: 1_000, sales: [(100, nil)], close: false)
         let reports = Locked<[Result<PushResult, StoreError>]>([])
         let sync = Sync(journalPath: a.journalPath, address: a.address)
-        let follow = Task { await sync.follow(interval: .milliseconds(50)) { r in reports.withLock { $0.append(r) } } }
+        let follow = Task { await sync.follow(schedule: .quick) { r in reports.withLock { $0.append(r) } } }
         defer { follow.cancel() }
         try shift(j, name: "n", at: 5_000, sales: [(2_000, 100), (300, nil)], close: true)
         let last = Int64(try j.outbox().count)
@@ -362,7 +362,7 @@ extension StoreServerTests {
         away.port = 1
         let failing = Sync(journalPath: a.journalPath, address: away)
         let failures = Locked<[StoreError]>([])
-        let waiting = Task { await failing.follow(interval: .milliseconds(20), maxBackoff: .milliseconds(40)) { r in
+        let waiting = Task { await failing.follow(schedule: .quick) { r in
             if case .failure(let e) = r { failures.withLock { $0.append(e) } }
         } }
         let until = ContinuousClock.now + .seconds(30)
@@ -418,7 +418,7 @@ extension StoreServerTests {
         var address = a.address
         address.timeout = .seconds(3)
         let sync = Sync(journalPath: a.journalPath, address: address)
-        let follow = Task { await sync.follow(interval: .milliseconds(50), maxBackoff: .milliseconds(200)) { r in
+        let follow = Task { await sync.follow(schedule: .quick) { r in
             if case .failure(let e) = r { failures.withLock { $0.append(e) } }
         } }
         defer { follow.cancel() }
