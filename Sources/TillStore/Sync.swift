@@ -40,7 +40,11 @@ public struct Sync: Sendable {
     /// again at once could be missed by every poll).
     public var prunePause: Duration = .milliseconds(20)
 
-    public init(journalPath: String, address: StoreAddress, batchSize: Int = 500, retention: OutboxRetention? = .standard) {
+    /// Events a round trip carries at most: one transaction of the store each. A first push of a long history goes at
+    /// the store's pace with batches of a few thousand (BENCHMARKS.md, "Central store"); a till at work sends a few.
+    public static let defaultBatchSize = 2_000
+
+    public init(journalPath: String, address: StoreAddress, batchSize: Int = Sync.defaultBatchSize, retention: OutboxRetention? = .standard) {
         self.journalPath = journalPath; self.address = address; self.batchSize = max(2, batchSize); self.retention = retention
     }
 
@@ -131,7 +135,7 @@ public struct Sync: Sendable {
             guard events.contains(where: { $0.seq > storeLast }) else {
                 // Nothing to send: an empty push all the same, so the back office sees the till is there and when
                 // (reconcile's "stopped pushing" reads the store's clock of the last call, not of the last sale).
-                if batches == 0 { try await store.query("SELECT till_store.push(\(journalId), '[]'::jsonb)") }
+                if batches == 0 { try await store.query(Sync.pushRows(journalId, [])) }
                 break
             }
             guard events[0].seq == max(1, storeLast), zip(events, events.dropFirst()).allSatisfy({ $1.seq == $0.seq + 1 }) else {
@@ -148,9 +152,8 @@ public struct Sync: Sendable {
                 }
                 throw StoreError("the journal's outbox has a gap after event \(storeLast): it was changed by something other than till; nothing more was pushed")
             }
-            let json = String(decoding: try JSONEncoder().encode(events), as: UTF8.self)
             do {
-                let rows = try await store.query("SELECT till_store.push(\(journalId), \(json)::jsonb)")
+                let rows = try await store.query(Sync.pushRows(journalId, events))
                 guard let row = rows.first, let last = try row.decode(Int64?.self) else { throw StoreError("the store's push answered nothing") }
                 if last < 0 { throw Sync.refused(journalId) }
                 pushed += max(0, last - storeLast)
@@ -168,6 +171,18 @@ public struct Sync: Sendable {
 
     static func refused(_ journalId: String) -> StoreError {
         StoreError("the store refuses journal \(journalId): this till has another active journal (a replaced or new journal file); nothing of it is taken until the back office adopts it (till-sync adopt-journal)", sqlState: "TS002")
+    }
+
+    /// The store's push of a run of events: each field an array, bound in the binary protocol (see `StoreSchema.pushRows`).
+    static func pushRows(_ journalId: String, _ events: [OutboxEvent]) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: 6)
+        binds.append(journalId)
+        binds.append(events.map(\.seq))
+        binds.append(events.map(\.kind))
+        binds.append(events.map(\.entityKey))
+        binds.append(events.map(\.payload))
+        binds.append(events.map(\.atMs))
+        return PostgresQuery(unsafeSQL: "SELECT till_store.push_rows($1, $2, $3, $4, $5, $6)", binds: binds)
     }
 
     static func lastSeq(_ store: StoreConnection, _ journalId: String) async throws -> (Int64, String) {

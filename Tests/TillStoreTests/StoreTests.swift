@@ -218,13 +218,15 @@ extension StoreServerTests {
         #expect(try await count(s, "SELECT count(*) FROM till_store.event") == events)
     }
 
-    @Test func pushesGoInBatchesOfFiveHundred() async throws {
+    /// A run of `Sync.defaultBatchSize` events a round trip (one transaction of the store each).
+    @Test func pushesGoInBatchesOfTheDefaultSize() async throws {
         let s = try await TestStore(); defer { s.cleanup() }
         let a = try await s.addTill("A")
         let j = try Journal(path: a.journalPath)
-        try j.insertSettled((0..<1_200).map { (.sale, .approved, 100 + $0, 0, "big", Int64($0)) })
+        let n = Sync.defaultBatchSize * 2 + 200
+        try j.insertSettled((0..<n).map { (.sale, .approved, 100 + $0, 0, "big", Int64($0)) })
         let r = try await Sync(journalPath: a.journalPath, address: a.address).pushOnce()
-        #expect(r.pushed == 1_200 && r.batches == 3)
+        #expect(r.pushed == Int64(n) && r.batches == 3)
         #expect(try await storeNets(s, till: "A") == (try tillNets(j)))
     }
 
