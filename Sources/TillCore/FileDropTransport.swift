@@ -200,6 +200,8 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
                     // by `link()` or `mknod` gets no other event: taken now if it is whole (or not a regular file),
                     // else by the close or by the rescan below.
                     if looksWhole(event.name), let a = take(event.name) { sink?(.answer(a)) }
+                case .modified:
+                    break  // not asked for
                 case .overflow:
                     for name in Path.list(responsesDir) where !name.hasPrefix(".") {
                         if let a = take(name) { sink?(.answer(a)) }

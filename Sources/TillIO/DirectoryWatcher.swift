@@ -4,7 +4,8 @@ import Glibc
 /// Waits for files to appear in a folder without busy polling (Linux inotify).
 /// Reports a file once it is complete: closed after writing, or renamed into the folder; and, separately, every
 /// name created in place (`created`), so a caller can catch what never gets a "complete" event: a FIFO, a link,
-/// a folder.
+/// a folder. Asked for (`modifications`), also every write to a file in the folder (`modified`): how a database's
+/// commit shows (SQLite appends to its `-wal` file in place; nothing is closed or renamed).
 ///
 /// `wake()` (from any thread) ends a wait at once, so the thread that waits can stop without sitting out its timeout.
 public final class DirectoryWatcher: @unchecked Sendable {
@@ -19,6 +20,8 @@ public final class DirectoryWatcher: @unchecked Sendable {
         case complete
         /// Created in place (a regular file is still being written; anything else will get no other event).
         case created
+        /// Written to in place (only when the watcher was made with `modifications`).
+        case modified
         /// The kernel's event queue overflowed: events were lost; list the folder.
         case overflow
     }
@@ -27,11 +30,11 @@ public final class DirectoryWatcher: @unchecked Sendable {
         public var kind: Kind
     }
 
-    public init(directory: String) throws {
+    public init(directory: String, modifications: Bool = false) throws {
         self.directory = directory
         fd = inotify_init1(Int32(IN_CLOEXEC | IN_NONBLOCK))
         guard fd >= 0 else { throw FileError(path: directory, operation: "watch (inotify_init)") }
-        wd = inotify_add_watch(fd, directory, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE))
+        wd = inotify_add_watch(fd, directory, UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE) | (modifications ? UInt32(IN_MODIFY) : 0))
         guard wd >= 0 else { let e = errno; close(fd); throw FileError(path: directory, operation: "watch", code: e) }
         guard let p = makeWakePipe() else {
             let e = errno; close(fd); throw FileError(path: directory, operation: "watch (pipe)", code: e)
@@ -79,7 +82,8 @@ public final class DirectoryWatcher: @unchecked Sendable {
                         let bytes = raw[nameStart..<min(nameStart + len, n)].prefix { $0 != 0 }
                         let name = String(decoding: bytes, as: UTF8.self)
                         if !name.isEmpty && !name.hasPrefix(".") {
-                            out.append(Event(name: name, kind: mask & UInt32(IN_CREATE) != 0 ? .created : .complete))
+                            let kind: Kind = mask & UInt32(IN_CREATE) != 0 ? .created : mask & UInt32(IN_MODIFY) != 0 ? .modified : .complete
+                            out.append(Event(name: name, kind: kind))
                         }
                     }
                     offset = nameStart + len

@@ -35,9 +35,21 @@ public struct StoreAdmin: Sendable {
         }
     }
 
+    /// A shop's new time zone moves its entries' local days: its report summaries are summed again in the same
+    /// transaction, which holds the pushes off meanwhile (see `StoreSchema.pushRows`).
     public func addShop(id: String, name: String, timeZone: String = "UTC") async throws {
         try await with { store in
-            try await store.query("INSERT INTO till_store.shop (id, name, time_zone) VALUES (\(id), \(name), \(timeZone)) ON CONFLICT (id) DO UPDATE SET name = excluded.name, time_zone = excluded.time_zone")
+            try await store.execute("BEGIN")
+            do {
+                try await store.execute("LOCK TABLE till_store.report_summary IN SHARE ROW EXCLUSIVE MODE")
+                let before = try await store.query("SELECT time_zone FROM till_store.shop WHERE id = \(id)").first?.decode(String.self)
+                try await store.query("INSERT INTO till_store.shop (id, name, time_zone) VALUES (\(id), \(name), \(timeZone)) ON CONFLICT (id) DO UPDATE SET name = excluded.name, time_zone = excluded.time_zone")
+                if let before, before != timeZone { try await store.query("SELECT till_store.summarise_shop(\(id))") }
+                try await store.execute("COMMIT")
+            } catch {
+                try? await store.execute("ROLLBACK")
+                throw error
+            }
         }
     }
 

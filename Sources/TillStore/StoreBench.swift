@@ -14,6 +14,10 @@ public struct StoreBench: Sendable {
     public var lagSales: Int
     public var yearTills: Int
     public var yearEntriesPerTill: Int
+    /// Events of the first pushes measured (real and synthetic payloads).
+    public var realEvents = 120_000
+    /// Which of `throughput`, `lag`, `year` to run.
+    public var measures: Set<String> = ["throughput", "lag", "year"]
     public var say: @Sendable (String) -> Void
 
     public init(admin: StoreAddress, delayedPort: Int?, delayMs: Int, lagSales: Int, yearTills: Int, yearEntriesPerTill: Int,
@@ -41,9 +45,9 @@ public struct StoreBench: Sendable {
         do {
             try await StoreAdmin(address: scratch.address).initStore()
             try await StoreAdmin(address: scratch.address).addShop(id: "bench", name: "Bench", timeZone: "Europe/Berlin")
-            try await throughput(&scratch)
-            try await lag(&scratch)
-            try await year(scratch)
+            if measures.contains("throughput") { try await throughput(&scratch) }
+            if measures.contains("lag") { try await lag(&scratch) }
+            if measures.contains("year") { try await year(scratch) }
         } catch {
             try? await dropDatabase(server, name)
             throw error
@@ -60,8 +64,11 @@ public struct StoreBench: Sendable {
         }
     }
 
-    /// A new till of the scratch store with a journal of `events` sales (one outbox event each).
-    func till(_ scratch: inout Scratch, events: Int) async throws -> (address: StoreAddress, journal: String) {
+    /// A new till of the scratch store with a journal of `events` outbox events: synthetic (one settled sale each, an
+    /// event of a few hundred bytes without request or answer) or real (approved card sales as the controller journals
+    /// them: pending, sent, answered, three events a sale with the request URL and the answer, see
+    /// `Journal.fillApprovedSalesForBench`).
+    func till(_ scratch: inout Scratch, events: Int, real: Bool = false) async throws -> (address: StoreAddress, journal: String) {
         scratch.tills += 1
         let role = "bench_\(scratch.address.database)_\(scratch.tills)"
         let passwordFile = scratch.dir + "/\(scratch.tills).password"
@@ -70,11 +77,15 @@ public struct StoreBench: Sendable {
         let journal = scratch.dir + "/\(scratch.tills).sqlite"
         let j = try Journal(path: journal)
         let now = WallClock.nowMs()
-        var done = 0
-        while done < events {
-            let n = min(10_000, events - done)
-            try j.insertSettled((0..<n).map { i in (.sale, .approved, 100 + (done + i) % 5_000, (done + i) % 10 == 0 ? 50 : 0, "shift-1", now + Int64(done + i)) })
-            done += n
+        if real {
+            try j.fillApprovedSalesForBench(count: (events + 2) / 3, batch: "shift-1", startMs: now - Int64(events) * 20)
+        } else {
+            var done = 0
+            while done < events {
+                let n = min(10_000, events - done)
+                try j.insertSettled((0..<n).map { i in (.sale, .approved, 100 + (done + i) % 5_000, (done + i) % 10 == 0 ? 50 : 0, "shift-1", now + Int64(done + i)) })
+                done += n
+            }
         }
         j.close()
         var address = scratch.address
@@ -84,33 +95,41 @@ public struct StoreBench: Sendable {
         return (address, journal)
     }
 
+    /// The push alone (no pruning after it), as a till's role; the events of the journal, their mean payload, the time.
+    func pushTimed(_ scratch: inout Scratch, events: Int, real: Bool, batch: Int, port: Int?) async throws -> String {
+        var (address, journal) = try await till(&scratch, events: events, real: real)
+        if let port { address.port = port }
+        let outbox = try Journal(path: journal)
+        let all = try outbox.outbox()
+        outbox.close()
+        let bytes = all.reduce(0) { $0 + $1.payload.utf8.count } / max(1, all.count)
+        let sync = Sync(journalPath: journal, address: address, batchSize: batch, retention: nil)
+        let started = ContinuousClock.now
+        let r = try await sync.pushOnce()
+        let seconds = StoreBench.seconds(ContinuousClock.now - started)
+        guard r.pushed == Int64(all.count) else { throw StoreError("the bench pushed \(r.pushed) of \(all.count) events") }
+        return "| \(real ? "real" : "synthetic") (\(bytes) B) | \(batch) | \(Int((Double(all.count) / seconds).rounded())) (\(all.count) events, \(r.batches) round trips, \(String(format: "%.2f", seconds)) s) |"
+    }
+
     func throughput(_ scratch: inout Scratch) async throws {
-        say("## Push throughput (events/s; one event per entry; `till-sync push --once` as a till)")
-        say("")
-        say("| link | batch of 500 | one event per round trip |")
-        say("|---|---|---|")
+        say("## Push throughput (events/s; `till-sync push --once` as a till, whole push: SQLite read, the store's checks and projections)")
         var links: [(String, Int?)] = [("loopback", nil)]
         if let delayedPort { links.append(("loopback + \(delayMs) ms each way (delay proxy)", delayedPort)) }
         for (label, port) in links {
-            var cells: [String] = []
-            // One by one through a delay costs a round trip per event: fewer events, the same measure.
-            for (batch, events) in [(500, 20_000), (2, port == nil ? 2_000 : 150)] {
-                var (address, journal) = try await till(&scratch, events: events)
-                if let port { address.port = port }
-                // The push alone is measured: no pruning after it.
-                let sync = Sync(journalPath: journal, address: address, batchSize: batch, retention: nil)
-                let started = ContinuousClock.now
-                let r = try await sync.pushOnce()
-                let seconds = StoreBench.seconds(ContinuousClock.now - started)
-                guard r.pushed == Int64(events) else { throw StoreError("the bench pushed \(r.pushed) of \(events) events") }
-                cells.append("\(Int((Double(events) / seconds).rounded())) (\(events) events, \(r.batches) round trips, \(String(format: "%.2f", seconds)) s)")
+            say("")
+            say("### \(label)")
+            say("")
+            say("| events (mean payload) | batch | events/s |")
+            say("|---|---|---|")
+            for (real, batch, events) in [(false, Sync.defaultBatchSize, realEvents), (true, Sync.defaultBatchSize, realEvents), (true, 500, realEvents / 2),
+                                          (false, 2, port == nil ? 2_000 : 150)] {
+                say(try await pushTimed(&scratch, events: events, real: real, batch: batch, port: port))
             }
-            say("| \(label) | \(cells[0]) | \(cells[1]) |")
         }
         say("")
     }
 
-    /// Sales journaled one every 10 ms while `push --follow`'s loop runs (its service interval, 2 s); each sale's lag is
+    /// Sales journaled one every 10 ms while `push --follow`'s loop runs (as a service does); each sale's lag is
     /// the store's clock when its push ran less the till's clock when it was journaled (one machine: one clock).
     func lag(_ scratch: inout Scratch) async throws {
         let (address, journalPath) = try await till(&scratch, events: 0)
@@ -142,7 +161,7 @@ public struct StoreBench: Sendable {
                 FROM (SELECT extract(epoch FROM store_at) * 1000 - till_at_ms AS l FROM till_store.event WHERE till_id = \("t\(scratch.tills)")) x
                 """).first!.decode((Double, Double, Double).self)
         }
-        say("## Lag from a sale to its row in the store (`push --follow`, every 2 s)")
+        say("## Lag from a sale to its row in the store (`push --follow`, woken by the journal's commits)")
         say("")
         say("\(lagSales) sales, one every 10 ms: median \(Int(median)) ms, 95th percentile \(Int(p95)) ms, worst \(Int(worst)) ms.")
         say("")
@@ -176,9 +195,15 @@ public struct StoreBench: Sendable {
                 """)
         }
         let loaded = StoreBench.seconds(ContinuousClock.now - started)
+        // Generated straight into `payment`, past the push: its summaries are summed once, as a migration does.
+        let summing = ContinuousClock.now
+        try await StoreAdmin(address: scratch.address).with { store in
+            try await store.execute("SELECT till_store.summarise_shop(NULL); ANALYZE till_store.report_summary")
+        }
+        let summed = StoreBench.seconds(ContinuousClock.now - summing)
         say("## The back office over a year of a chain")
         say("")
-        say("\(tills) tills in \(max(1, tills / 3)) shops (three time zones), \(tills * per) entries over 2025, generated in the store with generate_series (\(String(format: "%.0f", loaded)) s with its indexes).")
+        say("\(tills) tills in \(max(1, tills / 3)) shops (three time zones), \(tills * per) entries over 2025, generated in the store with generate_series (\(String(format: "%.0f", loaded)) s with its indexes; their report summaries summed in \(String(format: "%.0f", summed)) s). Each report from the summaries the push keeps, then the same from a fresh aggregation of the entries (`fresh`).")
         say("")
         say("| command | rows out | time |")
         say("|---|---|---|")
@@ -195,11 +220,16 @@ public struct StoreBench: Sendable {
             let rows = try await body()
             say("| `\(label)` | \(rows) | \(String(format: "%.2f", StoreBench.seconds(ContinuousClock.now - t0))) s |")
         }
-        try await timed("report --by shop") { var n = 0; try await office.report(by: [.shop], filter: .init()) { _ in n += 1 }; return n }
-        try await timed("report --by shop till day") { var n = 0; try await office.report(by: [.shop, .till, .day], filter: .init()) { _ in n += 1 }; return n }
-        try await timed("report --by till shift") { var n = 0; try await office.report(by: [.till, .shift], filter: .init()) { _ in n += 1 }; return n }
-        try await timed("report --by till --day 2025-06-15") { var n = 0; try await office.report(by: [.till], filter: .init(fromDay: "2025-06-15", toDay: "2025-06-15")) { _ in n += 1 }; return n }
-        try await timed("report --by shop --from 2025-06-01 --to 2025-06-30") { var n = 0; try await office.report(by: [.shop], filter: .init(fromDay: "2025-06-01", toDay: "2025-06-30")) { _ in n += 1 }; return n }
+        let reports: [(String, [BackOffice.Dimension], BackOffice.Filter)] = [
+            ("report --by shop", [.shop], .init()), ("report --by shop till day", [.shop, .till, .day], .init()),
+            ("report --by till shift", [.till, .shift], .init()), ("report --by till --day 2025-06-15", [.till], .init(fromDay: "2025-06-15", toDay: "2025-06-15")),
+            ("report --by shop --from 2025-06-01 --to 2025-06-30", [.shop], .init(fromDay: "2025-06-01", toDay: "2025-06-30")),
+        ]
+        for (label, dims, filter) in reports {
+            for fresh in [false, true] {
+                try await timed(label + (fresh ? " (fresh)" : "")) { var n = 0; try await office.report(by: dims, filter: filter, fresh: fresh) { _ in n += 1 }; return n }
+            }
+        }
         try await timed("find --transaction-id tx-7-4242") { try await office.find(.init(transactionId: "tx-7-4242"), filter: .init()) { _ in } }
         try await timed("find --amount 123.45 --day 2025-06-15") { try await office.find(.init(amountCents: 12_345), filter: .init(fromDay: "2025-06-15", toDay: "2025-06-15")) { _ in } }
         try await timed("find --day 2025-06-15 (every entry of the day, streamed)") { try await office.find(.init(), filter: .init(fromDay: "2025-06-15", toDay: "2025-06-15")) { _ in } }

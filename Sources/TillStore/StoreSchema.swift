@@ -24,7 +24,7 @@ enum StoreSchema {
     static let schema = "till_store"
 
     /// `(version, SQL)`, in order.
-    static let migrations: [(Int, String)] = [(1, v1), (2, v2), (3, v3)]
+    static let migrations: [(Int, String)] = [(1, v1), (2, v2), (3, v3), (4, v4)]
 
     /// The events of a push that the store does not hold yet, as a table (inside `push`).
     static let pushed = """
@@ -302,8 +302,217 @@ enum StoreSchema {
             WHEN p_kind = 'z_report' AND COALESCE(p->>'closedAtMs', '0') !~ \(whole) THEN 'a Z report whose closing time is not a number'
           END $f$;
         GRANT EXECUTE ON FUNCTION till_store.event_problem(text, jsonb) TO till_backoffice;
+
+        \(pushRows);
+
+        \(summarise);
         """
     }
+
+    /// An entry's local day in its shop's time zone (`tz`), from the till's clock: the one rule the summaries and a fresh
+    /// aggregation (`BackOffice.localDay`) both follow.
+    static func localDay(_ ms: String, _ tz: String) -> String { "(to_timestamp(\(ms) / 1000.0) AT TIME ZONE \(tz))::date" }
+
+    /// Sums groups of `report_summary` again from `payment`: `summarise` the groups (shift, local day) of one till's
+    /// journal that a push changed; `summarise_shop` every group of a shop's tills (NULL: of every shop), when its time
+    /// zone changed or the store is migrated. The group's entries are found through `payment_summary_group` (a range
+    /// of the till's clock a day wide and 14 hours either side: no time zone is further from UTC), then their local day
+    /// is compared exactly.
+    static let summarise = """
+    CREATE OR REPLACE FUNCTION till_store.summarise(p_till text, p_journal text, p_keys text[], p_days date[]) RETURNS void
+      LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+      AS $f$
+    DECLARE tz text;
+    BEGIN
+      SELECT s.time_zone INTO tz FROM till_store.till tt JOIN till_store.shop s ON s.id = tt.shop_id WHERE tt.id = p_till;
+      DELETE FROM till_store.report_summary r USING unnest(p_keys, p_days) AS g(batch_key, day)
+       WHERE r.till_id = p_till AND r.journal_id = p_journal AND r.batch_key = g.batch_key AND r.day = g.day;
+      INSERT INTO till_store.report_summary (till_id, journal_id, batch_key, day, action, state, card_type, verification_method,
+          entries, amount_cents, tip_cents, tipped, included_tip_cents, first_at_ms, last_at_ms)
+        SELECT p_till, p_journal, g.batch_key, g.day, \(BackOffice.bucketColumns)
+          FROM (SELECT DISTINCT u.batch_key, u.day FROM unnest(p_keys, p_days) AS u(batch_key, day)) g
+          JOIN till_store.payment p ON p.till_id = p_till AND p.journal_id = p_journal AND COALESCE(p.batch_id, '') = g.batch_key
+           AND p.created_at_ms >= (extract(epoch FROM g.day::timestamp) * 1000 - 50400000)::bigint
+           AND p.created_at_ms < (extract(epoch FROM (g.day + 1)::timestamp) * 1000 + 50400000)::bigint
+           AND \(localDay("p.created_at_ms", "tz")) = g.day
+         GROUP BY g.batch_key, g.day, 5, 6, 7, 8;
+    END $f$;
+    CREATE OR REPLACE FUNCTION till_store.summarise_shop(p_shop text) RETURNS void
+      LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
+      AS $f$
+    BEGIN
+      DELETE FROM till_store.report_summary r USING till_store.till tt
+       WHERE tt.id = r.till_id AND (p_shop IS NULL OR tt.shop_id = p_shop);
+      INSERT INTO till_store.report_summary (till_id, journal_id, batch_key, day, action, state, card_type, verification_method,
+          entries, amount_cents, tip_cents, tipped, included_tip_cents, first_at_ms, last_at_ms)
+        SELECT p.till_id, p.journal_id, COALESCE(p.batch_id, ''), \(localDay("p.created_at_ms", "s.time_zone")), \(BackOffice.bucketColumns)
+          FROM till_store.payment p JOIN till_store.till tt ON tt.id = p.till_id JOIN till_store.shop s ON s.id = tt.shop_id
+         WHERE p_shop IS NULL OR s.id = p_shop
+         GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
+    END $f$;
+    REVOKE ALL ON FUNCTION till_store.summarise(text, text, text[], date[]), till_store.summarise_shop(text) FROM PUBLIC
+    """
+
+    /// The push (`push_rows`): a run of events of the session's till's journal as parallel arrays (sequence, kind,
+    /// entity key, payload as the journal's JSON text, the till's time), in order, one row each, bound in PostgreSQL's
+    /// binary protocol: no JSON document around them to make on the till and to take apart on the store, and each
+    /// payload parsed once. The whole run is one transaction (the statement's). Returns the last sequence the store
+    /// then holds (-1: the journal is not the till's active one, nothing taken).
+    ///
+    /// The rules are the ones `push` always had (schema v2): the run starts with the last event the store holds
+    /// (when it holds any), without a gap; an event the store holds already must be the same (a journal restored from
+    /// a backup that then journaled other sales under the same numbers is refused); a bad event is kept in the log and
+    /// parked (`quarantine`), never blocking the rest. `push(text, jsonb)`, the older till-syncs' call, is this one.
+    static let pushRows = """
+    CREATE OR REPLACE FUNCTION till_store.push_rows(p_journal text, p_seq bigint[], p_kind text[], p_key text[], p_payload text[], p_at bigint[])
+      RETURNS bigint
+      LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      AS $f$
+    DECLARE
+      t text := till_store.session_till();
+      j till_store.journal%ROWTYPE;
+      n int := COALESCE(cardinality(p_seq), 0);
+      first_seq bigint; max_seq bigint; other text;
+      tz text; g_keys text[]; g_days date[];
+    BEGIN
+      IF t IS NULL THEN RAISE EXCEPTION 'role % is not a till of this store', session_user USING ERRCODE = 'insufficient_privilege'; END IF;
+      -- One push at a time per till: the order checks below read what the last one wrote.
+      PERFORM pg_advisory_xact_lock(hashtext('till_store.push'), hashtext(t));
+      SELECT * INTO j FROM till_store.journal WHERE till_id = t AND journal_id = p_journal;
+      IF NOT FOUND THEN
+        SELECT till_id INTO other FROM till_store.journal WHERE journal_id = p_journal AND till_id <> t LIMIT 1;
+        IF other IS NOT NULL THEN
+          RAISE EXCEPTION 'journal % belongs to till %: a copy of its file is not this till''s journal', p_journal, other
+            USING ERRCODE = 'TS001', HINT = 'give this till its own journal file';
+        END IF;
+        -- A second journal of a till is kept as refused (the back office sees it), and nothing of it is taken.
+        INSERT INTO till_store.journal (till_id, journal_id, status)
+          VALUES (t, p_journal, CASE WHEN EXISTS (SELECT 1 FROM till_store.journal WHERE till_id = t AND status = 'active')
+                                     THEN 'refused' ELSE 'active' END)
+          RETURNING * INTO j;
+      END IF;
+      -- Every call is the till saying it is there (an empty push is how the sync says so when it has nothing to send).
+      UPDATE till_store.journal SET last_contact_at = now() WHERE till_id = t AND journal_id = p_journal;
+      -- Not an error: the refused journal's row must stay (an exception would roll it back). The sync says why.
+      IF j.status <> 'active' THEN RETURN -1; END IF;
+      IF n = 0 THEN RETURN j.last_seq; END IF;
+      IF COALESCE(cardinality(p_kind), 0) <> n OR COALESCE(cardinality(p_key), 0) <> n OR COALESCE(cardinality(p_payload), 0) <> n
+         OR COALESCE(cardinality(p_at), 0) <> n THEN
+        RAISE EXCEPTION 'the events pushed are not whole: % sequence numbers, % kinds, % keys, % payloads, % times',
+          n, cardinality(p_kind), cardinality(p_key), cardinality(p_payload), cardinality(p_at);
+      END IF;
+      first_seq := p_seq[1]; max_seq := p_seq[n];
+      IF first_seq > j.last_seq + 1 THEN
+        RAISE EXCEPTION 'gap: the store holds journal % of till % up to %, the push starts at %', p_journal, t, j.last_seq, first_seq
+          USING ERRCODE = 'TS003';
+      END IF;
+      IF EXISTS (SELECT 1 FROM unnest(p_seq) WITH ORDINALITY AS u(seq, o) WHERE u.seq IS DISTINCT FROM first_seq + o - 1) THEN
+        RAISE EXCEPTION 'gap: the events pushed are not one run of sequence numbers' USING ERRCODE = 'TS003';
+      END IF;
+      -- Every push starts with the last event the store holds, and every event the store holds already must be the
+      -- same: a journal restored from an older backup, which then journaled other sales under the same numbers, is
+      -- refused here instead of having its first new events silently skipped.
+      IF j.last_seq > 0 AND first_seq > j.last_seq THEN
+        RAISE EXCEPTION 'gap: a push of journal % starts with the last event the store holds (%), not %', p_journal, j.last_seq, first_seq
+          USING ERRCODE = 'TS003';
+      END IF;
+      IF EXISTS (SELECT 1 FROM unnest(p_seq, p_kind, p_key, p_payload) AS e(seq, kind, entity_key, payload)
+                 JOIN till_store.event s ON s.till_id = t AND s.journal_id = p_journal AND s.seq = e.seq
+                 WHERE e.seq <= j.last_seq
+                   AND (s.kind <> e.kind OR s.entity_key <> e.entity_key OR s.payload <> till_store.as_jsonb(e.payload))) THEN
+        RAISE EXCEPTION 'journal % of till % holds other events than the store under the same numbers: restored from a backup, or changed by hand; nothing was taken', p_journal, t
+          USING ERRCODE = 'TS004', HINT = 'keep the newer journal file, or have the back office retire this journal and give the till a new one';
+      END IF;
+      IF max_seq <= j.last_seq THEN RETURN j.last_seq; END IF;
+      -- The shop's time zone makes the local days: read after this lock, which a change of it holds until the shop's
+      -- summaries are summed again (`StoreAdmin.addShop`), so no push sums a group under the zone it had before.
+      LOCK TABLE till_store.report_summary IN ROW EXCLUSIVE MODE;
+      SELECT sh.time_zone INTO tz FROM till_store.till tt JOIN till_store.shop sh ON sh.id = tt.shop_id WHERE tt.id = t;
+
+      -- Every payload parsed in one go; only a run holding one that is not JSON is parsed again one by one (`as_jsonb`
+      -- keeps such a payload as a JSON string, and event_problem parks it): an exception block a row would cost a
+      -- subtransaction a row.
+      BEGIN
+        INSERT INTO till_store.event (till_id, journal_id, seq, kind, entity_key, payload, till_at_ms)
+          SELECT t, p_journal, e.seq, e.kind, e.entity_key, e.payload::jsonb, e.at
+            FROM unnest(p_seq, p_kind, p_key, p_payload, p_at) AS e(seq, kind, entity_key, payload, at)
+           WHERE e.seq > j.last_seq
+          ON CONFLICT DO NOTHING;
+      EXCEPTION WHEN data_exception THEN
+        INSERT INTO till_store.event (till_id, journal_id, seq, kind, entity_key, payload, till_at_ms)
+          SELECT t, p_journal, e.seq, e.kind, e.entity_key, till_store.as_jsonb(e.payload), e.at
+            FROM unnest(p_seq, p_kind, p_key, p_payload, p_at) AS e(seq, kind, entity_key, payload, at)
+           WHERE e.seq > j.last_seq
+          ON CONFLICT DO NOTHING;
+      END;
+      -- One bad event never blocks the rest: it stays in the log as it came, parked with its reason, and the tables
+      -- the back office reads are made from the others.
+      INSERT INTO till_store.quarantine (till_id, journal_id, seq, kind, entity_key, reason)
+        SELECT t, p_journal, ev.seq, ev.kind, ev.entity_key, r.reason FROM till_store.event ev
+          CROSS JOIN LATERAL (SELECT till_store.event_problem(ev.kind, ev.payload) AS reason) r
+         WHERE ev.till_id = t AND ev.journal_id = p_journal AND ev.seq > j.last_seq AND r.reason IS NOT NULL;
+
+      -- Each entry's latest snapshot of the run (an event is the whole row after its change); the report summaries of
+      -- the groups (shift, local day) its entries were in before and are in now are summed again.
+      WITH src AS (
+        SELECT DISTINCT ON (entity_key) (payload->>'id')::bigint AS entry_id, payload->>'requestId' AS request_id, payload->>'action' AS action,
+               COALESCE(payload->>'origin', 'request') AS origin, payload->>'state' AS state, (payload->>'amountCents')::bigint AS amount_cents,
+               (payload->>'tipCents')::bigint AS tip_cents, COALESCE((payload->>'tipIncluded')::int, 0) = 1 AS tip_included,
+               payload->>'batchId' AS batch_id, payload->>'batchName' AS batch_name, payload->>'clientTransactionId' AS client_transaction_id,
+               payload->>'transactionId' AS transaction_id, payload->>'stan' AS stan, payload->>'cardType' AS card_type,
+               payload->>'verificationMethod' AS verification_method, (payload->>'createdAtMs')::bigint AS created_at_ms,
+               (payload->>'updatedAtMs')::bigint AS updated_at_ms, seq
+        FROM \(taken) WHERE kind = 'entry' ORDER BY entity_key, seq DESC),
+      before AS (
+        SELECT COALESCE(p.batch_id, '') AS batch_key, p.created_at_ms FROM till_store.payment p JOIN src
+            ON p.till_id = t AND p.journal_id = p_journal AND p.entry_id = src.entry_id),
+      after AS (
+        INSERT INTO till_store.payment AS p (till_id, journal_id, entry_id, request_id, action, origin, state, amount_cents, tip_cents,
+            tip_included, batch_id, batch_name, client_transaction_id, transaction_id, stan, card_type, verification_method,
+            created_at_ms, updated_at_ms, last_seq)
+          SELECT t, p_journal, entry_id, request_id, action, origin, state, amount_cents, tip_cents, tip_included, batch_id, batch_name,
+                 client_transaction_id, transaction_id, stan, card_type, verification_method, created_at_ms, updated_at_ms, seq FROM src
+        ON CONFLICT (till_id, journal_id, entry_id) DO UPDATE SET
+            request_id = excluded.request_id, action = excluded.action, origin = excluded.origin, state = excluded.state,
+            amount_cents = excluded.amount_cents, tip_cents = excluded.tip_cents, tip_included = excluded.tip_included,
+            batch_id = excluded.batch_id, batch_name = excluded.batch_name, client_transaction_id = excluded.client_transaction_id,
+            transaction_id = excluded.transaction_id, stan = excluded.stan, card_type = excluded.card_type,
+            verification_method = excluded.verification_method,
+            created_at_ms = excluded.created_at_ms, updated_at_ms = excluded.updated_at_ms, last_seq = excluded.last_seq
+          WHERE p.last_seq < excluded.last_seq
+        RETURNING COALESCE(p.batch_id, '') AS batch_key, p.created_at_ms)
+      SELECT array_agg(g.batch_key), array_agg(g.day) INTO g_keys, g_days
+        FROM (SELECT DISTINCT x.batch_key, \(localDay("x.created_at_ms", "tz")) AS day
+                FROM (SELECT * FROM before UNION ALL SELECT * FROM after) x) g;
+      IF g_keys IS NOT NULL THEN PERFORM till_store.summarise(t, p_journal, g_keys, g_days); END IF;
+
+      -- Z reports: the last event of each batch key wins (a restated one is dropped until it is stored again).
+      DELETE FROM till_store.z_report z USING (
+          SELECT DISTINCT ON (entity_key) entity_key, kind, seq FROM \(taken) WHERE kind IN ('z_report', 'z_report_restated')
+          ORDER BY entity_key, seq DESC) x
+        WHERE x.kind = 'z_report_restated' AND z.till_id = t AND z.journal_id = p_journal AND z.batch_key = x.entity_key AND z.last_seq < x.seq;
+      INSERT INTO till_store.z_report AS z (till_id, journal_id, batch_key, closed_at_ms, report, last_seq)
+        SELECT t, p_journal, entity_key, (payload->>'closedAtMs')::bigint, payload->'report', seq FROM (
+          SELECT DISTINCT ON (entity_key) * FROM \(taken) WHERE kind IN ('z_report', 'z_report_restated') ORDER BY entity_key, seq DESC) x
+        WHERE x.kind = 'z_report'
+      ON CONFLICT (till_id, journal_id, batch_key) DO UPDATE SET closed_at_ms = excluded.closed_at_ms, report = excluded.report,
+          last_seq = excluded.last_seq WHERE z.last_seq < excluded.last_seq;
+
+      UPDATE till_store.journal SET last_seq = max_seq, last_push_at = now() WHERE till_id = t AND journal_id = p_journal;
+      RETURN max_seq;
+    END $f$;
+    REVOKE ALL ON FUNCTION till_store.push_rows(text, bigint[], text[], text[], text[], bigint[]) FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION till_store.push_rows(text, bigint[], text[], text[], text[], bigint[]) TO till_pusher;
+
+    CREATE OR REPLACE FUNCTION till_store.push(p_journal text, p_events jsonb) RETURNS bigint
+      LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      AS $f$
+      SELECT till_store.push_rows(p_journal, array_agg(e.seq ORDER BY e.seq), array_agg(e.kind ORDER BY e.seq),
+                                  array_agg(e."entityKey" ORDER BY e.seq), array_agg(e.payload ORDER BY e.seq), array_agg(e."atMs" ORDER BY e.seq))
+        FROM jsonb_to_recordset(CASE WHEN jsonb_typeof(p_events) = 'array' THEN p_events ELSE '[]' END)
+             AS e(seq bigint, kind text, "entityKey" text, payload text, "atMs" bigint)
+      $f$
+    """
 
     /// Version 2: a bad event never blocks the rest (`quarantine`), every push says the till is there (`last_contact_at`,
     /// the store's clock), the payment keeps its verification method (reports by it, as the till's do), and the indexes
@@ -473,5 +682,43 @@ enum StoreSchema {
       AS $f$ BEGIN NEW.behind_file_seq := NULL; NEW.behind_since := NULL; RETURN NEW; END $f$;
     CREATE TRIGGER journal_caught_up BEFORE UPDATE OF last_seq ON till_store.journal
       FOR EACH ROW WHEN (NEW.last_seq > OLD.last_seq) EXECUTE FUNCTION till_store.clear_behind();
+    """
+
+    /// Version 4: the back office's reports from summaries the push keeps (`report_summary`), as the till's own
+    /// `batch_summary` is kept: one row per till, journal, shift, local day (the shop's time zone) and bucket (action,
+    /// state, card type, verification method), holding what `BackOffice.bucketColumns` sums over the group's entries.
+    /// A push sums again each group whose entries it changed (before and after the change), from `payment` itself,
+    /// so a summary is what a fresh aggregation of its group gives; a shop's new time zone sums its tills' again.
+    static let v4 = """
+    CREATE TABLE till_store.report_summary (
+      till_id text NOT NULL,
+      journal_id text NOT NULL,
+      batch_key text NOT NULL,
+      day date NOT NULL,
+      action text NOT NULL,
+      state text NOT NULL,
+      card_type text NOT NULL,
+      verification_method text NOT NULL,
+      entries bigint NOT NULL,
+      amount_cents bigint NOT NULL,
+      tip_cents bigint NOT NULL,
+      tipped bigint NOT NULL,
+      included_tip_cents bigint NOT NULL,
+      first_at_ms bigint NOT NULL,
+      last_at_ms bigint NOT NULL,
+      PRIMARY KEY (till_id, journal_id, batch_key, day, action, state, card_type, verification_method),
+      FOREIGN KEY (till_id, journal_id) REFERENCES till_store.journal(till_id, journal_id)
+    );
+    CREATE INDEX report_summary_day ON till_store.report_summary(day);
+    ALTER TABLE till_store.report_summary ENABLE ROW LEVEL SECURITY;
+    CREATE POLICY backoffice_reads ON till_store.report_summary FOR SELECT TO till_backoffice USING (true);
+    CREATE POLICY own_rows ON till_store.report_summary FOR SELECT TO till_pusher USING (till_id = till_store.session_till());
+    REVOKE ALL ON till_store.report_summary FROM PUBLIC;
+    GRANT SELECT ON till_store.report_summary TO till_backoffice;
+    -- A group's entries: one till's journal, one shift, one local day (a range of the till's clock).
+    CREATE INDEX payment_summary_group ON till_store.payment(till_id, journal_id, (COALESCE(batch_id, '')), created_at_ms);
+    -- What the store held before this version, summed once (`always` makes these functions again after each init-store).
+    \(summarise);
+    SELECT till_store.summarise_shop(NULL)
     """
 }

@@ -40,15 +40,24 @@ public struct Sync: Sendable {
     /// again at once could be missed by every poll).
     public var prunePause: Duration = .milliseconds(20)
 
-    public init(journalPath: String, address: StoreAddress, batchSize: Int = 500, retention: OutboxRetention? = .standard) {
+    /// Events a round trip carries at most: one transaction of the store each. A first push of a long history goes at
+    /// the store's pace with batches of a few thousand (BENCHMARKS.md, "Central store"); a till at work sends a few.
+    public static let defaultBatchSize = 2_000
+
+    public init(journalPath: String, address: StoreAddress, batchSize: Int = Sync.defaultBatchSize, retention: OutboxRetention? = .standard) {
         self.journalPath = journalPath; self.address = address; self.batchSize = max(2, batchSize); self.retention = retention
     }
 
     /// Pushes everything the outbox holds now, then returns; and records how it went for the cashier's status line
     /// (`SyncStatus`, beside the journal).
     public func pushOnce() async throws -> PushResult {
+        try await recorded { try await pushOnceUnrecorded() }
+    }
+
+    /// What `body` did, recorded for the status line: the store's answer, or why it failed and since when.
+    func recorded(_ body: () async throws -> PushResult) async throws -> PushResult {
         do {
-            let r = try await pushOnceUnrecorded()
+            let r = try await body()
             record(SyncStatus(journalId: r.journalId, storeLastSeq: r.storeLastSeq, sentAtMs: WallClock.nowMs()))
             return r
         } catch {
@@ -66,17 +75,20 @@ public struct Sync: Sendable {
     func pushOnceUnrecorded() async throws -> PushResult {
         let reader = try OutboxReader(path: journalPath)
         defer { reader.close() }
-        return try await StoreConnection.using(address) { store in
-            var r = try await push(reader, store)
-            if let retention {
-                do { r.pruned = try await prune(r.journalId, storeHolds: r.storeLastSeq, retention: retention, store) } catch is CancellationError {
-                    // The service stopping between two chunks: what went is gone, the rest goes at the next start.
-                } catch {
-                    r.pruneProblem = "pruning the outbox: \(error)"
-                }
+        return try await StoreConnection.using(address) { store in try await pushAndPrune(reader, store) }
+    }
+
+    /// A push on a connection the caller holds, then the outbox's pruning.
+    func pushAndPrune(_ reader: OutboxReader, _ store: StoreConnection) async throws -> PushResult {
+        var r = try await push(reader, store)
+        if let retention {
+            do { r.pruned = try await prune(r.journalId, storeHolds: r.storeLastSeq, retention: retention, store) } catch is CancellationError {
+                // The service stopping between two chunks: what went is gone, the rest goes at the next start.
+            } catch {
+                r.pruneProblem = "pruning the outbox: \(error)"
             }
-            return r
         }
+        return r
     }
 
     /// Deletes the outbox's old events that the store holds (see `OutboxRetention`, `OutboxPruner`); returns how many.
@@ -123,7 +135,7 @@ public struct Sync: Sendable {
             guard events.contains(where: { $0.seq > storeLast }) else {
                 // Nothing to send: an empty push all the same, so the back office sees the till is there and when
                 // (reconcile's "stopped pushing" reads the store's clock of the last call, not of the last sale).
-                if batches == 0 { try await store.query("SELECT till_store.push(\(journalId), '[]'::jsonb)") }
+                if batches == 0 { try await store.query(Sync.pushRows(journalId, [])) }
                 break
             }
             guard events[0].seq == max(1, storeLast), zip(events, events.dropFirst()).allSatisfy({ $1.seq == $0.seq + 1 }) else {
@@ -140,9 +152,8 @@ public struct Sync: Sendable {
                 }
                 throw StoreError("the journal's outbox has a gap after event \(storeLast): it was changed by something other than till; nothing more was pushed")
             }
-            let json = String(decoding: try JSONEncoder().encode(events), as: UTF8.self)
             do {
-                let rows = try await store.query("SELECT till_store.push(\(journalId), \(json)::jsonb)")
+                let rows = try await store.query(Sync.pushRows(journalId, events))
                 guard let row = rows.first, let last = try row.decode(Int64?.self) else { throw StoreError("the store's push answered nothing") }
                 if last < 0 { throw Sync.refused(journalId) }
                 pushed += max(0, last - storeLast)
@@ -162,37 +173,21 @@ public struct Sync: Sendable {
         StoreError("the store refuses journal \(journalId): this till has another active journal (a replaced or new journal file); nothing of it is taken until the back office adopts it (till-sync adopt-journal)", sqlState: "TS002")
     }
 
+    /// The store's push of a run of events: each field an array, bound in the binary protocol (see `StoreSchema.pushRows`).
+    static func pushRows(_ journalId: String, _ events: [OutboxEvent]) -> PostgresQuery {
+        var binds = PostgresBindings(capacity: 6)
+        binds.append(journalId)
+        binds.append(events.map(\.seq))
+        binds.append(events.map(\.kind))
+        binds.append(events.map(\.entityKey))
+        binds.append(events.map(\.payload))
+        binds.append(events.map(\.atMs))
+        return PostgresQuery(unsafeSQL: "SELECT till_store.push_rows($1, $2, $3, $4, $5, $6)", binds: binds)
+    }
+
     static func lastSeq(_ store: StoreConnection, _ journalId: String) async throws -> (Int64, String) {
         let rows = try await store.query("SELECT last_seq, status FROM till_store.last_seq(\(journalId))")
         guard let row = rows.first else { throw StoreError("the store's last_seq answered nothing") }
         return try row.decode((Int64, String).self)
-    }
-
-    /// Pushes now and again until cancelled: every `interval` when all is sent, backing off (doubling up to `maxBackoff`)
-    /// while the store cannot be reached. A refusal (a wrong password, a refused journal) is said once and retried at
-    /// the longest back-off: it needs a person, and the service must not hammer the store meanwhile. A pruning that
-    /// deleted events is reported; one that failed is reported once, until it works again or fails otherwise.
-    public func follow(interval: Duration = .seconds(2), maxBackoff: Duration = .seconds(60),
-                       report: @Sendable (Result<PushResult, StoreError>) -> Void) async {
-        var backoff = Duration.seconds(1)
-        var lastError: StoreError?
-        var lastPruneProblem: String?
-        while !Task.isCancelled {
-            var wait = interval
-            do {
-                var r = try await pushOnce()
-                if r.pruneProblem == lastPruneProblem { r.pruneProblem = nil } else { lastPruneProblem = r.pruneProblem }
-                if lastError != nil || r.pushed > 0 || r.pruned > 0 || r.pruneProblem != nil { report(.success(r)) }
-                lastError = nil
-                backoff = .seconds(1)
-            } catch {
-                let e = (error as? StoreError) ?? StoreError("\(error)", transient: true)
-                if e != lastError { report(.failure(e)) }
-                lastError = e
-                wait = e.transient ? backoff : maxBackoff
-                backoff = min(backoff * 2, maxBackoff)
-            }
-            try? await Task.sleep(for: wait)
-        }
     }
 }

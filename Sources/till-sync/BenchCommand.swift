@@ -18,12 +18,18 @@ struct BenchCommand: AsyncParsableCommand {
     var yearTills = 30
     @Option(help: "Entries per till in the year.")
     var yearEntriesPerTill = 100_000
+    @Option(help: "Events of each first push measured (real and synthetic payloads).")
+    var pushEvents = 120_000
+    @Option(help: "Which measures, comma-separated: throughput, lag, year (default: all).")
+    var only = "throughput,lag,year"
 
     func run() async throws {
-        let bench = StoreBench(admin: store.address, delayedPort: delayedPort, delayMs: delayMs, lagSales: lagSales,
+        var bench = StoreBench(admin: store.address, delayedPort: delayedPort, delayMs: delayMs, lagSales: lagSales,
                                yearTills: yearTills, yearEntriesPerTill: yearEntriesPerTill) { line in
             FileHandle.standardOutput.write(Data((line + "\n").utf8))
         }
+        bench.realEvents = max(3, pushEvents)
+        bench.measures = Set(only.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) })
         do { try await bench.run() } catch { throw fail(error) }
     }
 }

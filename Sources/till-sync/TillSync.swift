@@ -64,8 +64,8 @@ struct Push: AsyncParsableCommand {
     var once = false
     @Flag(help: "Keep pushing, backing off while the store cannot be reached.")
     var follow = false
-    @Option(help: "Events per round trip.")
-    var batchSize = 500
+    @Option(help: "Events per round trip (one transaction of the store each).")
+    var batchSize = Sync.defaultBatchSize
     @Option(help: "After a push, the outbox keeps the events of the last this many days (the till's clock) and the newest --keep-events, whichever keeps more; older ones the store holds are deleted.")
     var keepDays = OutboxRetention.standard.keepDays
     @Option(help: "The newest events the outbox keeps after a push, whatever their age (see --keep-days).")

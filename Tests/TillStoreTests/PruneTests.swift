@@ -173,7 +173,7 @@ extension StoreServerTests {
         try settledSales(j, 20, atMs: 1_000)
         let pruned = Locked<Int64>(0)
         let follower = sync(a, OutboxRetention(keepDays: 0, keepEvents: 0))
-        let follow = Task { await follower.follow(interval: .milliseconds(50)) { r in
+        let follow = Task { await follower.follow(schedule: .quick) { r in
             if case .success(let p) = r { pruned.withLock { $0 += p.pruned } }
         } }
         defer { follow.cancel() }

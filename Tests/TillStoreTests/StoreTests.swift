@@ -218,13 +218,15 @@ extension StoreServerTests {
         #expect(try await count(s, "SELECT count(*) FROM till_store.event") == events)
     }
 
-    @Test func pushesGoInBatchesOfFiveHundred() async throws {
+    /// A run of `Sync.defaultBatchSize` events a round trip (one transaction of the store each).
+    @Test func pushesGoInBatchesOfTheDefaultSize() async throws {
         let s = try await TestStore(); defer { s.cleanup() }
         let a = try await s.addTill("A")
         let j = try Journal(path: a.journalPath)
-        try j.insertSettled((0..<1_200).map { (.sale, .approved, 100 + $0, 0, "big", Int64($0)) })
+        let n = Sync.defaultBatchSize * 2 + 200
+        try j.insertSettled((0..<n).map { (.sale, .approved, 100 + $0, 0, "big", Int64($0)) })
         let r = try await Sync(journalPath: a.journalPath, address: a.address).pushOnce()
-        #expect(r.pushed == 1_200 && r.batches == 3)
+        #expect(r.pushed == Int64(n) && r.batches == 3)
         #expect(try await storeNets(s, till: "A") == (try tillNets(j)))
     }
 
@@ -341,7 +343,7 @@ extension StoreServerTests {
         try shift(j, name: "m", at: 1_000, sales: [(100, nil)], close: false)
         let reports = Locked<[Result<PushResult, StoreError>]>([])
         let sync = Sync(journalPath: a.journalPath, address: a.address)
-        let follow = Task { await sync.follow(interval: .milliseconds(50)) { r in reports.withLock { $0.append(r) } } }
+        let follow = Task { await sync.follow(schedule: .quick) { r in reports.withLock { $0.append(r) } } }
         defer { follow.cancel() }
         try shift(j, name: "n", at: 5_000, sales: [(2_000, 100), (300, nil)], close: true)
         let last = Int64(try j.outbox().count)
@@ -362,7 +364,7 @@ extension StoreServerTests {
         away.port = 1
         let failing = Sync(journalPath: a.journalPath, address: away)
         let failures = Locked<[StoreError]>([])
-        let waiting = Task { await failing.follow(interval: .milliseconds(20), maxBackoff: .milliseconds(40)) { r in
+        let waiting = Task { await failing.follow(schedule: .quick) { r in
             if case .failure(let e) = r { failures.withLock { $0.append(e) } }
         } }
         let until = ContinuousClock.now + .seconds(30)
@@ -418,7 +420,7 @@ extension StoreServerTests {
         var address = a.address
         address.timeout = .seconds(3)
         let sync = Sync(journalPath: a.journalPath, address: address)
-        let follow = Task { await sync.follow(interval: .milliseconds(50), maxBackoff: .milliseconds(200)) { r in
+        let follow = Task { await sync.follow(schedule: .quick) { r in
             if case .failure(let e) = r { failures.withLock { $0.append(e) } }
         } }
         defer { follow.cancel() }
