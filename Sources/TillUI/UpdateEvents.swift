@@ -10,8 +10,11 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
             // Our own request, now journaled and sent.
             p.entryId = f.entry.id; p.startedAtMs = f.startedAtMs; p.deadlineMs = f.deadlineMs
             p.abortRequested = p.abortRequested || f.abortRequested
+            let askingNow = f.askingAfterAbort && !p.askingAfterAbort
             p.askingAfterAbort = f.askingAfterAbort
             state.pending = p
+            // "Aborted" is not proof (the card may have been read): the line says what till does, not "aborted".
+            if askingNow { setFlightNotice(&state, "The terminal answered ABORTED; asking it whether the card was charged all the same.") }
         } else if state.pending == nil || state.pending?.entryId == f.entry.id {
             // Something this screen did not send (start-up recovery asking the terminal, another process).
             state.pending = Pending(summary: Format.inFlightSummary(f.entry, currency: state.currency), action: f.entry.action,

@@ -33,6 +33,10 @@ enum AnswerFault: String, Sendable, Hashable, CaseIterable {
     case unreadableAmount
     /// A look-up's answer without its transaction status (`status=success` alone).
     case lookUpWithoutStatus
+    /// A terminal that corrects itself (issue 33): a sale's approval is delivered first as a decline naming the sale,
+    /// the approval itself only later (at a `releaseHeld`, possibly after a kill and a restart: a bridge that
+    /// delivers again at its next start).
+    case declineThenLateApproval
 }
 
 /// A transport around the built-in simulator whose link can drop, repeat, alter or delay answers, and inject
@@ -44,6 +48,17 @@ final class FaultyTransport: Transport, @unchecked Sendable {
     private var sink: (@Sendable (TransportEvent) -> Void)?
     private var nextFault: AnswerFault = .none
     private var held: [IncomingAnswer] = []
+    /// Approvals held by `declineThenLateApproval`: kept across a kill and a restart (handed to the next transport).
+    var late: [IncomingAnswer] {
+        get { lock.withLock { lateHeld } }
+        set { lock.withLock { lateHeld = newValue } }
+    }
+    private var lateHeld: [IncomingAnswer] = []
+    /// Whether the link still holds the approval of the sale with this reference (the journal may say "not charged so
+    /// far" meanwhile, never after it was delivered).
+    func holdsApproval(of ctid: String) -> Bool {
+        lock.withLock { lateHeld.contains { $0.text.contains("clientTransactionId=" + ctid + "&") || $0.text.hasSuffix("clientTransactionId=" + ctid) } }
+    }
     /// Every answer delivered so far (for repeats).
     private var delivered: [String] = []
     private var strayCount = 0
@@ -74,6 +89,17 @@ final class FaultyTransport: Transport, @unchecked Sendable {
                 out = [e]
                 nextFault = f
                 out = [e]
+            case .declineThenLateApproval:
+                let r = try? CallbackResponse.decode(a.text)
+                guard let r, r.action == .sale, r.isApproved, let ctid = r.clientTransactionId else {
+                    nextFault = f   // kept for a sale's approval
+                    out = [e]
+                    break
+                }
+                let decline = "interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale"
+                    + "&amount=\(r.amount?.cents ?? 0)&tipAmount=\(r.tipAmount?.cents ?? 0)&clientTransactionId=\(ctid)"
+                out = [.answer(IncomingAnswer(text: decline))]
+                lateHeld.append(a)
             case .none: out = [e]
             case .drop: out = []
             case .duplicate: out = [e, e]
@@ -131,7 +157,7 @@ final class FaultyTransport: Transport, @unchecked Sendable {
     /// Delivers what was held back, in order.
     func releaseHeld() {
         let (list, s) = lock.withLock { () -> ([IncomingAnswer], (@Sendable (TransportEvent) -> Void)?) in
-            let l = held; held = []; return (l, sink)
+            let l = held + lateHeld; held = []; lateHeld = []; return (l, sink)
         }
         for a in list { s?(.answer(a)) }
     }
@@ -147,7 +173,7 @@ final class FaultyTransport: Transport, @unchecked Sendable {
     func reject(_ answer: IncomingAnswer, reason: String) async { await inner.reject(answer, reason: reason) }
     func gaveUp(on id: String) async -> Bool { await inner.gaveUp(on: id) }
     func stop() async {
-        lock.withLock { sink = nil; held = [] }
+        lock.withLock { sink = nil; held = [] }   // lateHeld stays: the next start's transport delivers it
         await inner.stop()
     }
 

@@ -121,7 +121,7 @@ func generateSteps(seed: UInt64, count: Int) -> [Step] {
             steps += [.key(.f(2)), .freshAmount, .text(a), .enterThenType(b), .cashier(0), .key(.enter), .cashier(pick(2))]
         case 84..<92:   // a sale through a misbehaving terminal
             let misbehaviour: [AnswerFault] = [.unnamedFailureFirst, .unnamedApprovalFirst, .repeatEarlierAnswer, .abortOfAnotherFirst, .approvalOfAnotherFirst,
-                                               .unreadableAmount]
+                                               .unreadableAmount, .declineThenLateApproval]
             steps += [.fault(misbehaviour[pick(misbehaviour.count)]), .key(.f(2)), .freshAmount, .text(["12.50", "7.77", "20", "4.04"][pick(4)]),
                       .key(.enter), .cashier(pick(2))]
         default:
@@ -192,7 +192,9 @@ final class SystemRun: @unchecked Sendable {
     func startTill() async throws {
         gen += 1
         let sim = SimulatorTransport(config: SimulatorConfig(seed: seed, speed: 0.01), statePath: dir + "/simulator-state.json")
+        let carried = transport?.late ?? []
         transport = FaultyTransport(sim)
+        transport.late = carried
         controller = TillController(transport: transport, journal: try Journal(path: dir + "/journal.sqlite", tipStyle: tipStyle), caller: testCaller,
                                     timeoutMs: 250, abortWaitMs: 300)
         let g = gen, inbox = self.inbox, stream = controller.events()
@@ -336,9 +338,12 @@ final class SystemRun: @unchecked Sendable {
     func handle(_ m: Msg) {
         if case .performed(let outcome, _) = m {
             checkJournaledRequest(outcome)
-            // The cashier is never told NOT CHARGED, DECLINED or ABORTED for a payment the terminal charged.
+            // The cashier is never told NOT CHARGED, DECLINED or ABORTED for a payment the terminal charged, unless the
+            // terminal itself said so first and its approval is still on its way (a terminal that corrects itself: the
+            // approval, when it comes, settles the payment and the screen says CHECK THE TERMINAL).
             if let e = outcome.journalEntry, e.action == .sale || e.action == .preAuth, [.declined, .aborted, .resolved].contains(e.state),
-               let ctid = e.clientTransactionId, ledger().contains(where: { $0.approved && $0.clientTransactionId == ctid }) {
+               let ctid = e.clientTransactionId, ledger().contains(where: { $0.approved && $0.clientTransactionId == ctid }),
+               !transport.holdsApproval(of: ctid) {
                 violate("the cashier was shown \(e.state.rawValue) for entry \(e.id), which the terminal charged")
             }
         }
@@ -485,7 +490,9 @@ final class SystemRun: @unchecked Sendable {
             let rows = payments.filter { $0.clientTransactionId == l.clientTransactionId }
             if rows.count != 1 { violate("the terminal's charge \(l.referenceNumber) (\(l.amount)) has \(rows.count) journal rows") ; continue }
             let st = rows[0].state
-            if ![.approved, .pending, .sent, .unknown, .review].contains(st) {
+            // "Not charged so far" only while its approval is still on its way (the link holds it); never after.
+            let onItsWay = l.clientTransactionId.map(transport.holdsApproval(of:)) ?? false
+            if ![.approved, .pending, .sent, .unknown, .review].contains(st), !(onItsWay && [.declined, .aborted, .resolved].contains(st)) {
                 violate("the terminal charged \(l.amount) (STAN \(l.referenceNumber)) but entry \(rows[0].id) says \(st.rawValue)")
             }
         }

@@ -385,6 +385,22 @@ import TillProtocol
         #expect(!view(s, size: s.size).contains("Abort requested"))
     }
 
+    /// issue 33: the terminal answered the abort ABORTED and till asks it whether the card was charged all the same:
+    /// the pane says so, never "aborted" or "not charged" before the terminal's record does.
+    @Test func anAbortAnsweredAbortedSaysTillIsAskingTheTerminal() {
+        var s = readyState()
+        type(&s, "8.08"); press(&s, .enter)
+        let e = JournalEntry(id: 8, requestId: "r8", action: .sale, clientTransactionId: "c8", amount: Money(cents: 808), tipAmount: nil,
+                             requestURL: "", state: .sent, createdAtMs: fixedNow, updatedAtMs: fixedNow)
+        _ = update(&s, .event(.inFlight(InFlight(entry: e, startedAtMs: fixedNow, deadlineMs: fixedNow + 90_000))))
+        press(&s, .esc)
+        _ = update(&s, .event(.inFlight(InFlight(entry: e, startedAtMs: fixedNow, deadlineMs: fixedNow + 15_000, abortRequested: true,
+                                                 askingAfterAbort: true))))
+        let screen = view(s, size: s.size)
+        #expect(screen.contains("Aborting — asking the terminal"), "\(screen)")
+        #expect(!screen.contains("Abort requested") && screen.contains("asking it whether the card was charged"), "\(screen)")
+    }
+
     /// Ctrl-k closes the shift from any screen, as the help lists it: the Batch screen, the close to confirm.
     @Test func closeTheShiftFromAnyScreen() {
         for screen in [Screen.sale, .capture, .journal] {

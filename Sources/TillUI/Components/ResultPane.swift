@@ -23,7 +23,7 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         y += 1
         if p.askingAfterAbort {
             // "Aborted" is not proof: the card may have been read before it. Not "not charged" until the terminal says.
-            buf.put("Aborting — asking the terminal whether the card was charged…", x: x, y: y, role: .warning, attrs: .bold, maxWidth: w)
+            buf.put("Aborting — asking the terminal…", x: x, y: y, role: .warning, attrs: .bold, maxWidth: w)
         } else if p.abortRequested {
             buf.put("Abort requested…", x: x, y: y, role: .warning, attrs: .bold, maxWidth: w)
         } else if s.escAborts {
