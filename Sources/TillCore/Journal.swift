@@ -99,11 +99,16 @@ public final class Journal: Sendable {
 
     /// `readOnly` opens an existing journal for reading only (nothing is created, changed, migrated or chmodded): for
     /// the commands that only read (`journal`, `report`, `export`, `batches`) when the file cannot be written.
-    public init(path: String, tipStyle: TipStyle = .onTop, readOnly: Bool = false) throws {
+    /// A journal found damaged earlier (its mark, `Journal.damageMark`) is refused, unless `checking` (`till check`, which
+    /// looks at it again and takes the mark away once the file is whole).
+    public init(path: String, tipStyle: TipStyle = .onTop, readOnly: Bool = false, checking: Bool = false) throws {
         self.tipStyle = tipStyle
         self.readOnly = readOnly
         guard !path.isEmpty else { throw JournalOpenError(path: path, reason: "no journal path was given (journal = \"\")") }
         self.path = path
+        if !checking, let mark = Journal.damageMark(journal: path) {
+            throw JournalDamagedError(path: path, findings: [mark.trimmingCharacters(in: .whitespacesAndNewlines)], earlier: true)
+        }
         let dir = Path.directory(of: path)
         if !Path.exists(dir) { try Path.makeDirectories(dir, mode: 0o700) }
         var st = stat()
@@ -145,6 +150,9 @@ public final class Journal: Sendable {
                 throw DatabaseError(message: "could not turn the journal's write-ahead log on")
             }
             try db.execute(sql: "PRAGMA synchronous = FULL")
+            // Every b-tree page SQLite reads is checked more closely as it is read (cell sizes and offsets), so that a
+            // damaged page is reported by the command that reads it: no command reads the whole file first.
+            try db.execute(sql: "PRAGMA cell_size_check = ON")
         }
         config.busyMode = .timeout(10)
         // A file that was there is checked first through a read-only connection of its own, after the checks above
@@ -189,7 +197,9 @@ public final class Journal: Sendable {
             var s2 = stat()
             if lstat(path + suffix, &s2) == 0, (s2.st_mode & S_IFMT) == S_IFREG, s2.st_uid == geteuid() { chmod(path + suffix, 0o600) }
         }
-        try Journal.migrate(database, tipStyle: tipStyle)
+        do { try Journal.migrate(database, tipStyle: tipStyle) } catch let error as DatabaseError where Journal.isDamage(error) {
+            throw markDamaged([error.message ?? "\(error)"])
+        }
     }
 
     /// Opens the connection. A new journal is turned to WAL by the first till that opens it; another doing the same

@@ -44,12 +44,17 @@ public struct JournalFileError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// SQLite found the journal file damaged.
+/// SQLite (or `till check`) found the journal file damaged, now or earlier (`earlier`: the mark beside the journal).
 public struct JournalDamagedError: Error, Sendable, CustomStringConvertible {
     public var path: String
     public var findings: [String]
+    public var earlier = false
+    public init(path: String, findings: [String], earlier: Bool = false) {
+        self.path = path; self.findings = findings; self.earlier = earlier
+    }
     public var description: String {
-        "THE JOURNAL \(path) IS DAMAGED (SQLite: \(findings.prefix(3).joined(separator: "; "))). Nothing was read from it as if "
-            + "whole: keep a copy of the file and restore the last backup, or have it repaired, before relying on it."
+        "THE JOURNAL \(path) IS DAMAGED (\(earlier ? "found earlier, " : "")\(findings.prefix(3).joined(separator: "; "))). "
+            + "Nothing was read from it as if whole: keep a copy of the file and restore the last backup, or have it repaired, "
+            + "then run `till check`, before relying on it."
     }
 }

@@ -47,11 +47,22 @@ extension Journal {
     /// Every use of the connection goes through here: on its queue, one at a time, and refused once `close()` has
     /// run there (GRDB would hand SQLite the closed connection). The flag is read on the same queue as `close()`
     /// sets it, so no use can slip in between.
+    /// SQLite's word that a page it read is damaged (`SQLITE_CORRUPT`, `SQLITE_NOTADB`) is the journal's damage mark
+    /// (`markDamaged`): no command reads the whole file before it starts, so the first one that reads a damaged page
+    /// finds it, and every later one is refused at its open.
     func onConnection<T>(_ body: (Database) throws -> T) throws -> T {
-        try database.writeWithoutTransaction { db in
-            if closed.withLock({ $0 }) { throw JournalClosedError(path: path) }
-            return try body(db)
+        do {
+            return try database.writeWithoutTransaction { db in
+                if closed.withLock({ $0 }) { throw JournalClosedError(path: path) }
+                return try body(db)
+            }
+        } catch let error as DatabaseError where Journal.isDamage(error) {
+            throw markDamaged([error.message ?? "\(error)"])
         }
+    }
+
+    static func isDamage(_ error: DatabaseError) -> Bool {
+        error.resultCode == .SQLITE_CORRUPT || error.resultCode == .SQLITE_NOTADB
     }
 
     /// A read: its statements see one state of the file (a deferred transaction, which waits for no writer), and
@@ -133,18 +144,58 @@ extension Journal {
         if shrunk { throw JournalFileError(path: path, problem: "was cut short (truncated to \(size) bytes) while till ran") }
     }
 
-    /// SQLite's own check of the file: `quick_check` (every page readable and well-formed; linear in the journal's
-    /// size), or with `full` `integrity_check` (also that every index agrees with its table: an export reads through
-    /// an index, and a damaged one silently leaves rows out). Throws `JournalDamagedError` with SQLite's findings.
-    public func checkIntegrity(full: Bool = false) throws {
-        let findings: [String]
-        do {
-            findings = try reading { db in
-                try String.fetchAll(db, sql: full ? "PRAGMA integrity_check(20)" : "PRAGMA quick_check(20)")
-            }
-        } catch {
-            throw JournalDamagedError(path: path, findings: ["\(error)"])
+    /// Where a damage found in the journal is noted, beside it: `<journal>.damaged`.
+    public static func damageMarkPath(journal: String) -> String { journal + ".damaged" }
+
+    /// What an earlier command or check found (the mark's text); nil when nothing was found.
+    public static func damageMark(journal: String) -> String? {
+        guard Path.exists(damageMarkPath(journal: journal)) else { return nil }
+        return AtomicFile.read(damageMarkPath(journal: journal)) ?? "(the mark cannot be read)"
+    }
+
+    /// Notes what SQLite (or a check) found beside the journal, so that every later command is refused at its open, not
+    /// only one that happens to read the damaged page; `till check` takes the mark away once the file is whole again
+    /// (restored or repaired). The note is best effort: a folder that cannot be written still gets the error.
+    func markDamaged(_ findings: [String]) -> JournalDamagedError {
+        let text = "found \(ISO8601DateFormatter().string(from: Date())): " + findings.prefix(3).joined(separator: "; ") + "\n"
+        if !Path.exists(Journal.damageMarkPath(journal: path)) { try? AtomicFile.write(text, to: Journal.damageMarkPath(journal: path)) }
+        return JournalDamagedError(path: path, findings: findings)
+    }
+
+    /// The whole file checked, for `till check` (and its run at shift close): SQLite's `integrity_check` (every page
+    /// readable and well-formed, every index agreeing with its table, no page lost or used twice), then the report
+    /// summary against a fresh count of the entries (a bucket's count and sums, per batch). Reads every page: its cost
+    /// grows with the journal, which is why no other command runs it. Throws `JournalDamagedError` (and leaves the mark)
+    /// with what was found; when all is whole, takes away a mark an earlier finding left.
+    public func checkWhole() throws {
+        // A page SQLite cannot read at all throws here, marked by `onConnection`.
+        let findings = try reading { db -> [String] in
+            let sqlite = try String.fetchAll(db, sql: "PRAGMA integrity_check(20)")
+            if sqlite != ["ok"] { return sqlite }
+            return try Journal.summaryDifferences(db)
         }
-        if findings != ["ok"] { throw JournalDamagedError(path: path, findings: findings) }
+        if !findings.isEmpty { throw markDamaged(findings) }
+        unlink(Journal.damageMarkPath(journal: path))
+    }
+
+    /// The report summary's buckets that differ from a fresh aggregation of the entries (empty: they agree).
+    static func summaryDifferences(_ db: Database) throws -> [String] {
+        let key = "COALESCE(batchId, ''), action, state, COALESCE(cardType, ''), COALESCE(verificationMethod, '')"
+        func buckets(_ sql: String) throws -> [String: [Int64]] {
+            var out: [String: [Int64]] = [:]
+            for r in try Row.fetchAll(db, sql: sql) {
+                let k = (0..<5).map { (r[$0] as String?) ?? "" }.joined(separator: " / ")
+                out[k] = [r[5], r[6], r[7]]
+            }
+            return out
+        }
+        let summary = try buckets("SELECT batchKey, action, state, cardType, verificationMethod, n, amountCents, tipCents FROM batch_summary")
+        let fresh = try buckets("""
+            SELECT \(key), COUNT(*), COALESCE(SUM(amountCents), 0), COALESCE(SUM(tipCents), 0) FROM entry GROUP BY \(key)
+            """)
+        return Set(summary.keys).union(fresh.keys).sorted().compactMap { k in
+            let s = summary[k] ?? [0, 0, 0], f = fresh[k] ?? [0, 0, 0]
+            return s == f ? nil : "the report summary of \(k) counts \(s[0]) entries (\(s[1]) cents), the entries \(f[0]) (\(f[1]) cents)"
+        }
     }
 }

@@ -110,6 +110,10 @@ public final class OutboxReader: Sendable {
         guard Journal.hasSQLiteHeader(path) else {
             throw JournalOpenError(path: path, reason: "it is not a till journal (missing, or not an SQLite file)")
         }
+        // A journal found damaged is not pushed: what the store would get could be a history with pages missing.
+        if let mark = Journal.damageMark(journal: path) {
+            throw JournalDamagedError(path: path, findings: [mark.trimmingCharacters(in: .whitespacesAndNewlines)], earlier: true)
+        }
         queue = try DatabaseQueue(path: path, configuration: config)
         let hasOutbox = try queue.read { db in try db.tableExists("outbox") && db.tableExists("journal_identity") }
         guard hasOutbox else {

@@ -81,16 +81,7 @@ extension Journal {
     static func registerTipStyleMigration(_ m: inout DatabaseMigrator, tipStyle: TipStyle) {
         m.registerMigration("v5-tip-style") { db in
             let included = tipStyle == .included ? 1 : 0
-            // The new row's bucket gains it (both triggers end so).
-            let addNew = """
-                INSERT INTO batch_summary VALUES (COALESCE(NEW.batchId, ''), NEW.action, NEW.state, COALESCE(NEW.cardType, ''),
-                  COALESCE(NEW.verificationMethod, ''), 1, COALESCE(NEW.amountCents, 0), COALESCE(NEW.tipCents, 0),
-                  COALESCE(NEW.tipCents, 0) > 0, NEW.createdAtMs, NEW.createdAtMs, NEW.tipIncluded * COALESCE(NEW.tipCents, 0))
-                ON CONFLICT DO UPDATE SET n = n + 1, amountCents = amountCents + excluded.amountCents,
-                  tipCents = tipCents + excluded.tipCents, tipped = tipped + excluded.tipped,
-                  firstAtMs = MIN(firstAtMs, excluded.firstAtMs), lastAtMs = MAX(lastAtMs, excluded.lastAtMs),
-                  includedTipCents = includedTipCents + excluded.includedTipCents;
-                """
+            let addNew = summaryAddNew
             try db.execute(sql: """
             ALTER TABLE entry ADD COLUMN tipIncluded INTEGER NOT NULL DEFAULT 0;
             UPDATE entry SET tipIncluded = \(included) WHERE action = 'sale';
@@ -109,6 +100,41 @@ extension Journal {
                 AND cardType = COALESCE(OLD.cardType, '') AND verificationMethod = COALESCE(OLD.verificationMethod, '');
               DELETE FROM batch_summary WHERE n <= 0;
               \(addNew)
+            END;
+            """)
+        }
+    }
+
+    /// The new row's bucket gains it (both summary triggers end so).
+    static let summaryAddNew = """
+        INSERT INTO batch_summary VALUES (COALESCE(NEW.batchId, ''), NEW.action, NEW.state, COALESCE(NEW.cardType, ''),
+          COALESCE(NEW.verificationMethod, ''), 1, COALESCE(NEW.amountCents, 0), COALESCE(NEW.tipCents, 0),
+          COALESCE(NEW.tipCents, 0) > 0, NEW.createdAtMs, NEW.createdAtMs, NEW.tipIncluded * COALESCE(NEW.tipCents, 0))
+        ON CONFLICT DO UPDATE SET n = n + 1, amountCents = amountCents + excluded.amountCents,
+          tipCents = tipCents + excluded.tipCents, tipped = tipped + excluded.tipped,
+          firstAtMs = MIN(firstAtMs, excluded.firstAtMs), lastAtMs = MAX(lastAtMs, excluded.lastAtMs),
+          includedTipCents = includedTipCents + excluded.includedTipCents;
+        """
+
+    /// The update trigger takes the old row out of its bucket and drops that bucket once empty, by its key: the
+    /// earlier `DELETE … WHERE n <= 0` read the whole summary table at every state change of every entry (a sale
+    /// makes three), which grows with the journal's age (`SaleQueryPlanTests` holds every statement of a sale to an
+    /// index).
+    static func registerSummaryKeyedDeleteMigration(_ m: inout DatabaseMigrator) {
+        m.registerMigration("v10-summary-keyed-delete") { db in
+            let oldBucket = """
+                batchKey = COALESCE(OLD.batchId, '') AND action = OLD.action AND state = OLD.state
+                  AND cardType = COALESCE(OLD.cardType, '') AND verificationMethod = COALESCE(OLD.verificationMethod, '')
+                """
+            try db.execute(sql: """
+            DROP TRIGGER entry_summary_update;
+            CREATE TRIGGER entry_summary_update AFTER UPDATE OF state, amountCents, tipCents, cardType, verificationMethod, batchId, tipIncluded ON entry BEGIN
+              UPDATE batch_summary SET n = n - 1, amountCents = amountCents - COALESCE(OLD.amountCents, 0),
+                tipCents = tipCents - COALESCE(OLD.tipCents, 0), tipped = tipped - (COALESCE(OLD.tipCents, 0) > 0),
+                includedTipCents = includedTipCents - OLD.tipIncluded * COALESCE(OLD.tipCents, 0)
+              WHERE \(oldBucket);
+              DELETE FROM batch_summary WHERE \(oldBucket) AND n <= 0;
+              \(summaryAddNew)
             END;
             """)
         }
@@ -376,8 +402,26 @@ extension Journal {
     }
 
     /// A batch's entries, oldest first, one at a time from one snapshot (an export of a year's batch holds one row).
+    /// What was read is then held against the batch's report summary in the same snapshot (how many entries, their
+    /// amounts and tips): an index or page that left rows out without SQLite noticing makes this throw
+    /// `JournalDamagedError` (and marks the journal), so an export is never taken for whole when it is not. It costs
+    /// the batch's rows, not the journal's: the whole file is checked by `till check`.
     public func forEachEntry(batchId: String?, _ body: (JournalEntry) throws -> Void) throws {
-        try reading { db in try Journal.forEachEntry(db, batchId: batchId, body) }
+        let difference = try reading { db -> String? in
+            var read: [Int64] = [0, 0, 0]
+            try Journal.forEachEntry(db, batchId: batchId) { e in
+                read[0] += 1; read[1] += Int64(e.amount?.cents ?? 0); read[2] += Int64(e.tipAmount?.cents ?? 0)
+                try body(e)
+            }
+            let row = try Row.fetchOne(db, sql: """
+                SELECT COALESCE(SUM(n), 0), COALESCE(SUM(amountCents), 0), COALESCE(SUM(tipCents), 0) FROM batch_summary WHERE batchKey = ?
+                """, arguments: [batchId ?? ""])
+            let summary: [Int64] = row.map { r -> [Int64] in [r[0], r[1], r[2]] } ?? [0, 0, 0]
+            guard summary != read else { return nil }
+            return "the entries read of batch \(batchId ?? "(none)") are \(read[0]) (\(read[1]) cents, tips \(read[2])), "
+                + "its report summary counts \(summary[0]) (\(summary[1]) cents, tips \(summary[2]))"
+        }
+        if let difference { throw markDamaged([difference]) }
     }
 
     /// A batch's transactions as CSV, the header first, each line handed to `emit` as the journal is read: the screen's

@@ -96,6 +96,7 @@ extension Journal {
             END;
             """)
         }
+        registerSummaryKeyedDeleteMigration(&m)
         return m
     }
 

@@ -53,21 +53,21 @@ struct GlobalOptions: ParsableArguments {
     /// The config file with these flags on top; a bad config or flag exits 2 with the reason.
     func settings() -> TillConfig { values.settings() }
 
-    /// The journal, checked by SQLite (`quick_check`; `full`: `integrity_check`, for what reads every row through an
-    /// index: reports and exports). A damaged journal exits 3, loudly, before anything is read from it as if whole.
-    /// A journal that cannot be written (a read-only file, folder or medium) is opened for reading only, with a
-    /// warning: these commands only read.
-    func journalOnly(full: Bool = false) -> Journal {
+    /// The journal. It is not read whole first (that grows with the journal's age): SQLite reports a damaged page as it
+    /// reads it, which marks the journal damaged (exit 3, loudly), and a journal marked so is refused here at its open.
+    /// `till check` reads it whole. A journal that cannot be written (a read-only file, folder or medium) is opened for
+    /// reading only, with a warning: these commands only read.
+    func journalOnly() -> Journal {
         let s = settings()
         let path = s.resolvedJournalPath
         do {
             let j: Journal
-            do { j = try Journal(path: path, tipStyle: s.resolvedTip) } catch let error where !(error is JournalOpenError) && Path.exists(path) {
+            do { j = try Journal(path: path, tipStyle: s.resolvedTip) } catch let error
+                where !(error is JournalOpenError) && !(error is JournalDamagedError) && Path.exists(path) {
                 guard let r = try? Journal(path: path, tipStyle: s.resolvedTip, readOnly: true) else { throw error }
                 printToStandardError("till: warning: the journal \(path) cannot be written (\(error)); it was opened for reading only.")
                 j = r
             }
-            try j.checkIntegrity(full: full)
             return j
         } catch let error as JournalDamagedError {
             printToStandardError("till: JOURNAL ERROR: \(error)")
@@ -90,16 +90,14 @@ struct GlobalOptions: ParsableArguments {
         do { c = try await TillFactory.makeController(config: s, caller: caller, beforeStart: HeadlessNotices.follow) } catch let error as JournalOpenError {
             printToStandardError("till: \(error)")
             Foundation.exit(2)
+        } catch let error as JournalDamagedError {
+            printToStandardError("till: JOURNAL ERROR: \(error) Nothing was sent.")
+            Foundation.exit(3)
         } catch {
             printToStandardError("till: cannot start (\(s.resolvedTransport)): \(error)")
             Foundation.exit(3)
         }
         Termination.watch(c)
-        do { try c.journal.checkIntegrity() } catch {
-            printToStandardError("till: JOURNAL ERROR: \(error) Nothing was sent.")
-            await c.shutdown()
-            Foundation.exit(3)
-        }
         if recover {
             let left = await c.recover()
             let report = await c.lastRecovery

@@ -8,6 +8,7 @@ import TillProtocol
 /// `till sale`, `till refund`, … `till journal`, `till report`/`till export`.
 let headlessCommands: [any ParsableCommand.Type] = transactionCommandLines.map { $0.headlessCommand } + [
     JournalCommand.self, ResolveCommand.self, RecoverCommand.self, ReportCommand.self, ExportCommand.self, BatchListCommand.self,
+    CheckCommand.self,
 ]
 
 let headlessExitCodesHelp = "Exit status: 0 approved/success, 1 declined/failed/aborted, 2 invalid input, 3 transport error, timeout or unknown outcome."
@@ -62,6 +63,7 @@ func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOpti
     // The terminal's own word, then another about the same payment (its decline, then its approval): not certain.
     var contradicted: JournalEntry?
     if case .answered(let e) = outcome, e.action.movesMoney { contradicted = await controller.answersContradicting(e).last }
+    if CheckCommand.closesShift(outcome) { CheckCommand.startInBackground(journal: controller.journal.path) }
     Termination.exit(printOutcome(outcome, json: global.json, tipStyle: settings.resolvedTip, contradictedBy: contradicted))
 }
 

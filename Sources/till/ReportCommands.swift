@@ -80,7 +80,7 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = global.settings()
-        let journal = global.journalOnly(full: true)
+        let journal = global.journalOnly()
         let batch = selection.resolve(journal)
         let f = settings.reportFormat
         // Written as the journal is read, one transaction at a time: an export of any size takes constant memory.

@@ -64,7 +64,16 @@ extension UIArguments {
             printToStandardError("till: cannot start: \(error)")
             throw ExitCode(3)
         }
+        // A shift closed on the screen has the whole journal checked in the background (`till check`).
+        let closes = controller.events()
+        let journalPath = controller.journal.path
+        let checks = Task.detached {
+            for await e in closes {
+                if case .settled(let o) = e, CheckCommand.closesShift(o) { CheckCommand.startInBackground(journal: journalPath) }
+            }
+        }
         let end = await Runtime(service: controller, options: options).run()
+        checks.cancel()
         await controller.shutdown()
         switch end {
         case .quit:
