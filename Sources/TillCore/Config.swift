@@ -34,6 +34,7 @@ public struct ConfigError: Error, Sendable, Hashable, CustomStringConvertible {
 /// tip = "on-top"                       # on-top | included: how the terminal reads tipAmount
 /// bell = true                          # the cashier UI rings the terminal's bell on each verdict
 /// confirm_above = 100.00               # a sale or pre-auth above this total asks first (default: never)
+/// usual_payment = "sale"               # sale | pre-auth: the cashier screen the till starts on and returns to
 /// ```
 public struct TillConfig: Sendable, Hashable {
     public var merchantKey: String?
@@ -63,6 +64,9 @@ public struct TillConfig: Sendable, Hashable {
     /// A sale or pre-auth whose total (amount and tip) is above this asks for a confirmation showing the
     /// amount before it is sent (`confirm_above`; default: none asks). Refunds and captures always ask.
     public var confirmAbove: Money?
+    /// The shop's usual payment (`usual_payment`): a sale (default), or a pre-auth (hotels, rentals). The cashier
+    /// screen starts on it and goes back to it after a pre-auth, capture or refund's verdict.
+    public var preAuthIsUsual: Bool?
     /// The file it was read from, if any.
     public var sourcePath: String?
     /// Things the cashier or the shop owner should fix, found while loading (e.g. a merchant key others can read).
@@ -82,7 +86,7 @@ public struct TillConfig: Sendable, Hashable {
     /// The keys a config file may hold.
     public static let keys = ["merchant_key", "app_id", "callback", "currency", "decimal_separator", "transport", "timeout",
                               "cashier", "till_name", "theme", "keymap", "journal", "sim_speed", "sim_seed", "sim_state",
-                              "sim_abort_style", "tip", "bell", "confirm_above", "amount_entry"]
+                              "sim_abort_style", "tip", "bell", "confirm_above", "amount_entry", "usual_payment"]
 
     /// `$XDG_CONFIG_HOME/till/config.toml`, else `~/.config/till/config.toml`.
     public static func defaultPath(environment: Environment = .process) -> String {
@@ -267,6 +271,13 @@ public struct TillConfig: Sendable, Hashable {
                     throw fail(key, "must be \"decimal\" (type 12.50) or \"cents\" (type 1250 for 12.50) (got \"\(s)\").")
                 }
                 c.amountEntry = e
+            case "usual_payment":
+                let s = try string()
+                switch String(s.lowercased().map { $0 == "_" ? "-" : $0 }) {
+                case "sale": c.preAuthIsUsual = false
+                case "pre-auth", "preauth": c.preAuthIsUsual = true
+                default: throw fail(key, "must be \"sale\" or \"pre-auth\" (got \"\(s)\").")
+                }
             case "bell":
                 guard let b = v.bool else { throw fail(key, "must be true or false (no quotes), like bell = false.") }
                 c.bell = b
@@ -310,6 +321,7 @@ public struct TillConfig: Sendable, Hashable {
         if let v = other.amountEntry { c.amountEntry = v }
         if let v = other.bell { c.bell = v }
         if let v = other.confirmAbove { c.confirmAbove = v }
+        if let v = other.preAuthIsUsual { c.preAuthIsUsual = v }
         return c
     }
 

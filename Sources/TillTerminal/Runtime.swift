@@ -62,6 +62,8 @@ public struct RuntimeOptions: Sendable {
     /// How the terminal reads `tipAmount` (config `tip`): the screen builds requests and shows totals with it.
     public var tipStyle: TipStyle = .onTop
     public var amountEntry: AmountEntry = .decimal
+    /// The shop's usual payment is a pre-auth (config `usual_payment`): the screen starts on Pre-auth and goes back there.
+    public var preAuthIsUsual = false
     public init(theme: Theme = .standard, keymap: Keymap = .standard, monochrome: Bool = false, warnings: [String] = [], currency: String = "€",
                 decimalSeparator: String = ".") {
         self.theme = theme; self.keymap = keymap; self.monochrome = monochrome; self.warnings = warnings; self.currency = currency
@@ -130,6 +132,7 @@ public final class Runtime: Sendable {
         state.confirmAbove = options.confirmAbove
         state.tipStyle = options.tipStyle
         state.amountEntry = options.amountEntry
+        if options.preAuthIsUsual { state.homeScreen = .preAuth; state.screen = .preAuth }
         state.startupWarnings = options.warnings
         var commands = initialCommands(&state)
         if let preload {

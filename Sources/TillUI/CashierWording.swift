@@ -329,9 +329,12 @@ public enum CashierWording {
                 // The terminal never started it (the journal settles it as not charged): not a decline (a cashier
                 // reading DECLINED asks for another card).
                 let money = e.action.movesMoney, verb = e.action.reportRole.moneyVerb
+                // What to do next: the terminal is held by a transaction of its own (started on it, or by another
+                // till): finished or cancelled there, the same request goes again (the form kept it).
                 return Verdict(role: .aborted, mark: "✗", word: "BUSY", headline: money ? "TERMINAL BUSY — NOT " + verb.uppercased() : "TERMINAL BUSY — NOT DONE",
                                sentence: "The terminal is busy with another transaction: " + (money ? "nothing was \(verb). " : "nothing was done. ")
-                                + "Wait for it to finish, then try again.")
+                                + "Look at the terminal: let that one finish (or cancel it there), then press Enter to send this again; "
+                                + "it is kept.")
             }
             let word = message == .userCancel ? "NOT PAID" : (e.action == .batch || e.action == .transactionDetails ? "FAILED" : "DECLINED")
             let headline: String
@@ -343,8 +346,11 @@ public enum CashierWording {
             return Verdict(role: .declined, mark: "✗", word: word, headline: headline, sentence: said)
         case .aborted:
             let moneyAction = e.action.movesMoney
+            // What to do next, in one sentence: nothing moved, so a new try is a new request.
+            let next = e.action == .sale || e.action == .preAuth ? " To take the payment now, type the amount and press Enter."
+                : moneyAction ? " Nothing is left open: send it again if it is still wanted." : ""
             return Verdict(role: .aborted, mark: "✗", word: "ABORTED", headline: "ABORTED",
-                           sentence: moneyAction ? "Aborted on the terminal: no money was taken." : "Aborted on the terminal.")
+                           sentence: (moneyAction ? "Aborted on the terminal: no money was taken." : "Aborted on the terminal.") + next)
         case .pending, .sent, .unknown:
             return Verdict(role: .unknown, mark: "?", word: "UNKNOWN", headline: "CHECK THE TERMINAL",
                            sentence: unknownSentence(e, total: total, currency: currency))

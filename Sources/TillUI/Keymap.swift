@@ -90,6 +90,10 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
     /// The numbered function menu: what this screen can do, then the screens, each on a digit (the keypad's way
     /// to everything). Its keys always act, never type, except on Terminal settings.
     case menu
+    /// In a box that moves money (or gives a payment up): does the choice picked, where a number picks it. Never Enter
+    /// nor a digit (an amount typed by habit, then Enter, must not answer such a box): the keypad's `+`; unbound by
+    /// default, where each choice's letter does it.
+    case confirm
 
     public init?(name: String) {
         let n = name.lowercased().replacingUnderscores()
@@ -140,6 +144,7 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
         case .reprint: return "Reprint a receipt"
         case .admin: return "Terminal settings"
         case .menu: return "Menu (by number)"
+        case .confirm: return "Yes, in a money box"
         }
     }
 
@@ -213,7 +218,7 @@ public struct Keymap: Sendable, Hashable {
             .clear: [.ctrl("u"), .delete], .tip: [.ctrl("t")], .scope: [.ctrl("a")], .resolve: [.ctrl("r")], .closeBatch: [.ctrl("k")],
             .report: [.f(9), .alt("x")], .export: [.ctrl("e")], .stopWaiting: [.ctrl("w"), .alt("w")],
             .paymentMethod: [.alt("m"), .f(12)], .reprint: [.ctrl("p")], .admin: [.f(11), .alt("a")],
-            .menu: [.alt("o")],
+            .menu: [.alt("o")], .confirm: [],
         ]
         return Keymap(name: "default", pairs: b)
     }()

@@ -421,6 +421,9 @@ public enum ShippedResources {
         reprint = "ctrl-p"
         admin = ["F11", "alt-a"]
         menu = "alt-o"
+        # A box that moves money (refund, charge anyway, close with unknown outcomes) takes only its letter (y): never Enter
+        # nor a digit. A keymap may add a key of its own for "yes" there (the keypad's +).
+        confirm = []
 
         """##,
         "keypad": ##"""
@@ -430,7 +433,9 @@ public enum ShippedResources {
         #   + next field, - previous field, * sale screen,
         #   / the menu: this screen's functions (tips, refund from a journal row, open / close the shift,
         #     the report, export) and the screens, each on a digit; / or - closes it.
-        #   In a confirmation a digit picks a choice and Enter does it (where Enter alone does nothing).
+        #   In a confirmation a digit picks a choice and Enter does it; in one that moves money (a refund, charging after an
+        #   unknown outcome, closing with unknown outcomes) Enter and the digits never answer: + does (confirm), after the
+        #   choice's digit where there are several.
         # In amount fields the keypad's + - * cannot be typed, so they act; in text fields they type.
         # The menu key acts in every field (but on Terminal settings, where a secret may hold a /).
         [keys]
@@ -463,6 +468,7 @@ public enum ShippedResources {
         reprint = "ctrl-p"
         admin = ["F11", "alt-a"]
         menu = ["/", "alt-o"]
+        confirm = "+"
 
         """##,
     ]

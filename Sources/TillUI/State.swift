@@ -169,6 +169,12 @@ public enum FormLife: Sendable, Hashable {
     case kept
 }
 
+/// What a form held when the notice said it was kept.
+public struct KeptText: Sendable, Hashable {
+    public var screen: Screen
+    public var texts: [String]
+}
+
 /// A payment found charged after its outcome was unknown.
 public struct FoundCharged: Sendable, Hashable {
     public var entry: JournalEntry
@@ -193,10 +199,12 @@ public enum ConfirmAction: Sendable, Hashable {
     /// Ask the terminal again about the unresolved entries.
     case askAgain
 
-    /// Moves money, or gives up on a payment with the terminal: never the answer to an Enter alone, nor to a
-    /// number typed by habit; the cashier picks it (its letter, or its number then Enter).
+    /// Moves money, or gives up on a payment (closing a shift settles it, unknown outcomes and all): never the answer
+    /// to an Enter, nor to a number typed by habit, nor to both; the cashier picks it with its letter, or on a keypad
+    /// with the keymap's confirm key (a number first where the box has more than one choice).
     public var needsDeliberateChoice: Bool {
         switch self {
+        case .send(.batch(let b)): return b.command == .close
         case .send(let r): return r.action.movesMoney
         case .sendConfirmingUnknown, .sendChecked, .stopWaiting, .resolve: return true
         case .quit, .goTo, .askAgain: return false
@@ -246,6 +254,9 @@ public struct Confirmation: Sendable, Hashable {
     }
     /// What Enter picks before any number is pressed.
     public var defaultSelection: Int? { enterPicksFirst && !choices.isEmpty ? 0 : nil }
+    /// A box whose answer moves money or gives a payment up (all those where Enter does not pick first): neither Enter
+    /// nor a number ever answers it, only a choice's letter or the keymap's confirm key.
+    public var isDeliberate: Bool { !enterPicksFirst }
 }
 
 public enum Overlay: Sendable, Hashable {
@@ -357,6 +368,9 @@ public struct AppState: Sendable, Hashable {
     /// The notice is about the request with the terminal ("Wait: … in flight", "Abort requested…"): true only while
     /// it is in flight, so it goes when the flight ends (`endFlight`).
     public var noticeEndsWithFlight = false
+    /// The notice says what a form kept ("STAN 1, Amount € 50 kept"): it holds only while that screen's form holds that
+    /// text, and goes the moment a key changes it or the screen changes (`update`).
+    public var noticeAboutKept: KeptText?
     /// Keys pressed while the window was too small to show anything: none is acted on blind; the cashier is told how
     /// many were not taken, there and once the window is back.
     public var keysNotTaken = 0
@@ -420,6 +434,11 @@ public struct AppState: Sendable, Hashable {
     /// nil: none asks).
     public var confirmAbove: Money?
 
+    /// The shop's usual payment screen (config `usual_payment`): Sale, or Pre-auth for a hotel or a rental. After a
+    /// pre-auth, capture or refund's verdict the screen goes back to it, so the next customer's amount and Enter send
+    /// the usual payment, never a second hold or refund.
+    public var homeScreen: Screen = .sale
+
     /// The name a shift opened with one key gets: the cashier's name and the date, `Ana 2026-11-23`.
     public var defaultShiftName: String {
         let day = Format.day(nowMs, offsetMinutes: tzOffsetMinutes)
@@ -432,8 +451,9 @@ public struct AppState: Sendable, Hashable {
 
     /// Whether the result shown belongs to the previous customer: the next amount is being typed.
     public var resultIsStale: Bool {
-        guard result != nil, pending == nil, screen == .sale || screen == .preAuth else { return false }
-        return !(forms[screen]?[.amount] ?? "").isEmpty
+        guard result != nil, pending == nil, screen == .sale || screen == .preAuth, let f = forms[screen] else { return false }
+        // An amount kept, selected, from the verdict shown (a decline's, to try another card) is still its customer's.
+        return !f[.amount].isEmpty && !(f.life == .kept && f.hasSelection)
     }
 
     /// Whether Esc aborts here: a payment this screen sent is in flight.

@@ -17,6 +17,7 @@ public func initialCommands(_ state: inout AppState) -> [Command] {
 public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
     let commands = apply(&state, msg)
     closeBoxNoLongerTrue(&state)
+    if let k = state.noticeAboutKept, k.screen != state.screen || k.texts != state.form.fields.map(\.text) { clearNotice(&state) }
     return commands
 }
 
@@ -180,6 +181,13 @@ func setNotice(_ s: inout AppState, _ text: String, error: Bool = false) {
     s.notice = text
     s.noticeIsError = error
     s.noticeEndsWithFlight = false
+    s.noticeAboutKept = nil
+}
+
+/// A notice about what the form on screen kept: it goes when that text does (`update`).
+func setKeptNotice(_ s: inout AppState, _ text: String) {
+    setNotice(&s, text)
+    s.noticeAboutKept = KeptText(screen: s.screen, texts: s.form.fields.map(\.text))
 }
 
 /// No notice: the line shows the keys again.
@@ -187,6 +195,7 @@ func clearNotice(_ s: inout AppState) {
     s.notice = nil
     s.noticeIsError = false
     s.noticeEndsWithFlight = false
+    s.noticeAboutKept = nil
 }
 
 /// A notice about the request in flight: it is cleared when that request ends (a "Wait: … in flight" left after the

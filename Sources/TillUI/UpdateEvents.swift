@@ -46,6 +46,11 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
            [.declined, .aborted, .resolved].contains(e.state) {
             res.approvalAfter = strayAnswerWords(r, state.currency)
             state.result = res
+            // The declined amount kept for another card may have been charged after all: Enter must not send it again.
+            if let screen: Screen = e.action == .sale ? .sale : e.action == .preAuth ? .preAuth : nil,
+               let f = state.forms[screen], f.life == .kept, f.hasSelection {
+                state.forms[screen] = Form.blank(screen)
+            }
         }
         return [.loadUnresolved]
     case .transportProblem(let m):
@@ -93,11 +98,11 @@ func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
     let what = Format.entrySummary(e, currency: state.currency) + " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
     switch e.state {
     case .approved:
-        setNotice(&state, "Recovered: \(what) \(CashierWording.foundWords(e)) (journal #\(e.id)).")
+        setNotice(&state, "Recovered: \(what) \(CashierWording.foundWords(e)).")
         state.unresolved.asking[e.id] = nil
         foundCharged(&state, e)
     case .declined, .aborted, .resolved:
-        setNotice(&state, "Recovered: \(what) \(CashierWording.foundWords(e)) (journal #\(e.id)).")
+        setNotice(&state, "Recovered: \(what) \(CashierWording.foundWords(e)).")
         state.unresolved.asking[e.id] = nil
     default:
         if e.action == .sale || e.action == .preAuth, e.state.awaitsTerminal {
@@ -107,13 +112,13 @@ func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
             if state.nowMs - since < UnresolvedState.askingForMs {
                 state.unresolved.asking[e.id] = since
                 state.unresolved.lastAskMs = state.nowMs
-                setNotice(&state, "\(what) (journal #\(e.id)): asking the terminal… Do not charge it again meanwhile.", error: true)
+                setNotice(&state, "\(what): asking the terminal… Do not charge it again meanwhile.", error: true)
             } else {
                 state.unresolved.asking[e.id] = nil
-                setNotice(&state, "\(what) (journal #\(e.id)): outcome still unknown; check the terminal.", error: true)
+                setNotice(&state, "\(what): outcome still unknown; check the terminal.", error: true)
             }
         } else {
-            setNotice(&state, "\(what) (journal #\(e.id)): outcome still unknown; check the terminal.", error: true)
+            setNotice(&state, "\(what): outcome still unknown; check the terminal.", error: true)
         }
     }
     if e.action.movesMoney {
@@ -147,7 +152,7 @@ func askAgainIfDue(_ state: inout AppState) -> [Command] {
     // Asking has ended without an answer: the status line no longer says "asking the terminal…".
     if let e = state.unresolved.entries.first(where: { expired.contains($0.id) && $0.state.awaitsTerminal }) {
         let what = Format.entrySummary(e, currency: state.currency) + " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
-        setNotice(&state, "\(what) (journal #\(e.id)): outcome still unknown; check the terminal.", error: true)
+        setNotice(&state, "\(what): outcome still unknown; check the terminal.", error: true)
     }
     guard !state.unresolved.asking.isEmpty, state.nowMs - state.unresolved.lastAskMs >= UnresolvedState.askAgainEveryMs else { return [] }
     state.unresolved.lastAskMs = state.nowMs
@@ -197,9 +202,13 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     state.verdicts += 1
     if case .answered(let e) = outcome { AdminScreen.answered(&state, e) }
     var cmds: [Command] = []
-    if outcome.notStarted {
-        // The terminal never started it (not sent, terminal busy): nothing was charged, the same customer tries again.
+    if outcome.notStarted || outcome.declinedNothingMoved {
+        // The terminal never started it (not sent, terminal busy), or declined it: nothing was charged, the same
+        // customer tries again (another card): the amount comes back selected, Enter sends it again, typing replaces it.
         notSent(&state, action, from: from)
+        if outcome.declinedNothingMoved, state.screen == from, state.form.hasSelection {
+            setKeptNotice(&state, keptWords(state.form, state) + " kept: Enter sends it again for another card; typing replaces it.")
+        }
     } else {
         // The form of a sale or pre-auth became fresh when it was sent; what is in it now is the next customer's.
         if let key = from.flatMap(PaymentScreen.stateKey) { state[keyPath: key].sent = nil }
@@ -215,6 +224,14 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     } else if let from, from == .refund || from == .capture || from == .batch {
         // Not done: what was typed stays, selected, so typing replaces it (a STAN corrected is typed anew).
         keepForm(&state, from)
+    }
+    if let from, from == .preAuth || from == .capture || from == .refund, from != state.homeScreen, state.screen == from,
+       !outcome.notStarted, state.overlay == nil {
+        // Done with it (whatever the verdict, shown in the pane): back to the usual payment, so the next amount and
+        // Enter, typed by habit, are a sale, never a second hold or refund.
+        cmds += go(&state, state.homeScreen)
+        let done = from == .preAuth ? "Pre-auth" : from == .capture ? "Capture" : "Refund"
+        setNotice(&state, "\(done) done: back on \(state.homeScreen.title). Enter sends a \(state.homeScreen == .sale ? "SALE" : "PRE-AUTH").")
     }
     let needsAttention = outcome.journalEntry.map { $0.state.needsAttention } ?? false
     let listed = outcome.journalEntry.map { e in state.unresolved.entries.contains { $0.id == e.id } } ?? false
@@ -254,6 +271,12 @@ extension ActionOutcome {
     /// The outcome's journal entry (`journalEntry`), by its shorter name on the screens.
     var entry: JournalEntry? { journalEntry }
     var entryAction: Action? { entry?.action }
+
+    /// Declined by the terminal (the card refused): nothing was charged, the customer may try another card.
+    var declinedNothingMoved: Bool {
+        if case .answered(let e) = self { return e.state == .declined && (e.action == .sale || e.action == .preAuth) }
+        return false
+    }
 
     /// The terminal never started it: not sent (the transport could not take it), or the terminal answered that it
     /// is busy with another transaction. Nothing was charged; it is not a decline.

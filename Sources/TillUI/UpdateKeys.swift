@@ -112,7 +112,20 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
         return [.quit]
     default:
         guard let screen = Screen.allCases.first(where: { $0.action == action }) else { return [] }
-        if state.screen == .journal, screen == .refund || screen == .capture, !startFromJournalRow(&state, screen) { return [] }
+        if state.screen == .journal, screen == .refund || screen == .capture {
+            switch startFromJournalRow(&state, screen) {
+            case .filled: break
+            case .stay: return []
+            case .blank(let why):
+                // No row it can act on: its form, blank, the cursor on the STAN, so the digits typed next are the STAN
+                // (never the journal's filter); the notice says why, in one line.
+                state.forms[screen] = Form.blank(screen)
+                if let key = FinderScreen.stateKey(screen) { state[keyPath: key].origin = nil }
+                let cmds = go(&state, screen)
+                setNotice(&state, why, error: true)
+                return cmds
+            }
+        }
         return go(&state, screen)
     }
 }
@@ -168,13 +181,19 @@ func holdsTyping(_ screen: Screen) -> Bool {
 func keepForm(_ state: inout AppState, _ screen: Screen) {
     guard holdsTyping(screen), var f = state.forms[screen], f.life != .fresh, f.hasText else { return }
     f.keep()
+    // The cursor on the field typed first (a refund's STAN, a sale's amount): what the cashier types next goes where
+    // a form of that screen starts, never into the amount left focused from before.
+    if let first = f.fields.firstIndex(where: { !$0.text.isEmpty }) { f.focus = first }
     state.forms[screen] = f
     guard f.hasSelection, state.screen == screen else { return }
-    if let amount = f.fields.first(where: { $0.id == .amount && $0.selected })?.text {
-        setNotice(&state, "Amount \(state.currency) \(amount) kept, selected: typing replaces it; Enter sends it.")
-    } else {
-        setNotice(&state, "What was typed here is kept, selected: typing replaces it; Enter sends it.")
-    }
+    setKeptNotice(&state, keptWords(f, state) + " kept, selected: typing replaces it; Enter sends it.")
+}
+
+/// What a kept form holds, in its labels: "Amount € 12", "STAN 1, Amount € 50".
+func keptWords(_ f: Form, _ state: AppState) -> String {
+    let kept = f.fields.filter { $0.selected && !$0.text.isEmpty && !$0.secret }
+    let words = kept.prefix(3).map { $0.label + " " + ($0.kind == .money ? state.currency + " " : "") + $0.text }
+    return words.isEmpty ? "What was typed here is" : words.joined(separator: ", ") + (kept.count > 3 ? " …" : "")
 }
 
 /// What a screen says to a send while another payment is with the terminal. Esc aborts it only on the screen that sent

@@ -21,7 +21,8 @@ public func render(_ state: AppState, into buf: inout ScreenBuffer) {
         return
     }
     tabBar(state, &buf)
-    buf.box(layout.screen, title: screenTitle(state))
+    let loud = state.screen == .preAuth || state.screen == .capture || state.screen == .refund
+    buf.box(layout.screen, title: screenTitle(state), titleRole: loud ? .warning : .title)
     state.screen.component.render(state, layout.screenBody, &buf)
     resultPane(state, layout.result, &buf)
     noticeLine(state, y: layout.noticeRow, &buf)

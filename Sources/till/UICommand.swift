@@ -59,6 +59,7 @@ extension UIArguments {
         if let above = settings.confirmAbove { options.confirmAbove = above }
         options.tipStyle = settings.resolvedTip
         options.amountEntry = settings.amountEntry ?? .decimal
+        options.preAuthIsUsual = settings.preAuthIsUsual ?? false
         let controller: TillController
         do { controller = try await TillFactory.makeController(config: settings, start: false) } catch {
             printToStandardError("till: cannot start: \(error)")

@@ -309,7 +309,7 @@ import TillProtocol
         _ = update(&s, .performed(.answered(busy), summary: "Sale € 5.00"))
         let text = view(s, size: s.size)
         #expect(text.contains("TERMINAL BUSY — NOT CHARGED"))
-        #expect(text.contains("try again"))
+        #expect(text.contains("press Enter to send"))
         let v = CashierWording.verdict(for: busy, tipStyle: .onTop)
         #expect(v.word == "BUSY")
         // As the journal settles it: not charged (resolved), never a decline.
@@ -643,15 +643,17 @@ import TillProtocol
     }
 
     @Test func refundFromTheJournalWithNoRowSaysWhy() {
+        // Issue 34: the form opens blank, its STAN to type (never the journal's filter), saying why.
         var s = readyState()
         press(&s, .f(7))
         press(&s, .f(5))
-        #expect(s.screen == .journal)
+        #expect(s.screen == .refund && s.form[.referenceNumber] == "")
         #expect(s.notice?.contains("still loading") == true)
+        press(&s, .f(7))
         _ = update(&s, .journalLoaded([]))
         press(&s, .f(4))
-        #expect(s.screen == .journal)
-        #expect(s.notice?.contains("no transactions") == true)
+        #expect(s.screen == .capture && s.form[.referenceNumber] == "")
+        #expect(s.notice?.contains("No transactions") == true)
     }
 
     // MARK: a refund or capture by a typed STAN names the payment

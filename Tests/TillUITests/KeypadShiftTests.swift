@@ -81,10 +81,12 @@ import TillProtocol
         _ = update(&s, .paymentsFound(screen: screen, finder: finder, entries: s.journal.entries))
         #expect(confirmation(s)?.title == "Refund?")
         #expect(confirmation(s)?.lines.first == "Refund the FULL amount of the payment")
-        // Enter alone never refunds: the keypad cashier picks the choice by its number, then Enter.
+        // Neither Enter nor a digit and Enter refunds (issue 34): the keypad's + does.
         _ = keys(&s, "E")
         #expect(s.lastRequest == nil || { if case .cancel? = s.lastRequest { return false }; return true }())
         _ = keys(&s, "1E")
+        #expect(s.lastRequest == nil || { if case .cancel? = s.lastRequest { return false }; return true }())
+        _ = keys(&s, "+")
         guard case .cancel(let r)? = s.lastRequest else { Issue.record("no refund sent"); return }
         #expect(r.amount == nil && r.finder.referenceNumber == "654321")
         _ = update(&s, .performed(.answered(entry(4, .cancel, cents: 1375, response: response("status=success&message=Transaction successful.&action=cancel&amount=1375&referenceNumber=654322"))), summary: "Refund"))
@@ -109,12 +111,17 @@ import TillProtocol
         #expect(s.lastRequest == .batch(BatchRequest(command: .open, batchName: "Ana 2026-11-22")))
         _ = update(&s, .performed(.answered(entry(1, .batch, cents: nil, response: response("status=success&message=Batch opened&action=batch&command=open&batchName=Ana 2026-11-22&batchId=7885F4F1-59CA-42C2-81BB-6DB48AA138A6"))), summary: "Open batch"))
         #expect(s.batch?.isOpen == true)
-        _ = keys(&s, "/2")   // close the shift
+        // Issue 34: with the shift open the menu offers no second one; closing is its first line.
+        _ = keys(&s, "/")
+        #expect(!view(s, size: s.size).contains("Open a shift"))
+        _ = keys(&s, "1")   // close the shift
         #expect(confirmation(s)?.title == "Close batch?")
-        // Enter alone never ends the shift (it may be the Enter meant for a sale): its number, then Enter.
+        // Neither Enter nor a digit and Enter ends the shift (it may be the Enter meant for a sale): the keypad's + does.
         _ = keys(&s, "E")
         #expect(s.lastRequest != .batch(BatchRequest(command: .close)))
         _ = keys(&s, "1E")
+        #expect(s.lastRequest != .batch(BatchRequest(command: .close)))
+        _ = keys(&s, "+")
         #expect(s.lastRequest == .batch(BatchRequest(command: .close)))
     }
 
@@ -129,7 +136,7 @@ import TillProtocol
         #expect(s.overlay == nil)
     }
 
-    @Test func aDigitThenEnterAnswersAConfirmationButOneEnterNeverChargesAgain() {
+    @Test func aDigitThenPlusAnswersAMoneyBoxButEnterNeverChargesAgain() {
         var s = keypadState()
         _ = update(&s, .unresolvedLoaded([entry(4, cents: 909, state: .unknown, note: "no answer")], recovered: false))
         _ = keys(&s, "12E")
@@ -137,10 +144,12 @@ import TillProtocol
         // Enter alone, twice, and a digit with no choice: nothing is sent.
         #expect(keys(&s, "EE9E") == [] && s.pending == nil)
         #expect(confirmation(s) != nil)
-        // A digit alone selects; only Enter after it charges.
+        // A digit alone selects; Enter after it does not charge (issue 34), the keypad's + does.
         #expect(keys(&s, "1") == [] && s.pending == nil)
-        #expect(view(s, size: s.size).contains("[Enter/y/1] charge anyway"))
-        let cmds = keys(&s, "E")
+        #expect(view(s, size: s.size).contains("▸[y or 1 +] charge anyway"))
+        #expect(keys(&s, "E") == [] && s.pending == nil)
+        _ = keys(&s, "1")
+        let cmds = keys(&s, "+")
         #expect(cmds.contains { if case .performConfirmed = $0 { return true }; return false })
     }
 
@@ -152,19 +161,22 @@ import TillProtocol
         _ = keys(&s, "E")
         #expect(confirmation(s)?.title.hasPrefix("Resolve") == true)
         #expect(keys(&s, "E") == [])
-        #expect(keys(&s, "2E") == [.resolve(entryId: 4, charged: false, note: "")])
+        #expect(keys(&s, "2E") == [])
+        #expect(keys(&s, "2+") == [.resolve(entryId: 4, charged: false, note: "")])
         // Cancelled with the keypad's `-`: nothing happens.
         _ = keys(&s, "E")
         #expect(keys(&s, "-") == [] && s.overlay == nil)
     }
 
-    @Test func aTotalAboveTheLimitTakesADigitThenEnter() {
+    @Test func aTotalAboveTheLimitTakesPlusNeverADigitThenEnter() {
         var s = keypadState()
         s.confirmAbove = Money(cents: 100_00)
         _ = keys(&s, "150E")
         #expect(confirmation(s)?.title == "Check the amount")
         #expect(keys(&s, "E") == [] && s.pending == nil)
         _ = keys(&s, "1E")
+        #expect(s.pending == nil)
+        _ = keys(&s, "+")
         #expect(s.pending?.action == .sale)
     }
 
@@ -180,7 +192,8 @@ import TillProtocol
         pick(&s, "Stop waiting")
         #expect(confirmation(s)?.title == "Stop waiting?")
         #expect(keys(&s, "E") == [])
-        #expect(keys(&s, "1E") == [.stopWaiting])
+        #expect(keys(&s, "1E") == [])
+        #expect(keys(&s, "+") == [.stopWaiting])
     }
 
     @Test func theDefaultKeymapOpensTheMenuWithAltO() {

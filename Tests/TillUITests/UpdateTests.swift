@@ -156,11 +156,12 @@ import TillProtocol
         #expect(buf.contains("CONTACTLESS"))
     }
 
-    @Test func declinedClearsTheSaleForTheNextCustomer() {
+    @Test func declinedKeepsTheAmountSelectedForAnotherCard() {
+        // Issue 34: the amount went, and another card meant typing it again. Nothing was charged: kept, selected.
         var s = readyState()
         type(&s, "6.66"); press(&s, .enter)
         _ = update(&s, .performed(.answered(entry(2, cents: 666, state: .declined, response: declinedSaleResponse)), summary: "Sale € 6.66"))
-        #expect(s.form[.amount] == "")
+        #expect(s.form[.amount] == "6.66" && s.form.hasSelection)
         #expect(s.form.focused?.id == .amount)
         #expect(view(s, size: s.size).contains("✗ NOT CHARGED"))
     }
@@ -502,14 +503,15 @@ import TillProtocol
         #expect(s.noticeIsError)
     }
 
-    @Test func closingWithAnUnknownOutcomeAsksFirstAndDefaultsToChecking() {
+    @Test func closingWithAnUnknownOutcomeAsksFirstAndEnterDoesNothing() {
         var s = readyState()
         _ = update(&s, .unresolvedLoaded([entry(4, cents: 909, state: .unknown, note: "no answer")], recovered: false))
         press(&s, .f(6), .ctrl("k"))
         guard case .confirm(let c)? = s.overlay else { Issue.record("no confirmation"); return }
         #expect(c.lines.joined(separator: " ").contains("UNKNOWN"))
-        // Enter takes the safe choice: to the unresolved list, nothing sent.
-        #expect(press(&s, .enter).contains(.loadUnresolved))
+        // Closing gives the unknown payment up: Enter answers nothing (issue 34); u goes to the list, nothing sent.
+        #expect(press(&s, .enter).isEmpty && s.overlay != nil)
+        #expect(press(&s, .char("u")).contains(.loadUnresolved))
         #expect(s.screen == .unresolved && s.pending == nil)
         // "y" closes anyway.
         press(&s, .f(6), .ctrl("k"))

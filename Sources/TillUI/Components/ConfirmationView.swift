@@ -3,43 +3,51 @@ import TillModel
 
 func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [Command] {
     var choice: ConfirmChoice?
+    let confirmKeys = state.keymap.keys(for: .confirm)
     switch key {
-    case .enter:
-        // Enter picks the selected choice: the first where Enter may pick it, else only one a digit selected
-        // (charged / not charged, charging again, stop waiting, above confirm_above: never one Enter).
-        guard let i = c.selected, c.choices.indices.contains(i) else {
-            // A number pressed next (and alone) selects again: "9 Enter" was a slip, "1 Enter" then answers.
-            var next = c
-            next.keysPressed = 0
-            state.overlay = .confirm(next)
-            // Short enough for one line at 80 columns: each choice's key and words, then Esc.
-            let each = c.choices.map { "\($0.key) to \($0.label)" }.joined(separator: ", ")
-            let long = "Press " + each + " (or its number, then Enter), or Esc to go back."
-            setNotice(&state, long.count <= 74 ? long : "Press " + each + "; Esc back.", error: true)
+    case _ where c.isDeliberate && confirmKeys.contains(key):
+        // The keypad's "yes" in a money box: the choice a number picked, or the only one.
+        guard let i = c.selected ?? (c.choices.count == 1 ? 0 : nil), c.choices.indices.contains(i) else {
+            setNotice(&state, deliberateHint(c, state), error: true)
             return []
         }
         choice = c.choices[i]
-    case .esc, .backspace, .char("-"): closeBox(&state); setNotice(&state, "Cancelled: nothing was done." + keptNote(state)); return []
+    case .enter:
+        // Enter picks the selected choice in a box that moves no money. In one that does (a refund, a charge, closing
+        // with unknown outcomes) it never decides: "1 Enter" is an amount typed by habit, not an answer.
+        guard !c.isDeliberate, let i = c.selected, c.choices.indices.contains(i) else {
+            // A number pressed next (and alone) selects again: "9 Enter" was a slip.
+            var next = c
+            next.keysPressed = 0
+            next.selected = c.defaultSelection
+            state.overlay = .confirm(next)
+            setNotice(&state, c.isDeliberate ? deliberateHint(c, state) : enterHint(c), error: true)
+            return []
+        }
+        choice = c.choices[i]
+    case .esc, .backspace, .char("-"): closeBox(&state); cancelledNotice(&state); return []
     case .char(let ch) where ch.isASCII && ch.isNumber:
-        // A number selects (the keypad's way to answer), then Enter does it; but only as the first key since the box
-        // opened: in "15 Enter" typed by habit the 1 would select the first choice and Enter pick it. A number after
-        // any other key selects nothing and undoes a selection, so an amount typed into a box never answers it (and
-        // in a box that moves money nothing is selected to fall back to).
+        // A number selects (the keypad's way to answer), but only as the first key since the box opened: in "15 Enter"
+        // typed by habit the 1 would select the first choice. A number after any other key selects nothing and undoes
+        // a selection. In a box that moves money a number never decides, even then: only the confirm key does
+        // (`isDeliberate`), so a digit and Enter never refund, charge or close.
         var next = c
         next.keysPressed += 1
         if c.keysPressed == 0, let n = ch.wholeNumberValue, n >= 1, n <= c.choices.count {
             next.selected = n - 1
-            setNotice(&state, "Enter: \(c.choices[n - 1].label). Esc or - cancels.")
+            setNotice(&state, c.isDeliberate ? deliberateHint(next, state) : "Enter: \(c.choices[n - 1].label). Esc or - cancels.",
+                      error: c.isDeliberate && confirmKeys.isEmpty)
         } else {
             next.selected = c.defaultSelection
-            setNotice(&state, "Answer with one number, then Enter (or a letter); Esc or - cancels.", error: true)
+            setNotice(&state, c.isDeliberate ? deliberateHint(next, state) : "Answer with one number, then Enter (or a letter); Esc or - cancels.",
+                      error: true)
         }
         state.overlay = .confirm(next)
         return []
     case .char(let ch):
         let lower = Character(ch.lowercased())
         if lower == "n" && !c.choices.contains(where: { $0.key == "n" }) {
-            closeBox(&state); setNotice(&state, "Cancelled: nothing was done." + keptNote(state)); return []
+            closeBox(&state); cancelledNotice(&state); return []
         }
         choice = c.choices.first { $0.key == lower }
         if choice == nil {
@@ -88,6 +96,29 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
     }
 }
 
+/// What answers a box that moves money, said when a key that does not (Enter, a number) was pressed: the choices'
+/// letters, and on a keypad keymap the confirm key (after a number where there are several choices).
+func deliberateHint(_ c: Confirmation, _ s: AppState) -> String {
+    let back = s.keymap.isKeypad ? "- goes back" : "Esc goes back"
+    if let k = s.keymap.keys(for: .confirm).first {
+        if c.choices.count == 1 { return "Press \(k) (or \(c.choices[0].key)) to \(c.choices[0].label); \(back)." }
+        if let i = c.selected, c.choices.indices.contains(i) { return "Press \(k) to \(c.choices[i].label); \(back)." }
+        let each = c.choices.enumerated().map { "\($0.offset + 1) \(k) to \($0.element.label)" }.joined(separator: ", ")
+        return "Press " + each + "; " + back + "."
+    }
+    let each = c.choices.map { "\($0.key) to \($0.label)" }.joined(separator: ", ")
+    let long = "Press " + each + ", or Esc to go back."
+    return long.count <= 74 ? long : "Press " + each + "; Esc back."
+}
+
+/// What answers a box that moves no money, after an Enter that picked nothing.
+func enterHint(_ c: Confirmation) -> String {
+    // Short enough for one line at 80 columns: each choice's key and words, then Esc.
+    let each = c.choices.map { "\($0.key) to \($0.label)" }.joined(separator: ", ")
+    let long = "Press " + each + " (or its number, then Enter), or Esc to go back."
+    return long.count <= 74 ? long : "Press " + each + "; Esc back."
+}
+
 /// A box closes, whatever it did: the form under it is kept (its text selected), so digits typed next replace the
 /// amount instead of being appended to it. A payment then sent makes its form fresh (`send`).
 func closeBox(_ state: inout AppState) {
@@ -97,10 +128,11 @@ func closeBox(_ state: inout AppState) {
     state.forms[state.screen] = f
 }
 
-/// "Amount € 20 kept …" after a box over a form closed, for the notice.
-func keptNote(_ state: AppState) -> String {
-    guard let a = state.form.fields.first(where: { $0.id == .amount && $0.selected })?.text else { return "" }
-    return " Amount \(state.currency) \(a) kept: typing replaces it."
+/// "Cancelled: nothing was done. Amount € 20 kept …" after a box over a form closed: the part about the form goes
+/// with the text it names (`setKeptNotice`).
+func cancelledNotice(_ state: inout AppState) {
+    guard state.form.hasSelection, holdsTyping(state.screen) else { setNotice(&state, "Cancelled: nothing was done."); return }
+    setKeptNotice(&state, "Cancelled: nothing was done. " + keptWords(state.form, state) + " kept: typing replaces it.")
 }
 
 func confirmOverlay(_ c: Confirmation, _ s: AppState, _ buf: inout ScreenBuffer) {
@@ -118,14 +150,19 @@ func confirmOverlay(_ c: Confirmation, _ s: AppState, _ buf: inout ScreenBuffer)
     for (i, ch) in c.choices.enumerated() where y < r.maxY - 1 {
         // Each choice has its letter and its number; Enter is offered beside the one it picks now (none at first
         // where every choice matters: charged / not charged, charging again).
+        // In a box that moves money neither Enter nor a number answers: the letter does, or on a keypad the confirm
+        // key (after the choice's number where there are several).
         let selected = c.selected == i
-        let k = (selected ? "Enter/" : "") + String(ch.key) + "/\(i + 1)"
+        let confirmKey = s.keymap.keys(for: .confirm).first.map(\.description)
+        let k = !c.isDeliberate ? (selected ? "Enter/" : "") + String(ch.key) + "/\(i + 1)"
+            : confirmKey.map { String(ch.key) + " or " + (c.choices.count == 1 ? $0 : "\(i + 1) \($0)") } ?? String(ch.key)
         let used = buf.put((selected ? "▸" : " ") + "[" + k + "] ", x: r.x + 2, y: y, role: .helpKey, attrs: .bold)
         buf.put(ch.label, x: r.x + 2 + used, y: y, role: .normal, maxWidth: r.width - 5 - used)
         y += 1
     }
     if y < r.maxY - 1 {
-        let used = buf.put(" [Esc" + (c.choices.contains { $0.key == "n" } ? "" : "/n") + "/-] ", x: r.x + 2, y: y, role: .helpKey, attrs: .bold)
+        let keys = s.keymap.isKeypad ? "-" : "Esc" + (c.choices.contains { $0.key == "n" } ? "" : "/n") + "/-"
+        let used = buf.put(" [" + keys + "] ", x: r.x + 2, y: y, role: .helpKey, attrs: .bold)
         buf.put("cancel, nothing happens", x: r.x + 2 + used, y: y, role: .normal, maxWidth: r.width - 5 - used)
     }
 }

@@ -73,8 +73,9 @@ public struct Menu: Sendable, Hashable {
                 own.append((s.journal.allBatches ? "This batch only" : "All batches", .action(.scope)))
             case .batch:
                 let typed = (s.forms[.batch]?[.batchName] ?? "").trimmingWhitespace()
-                own.append(("Open a shift '\(typed.isEmpty ? s.defaultShiftName : typed)'", .openShift))
+                // One shift at a time: open is offered only while none is (opening would close the active one).
                 if let b = s.batch, b.isOpen { own.append(("Close the shift", .action(.closeBatch))) }
+                else { own.append(("Open a shift '\(typed.isEmpty ? s.defaultShiftName : typed)'", .openShift)) }
                 own.append((s.batch?.isOpen == true ? "X report, full screen" : "Last Z report, full screen", .action(.report)))
                 if s.batchScreen.runningReport != nil { own.append(("Export the report (CSV)", .export)) }
             case .unresolved:

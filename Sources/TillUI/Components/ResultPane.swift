@@ -130,8 +130,9 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     let askedInstalments = e.flatMap { QueryFields(url: $0.requestURL)?.value(named: "preferredInstallments") }.flatMap { Int($0) }
     if let n = resp?.installments ?? askedInstalments, n > 1, y < inner.maxY - 1 {
         // The label is longer than the others: its value follows it, so the word is never cut.
-        buf.put("Instalments", x: x, y: y, role: .label, maxWidth: w)
-        buf.put("\(n)", x: x + 12, y: y, role: .normal, maxWidth: w - 12)
+        // Spelt as on the Sale form.
+        buf.put("Installments", x: x, y: y, role: .label, maxWidth: w)
+        buf.put("\(n)", x: x + 13, y: y, role: .normal, maxWidth: w - 13)
         y += 1
     }
     row("STAN", resp?.referenceNumber)

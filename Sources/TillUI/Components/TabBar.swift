@@ -3,10 +3,11 @@ import TillModel
 
 func screenTitle(_ s: AppState) -> String {
     switch s.screen {
-    case .sale: return "Sale"
-    case .preAuth: return "Pre-authorisation"
-    case .capture: return "Capture a pre-authorisation"
-    case .refund: return "Refund / cancel a payment"
+    // What Enter sends, said loudly where it is not a sale: the next customer's amount typed there is no sale.
+    case .sale: return "Sale: Enter charges the card"
+    case .preAuth: return "PRE-AUTH: Enter HOLDS money, no sale"
+    case .capture: return "CAPTURE: Enter charges a pre-auth"
+    case .refund: return "REFUND: Enter gives money BACK"
     case .batch: return "Batch (shift)"
     case .journal:
         if let d = s.journal.detail { return "Journal #\(d.id)" }

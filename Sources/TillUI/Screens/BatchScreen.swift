@@ -58,7 +58,7 @@ func confirmOpen(_ state: inout AppState, name: String) -> [Command] {
         setFlightNotice(&state, "Wait: \(p.summary) is in flight; open the new batch once it is settled.", error: true)
         return []
     }
-    lines.append("The active batch \(b.name.map { "'\($0)'" } ?? b.id ?? "") is closed first (its Z report kept).")
+    lines.append("The active batch \(b.name.map { "'\($0)'" } ?? "") is closed first (its Z report kept).")
     if !state.unresolved.entries.isEmpty {
         let n = state.unresolved.entries.count
         lines.insert(contentsOf: ["⚠ \(n) transaction\(n == 1 ? " has" : "s have") an UNKNOWN outcome.",
@@ -82,7 +82,7 @@ func confirmClose(_ state: inout AppState, target: BatchKey) -> [Command] {
             return []
         }
         r = BatchRequest(command: .close)
-        lines = ["Close the active batch \(b.name.map { "'\($0)'" } ?? "")", b.id.map { "(id \($0))." } ?? ""]
+        lines = ["Close the active batch \(b.name.map { "'\($0)'" } ?? "(no name)")" + (b.openedAtMs.map { ", opened " + Format.dateTime($0, offsetMinutes: state.tzOffsetMinutes) } ?? "") + "."]
     case .id(let target), .idOrName(let target):
         if UUIDText.isValid(target) {
             r = BatchRequest(command: .close, batchId: target)
@@ -108,8 +108,8 @@ func confirmClose(_ state: inout AppState, target: BatchKey) -> [Command] {
         lines.insert("  Check the terminal first (F8 Unresolved).", at: 2)
         lines.insert("", at: 3)
         state.overlay = .confirm(Confirmation(title: "Close batch with unknown outcomes?", lines: lines,
-                                              choices: [ConfirmChoice(key: "u", label: "go to Unresolved", action: .goTo(.unresolved)),
-                                                        ConfirmChoice(key: "y", label: "close anyway", action: .send(.batch(r)))]))
+                                              choices: [ConfirmChoice(key: "y", label: "close anyway", action: .send(.batch(r))),
+                                                        ConfirmChoice(key: "u", label: "go to Unresolved", action: .goTo(.unresolved))]))
         return []
     }
     // Never Enter alone: Ctrl-k works from every screen, and the Enter meant for the sale typed there must not end the
@@ -133,11 +133,8 @@ func batchScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     }
     if let b = s.batch, b.isOpen {
         buf.put("Active batch", x: x, y: y, role: .title, attrs: .bold); y += 1
+        // By its name: the batch's id (a UUID) is for the back office, never a cashier's word (it is in the journal).
         row("Name", b.name ?? "(no name)", role: .amount)
-        if let id = b.id, id.count > r.maxX - vx - 1 {
-            row("Id", "")
-            if y < r.maxY - 1 { buf.put(id, x: x + 2, y: y, role: .normal, maxWidth: w - 2); y += 1 }
-        } else { row("Id", b.id ?? "—") }
         if let o = b.openedAtMs {
             row("Opened", Format.dateTime(o, offsetMinutes: s.tzOffsetMinutes))
             if let a = b.autoCloseAtMs {

@@ -31,14 +31,30 @@ public struct JournalState: Sendable, Hashable {
 
 extension AppState {
     /// Journal entries after the filter typed on the journal screen.
-    public var visibleJournal: [JournalEntry] {
+    public var visibleJournal: [JournalEntry] { journalRows().shown }
+
+    /// The rows the journal lists, and how many it would list with no filter (the count a filter is "of"): one reading,
+    /// so the list's count and the filter's agree. Read like a till roll: look-ups and abort requests are left out,
+    /// with a filter as without, unless the filter names them (`details`, `abort`). A number that looks like a STAN
+    /// (one to six digits) lists the payment with that STAN first (`13` finds STAN 000013 before the order codes
+    /// and card numbers holding 13), so F5 then refunds it.
+    func journalRows() -> (shown: [JournalEntry], of: Int) {
         let f = (forms[.journal]?[.filter] ?? "").trimmingWhitespace().lowercased()
-        // Read like a till roll: look-ups and abort requests are hidden unless the filter asks for them
-        // (type `details` or `abort`).
-        if f.isEmpty { return journal.entries.filter { $0.action != .transactionDetails && $0.action != .abort } }
-        var out: [JournalEntry] = []
-        for (i, t) in journal.searchTexts.enumerated() where t.contains(f) { out.append(journal.entries[i]) }
-        return out
+        func isLookUp(_ e: JournalEntry) -> Bool { e.action == .transactionDetails || e.action == .abort }
+        func asked(_ e: JournalEntry) -> Bool {
+            let name = Format.actionName(e.action).lowercased()
+            return !f.isEmpty && (f.contains(name) || name.hasPrefix(f))
+        }
+        var of = 0
+        var stanFirst: [JournalEntry] = []
+        var rest: [JournalEntry] = []
+        let stan = f.count <= 6 && !f.isEmpty && f.allSatisfy { $0.isASCII && $0.isNumber } ? Int(f) : nil
+        for (i, e) in journal.entries.enumerated() where !isLookUp(e) || asked(e) {
+            of += 1
+            guard f.isEmpty || journal.searchTexts[i].contains(f) else { continue }
+            if let stan, let r = e.response?.referenceNumber, Int(r) == stan { stanFirst.append(e) } else { rest.append(e) }
+        }
+        return (stanFirst + rest, of)
     }
 
     /// The row the journal's keys act on: the one in detail, else the one selected.
@@ -134,34 +150,39 @@ func journalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
 /// F5 (refund) or F4 (capture) on a journal row: the finder is filled with the row's STAN (amount blank:
 /// in full) and the row is kept for the confirmation. Only an approved sale is refunded from its row, only
 /// an approved pre-auth captured: on any other row (a refund, a decline, a batch, a look-up) nothing moves,
-/// the cashier stays on the journal and the notice says why. Returns whether the screen may change.
-func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> Bool {
+/// the form opens blank (its STAN to type) and the notice says why. A row with no STAN stays on the journal.
+enum FromJournalRow: Equatable {
+    case filled
+    /// Nothing filled: the form opens blank, saying why (one line at 80 columns).
+    case blank(String)
+    /// Stay on the journal (the notice says why).
+    case stay
+}
+
+func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> FromJournalRow {
+    let target = screen == .refund ? "sale" : "pre-auth"
     guard let e = state.journalRow else {
-        // No row to act on: say why, rather than open a form the cashier did not mean (or one left from before).
-        let why = state.journal.loading ? "the journal is still loading"
-            : state.journal.entries.isEmpty ? "the journal shows no transactions" : "nothing matches the filter"
-        setNotice(&state, "No row picked to \(screen == .refund ? "refund" : "capture"): \(why). Pick one, or type its STAN on "
-                  + "\(screen.title) (\(state.keymap.hint(.sale)), then \(state.keymap.hint(screen.action))).", error: true)
-        return false
+        let why = state.journal.loading ? "The journal is still loading"
+            : state.journal.entries.isEmpty ? "No transactions in the journal" : "No row matches the filter"
+        return .blank(why + ": type the STAN of the \(target) here.")
     }
     // What Refund (Capture) takes by a typed STAN, a row takes too.
     guard FinderScreen.canBeOriginal(e, capture: screen == .capture) else {
-        setNotice(&state, screen == .refund ? "Only an approved sale or capture can be refunded: pick one, or type its STAN on Refund."
-                                            : "Only an approved pre-auth can be captured: pick one, or type its STAN on Capture.", error: true)
-        return false
+        let what = (e.state == .approved ? "" : Format.stateName(e).lowercased() + " ") + Format.actionName(e.action)
+        return .blank("That row is a \(what), not a \(screen == .refund ? "sale" : "pre-auth"): type the \(target)'s STAN here.")
     }
     guard let stan = e.response?.referenceNumber, !stan.isEmpty else {
         // Approved, but by a person's mark (or an answer without one): the terminal knows it by nothing till holds.
         setNotice(&state, "#\(e.id) has no STAN to find it by (marked by hand?): \(screen == .refund ? "refund" : "capture") it on the terminal.",
                   error: true)
-        return false
+        return .stay
     }
     var f = Form.blank(screen)
     f[.referenceNumber] = stan
     f.focus = f.index(of: .amount) ?? 0
     state.forms[screen] = f
     if let key = FinderScreen.stateKey(screen) { state[keyPath: key].origin = e }
-    return true
+    return .filled
 }
 
 /// The order code whose receipt a journal row can reprint: an approved sale, pre-auth, refund or
@@ -243,6 +264,20 @@ func refundLinkTexts(_ e: JournalEntry, _ s: AppState) -> [String] {
     return []
 }
 
+/// An approved payment's result in one word where its link does not fit beside the STAN: `REFUNDED`, `PART REF`
+/// (refunded in part), `CAPTURED`; nil for any other row (a refund row says "refund" in its own column).
+func linkStateName(_ e: JournalEntry, _ s: AppState) -> String? {
+    guard e.state == .approved else { return nil }
+    let links = s.journal.links
+    if links.unknownAmount.contains(e.id) { return "REFUND ?" }
+    if let back = links.refunded[e.id] {
+        if let total = Format.total(e), back < total { return "PART REF" }
+        return "REFUNDED"
+    }
+    if let c = links.captures[e.id], !c.isEmpty { return "CAPTURED" }
+    return nil
+}
+
 // MARK: - The list
 
 func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
@@ -252,10 +287,11 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     if let f = form.fields.first {
         drawField(f, focused: true, error: nil, x: x, labelW: 8, fieldX: x + 8, fieldW: min(30, r.width - 10), y: r.y, currency: s.currency, &buf)
     }
-    let list = s.visibleJournal
-    // The count says what it counts: the rows shown, plainly; with a filter typed, how many of all match, loudly.
+    let (list, of) = s.journalRows()
+    // The count says what it counts: the rows shown, plainly; with a filter typed, how many of the same rows match,
+    // loudly.
     let filtered = !(form.fields.first?.text ?? "").trimmingWhitespace().isEmpty
-    let counts = filtered ? "\(list.count) of \(s.journal.entries.count) match"
+    let counts = filtered ? "\(list.count) of \(of) match"
         : "\(list.count) entr\(list.count == 1 ? "y" : "ies")"
     buf.put(counts, x: r.maxX - counts.displayWidth - 1, y: r.y, role: filtered ? .warning : .hint, attrs: filtered ? .bold : [])
     let width = r.width - 2
@@ -277,13 +313,16 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     while i < list.count && y < r.y + 2 + rows {
         let e = list[i]
         let selected = i == s.journal.selected
-        // The last column: the refund or capture link where there is one and it fits (a refund names its sale, a
-        // refunded sale says how much went back), else the STAN, else "—". Never the card: under "STAN" a masked
-        // card number reads as a piece of one (the card is in the detail).
-        let link = refundLinkTexts(e, s).first { $0.displayWidth <= lastWidth }
-        let last = link ?? e.response?.referenceNumber.map(SafeText.terminal) ?? "—"
+        // The last column: the STAN, always (it is what a cashier looks for; "—" where there is none), then the refund
+        // or capture link where it fits (a refund names its sale, a refunded sale says how much went back). Where the
+        // link does not fit (80 columns), a refunded or captured payment says so in its result column instead. Never
+        // the card: under "STAN" a masked card number reads as a piece of one (the card is in the detail).
+        let stan = e.response?.referenceNumber.map(SafeText.terminal) ?? "—"
+        let link = refundLinkTexts(e, s).first { $0.displayWidth <= lastWidth - stan.displayWidth - 1 }
+        let last = link.map { stan + " " + $0 } ?? stan
+        let result = link == nil ? linkStateName(e, s) ?? Format.stateName(e) : Format.stateName(e)
         var values = [Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes), Format.actionName(e.action),
-                      Format.total(e).map { $0.formatted() } ?? "", Format.stateName(e), last]
+                      Format.total(e).map { $0.formatted() } ?? "", result, last]
         if wide { values.insert("\(e.id)", at: 0) }
         let line = columns(values, widths, width)
         buf.put(line, x: x, y: y, role: selected ? .selection : .normal, attrs: selected ? .bold : [], maxWidth: width)
@@ -291,7 +330,7 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         else {
             // Colour the result column by its state.
             let col = widths.prefix(widths.count - 1).reduce(0, +)
-            buf.restyle(Rect(x: x + col, y: y, width: Format.stateName(e).count, height: 1), role: stateRole(e.state))
+            buf.restyle(Rect(x: x + col, y: y, width: result.count, height: 1), role: stateRole(e.state))
         }
         y += 1; i += 1
     }
