@@ -342,6 +342,9 @@ struct RecoverCommand: AsyncParsableCommand {
         let settings = global.settings()
         let controller = await global.controller(caller: caller.caller(config: settings), recover: false)
         let left = await controller.recover()
+        // What recovery (or an answer read meanwhile) settled is said, as the other commands say it: "nothing left"
+        // alone after a charge was found hid that charge from the person who ran it.
+        let settled = await controller.lastRecovery.settled.filter { !$0.state.awaitsTerminal }
         // What another till is waiting on is its own to settle: listed apart, never as an outcome to resolve.
         let elsewhere = await controller.anotherTillIsSending() ? left.filter(\.state.isWithItsSender) : []
         let open = left.filter { e in !elsewhere.contains { $0.id == e.id } }
@@ -350,6 +353,7 @@ struct RecoverCommand: AsyncParsableCommand {
         if global.json {
             outJSON(JSONValue.array(left.map(journalEntryJSON)))
         } else {
+            for e in settled { out("Recovered: " + recoveredText(e)) }
             if !elsewhere.isEmpty {
                 out("\(elsewhere.count) in progress on another till, which is waiting for the terminal's answer and settles it:")
                 for e in elsewhere { out(journalEntryLine(e)) }

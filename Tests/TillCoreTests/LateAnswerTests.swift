@@ -100,6 +100,23 @@ import TillProtocol
 }
 
 extension LateAnswerTests {
+    /// `till recover` found the sale charged (the terminal's record) and said only "Nothing left unresolved.".
+    @Test func recoverSaysWhatItFound() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.silentFirst(dir, "charged_on_record", """
+        if q.get("action") == "transactionDetails":
+            sys.stdout.write("interapp-callback://result?status=success&action=transactionDetails&message=Transaction%20Details%20Fetched"
+                + "&transactionStatus=success&amount=500&tipAmount=0&referenceNumber=000001&orderCode=9000000000000001"
+                + "&transactionId=00000000-0000-4000-8000-000000000001&clientTransactionId=" + q["clientTransactionId"] + "\\n")
+            sys.stdout.flush()
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        #expect(try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "1", "--transport", peer]).status == 3)
+        let r = try await runTillCapturing(["recover", "--journal", journal, "--timeout", "20", "--transport", peer])
+        #expect(try Journal(path: journal).entry(id: 1)?.state == .approved)
+        #expect(r.output.contains("Recovered: sale 5.00 (entry 1) WAS CHARGED"), "\(r.output)")
+    }
+
     /// A pipe peer that reads the card on a sale (no answer yet), answers an abort ABORTED, and sends the sale's
     /// approval `approvalAfter` seconds later; a look-up is answered with `details` (Python: the query `q`, `approved`:
     /// whether the approval was sent).
