@@ -228,10 +228,13 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     if let from, from == .preAuth || from == .capture || from == .refund, from != state.homeScreen, state.screen == from,
        !outcome.notStarted, state.overlay == nil {
         // Done with it (whatever the verdict, shown in the pane): back to the usual payment, so the next amount and
-        // Enter, typed by habit, are a sale, never a second hold or refund.
+        // Enter, typed by habit, are a sale, never a second hold or refund. The cashier did not choose to come back:
+        // an amount left there from before (a decline's, kept for another card) goes, so Enter by habit charges nothing.
+        if let f = state.forms[state.homeScreen], f.life == .kept { state.forms[state.homeScreen] = Form.blank(state.homeScreen) }
         cmds += go(&state, state.homeScreen)
         let done = from == .preAuth ? "Pre-auth" : from == .capture ? "Capture" : "Refund"
-        setNotice(&state, "\(done) done: back on \(state.homeScreen.title). Enter sends a \(state.homeScreen == .sale ? "SALE" : "PRE-AUTH").")
+        // Said while it is true: it goes once the cashier leaves the screen or types there (`setKeptNotice`).
+        setKeptNotice(&state, "\(done) done: back on \(state.homeScreen.title). Enter sends a \(state.homeScreen == .sale ? "SALE" : "PRE-AUTH").")
     }
     let needsAttention = outcome.journalEntry.map { $0.state.needsAttention } ?? false
     let listed = outcome.journalEntry.map { e in state.unresolved.entries.contains { $0.id == e.id } } ?? false

@@ -29,6 +29,11 @@ import TillProtocol
         #expect(try TillConfig.parse("").amountEntry == nil)
         #expect(try TillConfig.parse("amount_entry = \"cents\"").amountEntry == .cents)
         #expect(throws: ConfigError.self) { try TillConfig.parse("amount_entry = \"pennies\"") }
+        // Issue 34: the shop's usual payment, the screen the cashier UI goes back to after a verdict.
+        #expect(try TillConfig.parse("usual_payment = \"pre-auth\"").preAuthIsUsual == true)
+        #expect(try TillConfig.parse("usual_payment = \"sale\"").preAuthIsUsual == false)
+        #expect(try TillConfig.parse("").preAuthIsUsual == nil)
+        #expect(throws: ConfigError.self) { try TillConfig.parse("usual_payment = \"hold\"") }
     }
 
     @Test func flagsOverrideTheFile() throws {

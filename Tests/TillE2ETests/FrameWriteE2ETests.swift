@@ -52,7 +52,7 @@ import Testing
         try #require(Self.traced(t.tillPid), "strace did not attach")
         // A change of screen: the menu bar, the title, the form and the hints all change.
         try t.keys("F4")
-        #expect(t.waitFor("Capture a pre-authorisation"))
+        #expect(t.waitFor("CAPTURE: Enter charges a pre-auth"))
         // Detached by SIGINT, strace writes out what it saw and ends.
         kill(strace, SIGINT)
         var status: Int32 = 0
@@ -60,7 +60,7 @@ import Testing
         reaped = true
         let writes = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
             .filter { $0.contains("write(1, ") }
-        let frame = writes.filter { $0.contains("Capture a pre-authoris") }
+        let frame = writes.filter { $0.contains("CAPTURE: Enter charges") }
         #expect(frame.count == 1, "the new screen's title went out in \(frame.count) writes")
         #expect(frame.first.map { $0.contains("Find the pre-authori") && $0.contains("F4 Capture") } == true,
                 "the frame went out in pieces: \(writes.count) writes")

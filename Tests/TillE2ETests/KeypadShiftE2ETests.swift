@@ -78,22 +78,22 @@ import Testing
         try k.menu("Journal")
         t.waitFor("Journal: current batch"); try k.digits(stan)
         t.waitFor("1 of "); try k.menu("Refund this sale")
-        t.waitFor("Refund / cancel", "STAN           \(stan)"); try k.keys("KPEnter")
+        t.waitFor("REFUND: Enter gives money BACK", "STAN           \(stan)"); try k.keys("KPEnter")
         t.waitFor("Refund?", "Refund the FULL amount", "sale of € 20.00")
-        // Money moves on a deliberate key: the refund's number, then Enter (Enter alone does nothing).
-        try k.keys("KP1", "KPEnter")
-        t.waitFor("REFUNDED € 20.00")
+        // Money moves on a deliberate key: + (issue 34: neither Enter nor a digit and Enter does), then back on Sale.
+        t.waitFor("[y or +] refund"); try k.keys("KP+")
+        t.waitFor("REFUNDED € 20.00", "Sale: Enter charges the card")
 
         k.begin("the journal and back")
         try k.menu("Journal")
         t.waitFor("Journal: current batch", "refund")
         try k.menu("Sale")
-        t.waitFor("┌─ Sale ")
+        t.waitFor("┌─ Sale: Enter charges the card ")
 
         k.begin("close the shift; its Z report is shown")
         try k.menu("Batch: open / close the shift")
         t.waitFor("Active batch"); try k.menu("Close the shift")
-        t.waitFor("Close batch?"); try k.keys("KP1", "KPEnter")
+        t.waitFor("Close batch?", "[y or +] close it"); try k.keys("KP+")
         t.waitFor("Z report (closing)", "NET TOTAL")
 
         k.begin("export the Z report as CSV and close it")

@@ -243,3 +243,25 @@ import TillProtocol
         #expect(v.sentence.contains("Look at the terminal") && v.sentence.contains("press Enter to send this again"), "\(v.sentence)")
     }
 }
+
+/// Found working a shift by hand (issue 34): a declined 6.66 kept on Sale, then a pre-auth: back on Sale the 6.66 was
+/// still there, selected, and Enter by habit would have charged it.
+@Suite struct BackToSaleClearsWhatWasKeptTests {
+    @Test func anAmountKeptFromADeclineGoesWhenThePreAuthBringsTheCashierBack() {
+        var s = readyState()
+        type(&s, "6.66"); press(&s, .enter)
+        _ = update(&s, .performed(.answered(entry(7, cents: 666, state: .declined, response: declinedSaleResponse)), summary: "Sale € 6.66"))
+        #expect(s.form[.amount] == "6.66")
+        press(&s, .f(3)); type(&s, "20"); press(&s, .enter)
+        let pre = entry(8, .preAuth, cents: 2000, response: response("status=success&message=Transaction successful.&action=pre_auth&amount=2000&referenceNumber=654399"))
+        _ = update(&s, .performed(.answered(pre), summary: "Pre-auth € 20.00"))
+        #expect(s.screen == .sale && s.form[.amount] == "")
+        #expect(press(&s, .enter).allSatisfy { if case .perform = $0 { return false }; return true })
+        // "back on Sale" is said only while it is true: not on the next screen (seen by hand: F7, F5 on a row).
+        press(&s, .f(7))
+        _ = update(&s, .journalLoaded([entry(3, cents: 300, response: approvedSaleResponse)]))
+        press(&s, .f(5))
+        #expect(s.screen == .refund)
+        #expect(s.notice?.contains("back on Sale") != true, "\(s.notice ?? "")")
+    }
+}

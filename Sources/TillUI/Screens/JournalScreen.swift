@@ -162,8 +162,12 @@ enum FromJournalRow: Equatable {
 func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> FromJournalRow {
     let target = screen == .refund ? "sale" : "pre-auth"
     guard let e = state.journalRow else {
-        let why = state.journal.loading ? "The journal is still loading"
-            : state.journal.entries.isEmpty ? "No transactions in the journal" : "No row matches the filter"
+        if state.journal.loading {
+            // F7 then F5 typed ahead: the newest row is meant, and comes in a moment.
+            setNotice(&state, "The journal is still loading: press \(state.keymap.hint(screen.action)) again once its rows show.", error: true)
+            return .stay
+        }
+        let why = state.journal.entries.isEmpty ? "No transactions in the journal" : "No row matches the filter"
         return .blank(why + ": type the STAN of the \(target) here.")
     }
     // What Refund (Capture) takes by a typed STAN, a row takes too.
