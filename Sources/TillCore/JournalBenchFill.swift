@@ -8,7 +8,8 @@ extension Journal {
     /// writes `insertPending`, `markSent` and `recordAnswer` make (the same columns, the request URL and the answer as
     /// those write them), so the outbox holds real events with real payloads: three per sale. All in one transaction
     /// (a journal of a million events is made in seconds, not in a million commits). Not for the cashier's path.
-    public func fillApprovedSalesForBench(count: Int, batch: String, startMs: Int64) throws {
+    /// The sales are `spacingMs` apart on the till's clock.
+    public func fillApprovedSalesForBench(count: Int, batch: String, startMs: Int64, spacingMs: Int64 = 20) throws {
         let caller = Caller(callback: "interapp-callback", merchantKey: "MK-bench-key-0042", appId: "com.example.till.bench")
         try write { db in
             let insert = try db.makeStatement(sql: """
@@ -23,7 +24,7 @@ extension Journal {
                 WHERE id = ?
                 """)
             for i in 0..<count {
-                let at = startMs + Int64(i) * 20
+                let at = startMs + Int64(i) * spacingMs
                 let cents = 100 + (i * 7_919) % 20_000, tip = i % 10 == 0 ? 150 : nil
                 let ctid = UUID().uuidString.lowercased()
                 let request = TerminalRequest(caller: caller, request: .sale(SaleRequest(amount: Money(cents: cents), tipAmount: tip.map(Money.init(cents:)), clientTransactionId: ctid)))

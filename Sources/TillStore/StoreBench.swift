@@ -65,7 +65,8 @@ public struct StoreBench: Sendable {
     }
 
     /// A new till of the scratch store with a journal of `events` outbox events: synthetic (one settled sale each, an
-    /// event of a few hundred bytes without request or answer) or real (approved card sales as the controller journals
+    /// event of a few hundred bytes without request or answer, all within a minute: one day's summary group summed again
+    /// at every push, the worst case) or real (approved card sales as the controller journals
     /// them: pending, sent, answered, three events a sale with the request URL and the answer, see
     /// `Journal.fillApprovedSalesForBench`).
     func till(_ scratch: inout Scratch, events: Int, real: Bool = false) async throws -> (address: StoreAddress, journal: String) {
@@ -78,7 +79,9 @@ public struct StoreBench: Sendable {
         let j = try Journal(path: journal)
         let now = WallClock.nowMs()
         if real {
-            try j.fillApprovedSalesForBench(count: (events + 2) / 3, batch: "shift-1", startMs: now - Int64(events) * 20)
+            // Five minutes apart (288 sales a day): a history of a busy till, as a first push meets it.
+            let sales = (events + 2) / 3
+            try j.fillApprovedSalesForBench(count: sales, batch: "shift-1", startMs: now - Int64(sales) * 300_000, spacingMs: 300_000)
         } else {
             var done = 0
             while done < events {

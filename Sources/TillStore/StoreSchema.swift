@@ -309,15 +309,15 @@ enum StoreSchema {
         """
     }
 
-    /// An entry's local day in its shop's time zone (`tz`), from the till's clock: the one rule the summaries and a fresh
-    /// aggregation (`BackOffice.localDay`) both follow.
+    /// An entry's local day in its shop's time zone (`tz`), from the till's clock: the rule the summaries and a fresh
+    /// aggregation (`BackOffice.localDay`) both follow (`summarise` by the day's bounds, which the tests compare).
     static func localDay(_ ms: String, _ tz: String) -> String { "(to_timestamp(\(ms) / 1000.0) AT TIME ZONE \(tz))::date" }
 
     /// Sums groups of `report_summary` again from `payment`: `summarise` the groups (shift, local day) of one till's
     /// journal that a push changed; `summarise_shop` every group of a shop's tills (NULL: of every shop), when its time
-    /// zone changed or the store is migrated. The group's entries are found through `payment_summary_group` (a range
-    /// of the till's clock a day wide and 14 hours either side: no time zone is further from UTC), then their local day
-    /// is compared exactly.
+    /// zone changed or the store is migrated. A group's entries are the range of the till's clock from the local day's
+    /// midnight to the next, in the shop's time zone (`payment_summary_group`): the instants whose `localDay` is that
+    /// day, computed once a group rather than once an entry.
     static let summarise = """
     CREATE OR REPLACE FUNCTION till_store.summarise(p_till text, p_journal text, p_keys text[], p_days date[]) RETURNS void
       LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
@@ -332,9 +332,8 @@ enum StoreSchema {
         SELECT p_till, p_journal, g.batch_key, g.day, \(BackOffice.bucketColumns)
           FROM (SELECT DISTINCT u.batch_key, u.day FROM unnest(p_keys, p_days) AS u(batch_key, day)) g
           JOIN till_store.payment p ON p.till_id = p_till AND p.journal_id = p_journal AND COALESCE(p.batch_id, '') = g.batch_key
-           AND p.created_at_ms >= (extract(epoch FROM g.day::timestamp) * 1000 - 50400000)::bigint
-           AND p.created_at_ms < (extract(epoch FROM (g.day + 1)::timestamp) * 1000 + 50400000)::bigint
-           AND \(localDay("p.created_at_ms", "tz")) = g.day
+           AND p.created_at_ms >= (extract(epoch FROM g.day::timestamp AT TIME ZONE tz) * 1000)::bigint
+           AND p.created_at_ms < (extract(epoch FROM (g.day + 1)::timestamp AT TIME ZONE tz) * 1000)::bigint
          GROUP BY g.batch_key, g.day, 5, 6, 7, 8;
     END $f$;
     CREATE OR REPLACE FUNCTION till_store.summarise_shop(p_shop text) RETURNS void
@@ -463,9 +462,11 @@ enum StoreSchema {
                payload->>'verificationMethod' AS verification_method, (payload->>'createdAtMs')::bigint AS created_at_ms,
                (payload->>'updatedAtMs')::bigint AS updated_at_ms, seq
         FROM \(taken) WHERE kind = 'entry' ORDER BY entity_key, seq DESC),
+      -- The run's entries looked up by their keys, given as one array (an index condition): as a join, the planner
+      -- (which cannot know how many rows the CTE holds) scanned the till's every entry once per entry of the run.
       before AS (
-        SELECT COALESCE(p.batch_id, '') AS batch_key, p.created_at_ms FROM till_store.payment p JOIN src
-            ON p.till_id = t AND p.journal_id = p_journal AND p.entry_id = src.entry_id),
+        SELECT COALESCE(p.batch_id, '') AS batch_key, p.created_at_ms FROM till_store.payment p
+         WHERE p.till_id = t AND p.journal_id = p_journal AND p.entry_id = ANY (ARRAY(SELECT src.entry_id FROM src))),
       after AS (
         INSERT INTO till_store.payment AS p (till_id, journal_id, entry_id, request_id, action, origin, state, amount_cents, tip_cents,
             tip_included, batch_id, batch_name, client_transaction_id, transaction_id, stan, card_type, verification_method,
