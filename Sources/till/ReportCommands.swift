@@ -123,13 +123,20 @@ struct ExportCommand: AsyncParsableCommand {
 struct BatchListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "batches", abstract: "List the batches (shifts) the journal knows.")
     @OptionGroup var global: GlobalOptions
+    /// The newest shifts only, by default: a year of a till is thousands of them, and a listing of all of them would
+    /// cost more the older the journal is.
+    @Option(help: "The newest this many batches, or all.") var limit: EntryLimit = EntryLimit(20)
     func run() async throws {
         let settings = global.settings()
         let journal = global.journalOnly()
         let f = settings.reportFormat
-        let all: [BatchRecord]
-        do { all = try journal.batches() } catch {
+        let known: [BatchRecord]
+        do { known = try journal.batches() } catch {
             printToStandardError("till: cannot read the journal: \(error)"); throw ExitCode(3)
+        }
+        let all = Array(known.suffix(limit.count))
+        if !global.json, all.count < known.count {
+            out("\(known.count - all.count) older batch(es) not shown (--limit all shows every one).")
         }
         if global.json {
             outJSON(JSONValue.array(all.map { b in
