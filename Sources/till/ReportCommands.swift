@@ -130,13 +130,13 @@ struct BatchListCommand: AsyncParsableCommand {
         let settings = global.settings()
         let journal = global.journalOnly()
         let f = settings.reportFormat
-        let known: [BatchRecord]
-        do { known = try journal.batches() } catch {
+        let all: [BatchRecord]
+        do {
+            let newest = try journal.newestBatches(limit.count)
+            all = newest.batches
+            if !global.json, newest.earlier { out("Older batches are not shown (--limit all shows every one).") }
+        } catch {
             printToStandardError("till: cannot read the journal: \(error)"); throw ExitCode(3)
-        }
-        let all = Array(known.suffix(limit.count))
-        if !global.json, all.count < known.count {
-            out("\(known.count - all.count) older batch(es) not shown (--limit all shows every one).")
         }
         if global.json {
             outJSON(JSONValue.array(all.map { b in
