@@ -165,6 +165,25 @@ extension Journal {
         try reading { db in try Journal.batches(db, nowMs: nowMs) }
     }
 
+    /// The newest `count` batches, oldest first, read from the events since the `count`-th last open: an indexed read
+    /// whatever the journal's age (the batches from an open on do not depend on the events before it). `earlier`: the
+    /// journal knows older ones.
+    public func newestBatches(_ count: Int, nowMs: Int64 = WallClock.nowMs()) throws -> (batches: [BatchRecord], earlier: Bool) {
+        try reading { db in
+            let from = count < 1 ? nil : try Int64.fetchOne(db, sql: "SELECT id FROM batch_event WHERE command = 'open' ORDER BY id DESC LIMIT 1 OFFSET ?",
+                                                              arguments: [count - 1])
+            guard let from else {
+                let all = try Journal.batches(db, nowMs: nowMs)
+                return (Array(all.suffix(max(0, count))), all.count > count)
+            }
+            let events = try Row.fetchAll(db, sql: "SELECT * FROM batch_event WHERE id >= ? ORDER BY id", arguments: [from])
+                .map(Journal.batchEvent(from:))
+            let list = Journal.batches(events: events, nowMs: nowMs)
+            let before = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM batch_event WHERE id < ? AND command = 'open')", arguments: [from]) ?? false
+            return (Array(list.suffix(count)), before || list.count > count)
+        }
+    }
+
     /// The name shown for the batch the terminal started by itself after a 48-hour auto-close, until an
     /// answer names it (batch.txt:10: "automatically being closed and a new one being started").
     public static let terminalStartedBatchName = "started by the terminal"

@@ -123,12 +123,19 @@ struct ExportCommand: AsyncParsableCommand {
 struct BatchListCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "batches", abstract: "List the batches (shifts) the journal knows.")
     @OptionGroup var global: GlobalOptions
+    /// The newest shifts only, by default: a year of a till is thousands of them, and a listing of all of them would
+    /// cost more the older the journal is.
+    @Option(help: "The newest this many batches, or all.") var limit: EntryLimit = EntryLimit(20)
     func run() async throws {
         let settings = global.settings()
         let journal = global.journalOnly()
         let f = settings.reportFormat
         let all: [BatchRecord]
-        do { all = try journal.batches() } catch {
+        do {
+            let newest = try journal.newestBatches(limit.count)
+            all = newest.batches
+            if !global.json, newest.earlier { out("Older batches are not shown (--limit all shows every one).") }
+        } catch {
             printToStandardError("till: cannot read the journal: \(error)"); throw ExitCode(3)
         }
         if global.json {
