@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// `scripts/install` into a temporary PREFIX (with the already built binary, `TILL_BIN`), then the
-/// installed copy: its help, its man page, its completions, and the shipped themes and keymaps found
-/// with no `themes/` or `keymaps/` folder anywhere near it (they are built into the binary).
+/// `scripts/install` into a temporary PREFIX (with the already built binaries, `TILL_BIN` and `TILL_SYNC_BIN`), then
+/// the installed copies: their help, man pages, completions and versions, the sync's systemd unit, and the shipped
+/// themes and keymaps found with no `themes/` or `keymaps/` folder anywhere near till (they are built into it).
 @Suite(.serialized) struct InstallTests {
     static let repo = TillSession.repo
 
@@ -14,6 +14,7 @@ import Testing
         FileManager.default.createFile(atPath: log, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: log) }
         let status = TillSession.spawn(["/usr/bin/env", "PREFIX=" + prefix, "TILL_BIN=" + TillSession.binary,
+                                        "TILL_SYNC_BIN=" + TillSession.syncBinary,
                                         "/bin/bash", repo.appendingPathComponent("scripts/install").path], stdout: log)
         guard status == 0 else { throw E2EError("scripts/install failed (\(status)): " + ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")) }
         return prefix
@@ -27,38 +28,62 @@ import Testing
         return (status, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
     }
 
-    @Test func installsBinaryManPageAndCompletions() throws {
-        let prefix = try Self.install()
-        defer { try? FileManager.default.removeItem(atPath: prefix) }
-        let (status, help) = Self.run([prefix + "/bin/till", "--help"])
-        #expect(status == 0)
-        #expect(help.contains("OVERVIEW: Take card payments"))
-        #expect(help.contains("sale"))
-
-        let manPath = prefix + "/share/man/man1/till.1"
-        let roff = try String(contentsOfFile: manPath, encoding: .utf8)
-        #expect(roff.contains(".Dt TILL 1"))
-        if FileManager.default.isExecutableFile(atPath: "/usr/bin/man") {
-            let (manStatus, page) = Self.run(["/usr/bin/env", "MANPAGER=cat", "PAGER=cat", "/usr/bin/man", "-l", manPath])
-            #expect(manStatus == 0)
-            #expect(page.contains("TILL(1)"))
-        }
-        // The page lists every subcommand the installed binary has.
-        let subcommands = help.components(separatedBy: "SUBCOMMANDS:").last ?? ""
+    /// The subcommands `--help` lists (its SUBCOMMANDS section).
+    static func subcommands(inHelp help: String) -> [String] {
+        let section = help.components(separatedBy: "SUBCOMMANDS:").last ?? ""
         var names: [String] = []
-        for line in subcommands.split(separator: "\n") where line.hasPrefix("  ") && !line.hasPrefix("   ") {
+        for line in section.split(separator: "\n") where line.hasPrefix("  ") && !line.hasPrefix("   ") {
             guard let first = line.split(separator: " ").first, first != "See" else { continue }
             names.append(String(first.filter { $0 != "," }))
         }
-        #expect(names.count >= 10, "no subcommands read from --help: \(help)")
-        for name in names {
-            #expect(roff.contains(".It Em \(name)\n") || roff.contains(".It Em \"\(name),"), "man/till.1 lacks '\(name)': run scripts/generate-man")
+        return names
+    }
+
+    /// The installed `name` (till or till-sync): its help, its man page listing every subcommand the help lists (a
+    /// page not regenerated after a command was added fails here), and its completions. Returns its `--version`.
+    static func checkInstalled(_ name: String, prefix: String, overview: String, minimumSubcommands: Int,
+                               sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let (status, help) = run([prefix + "/bin/" + name, "--help"])
+        #expect(status == 0, sourceLocation: sourceLocation)
+        #expect(help.contains("OVERVIEW: " + overview), "\(help)", sourceLocation: sourceLocation)
+
+        let manPath = prefix + "/share/man/man1/\(name).1"
+        let roff = try String(contentsOfFile: manPath, encoding: .utf8)
+        #expect(roff.contains(".Dt \(name.uppercased()) 1"), sourceLocation: sourceLocation)
+        if FileManager.default.isExecutableFile(atPath: "/usr/bin/man") {
+            let (manStatus, page) = run(["/usr/bin/env", "MANPAGER=cat", "PAGER=cat", "/usr/bin/man", "-l", manPath])
+            #expect(manStatus == 0, sourceLocation: sourceLocation)
+            #expect(page.contains("\(name.uppercased())(1)"), sourceLocation: sourceLocation)
+        }
+        let names = subcommands(inHelp: help)
+        #expect(names.count >= minimumSubcommands, "no subcommands read from --help: \(help)", sourceLocation: sourceLocation)
+        for sub in names {
+            #expect(roff.contains(".It Em \(sub)\n") || roff.contains(".It Em \"\(sub),"),
+                    "man/\(name).1 lacks '\(sub)': run scripts/generate-man", sourceLocation: sourceLocation)
         }
 
-        let bash = try String(contentsOfFile: prefix + "/share/bash-completion/completions/till", encoding: .utf8)
-        #expect(bash.contains("complete") && bash.contains("till"))
-        #expect(FileManager.default.fileExists(atPath: prefix + "/share/zsh/site-functions/_till"))
-        #expect(FileManager.default.fileExists(atPath: prefix + "/share/fish/vendor_completions.d/till.fish"))
+        let bash = try String(contentsOfFile: prefix + "/share/bash-completion/completions/" + name, encoding: .utf8)
+        #expect(bash.contains("complete") && bash.contains(name), sourceLocation: sourceLocation)
+        #expect(FileManager.default.fileExists(atPath: prefix + "/share/zsh/site-functions/_" + name), sourceLocation: sourceLocation)
+        #expect(FileManager.default.fileExists(atPath: prefix + "/share/fish/vendor_completions.d/\(name).fish"), sourceLocation: sourceLocation)
+
+        let (versionStatus, version) = run([prefix + "/bin/" + name, "--version"])
+        #expect(versionStatus == 0, sourceLocation: sourceLocation)
+        return version.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func installsBinariesManPagesCompletionsAndTheSyncUnit() throws {
+        let prefix = try Self.install()
+        defer { try? FileManager.default.removeItem(atPath: prefix) }
+        let till = try Self.checkInstalled("till", prefix: prefix, overview: "Take card payments", minimumSubcommands: 10)
+        let sync = try Self.checkInstalled("till-sync", prefix: prefix, overview: "Pushes a till's journal", minimumSubcommands: 8)
+        #expect(!till.isEmpty && till == sync, "till --version '\(till)', till-sync --version '\(sync)'")
+
+        // The sync's unit, installed (not enabled: nothing links it into a target's .wants), starting the binary
+        // installed beside it.
+        let unit = try String(contentsOfFile: prefix + "/lib/systemd/system/till-sync@.service", encoding: .utf8)
+        #expect(unit.contains("ExecStart=\(prefix)/bin/till-sync push --follow "), "\(unit)")
+        #expect(!unit.contains("@bindir@"))
     }
 
     /// Starts the installed binary in tmux with `args`, quits it with F10, and returns what it wrote on

@@ -13,6 +13,12 @@ final class TillSession {
         return repo.appendingPathComponent(".build/debug/till").path
     }
 
+    /// The sync's binary: $TILL_SYNC_BIN, else the one beside `binary` (./scripts/test builds both).
+    static var syncBinary: String {
+        if let b = ProcessInfo.processInfo.environment["TILL_SYNC_BIN"], !b.isEmpty { return b }
+        return URL(fileURLWithPath: binary).deletingLastPathComponent().appendingPathComponent("till-sync").path
+    }
+
     let socket: String
     let name: String
     let dir: String
