@@ -22,6 +22,10 @@ public final class PipeTransport: Transport, @unchecked Sendable {
     public let programName: String
     /// Where the bridge's standard error goes (nil: /dev/null, so it cannot scribble over the full-screen UI).
     public let stderrPath: String?
+    /// Where this till notes which bridge it runs (`<records>.<till pid>`: the till's and the bridge's start times and
+    /// the bridge's process group), so that the next start can stop a bridge its till left running when it was killed
+    /// (`stopOrphanedBridges`). Nil: not noted (a transport with no journal beside it).
+    public let records: String?
     public var description: String { "pipe:" + programName }
 
     /// The longest line read from the bridge; a longer one is dropped (reported once) up to its newline.
@@ -66,16 +70,21 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         /// The bridge `stop()` closed and waits on, and whether its output has ended.
         var closing: Int?
         var closingOutputEnded = false
+        var orphanStopped = false
     }
     private let state = Locked(State())
 
     /// How many times a bridge process was started (for tests and the status line).
     public var bridgeStarts: Int { state.withLock { $0.starts } }
+    /// Whether this start stopped a bridge an earlier till left running: a request of that till's it could have read
+    /// may have reached the terminal, so recovery never calls one "never sent".
+    public var anEarlierPeerOutlivedItsTill: Bool { state.withLock { $0.orphanStopped } }
     /// The most bytes the line buffer ever held (tests: a bridge that writes without a newline).
     var lineBufferHighWater: Int { state.withLock { $0.lineHighWater } }
 
-    public init(command: String, stderrPath: String? = nil, handoverGraceMs: Int64 = PipeTransport.defaultHandoverGraceMs,
-                termGraceMs: Int64 = PipeTransport.defaultTermGraceMs) {
+    public init(command: String, stderrPath: String? = nil, records: String? = nil,
+                handoverGraceMs: Int64 = PipeTransport.defaultHandoverGraceMs, termGraceMs: Int64 = PipeTransport.defaultTermGraceMs) {
+        self.records = records
         self.command = command
         self.programName = PipeTransport.programName(of: command)
         self.stderrPath = stderrPath
@@ -86,6 +95,12 @@ public final class PipeTransport: Transport, @unchecked Sendable {
 
     public func start(sink: @escaping @Sendable (TransportEvent) -> Void) async throws -> [IncomingAnswer] {
         state.withLock { $0.sink = sink; $0.stopped = false }
+        let orphans = stopOrphanedBridges()
+        if !orphans.isEmpty { state.withLock { $0.orphanStopped = true } }
+        for stopped in orphans {
+            sink(.problem("Stopped the bridge (process group \(stopped)) that an earlier till, killed or crashed, left running: it "
+                          + "could still have read that till's last request. What that till left open is checked on the terminal."))
+        }
         do { try ensureBridge() } catch {
             sink(.problem("The bridge '\(programName)' could not be started: \(error). till tries again with the next request."))
         }
@@ -159,6 +174,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
             s.bridge = Bridge(pid: pid, stdin: inPipe[1], generation: s.generation)
             return s.generation
         }
+        noteBridge(pid)
         let readFd = outPipe[0]
         let childPid = pid
         let t = Thread { [weak self] in self?.readLoop(fd: readFd, pid: childPid, generation: generation) }
@@ -502,6 +518,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         // What it wrote before the signal ended it is read too (briefly: a child outside its group may hold its output).
         await awaitClosingOutputEnd(withinMs: 100)
         state.withLock { $0.sink = nil; $0.closing = nil }
+        if let own = ownRecord { unlink(own) }
     }
 
     /// Waits until the reader of the bridge `stop()` closed has seen its output end, or `ms` passed.
