@@ -349,10 +349,16 @@ extension Journal {
     /// Refunds (captures) of the payment `finder` names whose money may have moved (`mayHaveMovedMoney`) and that
     /// nobody confirmed before sending another: a second one may give the money back twice (charge the pre-auth twice).
     /// Approvals of that action kept for review count too, whatever payment was asked: their answers name none.
+    /// Either side without a key (the cardholder picks the payment on the terminal) may be the same money
+    /// (`RefundLinks.mayBeSameMoney`, the screen's rule too).
     public func unconfirmedUnknown(_ action: Action, sameKeyAs finder: TransactionFinder) throws -> [JournalEntry] {
         let uncounted = try unconfirmedUncountedApprovals([action])
-        guard let key = finder.key else { return uncounted }
-        return try unconfirmed([action]).filter { e in RefundLinks.finder(of: e).key == key && e.mayHaveMovedMoney } + uncounted
+        var payment: JournalEntry?
+        if let key = finder.key {
+            payment = RefundLinks.payment(named: key, in: try entries(JournalFilter(scope: .all)), capture: action == .capturePreAuth)
+        }
+        return try unconfirmed([action]).filter { e in e.mayHaveMovedMoney && RefundLinks.mayBeSameMoney(e, as: finder, payment: payment) }
+            + uncounted
     }
 
     /// Card payments that may have charged (`mayHaveCharged`) and that the cashier has not yet confirmed before

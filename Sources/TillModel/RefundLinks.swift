@@ -122,6 +122,15 @@ public struct RefundLinks: Sendable, Hashable {
         return nil
     }
 
+    /// Whether an earlier refund (capture) `earlier` may have moved the money a new one with `finder` asks for: both
+    /// name the same payment (the same key, or the earlier's key names `payment`, the one the new key finds), or
+    /// either names none (the cardholder picks the payment on the terminal: it may be any). One rule for the screen's
+    /// warning and the controller's refusal (an unknown keyless refund let three refunds of one sale go).
+    public static func mayBeSameMoney(_ earlier: JournalEntry, as finder: TransactionFinder, payment: JournalEntry?) -> Bool {
+        guard let was = RefundLinks.finder(of: earlier).key, let asked = finder.key else { return true }
+        return was == asked || payment.map { was.names($0.response) } == true
+    }
+
     /// A payment a refund can give money back from: an approved sale or capture.
     public static func isRefundable(_ e: JournalEntry) -> Bool {
         (e.action == .sale || e.action == .capturePreAuth) && e.state == .approved

@@ -140,8 +140,7 @@ enum FinderScreen: ScreenComponent {
     static func unknownAgain(_ known: Known, _ finder: TransactionFinder, capture: Bool) -> [JournalEntry] {
         let again: Action = capture ? .capturePreAuth : .cancel
         return known.entries.filter { u in
-            u.action == again && u.mayHaveMovedMoney
-                && (RefundLinks.finder(of: u).key == finder.key || known.payment.map { RefundLinks.finder(of: u).key?.names($0.response) == true } == true)
+            u.action == again && u.mayHaveMovedMoney && RefundLinks.mayBeSameMoney(u, as: finder, payment: known.payment)
         }.sorted { $0.id < $1.id }
     }
 
