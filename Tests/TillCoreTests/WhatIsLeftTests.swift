@@ -63,7 +63,10 @@ import TillProtocol
         #expect(throws: ResolveError.self) { try c.journal.resolve(sold.id, charged: true, note: "x", amount: Money(cents: 1000), tip: Money(cents: 5000)) }
         // Within what was asked: counted. Beyond it only with a reason, journaled.
         try c.journal.resolve(capture.id, charged: true, note: "x", amount: Money(cents: 3000))
-        // OVERRIDE-PLACEHOLDER
+        try c.journal.resolve(sold.id, charged: true, note: "seen", amount: Money(cents: 99_900),
+                              beyondBecause: "the customer asked for 999.00 on the terminal itself")
+        let e = try #require(try c.journal.entry(id: sold.id))
+        #expect(e.state == .approved && e.amount == Money(cents: 99_900) && (e.note ?? "").contains("999.00 on the terminal itself"), "\(e)")
         await c.shutdown()
     }
 
