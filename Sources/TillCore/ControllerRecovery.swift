@@ -98,7 +98,10 @@ extension TillController {
                 }
                 if case .answered(let d) = outcome, let r = d.response {
                     if AnswerRules.isNotFound(r) {
-                        if now.state == .pending {
+                        if now.state == .pending && transport.anEarlierPeerOutlivedItsTill {
+                            settle(now.id, .unknown, "Outcome unknown: the terminal has no record of it yet, but the bridge "
+                                   + "of the till that sent it ran on after that till stopped and could have read it. Check the terminal.")
+                        } else if now.state == .pending {
                             settle(now.id, .resolved, "Never sent: the terminal has no record of it.")
                         } else {
                             settle(now.id, .unknown, "Outcome unknown: the terminal has no record of it. Check the terminal.")

@@ -96,7 +96,8 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
         for w in warnings { sink(.problem(w)) }
         // The watcher is on before the scan, so nothing that lands in between is missed (the set drops doubles).
         var backlog: [IncomingAnswer] = []
-        for name in Path.list(responsesDir) where !name.hasPrefix(".") {
+        // What is not whole yet (a file without its newline, closed a moment ago) is left to the rescan.
+        for name in Path.list(responsesDir) where !name.hasPrefix(".") && looksWhole(name) {
             if let a = take(name) { backlog.append(a) }
         }
         let box = UncheckedBox(watcher)
@@ -156,23 +157,22 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
     /// A file that does not end in a newline is taken once it has not changed for this long (its writer is done).
     static let settledMs: Int64 = 5_000
 
-    /// Whether a regular file in `responses/` that got no "complete" event looks whole: not empty, and ending in a
-    /// newline (an answer is one line), or unchanged for `settledMs` and open for writing nowhere (a writer that
-    /// paused mid-line would have its half line taken, and the rest never read). Not a regular file: true (it is
-    /// rejected at once; nothing more is coming). Never blocks (`lstat`, then a non-blocking open of a regular file).
+    /// Whether a regular file in `responses/` that was not renamed in looks whole: ending in a newline (an answer is
+    /// one line), or unchanged for `settledMs` and open for writing nowhere. A close alone does not say it: a writer
+    /// that closed after `amount=5` of `amount=5000` and opened the file again to write the rest had 0.05 taken (and
+    /// the rest never read). An empty file is whole by the same rule (then rejected as empty). Not a regular file: true
+    /// (it is rejected at once; nothing more is coming). Never blocks (`lstat`, then a non-blocking open).
     private func looksWhole(_ name: String) -> Bool {
         let path = responsesDir + "/" + name
         var st = stat()
         guard lstat(path, &st) == 0 else { return false }
         guard FileKind.isRegular(st.st_mode) else { return true }
-        guard st.st_size > 0 else { return false }
         let fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         var last: UInt8 = 0
-        guard fstat(fd, &st) == 0, FileKind.isRegular(st.st_mode), st.st_size > 0,
-              pread(fd, &last, 1, off_t(st.st_size - 1)) == 1 else { return false }
-        if last == UInt8(ascii: "\n") { return true }
+        guard fstat(fd, &st) == 0, FileKind.isRegular(st.st_mode) else { return false }
+        if st.st_size > 0, pread(fd, &last, 1, off_t(st.st_size - 1)) == 1, last == UInt8(ascii: "\n") { return true }
         let ageMs = WallClock.nowMs() - (Int64(st.st_mtim.tv_sec) * 1000 + Int64(st.st_mtim.tv_nsec) / 1_000_000)
         return ageMs >= FileDropTransport.settledMs && !Self.openForWriting(fd)
     }
@@ -193,8 +193,12 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
             if stopping { return }
             for event in watcher.events(timeoutMs: 250) {
                 switch event.kind {
-                case .complete:
+                case .renamedIn:
                     if let a = take(event.name) { sink?(.answer(a)) }
+                case .complete:
+                    // Closed after writing: whole if it ends in its newline; else the rescan takes it once it has been
+                    // closed and unchanged for `settledMs` (its writer may open it again to write the rest).
+                    if looksWhole(event.name), let a = take(event.name) { sink?(.answer(a)) }
                 case .created:
                     // A regular file made in place is still being written, and its close brings it; but a name made
                     // by `link()` or `mknod` gets no other event: taken now if it is whole (or not a regular file),
@@ -203,7 +207,7 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
                 case .modified:
                     break  // not asked for
                 case .overflow:
-                    for name in Path.list(responsesDir) where !name.hasPrefix(".") {
+                    for name in Path.list(responsesDir) where !name.hasPrefix(".") && looksWhole(name) {
                         if let a = take(name) { sink?(.answer(a)) }
                     }
                 }

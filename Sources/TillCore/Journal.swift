@@ -111,6 +111,11 @@ public final class Journal: Sendable {
         }
         let dir = Path.directory(of: path)
         if !Path.exists(dir) { try Path.makeDirectories(dir, mode: 0o700) }
+        // Guarded as the config and the drop folder are: whoever else can write the folder can swap the journal for a
+        // forged one (or plant its -wal), and another user's file is theirs to rewrite. Checked before a byte is read.
+        if let problem = PrivateFolder.problem(dir, allowLink: true, danger: PrivateFolder.journalDanger) {
+            throw JournalOpenError(path: path, reason: problem)
+        }
         var st = stat()
         var created = false
         var marked = false
@@ -119,6 +124,10 @@ public final class Journal: Sendable {
                 throw JournalOpenError(path: path, reason: "it is a symbolic link; give the journal's real path")
             }
             if (st.st_mode & S_IFMT) != S_IFREG { throw JournalOpenError(path: path, reason: "it is not a regular file") }
+            if st.st_uid != geteuid() {
+                throw JournalOpenError(path: path, reason: "it belongs to another user (uid \(st.st_uid)), who could rewrite the books. "
+                                       + "Make it yours: chown \(geteuid()) \(path) && chmod 600 \(path)")
+            }
             // Never open and close the file while an SQLite connection of this process has it open: closing any
             // descriptor of a file drops all of the process's POSIX locks on it, and another process could then
             // checkpoint and delete the WAL under our feet (our next commits lost). A journal already open here was

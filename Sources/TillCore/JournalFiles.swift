@@ -94,6 +94,18 @@ extension Journal {
     }
 
 
+    /// Which of this journal's files `other` is: the journal, its `-wal`, `-shm` or `.lock`; nil when none. The same
+    /// file by device and inode (a hard link, a symbolic link, `./` or a relative path are all caught), and a name not
+    /// there yet (a `-wal` between checkpoints) by the same name in the same folder, the folder by device and inode.
+    /// An export written there would replace the books (`till export --output journal.sqlite` did, exit 0).
+    public func ownFile(at other: String) -> String? {
+        let mine = [path, path + "-wal", path + "-shm", path + ".lock"]
+        func identity(_ p: String) -> FileID? { var st = stat(); return stat(p, &st) == 0 ? FileID(st) : nil }
+        if let target = identity(other), let hit = mine.first(where: { identity($0) == target }) { return hit }
+        guard let folder = identity(Path.directory(of: other)) else { return nil }
+        return mine.first { Path.lastComponent(of: $0) == Path.lastComponent(of: other) && identity(Path.directory(of: $0)) == folder }
+    }
+
     static func hasSQLiteHeader(_ path: String) -> Bool { carriesJournalMark(path) != nil }
 
     /// What the file's first 100 bytes say: nil when it is not an SQLite database; else whether it carries the

@@ -245,8 +245,12 @@ extension Journal {
     ///
     /// Counted, a payment needs its amount: a full refund or capture (none asked) whose answer stated none, or 0.00,
     /// is marked charged only with the `amount` the person read on the terminal.
+    ///
+    /// A person's figure is bounded by what the terminal could have done (`mostTheTerminalCouldHaveDone`): a figure
+    /// beyond it is refused unless `beyondBecause` says why, and that reason is journaled in the note.
     public func resolve(_ id: Int64, charged: Bool, note: String, amount: Money? = nil, tip: Money? = nil,
-                        nowMs: Int64 = WallClock.nowMs()) throws {
+                        beyondBecause: String? = nil, nowMs: Int64 = WallClock.nowMs()) throws {
+        var note = note
         let e = try entry(id: id)
         if let e {
             if charged, let r = e.response, let same = try entry(sameTransactionAs: r, action: e.action, excluding: id, approvedOnly: true) {
@@ -277,6 +281,17 @@ extension Journal {
             // The figure that would count: the person's, else the one journaled (the answer's, else the one asked).
             if charged, let counted = amount ?? e.amount, let (payment, left) = try leftToRefund(by: e), counted > left {
                 throw ResolveError(message: "#\(id) refunds #\(payment), with \(left) left to refund; not \(counted).")
+            }
+            if charged, let limit = try mostTheTerminalCouldHaveDone(e, personsFigure: amount != nil || tip != nil) {
+                let counted = Money(cents: (amount ?? e.amount ?? .zero).cents + (tip ?? e.tipAmount ?? .zero).cents)
+                if counted > limit.most {
+                    let why = (beyondBecause ?? "").trimmingWhitespace()
+                    guard !why.isEmpty else {
+                        throw ResolveError(message: "#\(id): \(counted) is more than the terminal could have taken (\(limit.what): \(limit.most)). "
+                                           + "Check the figure; if it is right, say why: --override-limit \"…\"")
+                    }
+                    note += " Beyond what the terminal could have taken (\(limit.what): \(limit.most)), because: \(why)"
+                }
             }
             if !charged { _ = try keepStoredStray(of: e, nowMs: nowMs) }
         }
@@ -315,6 +330,33 @@ extension Journal {
             return true
         }
         if !moved { throw ResolveError(message: "Entry \(id) no longer needs attention (it was settled meanwhile); nothing changed.") }
+    }
+
+    /// The most a person may mark `e` charged at (amount and tip together), and what bounds it: what was asked, with
+    /// its tip (a sale or pre-auth); the pre-auth (a capture: what it asked, if it asked less); what is left of the
+    /// payment (a refund: what it asked, if less); always the protocol's largest amount. Nil for an entry that moves
+    /// no money.
+    /// Without a person's figure (the terminal's own counts) only the protocol's largest amount bounds it.
+    func mostTheTerminalCouldHaveDone(_ e: JournalEntry, personsFigure: Bool) throws -> (most: Money, what: String)? {
+        guard e.action.movesMoney else { return nil }
+        var bound = (most: Money.maximum, what: "the largest amount the protocol carries")
+        guard personsFigure else { return bound }
+        func tighten(_ m: Money?, _ what: String) { if let m, m < bound.most { bound = (m, what) } }
+        let asked = try requestedAmounts(of: e.id)
+        let askedTotal = asked.amount.map { Money(cents: $0.cents + (asked.tip?.cents ?? 0)) }
+        switch e.action {
+        case .sale, .preAuth:
+            tighten(askedTotal, "what was asked, with its tip")
+        case .capturePreAuth:
+            let links = RefundLinks(try entries(JournalFilter(scope: .all)))
+            if let pre = links.preAuthOf[e.id], let held = try entry(id: pre)?.charged { tighten(held, "the pre-auth") }
+            tighten(asked.amount, "what was asked")
+        case .cancel:
+            if let (_, left) = try leftToRefund(by: e) { tighten(left, "what is left of the payment") }
+            tighten(asked.amount, "what was asked")
+        default: break
+        }
+        return bound
     }
 
     /// What is left to refund on the payment that refund `e` names (what the card paid, less its approved refunds):
@@ -360,10 +402,16 @@ extension Journal {
     /// Refunds (captures) of the payment `finder` names whose money may have moved (`mayHaveMovedMoney`) and that
     /// nobody confirmed before sending another: a second one may give the money back twice (charge the pre-auth twice).
     /// Approvals of that action kept for review count too, whatever payment was asked: their answers name none.
+    /// Either side without a key (the cardholder picks the payment on the terminal) may be the same money
+    /// (`RefundLinks.mayBeSameMoney`, the screen's rule too).
     public func unconfirmedUnknown(_ action: Action, sameKeyAs finder: TransactionFinder) throws -> [JournalEntry] {
         let uncounted = try unconfirmedUncountedApprovals([action])
-        guard let key = finder.key else { return uncounted }
-        return try unconfirmed([action]).filter { e in RefundLinks.finder(of: e).key == key && e.mayHaveMovedMoney } + uncounted
+        var payment: JournalEntry?
+        if let key = finder.key {
+            payment = RefundLinks.payment(named: key, in: try entries(JournalFilter(scope: .all)), capture: action == .capturePreAuth)
+        }
+        return try unconfirmed([action]).filter { e in e.mayHaveMovedMoney && RefundLinks.mayBeSameMoney(e, as: finder, payment: payment) }
+            + uncounted
     }
 
     /// Card payments that may have charged (`mayHaveCharged`) and that the cashier has not yet confirmed before

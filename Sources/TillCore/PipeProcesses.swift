@@ -79,4 +79,58 @@ extension PipeTransport {
         }
         kill(-pgid, SIGKILL)
     }
+
+    // MARK: a bridge that outlives its till
+
+    /// When process `pid` started (clock ticks since boot, `/proc/<pid>/stat` field 22): with the pid, it names one
+    /// process (a pid is reused, a pid and its start time are not). Nil when there is no such process.
+    static func startTime(of pid: pid_t) -> UInt64? {
+        guard let stat = AtomicFile.read("/proc/\(pid)/stat", limit: 4096), let close = stat.lastIndex(of: ")") else { return nil }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 19 ? UInt64(fields[19]) : nil
+    }
+
+    /// Whether process `pid`, started at `start`, still runs: a zombie (killed, its parent not yet told) does not.
+    static func runs(_ pid: pid_t, startedAt start: UInt64) -> Bool {
+        guard let stat = AtomicFile.read("/proc/\(pid)/stat", limit: 4096), let close = stat.lastIndex(of: ")") else { return false }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        return fields.count > 19 && fields[0] != "Z" && fields[0] != "X" && UInt64(fields[19]) == start
+    }
+
+    var ownRecord: String? { records.map { $0 + "." + String(getpid()) } }
+
+    /// Notes the bridge just started: this till's start time, the bridge's process group and start time.
+    func noteBridge(_ pid: pid_t) {
+        guard let own = ownRecord, let mine = PipeTransport.startTime(of: getpid()) else { return }
+        let bridge = PipeTransport.startTime(of: pid) ?? 0
+        try? AtomicFile.write("\(mine) \(pid) \(bridge)\n", to: own)
+    }
+
+    /// Stops (SIGKILL, the whole process group) every bridge noted beside the journal whose till is gone: a till
+    /// killed with SIGKILL, or crashed, cannot stop its bridge, which runs in a process group of its own and would read
+    /// the request left in its pipe later and charge it. A group is stopped only while it is the one noted: its leader
+    /// still has the start time noted, or has gone and left the group (a pid in use as a group cannot be reused). A
+    /// bridge of a till still running is left alone. Returns the groups stopped.
+    func stopOrphanedBridges() -> [pid_t] {
+        guard let records else { return [] }
+        let folder = Path.directory(of: records), prefix = Path.lastComponent(of: records) + "."
+        var stopped: [pid_t] = []
+        for name in Path.list(folder) where name.hasPrefix(prefix) {
+            guard let tillPid = pid_t(name.dropFirst(prefix.count)), tillPid != getpid() else { continue }
+            let path = folder + "/" + name
+            let fields = (AtomicFile.read(path, limit: 256) ?? "").split(whereSeparator: { $0 == " " || $0 == "\n" })
+            guard fields.count == 3, let tillStart = UInt64(fields[0]), let pgid = pid_t(fields[1]), pgid > 1,
+                  let bridgeStart = UInt64(fields[2]) else { unlink(path); continue }
+            if PipeTransport.runs(tillPid, startedAt: tillStart) { continue }   // that till still runs: its bridge is its own
+            let leader = PipeTransport.startTime(of: pgid)
+            if (leader == nil || leader == bridgeStart) && PipeTransport.groupAlive(pgid) {
+                kill(-pgid, SIGKILL)
+                let deadline = WallClock.monotonicNs() + 2_000_000_000
+                while PipeTransport.groupAlive(pgid) && WallClock.monotonicNs() < deadline { usleep(5_000) }
+                stopped.append(pgid)
+            }
+            unlink(path)
+        }
+        return stopped
+    }
 }

@@ -16,9 +16,17 @@ import Glibc
 /// gives up (the timeout) is stopped and started again. Neither takes till down.
 public final class PipeTransport: Transport, @unchecked Sendable {
     public let command: String
+    /// The bridge's program name: all of its command that till journals, prints or shows (entry notes, `till export`,
+    /// the outbox pushed to the store, the screen). The command line carries the bridge's settings
+    /// (`BRIDGE_TOKEN=… bridge --key …`, as the README says to pass them), secrets as often as not.
+    public let programName: String
     /// Where the bridge's standard error goes (nil: /dev/null, so it cannot scribble over the full-screen UI).
     public let stderrPath: String?
-    public var description: String { "pipe:" + command }
+    /// Where this till notes which bridge it runs (`<records>.<till pid>`: the till's and the bridge's start times and
+    /// the bridge's process group), so that the next start can stop a bridge its till left running when it was killed
+    /// (`stopOrphanedBridges`). Nil: not noted (a transport with no journal beside it).
+    public let records: String?
+    public var description: String { "pipe:" + programName }
 
     /// The longest line read from the bridge; a longer one is dropped (reported once) up to its newline.
     public static let lineLimit = 64 * 1024
@@ -66,17 +74,23 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         /// The bridge `stop()` closed and waits on, and whether its output has ended.
         var closing: Int?
         var closingOutputEnded = false
+        var orphanStopped = false
     }
     private let state = Locked(State())
 
     /// How many times a bridge process was started (for tests and the status line).
     public var bridgeStarts: Int { state.withLock { $0.starts } }
+    /// Whether this start stopped a bridge an earlier till left running: a request of that till's it could have read
+    /// may have reached the terminal, so recovery never calls one "never sent".
+    public var anEarlierPeerOutlivedItsTill: Bool { state.withLock { $0.orphanStopped } }
     /// The most bytes the line buffer ever held (tests: a bridge that writes without a newline).
     var lineBufferHighWater: Int { state.withLock { $0.lineHighWater } }
 
-    public init(command: String, stderrPath: String? = nil, handoverGraceMs: Int64 = PipeTransport.defaultHandoverGraceMs,
-                termGraceMs: Int64 = PipeTransport.defaultTermGraceMs) {
+    public init(command: String, stderrPath: String? = nil, records: String? = nil,
+                handoverGraceMs: Int64 = PipeTransport.defaultHandoverGraceMs, termGraceMs: Int64 = PipeTransport.defaultTermGraceMs) {
+        self.records = records
         self.command = command
+        self.programName = PipeTransport.programName(of: command)
         self.stderrPath = stderrPath
         self.handoverGraceMs = handoverGraceMs
         self.termGraceMs = termGraceMs
@@ -85,10 +99,30 @@ public final class PipeTransport: Transport, @unchecked Sendable {
 
     public func start(sink: @escaping @Sendable (TransportEvent) -> Void) async throws -> [IncomingAnswer] {
         state.withLock { $0.sink = sink; $0.stopped = false }
+        let orphans = stopOrphanedBridges()
+        if !orphans.isEmpty { state.withLock { $0.orphanStopped = true } }
+        for stopped in orphans {
+            sink(.problem("Stopped the bridge (process group \(stopped)) that an earlier till, killed or crashed, left running: it "
+                          + "could still have read that till's last request. What that till left open is checked on the terminal."))
+        }
         do { try ensureBridge() } catch {
-            sink(.problem("The bridge '\(command)' could not be started: \(error). till tries again with the next request."))
+            sink(.problem("The bridge '\(programName)' could not be started: \(error). till tries again with the next request."))
         }
         return []
+    }
+
+    /// The name of the program a shell command line runs: its first word after any `NAME=value` settings (and `exec`
+    /// or `env`), without its folder. Nothing after it (arguments, keys) and nothing before it (settings) is kept.
+    static func programName(of command: String) -> String {
+        for word in command.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }) {
+            if let eq = word.firstIndex(of: "="), eq != word.startIndex, word.first?.isNumber == false,
+               word[..<eq].allSatisfy({ $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }) { continue }
+            if word == "exec" || word == "env" { continue }
+            let bare = word.filter { $0 != "'" && $0 != "\"" }
+            let name = bare.split(separator: "/").last.map(String.init) ?? ""
+            return name.isEmpty ? "bridge" : SafeText.terminal(name)
+        }
+        return "bridge"
     }
 
     // MARK: the bridge process
@@ -144,6 +178,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
             s.bridge = Bridge(pid: pid, stdin: inPipe[1], generation: s.generation)
             return s.generation
         }
+        noteBridge(pid)
         let readFd = outPipe[0]
         let childPid = pid
         let t = Thread { [weak self] in self?.readLoop(fd: readFd, pid: childPid, generation: generation) }
@@ -238,7 +273,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
     }
 
     private func droppedMessage(_ n: Int) -> String {
-        "The bridge '\(command)' wrote \(n) answer line(s) faster than till can journal them, none naming the request in "
+        "The bridge '\(programName)' wrote \(n) answer line(s) faster than till can journal them, none naming the request in "
             + "flight: they were dropped, not journaled. A terminal does not send that many: check the bridge."
     }
 
@@ -257,7 +292,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
                 switch piece {
                 case .overlong:
                     let sink = state.withLock { s in s.bridge?.generation == generation ? s.sink : nil }
-                    sink?(.rejected(file: "(bridge line)", reason: "The bridge '\(command)' wrote a line longer than 64 KiB; "
+                    sink?(.rejected(file: "(bridge line)", reason: "The bridge '\(programName)' wrote a line longer than 64 KiB; "
                                     + "till dropped it and reads on from the next newline."))
                 case .line(let bytes):
                     let line = String(decoding: bytes, as: UTF8.self).trimmingWhitespace()
@@ -281,7 +316,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
             // A line cut short cannot be read for certain (an approval's amount cut to its first digit): not taken as
             // an answer, and never dropped without a word.
             if !splitter.line.isEmpty {
-                sink(.rejected(file: "(bridge line)", reason: "The bridge '\(command)' ended in the middle of a line (\(splitter.line.count) "
+                sink(.rejected(file: "(bridge line)", reason: "The bridge '\(programName)' ended in the middle of a line (\(splitter.line.count) "
                                + "bytes without a newline); till dropped it. It may have been an answer: check the terminal."))
             }
         }
@@ -308,7 +343,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         }
         guard !reportedBySend, let sink else { return }
         if let lost {
-            sink(.lost(requestId: lost.id, reason: "The bridge '\(command)' \(how) before answering."))
+            sink(.lost(requestId: lost.id, reason: "The bridge '\(programName)' \(how) before answering."))
         }
         sink(.problem(endMessage(status: status) + " till starts it again for the next request."))
     }
@@ -317,12 +352,12 @@ public final class PipeTransport: Transport, @unchecked Sendable {
     func endMessage(status: Int32) -> String {
         if status & 0x7f == 0 {
             switch (status >> 8) & 0xff {
-            case 127: return "The bridge '\(command)' was not found (exit 127): check the command in --transport / the config."
-            case 126: return "The bridge '\(command)' could not be run (exit 126: not executable): check the command in --transport / the config."
+            case 127: return "The bridge '\(programName)' was not found (exit 127): check the command in --transport / the config."
+            case 126: return "The bridge '\(programName)' could not be run (exit 126: not executable): check the command in --transport / the config."
             default: break
             }
         }
-        return "The bridge '\(command)' \(PipeTransport.describe(status: status))."
+        return "The bridge '\(programName)' \(PipeTransport.describe(status: status))."
     }
 
     /// A bridge that ended without reading the request: "not found" and "not executable" say it all; otherwise say so.
@@ -410,12 +445,12 @@ public final class PipeTransport: Transport, @unchecked Sendable {
                     let code = exit.map { $0.status & 0x7f == 0 ? ($0.status >> 8) & 0xff : -1 } ?? -1
                     if attempt == 0 && code != 127 && code != 126 { continue }
                     throw .notSent(exit.map { neverReadMessage(status: $0.status) }
-                                   ?? "The bridge '\(command)' did not take the request: \(String(cString: strerror(failure))).")
+                                   ?? "The bridge '\(programName)' did not take the request: \(String(cString: strerror(failure))).")
                 }
                 killBridge(generation: generation, reason: nil)
                 endHandover(clearOutstanding: true)
-                if written == 0 { throw .notSent("The bridge '\(command)' did not take the request: \(String(cString: strerror(failure))).") }
-                throw .maybeSent("The bridge '\(command)' took part of the request and failed: \(String(cString: strerror(failure))).")
+                if written == 0 { throw .notSent("The bridge '\(programName)' did not take the request: \(String(cString: strerror(failure))).") }
+                throw .maybeSent("The bridge '\(programName)' took part of the request and failed: \(String(cString: strerror(failure))).")
             }
             switch await watchHandover(generation: generation, length: bytes.count) {
             case .read, .waited, .stopped:
@@ -429,13 +464,13 @@ public final class PipeTransport: Transport, @unchecked Sendable {
                 // It read the request and then ended: it may have acted on it. Reported as its reader would have.
                 endHandover(clearOutstanding: true)
                 if let sink = state.withLock({ $0.sink }) {
-                    sink(.lost(requestId: id, reason: "The bridge '\(command)' \(PipeTransport.describe(status: exit.status)) after reading the request."))
+                    sink(.lost(requestId: id, reason: "The bridge '\(programName)' \(PipeTransport.describe(status: exit.status)) after reading the request."))
                     sink(.problem(endMessage(status: exit.status) + " till starts it again for the next request."))
                 }
                 return
             }
         }
-        throw .notSent("The bridge '\(command)' could not be started.")
+        throw .notSent("The bridge '\(programName)' could not be started.")
     }
 
     // MARK: stopping
@@ -467,7 +502,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
     public func reject(_ answer: IncomingAnswer, reason: String) async {}
 
     public func gaveUp(on id: String) async -> Bool {
-        killBridge(generation: nil, reason: "The bridge '\(command)' did not answer in time; it was stopped and starts again for the next request.")
+        killBridge(generation: nil, reason: "The bridge '\(programName)' did not answer in time; it was stopped and starts again for the next request.")
         return false
     }
 
@@ -487,6 +522,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         // What it wrote before the signal ended it is read too (briefly: a child outside its group may hold its output).
         await awaitClosingOutputEnd(withinMs: 100)
         state.withLock { $0.sink = nil; $0.closing = nil }
+        if let own = ownRecord { unlink(own) }
     }
 
     /// Waits until the reader of the bridge `stop()` closed has seen its output end, or `ms` passed.

@@ -69,6 +69,9 @@ public protocol Transport: AnyObject, Sendable {
     /// Ids of the requests handed over that no peer has claimed yet, an earlier run's included (file drop: the
     /// `requests/<id>.url` files). Empty for transports that cannot tell.
     func unclaimedRequestIds() async -> [String]
+    /// Whether this start found a peer an earlier till left running after it died (a pipe bridge, stopped then): it could
+    /// have read a request that till journaled `pending`, so such a request is never "never sent".
+    var anEarlierPeerOutlivedItsTill: Bool { get }
     func stop() async
 }
 
@@ -76,6 +79,7 @@ extension Transport {
     /// A pipe cannot take a request back once written (nor the built-in simulator once its log is read).
     public func withdrawIfUnclaimed(id: String) async -> Bool { false }
     public func unclaimedRequestIds() async -> [String] { [] }
+    public var anEarlierPeerOutlivedItsTill: Bool { false }
     /// A pipe's or the simulator's answers are this process's alone.
     public func leave(_ answer: IncomingAnswer) async {}
 }

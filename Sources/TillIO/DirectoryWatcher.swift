@@ -16,8 +16,11 @@ public final class DirectoryWatcher: @unchecked Sendable {
     private let wakePipe: (read: Int32, write: Int32)
 
     public enum Kind: Sendable, Equatable {
-        /// Closed after writing, or renamed into the folder: a regular file written this way is whole.
+        /// Closed after writing. Whole only if its writer is done: one that closes after half a line and opens it again
+        /// to write the rest brings a close in the middle (a file without its final newline may be cut).
         case complete
+        /// Renamed into the folder: written elsewhere and moved in whole.
+        case renamedIn
         /// Created in place (a regular file is still being written; anything else will get no other event).
         case created
         /// Written to in place (only when the watcher was made with `modifications`).
@@ -50,10 +53,10 @@ public final class DirectoryWatcher: @unchecked Sendable {
         _ = write(wakePipe.write, &one, 1)
     }
 
-    /// Blocks up to `timeoutMs` (-1: forever) for events; returns the names of files that
-    /// became complete (hidden names, starting with `.`, are left out). Empty on timeout.
+    /// Blocks up to `timeoutMs` (-1: forever) for events; returns the names of files that were closed after writing or
+    /// renamed in (hidden names, starting with `.`, are left out). Empty on timeout.
     public func wait(timeoutMs: Int32) -> [String] {
-        events(timeoutMs: timeoutMs).filter { $0.kind == .complete }.map(\.name)
+        events(timeoutMs: timeoutMs).filter { $0.kind == .complete || $0.kind == .renamedIn }.map(\.name)
     }
 
     /// Blocks up to `timeoutMs` (-1: forever) for events; returns them in order (hidden names left out).
@@ -82,7 +85,9 @@ public final class DirectoryWatcher: @unchecked Sendable {
                         let bytes = raw[nameStart..<min(nameStart + len, n)].prefix { $0 != 0 }
                         let name = String(decoding: bytes, as: UTF8.self)
                         if !name.isEmpty && !name.hasPrefix(".") {
-                            let kind: Kind = mask & UInt32(IN_CREATE) != 0 ? .created : mask & UInt32(IN_MODIFY) != 0 ? .modified : .complete
+                            let kind: Kind = mask & UInt32(IN_CREATE) != 0 ? .created
+                                : mask & UInt32(IN_MOVED_TO) != 0 ? .renamedIn
+                                : mask & UInt32(IN_MODIFY) != 0 ? .modified : .complete
                             out.append(Event(name: name, kind: kind))
                         }
                     }

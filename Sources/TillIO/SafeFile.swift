@@ -80,9 +80,17 @@ extension AtomicFile {
 /// A folder that is a channel between two programs (the file drop) must be this user's alone: whoever else can
 /// write to it can plant a request (a charge) or an answer (an approval).
 public enum PrivateFolder {
+    /// What whoever else can write the drop folder could do.
+    public static let dropDanger = (who: "could plant requests or answers in it", anyone: "could plant a request or an answer")
+    /// What whoever else can write the journal's folder could do.
+    public static let journalDanger = (who: "could replace or forge the journal (the books) in it",
+                                       anyone: "could replace or forge the journal (the books)")
+
     /// Nil when `path` is a real folder (a symbolic link only when `allowLink`), owned by this user, writable by
-    /// no group and no other user; else why not, in words, with the command that fixes it.
-    public static func problem(_ path: String, allowLink: Bool) -> String? {
+    /// no group and no other user; else why not, in words (`danger`: what another could do there), with the command
+    /// that fixes it. The file drop's folders and the journal's folder are checked by this one rule.
+    public static func problem(_ path: String, allowLink: Bool,
+                               danger: (who: String, anyone: String) = PrivateFolder.dropDanger) -> String? {
         var st = stat()
         if lstat(path, &st) != 0 {
             return "The folder \(path) cannot be checked: \(String(cString: strerror(errno)))."
@@ -100,14 +108,14 @@ public enum PrivateFolder {
             return "\(path) is \(FileKind.describe(st.st_mode)), not a folder. Move it away and run: mkdir -m 700 \(path)"
         }
         if st.st_uid != geteuid() {
-            return "The folder \(path) belongs to another user (uid \(st.st_uid)), who could plant requests or answers in it. "
+            return "The folder \(path) belongs to another user (uid \(st.st_uid)), who \(danger.who). "
                 + "Make it yours: chown \(geteuid()) \(path) && chmod 700 \(path)"
         }
         let mode = st.st_mode & 0o7777
         if mode & 0o022 != 0 {
             let who = mode & 0o002 != 0 ? "every user on this machine" : "the folder's group"
-            return "The folder \(path) is writable by \(who) (mode \(String(mode, radix: 8))): anyone there could plant "
-                + "a request or an answer. Make it yours alone: chmod 700 \(path)"
+            return "The folder \(path) is writable by \(who) (mode \(String(mode, radix: 8))): anyone there \(danger.anyone). "
+                + "Make it yours alone: chmod 700 \(path)"
         }
         return nil
     }

@@ -60,6 +60,77 @@ public struct RefundLinks: Sendable, Hashable {
         }
     }
 
+    /// Whether `e` is a payment a refund (a capture) can be of: an approved sale or capture (`isRefundable`), an
+    /// approved pre-auth. A journal row and a typed key find it by the same rule.
+    public static func canBeOriginal(_ e: JournalEntry, capture: Bool) -> Bool {
+        capture ? e.action == .preAuth && e.state == .approved : isRefundable(e)
+    }
+
+    /// The payment (pre-auth) `key` names among `entries`: the latest that can be one (`canBeOriginal`).
+    public static func payment(named key: FinderKey, in entries: [JournalEntry], capture: Bool) -> JournalEntry? {
+        entries.filter { canBeOriginal($0, capture: capture) && key.names($0.response) }.max { $0.id < $1.id }
+    }
+
+    /// How a refund (capture) of `amount` (nil: all of it) would go beyond what the journal says is left of `payment`.
+    public enum Beyond: Sendable, Hashable {
+        /// A capture of a pre-auth captured already (`capture`): a pre-auth is captured once.
+        case alreadyCaptured(capture: JournalEntry)
+        /// A capture of more than the pre-auth.
+        case moreThanThePreAuth(asked: Money, preAuth: Money)
+        /// A refund of more than is left once its approved refunds are taken off (a refund in full with nothing left).
+        case moreThanIsLeft(asked: Money?, left: Money, refunded: Money)
+        /// A refund of more than the payment, none refunded yet.
+        case moreThanThePayment(asked: Money, paid: Money)
+
+        /// The refusal, in a cashier's words.
+        public var sentence: String {
+            switch self {
+            case .alreadyCaptured(let c):
+                return "The pre-auth was captured already (journal entry \(c.id)\(c.charged.map { ", " + $0.description } ?? "")): "
+                    + "a second capture is refused by the terminal, or charges twice."
+            case .moreThanThePreAuth(let asked, let pre):
+                return "A capture of \(asked) is more than the pre-auth of \(pre)."
+            case .moreThanIsLeft(let asked, let left, let back):
+                return "\(back) of the payment was refunded already: \(left) is left, "
+                    + (asked.map { "not \($0)." } ?? "nothing to refund in full.")
+            case .moreThanThePayment(let asked, let paid):
+                return "A refund of \(asked) is more than the payment of \(paid)."
+            }
+        }
+    }
+
+    /// What a refund (`capture` false) or capture of `amount` (nil: all of it) would take beyond what is left of
+    /// `payment`, by the links `entries` hold; nil when within it or when the journal cannot tell (a refund of unknown
+    /// amount). One rule: the screen's box warns with it, and the controller refuses with it before anything is
+    /// journaled or sent (`till refund`, `till capture`).
+    public static func beyond(_ payment: JournalEntry, entries: [JournalEntry], amount: Money?, capture: Bool) -> Beyond? {
+        let links = RefundLinks(entries)
+        let total = payment.charged
+        if capture {
+            if let id = links.captures[payment.id]?.last, let c = entries.first(where: { $0.id == id }) { return .alreadyCaptured(capture: c) }
+            if let total, let amount, amount > total { return .moreThanThePreAuth(asked: amount, preAuth: total) }
+            return nil
+        }
+        if let back = links.refunded[payment.id] {
+            guard let total else { return nil }
+            let left = Money(cents: max(0, total.cents - back.cents))
+            if let amount { return amount > left ? .moreThanIsLeft(asked: amount, left: left, refunded: back) : nil }
+            return left.cents == 0 ? .moreThanIsLeft(asked: nil, left: left, refunded: back) : nil
+        }
+        if links.unknownAmount.contains(payment.id) { return nil }
+        if let total, let amount, amount > total { return .moreThanThePayment(asked: amount, paid: total) }
+        return nil
+    }
+
+    /// Whether an earlier refund (capture) `earlier` may have moved the money a new one with `finder` asks for: both
+    /// name the same payment (the same key, or the earlier's key names `payment`, the one the new key finds), or
+    /// either names none (the cardholder picks the payment on the terminal: it may be any). One rule for the screen's
+    /// warning and the controller's refusal (an unknown keyless refund let three refunds of one sale go).
+    public static func mayBeSameMoney(_ earlier: JournalEntry, as finder: TransactionFinder, payment: JournalEntry?) -> Bool {
+        guard let was = RefundLinks.finder(of: earlier).key, let asked = finder.key else { return true }
+        return was == asked || payment.map { was.names($0.response) } == true
+    }
+
     /// A payment a refund can give money back from: an approved sale or capture.
     public static func isRefundable(_ e: JournalEntry) -> Bool {
         (e.action == .sale || e.action == .capturePreAuth) && e.state == .approved

@@ -286,6 +286,10 @@ struct ResolveCommand: AsyncParsableCommand {
                                valueName: "amount")) var amount: String?
     @Option(help: ArgumentHelp("With --charged, the tip the terminal shows (0 if none), for a sale whose answer stated none where one was asked.",
                                valueName: "amount")) var tip: String?
+    @Option(name: .customLong("override-limit"),
+            help: ArgumentHelp("With --charged, why a figure beyond what the terminal could have taken (what was asked with its tip, the "
+                               + "pre-auth, what is left of the payment) is right; journaled in the note.", valueName: "why"))
+    var overrideLimit: String?
 
     func run() async throws {
         let journal = global.journalOnly()
@@ -313,7 +317,7 @@ struct ResolveCommand: AsyncParsableCommand {
                     }
                 }
                 try journal.resolve(id, charged: charged, note: text.isEmpty ? how + "." : how + ": " + text,
-                                    amount: try given(amount, "--amount"), tip: try given(tip, "--tip"))
+                                    amount: try given(amount, "--amount"), tip: try given(tip, "--tip"), beyondBecause: overrideLimit)
             } else if isPayment {
                 printToStandardError("till: entry \(id) is a \(e.action.rawValue): say what the terminal shows, --charged (it counts) or --not-charged (it never does).")
                 throw ExitCode(2)

@@ -87,6 +87,11 @@ struct ExportCommand: AsyncParsableCommand {
         let file: AtomicFileWriter?
         // `-` is standard output, as for every other tool that takes a path to write.
         let output = self.output == "-" ? nil : self.output
+        if let output, let own = journal.ownFile(at: output) {
+            printToStandardError("till: \(output) is the journal's own file (\(own)): an export never writes onto the journal. "
+                                 + "Nothing was written; give another path, like --output shift.csv")
+            throw ExitCode(2)
+        }
         do { file = try output.map { try AtomicFileWriter(path: $0) } } catch {
             printToStandardError("till: cannot write \(output ?? ""): \(error)"); throw ExitCode(3)
         }

@@ -29,7 +29,7 @@ enum TillFactory {
                                       tipStyle: c.resolvedTip)
             return SimulatorTransport(config: sim, statePath: c.resolvedSimStatePath)
         case .file(let dir): return FileDropTransport(directory: dir)
-        case .pipe(let cmd): return PipeTransport(command: cmd)
+        case .pipe(let cmd): return PipeTransport(command: cmd, records: c.resolvedJournalPath + ".bridge")
         }
     }
 }

@@ -314,4 +314,50 @@ extension FileDropContractTests {
         #expect(outcome.journalEntry?.state == .approved && outcome.journalEntry?.amount == Money(cents: 1000), "\(outcome)")
         await c.shutdown()
     }
+
+    /// Issue 33, item 8: a peer wrote its answer in place, closed it after `amount=5` of `amount=5000` (no newline),
+    /// and opened it again a moment later to write the rest. The close was taken as "the file is whole": an approval
+    /// at 0.05, and the rest never read. A file without its newline is taken only once closed and unchanged for
+    /// `settledMs`; its writer's next close brings the whole line.
+    @Test func anAnswerClosedWithoutItsNewlineAndFinishedLaterIsNotTakenCut() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let selling = Task { await c.perform(sale(5000)) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); return }
+        let whole = peer.answers(to: r.url)[0] + "\n"
+        let cut = try #require(whole.range(of: "amount=5")?.upperBound)
+        let path = dir.path + "/drop/responses/" + r.id + ".url"
+        func put(_ s: Substring, _ flags: Int32) {
+            let fd = open(path, O_WRONLY | flags, 0o600)
+            #expect(fd >= 0)
+            let bytes = Array(s.utf8)
+            _ = bytes.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count) }
+            close(fd)
+        }
+        put(whole[..<cut], O_CREAT | O_EXCL)
+        try await Task.sleep(nanoseconds: 1_000_000_000)
+        put(whole[cut...], O_APPEND)
+        let outcome = await selling.value
+        #expect(outcome.journalEntry?.state == .approved && outcome.journalEntry?.amount == Money(cents: 5000), "\(outcome)")
+        #expect(try c.journal.entries(JournalFilter()).allSatisfy { $0.amount != Money(cents: 5) })
+        await c.shutdown()
+    }
+
+    /// A file without its newline that is closed and stays unchanged is whole (a peer that writes no newline): taken
+    /// after `settledMs`, not left for ever.
+    @Test func anAnswerWithoutANewlineIsTakenOnceClosedAndStable() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let (c, _) = try await fileDropController(dir)
+        let peer = ScriptedPeer(dir.path + "/drop")
+        let selling = Task { await c.perform(sale(700)) }
+        guard let r = await peer.nextRequest() else { Issue.record("no request"); return }
+        let fd = open(dir.path + "/drop/responses/" + r.id + ".url", O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        let bytes = Array(peer.answers(to: r.url)[0].utf8)
+        _ = bytes.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        let outcome = await selling.value
+        #expect(outcome.journalEntry?.state == .approved && outcome.journalEntry?.amount == Money(cents: 700), "\(outcome)")
+        await c.shutdown()
+    }
 }

@@ -183,4 +183,65 @@ struct PipeTransportUnitTests {
                    "AWS_SECRET_ACCESS_KEY=k", "LC_ALL=C", "LC_=x", "TZ=UTC", "EMPTY=", "LANG"]
         #expect(PipeTransport.bridgeEnvironment(env) == ["PATH=/usr/bin", "HOME=/root", "LC_ALL=C", "TZ=UTC"])
     }
+
+    /// Issue 33, item 3: till was killed (SIGKILL) while its sale was `pending` and the bridge had not read it yet. The
+    /// bridge, in a process group of its own, lived on, read the request later and charged; the next start asked the
+    /// terminal, which had no record yet, and called the sale "never sent". The next start stops a bridge its dead till
+    /// left running before recovery, and a request such a bridge could have read is never "never sent".
+    @Test func aBridgeDoesNotOutliveItsKilledTill() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let journalPath = dir.path + "/journal.sqlite"
+        let bridge = dir.path + "/bridge"
+        // The first bridge reads nothing until the test says go, then "charges" what it reads (writes it down). Later
+        // ones answer every look-up "not found", as a terminal that has not seen the sale yet.
+        try """
+        #!/bin/sh
+        if mkdir "$D/first" 2>/dev/null; then
+          echo $$ > "$D/first.pid"
+          while [ ! -e "$D/go" ]; do sleep 0.05; done
+          while read -r line; do echo "$line" >> "$D/charged"; done
+          exit 0
+        fi
+        while read -r line; do
+          ctid=$(printf '%s' "$line" | sed -n 's/.*clientTransactionId=\\([^&]*\\).*/\\1/p')
+          echo "interapp-callback://result?status=fail&message=(-99)%20TRANSACTION_NOT_FOUND&action=transactionDetails&clientTransactionId=$ctid"
+        done
+        """.write(toFile: bridge, atomically: true, encoding: .utf8)
+        chmod(bridge, 0o700)
+        let transport = "pipe:D=\(dir.path) \(bridge)"
+        let till = Process()
+        till.executableURL = URL(fileURLWithPath: tillBinary)
+        till.arguments = ["sale", "--amount", "12", "--transport", transport, "--journal", journalPath, "--timeout", "60"]
+        var env = ProcessInfo.processInfo.environment
+        env["XDG_CONFIG_HOME"] = "/nonexistent-till-config"
+        till.environment = env
+        till.standardOutput = FileHandle.nullDevice
+        till.standardError = FileHandle.nullDevice
+        try till.run()
+        // Killed while the sale is pending: journaled and written to the pipe, not yet read.
+        let pending = await eventuallyAsync(30) {
+            guard Path.exists(journalPath), let j = try? Journal(path: journalPath, readOnly: true),
+                  let all = try? j.entries(JournalFilter()) else { return false }
+            return all.contains { $0.action == .sale && $0.state == .pending }
+        }
+        #expect(pending)
+        kill(till.processIdentifier, SIGKILL)
+        // Not `waitUntilExit`: Foundation sees a child end only once every process holding its watch (the bridge left
+        // running too) has; a killed till that is a zombie holds no lock and no file.
+        #expect(await eventuallyAsync(30) { processGone(till.processIdentifier) })
+        func firstPid() -> pid_t { pid_t((AtomicFile.read(dir.path + "/first.pid") ?? "").trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 }
+        _ = await eventuallyAsync(30) { firstPid() > 0 }
+        let first = firstPid()
+        #expect(first > 0 && !processGone(first), "the bridge should still be alive right after the kill (else the test shows nothing)")
+        let recovered = try await runTillCapturing(["recover", "--transport", transport, "--journal", journalPath, "--timeout", "10"])
+        #expect(first > 0 && processGone(first), "the bridge of the killed till still runs after the next start: \(recovered.errors)")
+        // Go: had the first bridge lived, it would read the request now.
+        try "".write(toFile: dir.path + "/go", atomically: true, encoding: .utf8)
+        try await Task.sleep(nanoseconds: 1_500_000_000)
+        #expect(!Path.exists(dir.path + "/charged"), "the killed till's bridge read the request and charged")
+        let j = try Journal(path: journalPath, readOnly: true)
+        let sale = try #require(try j.entries(JournalFilter()).first { $0.action == .sale })
+        #expect(sale.state == .unknown, "\(sale.state) \(sale.note ?? "")")
+        if first > 0 { kill(first, SIGKILL) }
+    }
 }

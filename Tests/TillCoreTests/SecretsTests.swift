@@ -13,9 +13,9 @@ import TillSimulatorTransport
     static let isvSecret = "ISV-SECRET-9917-xw"
 
     /// Every file under `dir`, as bytes, that holds one of the secrets (as is or percent-encoded).
-    static func leaks(in dir: String) -> [String] {
+    static func leaks(in dir: String, of secrets: [String] = [merchantKey, isvSecret]) -> [String] {
         var found: [String] = []
-        let needles = [merchantKey, isvSecret].map { Array($0.utf8) }
+        let needles = secrets.map { Array($0.utf8) }
         let e = FileManager.default.enumerator(atPath: dir)
         while let rel = e?.nextObject() as? String {
             let path = dir + "/" + rel
@@ -80,5 +80,35 @@ import TillSimulatorTransport
         #expect(shown.output.contains("[redacted]") || shown.output.contains("%5Bredacted%5D"))
         #expect(Path.list(drop + "/requests").isEmpty)
         #expect(SecretsTests.leaks(in: dir.path).isEmpty)
+    }
+
+    // Defect (issue 33, item 10): the bridge's command line, settings and keys in it, went into the entry's note, what
+    // the command printed, `till export` and the outbox pushed to the store.
+    @Test func aBridgesCommandLineIsShownByItsProgramNameOnly() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let token = "TOKEN-SECRET-5512-qv", key = "BRIDGEKEY-SECRET-8830-pp"
+        let bridge = dir.path + "/bin/card-bridge"
+        try FileManager.default.createDirectory(atPath: dir.path + "/bin", withIntermediateDirectories: true)
+        // It reads the request, then ends without answering: the entry is `unknown`, its note names the bridge.
+        try "#!/bin/sh\nread line\nexit 3\n".write(toFile: bridge, atomically: true, encoding: .utf8)
+        chmod(bridge, 0o700)
+        let journal = dir.path + "/data/journal.sqlite"
+        let secrets = [token, key]
+        func clean(_ text: String) -> Bool { !secrets.contains { text.contains($0) } }
+        var printed = ""
+        for command in ["BRIDGE_TOKEN=\(token) \(bridge) --key \(key)", "BRIDGE_TOKEN=\(token) \(dir.path)/bin/no-such-bridge --key \(key)"] {
+            let r = try await runTillCapturing(["sale", "--amount", "5", "--transport", "pipe:" + command, "--journal", journal, "--timeout", "5"])
+            #expect(r.status == 3, "\(r.output) \(r.errors)")
+            printed += r.output + r.errors
+        }
+        #expect(clean(printed), "\(printed)")
+        #expect(printed.contains("card-bridge"), "\(printed)")
+        let shown = try await runTillCapturing(["journal", "--journal", journal, "--json"])
+        #expect(clean(shown.output + shown.errors), "\(shown.output)")
+        for format in ["csv", "json"] {
+            let exported = try await runTillCapturing(["export", "--journal", journal, "--format", format])
+            #expect(clean(exported.output + exported.errors), "\(exported.output)")
+        }
+        #expect(SecretsTests.leaks(in: dir.path + "/data", of: secrets).isEmpty)   // journal, WAL, outbox
     }
 }

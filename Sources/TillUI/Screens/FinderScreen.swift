@@ -89,7 +89,7 @@ enum FinderScreen: ScreenComponent {
             if let rowOrigin {
                 known = Known(payment: entries.first { $0.id == rowOrigin.id } ?? rowOrigin, entries: entries)
             } else {
-                let payment = entries.filter { FinderScreen.canBeOriginal($0, capture: capture) && key.names($0.response) }.max { $0.id < $1.id }
+                let payment = RefundLinks.payment(named: key, in: entries, capture: capture)
                 known = Known(payment: payment, entries: entries, unknownKey: payment == nil)
             }
         } else {
@@ -140,16 +140,13 @@ enum FinderScreen: ScreenComponent {
     static func unknownAgain(_ known: Known, _ finder: TransactionFinder, capture: Bool) -> [JournalEntry] {
         let again: Action = capture ? .capturePreAuth : .cancel
         return known.entries.filter { u in
-            u.action == again && u.mayHaveMovedMoney
-                && (RefundLinks.finder(of: u).key == finder.key || known.payment.map { RefundLinks.finder(of: u).key?.names($0.response) == true } == true)
+            u.action == again && u.mayHaveMovedMoney && RefundLinks.mayBeSameMoney(u, as: finder, payment: known.payment)
         }.sorted { $0.id < $1.id }
     }
 
     /// Whether `e` is a payment a refund (a capture) can be of: an approved sale or capture (`RefundLinks.isRefundable`),
     /// an approved pre-auth. A journal row and a typed key find it by the same rule.
-    static func canBeOriginal(_ e: JournalEntry, capture: Bool) -> Bool {
-        capture ? e.action == .preAuth && e.state == .approved : RefundLinks.isRefundable(e)
-    }
+    static func canBeOriginal(_ e: JournalEntry, capture: Bool) -> Bool { RefundLinks.canBeOriginal(e, capture: capture) }
 
     /// What the journal knows about the payment a refund or capture names.
     struct Known {
@@ -174,14 +171,16 @@ enum FinderScreen: ScreenComponent {
                          + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes) + ",")
             if let card = Format.card(e.response) { lines.append("card " + card + ",") }
             let links = RefundLinks(known.entries)
+            // What goes beyond what is left: the rule the core refuses with (`RefundLinks.beyond`), warned of here first.
+            let beyond = RefundLinks.beyond(e, entries: known.entries, amount: amount, capture: capture)
             if capture {
                 // A pre-auth is captured once: an approved capture the journal's links give it (as the journal shows).
-                if let id = links.captures[e.id]?.last, let c = known.entries.first(where: { $0.id == id }) {
+                if case .alreadyCaptured(let c)? = beyond {
                     lines.append("⚠ ALREADY CAPTURED (\(Format.money(Format.total(c), state.currency)) at "
                                  + Format.hoursMinutesOfDay(c.createdAtMs, offsetMinutes: state.tzOffsetMinutes) + "): a second capture")
                     lines.append("is refused by the terminal, or charges twice.")
-                } else if let total, let amount, amount > total {
-                    lines.append("⚠ MORE THAN THE PRE-AUTH: \(Format.money(amount, state.currency)) > \(Format.money(total, state.currency)).")
+                } else if case .moreThanThePreAuth(let asked, let pre)? = beyond {
+                    lines.append("⚠ MORE THAN THE PRE-AUTH: \(Format.money(asked, state.currency)) > \(Format.money(pre, state.currency)).")
                 }
             } else {
                 // What went back already (the journal's refund links): "in full" is what remains, not the total.
@@ -190,13 +189,15 @@ enum FinderScreen: ScreenComponent {
                     lines.append("\(Format.money(back, state.currency)) already refunded"
                                  + (left.map { " (\(Format.money($0, state.currency)) left)" } ?? "")
                                  + (links.unknownAmount.contains(e.id) ? ", and a refund of unknown amount," : ","))
-                    if let left, let amount, amount > left {
-                        lines.append("⚠ MORE THAN IS LEFT: \(Format.money(amount, state.currency)) > \(Format.money(left, state.currency)).")
+                    if case .moreThanIsLeft(let asked?, let left, _)? = beyond {
+                        lines.append("⚠ MORE THAN IS LEFT: \(Format.money(asked, state.currency)) > \(Format.money(left, state.currency)).")
+                    } else if case .moreThanIsLeft(nil, _, _)? = beyond {
+                        lines.append("⚠ NOTHING IS LEFT TO REFUND: the terminal refuses it, or gives back twice.")
                     }
                 } else if links.unknownAmount.contains(e.id) {
                     lines.append("already refunded, amount unknown: check the terminal,")
-                } else if let total, let amount, amount > total {
-                    lines.append("⚠ MORE THAN THE PAYMENT: \(Format.money(amount, state.currency)) > \(Format.money(total, state.currency)).")
+                } else if case .moreThanThePayment(let asked, let paid)? = beyond {
+                    lines.append("⚠ MORE THAN THE PAYMENT: \(Format.money(asked, state.currency)) > \(Format.money(paid, state.currency)).")
                 }
             }
         } else if known.unknownKey {
