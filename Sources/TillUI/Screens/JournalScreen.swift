@@ -73,6 +73,24 @@ enum JournalScreen: ScreenComponent {
     /// The key that switches the detail between the cashier's labels and the raw protocol fields.
     static let rawKey: Character = "r"
 
+    /// A keypad cashier's keypad keys that its keymap binds (`*` Sale, `+` `-`, `/`) act on the journal as on every
+    /// other screen, never typed into the filter (no STAN, order code or card holds them); and, a keypad having no
+    /// Esc, `-` erases a filter typed (then moves up, as `-` does). nil: the key is handled as any other.
+    static func keypadKey(_ state: inout AppState, _ key: Key) -> [Command]? {
+        guard state.keymap.isKeypad, key.isOnKeypad, case .char = key, let action = state.keymap.action(for: key) else { return nil }
+        if action == .previous, state.journal.detail == nil, !state.form[.filter].isEmpty {
+            state.form[.filter] = ""
+            corrected(&state, .filter)
+            state.journal.selected = 0
+            state.journal.top = 0
+            clampJournal(&state)
+            return []
+        }
+        if action == .menu { return nil }
+        if action.isGlobal { return globalAction(&state, action) }
+        return screenAction(&state, action, key: key)
+    }
+
     /// A character typed while the detail is shown (the filter is out of sight then): `r` toggles the raw
     /// fields; a key the keymap binds (`?` help) does its action; any other is ignored, never typed.
     static func char(_ state: inout AppState, _ ch: Character) -> [Command]? {
@@ -338,11 +356,16 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         }
         y += 1; i += 1
     }
-    var parts = ["\(s.keymap.hint(.submit)) detail", "\(s.keymap.hint(.scope)) " + (s.journal.allBatches ? "this batch" : "all")]
-    if list.indices.contains(s.journal.selected), reprintableOrderCode(list[s.journal.selected]) != nil {
-        parts.append("\(s.keymap.hint(.reprint)) reprint")
+    var parts = ["\(s.keymap.hint(.submit)) detail", keyPart(s, .scope, s.journal.allBatches ? "this batch" : "all")].compactMap { $0 }
+    if list.indices.contains(s.journal.selected), reprintableOrderCode(list[s.journal.selected]) != nil,
+       let reprint = keyPart(s, .reprint, "reprint") {
+        parts.append(reprint)
     }
-    parts.append("\(s.keymap.hint(.cancel)) " + escWord(s))
+    // A keypad cashier erases the filter with `-` (it has no Esc).
+    if s.keymap.isKeypad, filtered, let minus = s.keymap.keys(for: .previous).first(where: \.isOnKeypad) {
+        parts.append("\(minus) erase filter")
+    }
+    if let back = backPart(s) { parts.append(back) }
     // Where it does not fit, the batch/all key goes (it is in the help).
     if parts.joined(separator: "  ").displayWidth > r.width - 2, parts.count > 3 { parts.remove(at: 1) }
     let hint = parts.joined(separator: "  ")
@@ -510,9 +533,14 @@ func journalDetail(_ e: JournalEntry, _ s: AppState, _ r: Rect, _ buf: inout Scr
     }
     let y = r.maxY - 1
     // The footer, most important first; what does not fit goes (every key is in the help).
-    var parts = ["\(s.keymap.hint(.cancel)) back", "\(JournalScreen.rawKey) " + (s.journal.raw ? "cashier's view" : "raw fields")]
-    if window.scrolls { parts.append("\(s.keymap.hint(.up))/\(s.keymap.hint(.down)) scroll") }
-    if reprintableOrderCode(e) != nil { parts.append("\(s.keymap.hint(.reprint)) reprint") }
+    // A keypad cashier closes the detail with Enter (it has no Esc) and scrolls with + and -; `r` is not on a keypad.
+    var parts = s.keymap.isKeypad ? ["\(s.keymap.hint(.submit)) back"]
+        : ["\(s.keymap.hint(.cancel)) back", "\(JournalScreen.rawKey) " + (s.journal.raw ? "cashier's view" : "raw fields")]
+    if window.scrolls {
+        parts.append(s.keymap.isKeypad ? [keyPart(s, .next, ""), keyPart(s, .previous, "")].compactMap { $0?.trimmingWhitespace() }.joined(separator: "/") + " scroll"
+                     : "\(s.keymap.hint(.up))/\(s.keymap.hint(.down)) scroll")
+    }
+    if reprintableOrderCode(e) != nil, let reprint = keyPart(s, .reprint, "reprint") { parts.append(reprint) }
     while parts.count > 2, parts.joined(separator: "  ").displayWidth > r.width - 2 { parts.removeLast() }
     buf.put(parts.joined(separator: "  "), x: x, y: y, role: .hint, maxWidth: r.width - 2)
 }
