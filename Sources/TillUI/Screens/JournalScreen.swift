@@ -465,7 +465,8 @@ func cashierDetailRows(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
     add("Order code", resp?.orderCode.map(safe))
     add("Short code", resp?.shortOrderCode.map(safe))
     add("Auth code", resp?.authorisationCode.map(safe))
-    add("Reference", (resp?.clientTransactionId ?? e.clientTransactionId).map(safe))
+    // The reference the cashier typed, never one the terminal made up when none was (a UUID; it is in the raw view).
+    add("Reference", e.clientTransactionId.map(safe))
     if e.action == .batch { add("Batch", (resp?.batchName ?? resp?.batchId).map(safe)) }
     add("Shift", (e.batchName ?? e.batchId).map(safe))
     add("Terminal id", resp?.tid.map(safe))
