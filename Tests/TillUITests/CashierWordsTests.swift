@@ -51,3 +51,23 @@ import TillProtocol
         #expect(what == header.count - 1 && header[header.count - 2] == "paid")
     }
 }
+
+/// Issue 34, "room": at 200x50 the journal uses its width (the card beside the STAN and the refund link) instead of
+/// leaving most columns blank; at 80x24 nothing is added.
+@Suite struct JournalRoomTests {
+    func journal(_ size: Size) -> String {
+        var s = readyState(size: size)
+        press(&s, .f(7))
+        _ = update(&s, .journalLoaded([entry(1, response: approvedSaleResponse)]))
+        return view(s, size: size).text
+    }
+
+    @Test func theJournalShowsTheCardWhereThereIsRoom() {
+        let wide = journal(Size(width: 200, height: 50))
+        #expect(wide.contains("Visa 478212******7417"), "\(wide)")
+        #expect(wide.contains("654321"))
+        let narrow = journal(Size(width: 80, height: 24))
+        #expect(!narrow.contains("478212"), "\(narrow)")
+        #expect(narrow.contains("654321"))
+    }
+}

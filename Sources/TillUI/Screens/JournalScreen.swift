@@ -323,9 +323,15 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     // The amount column is as wide as the widest amount listed (one column to spare): money is never cut, a sale of
     // 141975.30 included; the last column (STAN or refund link) gives up the room.
     let amountW = max(wide ? 10 : 9, (list.compactMap { Format.total($0)?.formatted().displayWidth }.max() ?? 0) + 1)
-    let widths = wide ? [5, 6, 9, amountW, 10] : [6, 9, amountW, 9]
+    // Where there is room for it beside a whole refund link (a wide terminal), the card too: the row a cashier looks
+    // for reads as the terminal's list does, and the room is not left blank.
+    let cardW = 24
+    let withCard = wide && width - [5, 6, 9, amountW, 10, cardW].reduce(0, +) >= 40
+    let widths = withCard ? [5, 6, 9, amountW, 10, cardW] : wide ? [5, 6, 9, amountW, 10] : [6, 9, amountW, 9]
     let lastWidth = width - widths.reduce(0, +)
-    let header = columns(wide ? ["#", "time", "what", "amount", "result", "STAN"] : ["time", "what", "amount", "result", "STAN"], widths, width)
+    let names = withCard ? ["#", "time", "what", "amount", "result", "card", "STAN"]
+        : wide ? ["#", "time", "what", "amount", "result", "STAN"] : ["time", "what", "amount", "result", "STAN"]
+    let header = columns(names, widths, width)
     buf.put(header, x: x, y: r.y + 1, role: .label, attrs: .bold)
     let rows = Layout(buf.size).journalRows
     if s.journal.loading && list.isEmpty { buf.put("Loading…", x: x, y: r.y + 2, role: .hint) }
@@ -346,12 +352,13 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         var values = [Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes), Format.actionName(e.action),
                       Format.total(e).map { $0.formatted() } ?? "", result, last]
         if wide { values.insert("\(e.id)", at: 0) }
+        if withCard { values.insert(Format.card(e.response).map(SafeText.terminal) ?? "", at: values.count - 1) }
         let line = columns(values, widths, width)
         buf.put(line, x: x, y: y, role: selected ? .selection : .normal, attrs: selected ? .bold : [], maxWidth: width)
         if selected { buf.restyle(Rect(x: x, y: y, width: width, height: 1), role: .selection, attrs: .bold) }
         else {
             // Colour the result column by its state.
-            let col = widths.prefix(widths.count - 1).reduce(0, +)
+            let col = widths.prefix(widths.count - (withCard ? 2 : 1)).reduce(0, +)
             buf.restyle(Rect(x: x + col, y: y, width: result.count, height: 1), role: stateRole(e.state))
         }
         y += 1; i += 1
