@@ -37,7 +37,8 @@ extension Report {
         func add(_ kind: ReportLine.Kind, _ text: String = "") { out.append(ReportLine(kind, text)) }
         // Batch names, card types and methods come from the terminal: escaped, never printed raw.
         let safe = SafeText.terminal
-        add(.detail, "Batch      " + (batchName.map(safe) ?? "(no name)") + (batchId.map { "  " + safe($0) } ?? ""))
+        // The batch by its name: its id is for machines (the CSV and JSON exports hold it), never read by a cashier.
+        add(.detail, "Batch      " + (batchName.map(safe) ?? "(no name)"))
         add(.detail, "Opened     " + f.time(openedAtMs))
         if kind == .closing || closedAtMs != nil {
             add(.detail, "Closed     " + f.time(closedAtMs) + (closedHow.map { "  (\(safe($0.rawValue)))" } ?? ""))
@@ -148,13 +149,14 @@ extension Report {
 public enum TransactionExport {
     public static let columns = ["id", "time", "action", "state", "amount", "tip", "currency", "card type", "card number",
                                  "verification method", "STAN", "order code", "short order code", "client transaction id",
-                                 "transaction id", "message", "note", "paid"]
+                                 "transaction id", "message", "note", "paid", "what"]
 
     /// `paid` (the last column, so that columns read by position stay where they were) is the money the row moved, so
     /// that an accountant's sum of it is the day's money: what the card paid for an approved sale (read with the tip
     /// style: with the tip included `amount` already holds `tip`) or capture, minus what an approved refund gave back;
     /// zero for everything else (declined, unknown, needing review, repeated answers, pre-auths that only reserve,
-    /// look-ups, batches, aborts). `currency` is the ISO 4217 code.
+    /// look-ups, batches, aborts). `currency` is the ISO 4217 code. `action` is the protocol's word (`cancel`), for
+    /// machines; `what` (last, after `paid`, for the same reason) the word the cashier reads on screen (`refund`).
     static func values(_ e: JournalEntry, _ f: ReportFormat) -> [String] {
         let r = e.response
         let amount = Money(cents: ReportBucket.amountCents(of: e)), tip = Money(cents: ReportBucket.tipCents(of: e))
@@ -162,7 +164,8 @@ public enum TransactionExport {
                 amount.formatted(), tip.formatted(),
                 f.currencyCode, r?.cardType ?? "", r?.accountNumber ?? "", r?.verificationMethod ?? "",
                 r?.referenceNumber ?? "", r?.orderCode ?? "", r?.shortOrderCode ?? "", e.clientTransactionId ?? "",
-                r?.transactionId ?? "", r?.message ?? "", e.note ?? "", paid(e, amount: amount, tip: tip).formatted()]
+                r?.transactionId ?? "", r?.message ?? "", e.note ?? "", paid(e, amount: amount, tip: tip).formatted(),
+                e.action.words.name]
     }
 
     /// The money an entry moved (refunds negative): only approved sales, captures and refunds move money.

@@ -37,6 +37,7 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
     if state.keymap.action(for: key) == .menu, !(state.screen == .admin && key.isPrintable && state.form.focused != nil) {
         return openMenu(&state)
     }
+    if state.screen == .journal, let cmds = JournalScreen.keypadKey(&state, key) { return cmds }
     // A printable character goes into the focused field when that field takes it.
     if case .char(let ch) = key, let field = state.form.focused, field.kind.accepts(ch), !(state.screen == .journal && state.journal.detail != nil) {
         type(&state, ch)

@@ -96,8 +96,10 @@ enum ScriptedDay {
     func cents(_ s: String) -> Int { Int(s.replacingOccurrences(of: ".", with: "")) ?? -1_000_000 }
     let onTop = approvedSales(.onTop)
     #expect(onTop.contains { cents($0[5]) > 0 }, "the scripted day has a tipped sale")
-    for c in onTop { #expect(cents(c.last!) == cents(c[4]) + cents(c[5]), "\(c)") }
-    for c in approvedSales(.included) { #expect(cents(c.last!) == cents(c[4]), "\(c)") }
+    // `paid` by its header's position (`what` follows it).
+    let paid = TransactionExport.columns.firstIndex(of: "paid")!
+    for c in onTop { #expect(cents(c[paid]) == cents(c[4]) + cents(c[5]), "\(c)") }
+    for c in approvedSales(.included) { #expect(cents(c[paid]) == cents(c[4]), "\(c)") }
 }
 
 @Test func csvExportsCarryTheSameNumbers() {

@@ -104,4 +104,44 @@ import Testing
 
         reportKeyCounts(k.counts, title: "80x24 keypad shift, keypad keys only", file: "till-keypad-shift-keys.txt")
     }
+    /// Issue 34, "Keypad gaps", on the real binary at 80x24 with keypad keys only: the footers name no Esc or Ctrl key;
+    /// on the journal KP- and KP* act (never typed into the filter) and KP- erases a filter typed; the X report says
+    /// what Enter does and KP- closes it; MOTO is on the Sale menu. Each failed on the binary before this change.
+    @Test func theKeypadGaps() throws {
+        let t = try TillSession(width: 80, height: 24, args: ["--keymap", "keypad", "--sim-speed", "0.2", "--timeout", "10"])
+        let k = Keypad(t)
+        t.waitFor("Amount", "no batch open")
+        k.begin("gaps")
+        try k.digits("5"); try k.keys("KPEnter")
+        t.waitFor("No shift open", "[Enter/o/1]"); try k.keys("KPEnter")
+        t.waitFor("BATCH OPENED"); try k.keys("KPEnter")
+        t.waitFor("SALE APPROVED € 5.00")
+        func noDesktopKeys(_ where_: String, sourceLocation: SourceLocation = #_sourceLocation) {
+            let s = t.screen()
+            for name in ["Esc", "Ctrl-", "Alt-", "F1 help", "F10 quit"] where s.contains(name) {
+                Issue.record("\(where_) names \(name), a key a keypad lacks:\n\(s)", sourceLocation: sourceLocation)
+            }
+        }
+        noDesktopKeys("Sale")
+
+        try k.menu("Journal")
+        t.waitFor("Journal: current batch", "2 entries")
+        noDesktopKeys("the journal")
+        try k.keys("KP-", "KP1", "KP3")
+        t.waitFor("0 of 2 match")
+        #expect(!t.screen().contains("-13"), "KP- typed into the filter:\n\(t.screen())")
+        try k.keys("KP-")
+        t.waitFor("2 entries")
+        try k.keys("KP*")
+        t.waitFor("┌─ Sale: Enter charges the card ")
+
+        try k.menu("Shift report (X/Z)")
+        t.waitFor("X report", "Enter close")
+        noDesktopKeys("the X report")
+        try k.keys("KP-")
+        k.waitGone("X report")
+
+        try k.menu("Paid by: next method")
+        t.waitFor("MOTO")
+    }
 }

@@ -211,7 +211,7 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         y += 1
     }
     let submit = s.screen == .refund ? "\(s.keymap.hint(.submit)) refund (asks first)" : "\(s.keymap.hint(.submit)) send"
-    let hint = hintLine([submit, "\(s.keymap.hint(.next)) next field", "\(s.keymap.hint(.cancel)) " + escWord(s)], width: textW)
+    let hint = hintLine([submit, keyPart(s, .next, "next field"), backPart(s)].compactMap { $0 }, width: textW)
     buf.put(hint, x: r.x + 2, y: r.maxY - 1, role: .hint, maxWidth: textW)
 }
 
@@ -302,4 +302,29 @@ func menuRouteHint(_ action: KeyAction, _ s: AppState) -> String {
     guard case .char(let menuKey)? = s.keymap.keys(for: .menu).first,
           let item = Menu.build(s).items.first(where: { $0.command == .action(action) }) else { return s.keymap.hint(action) }
     return "\(menuKey)\(item.key)"
+}
+
+/// A footer's part naming the key for `action` ("Ctrl-e CSV"). A keypad cashier is named only keys a keypad has: the
+/// action's keypad key, else the menu's route to it ("/2 all", read from `Menu.build`), else nothing (the part goes:
+/// never Esc, Ctrl or an F-key the cashier cannot press).
+func keyPart(_ s: AppState, _ action: KeyAction, _ words: String) -> String? {
+    guard s.keymap.isKeypad else { return s.keymap.keys(for: action).first.map { $0.description + " " + words } }
+    if let k = s.keymap.shownKey(for: action) { return k.description + " " + words }
+    return menuRoute(s, .action(action)).map { $0 + " " + words }
+}
+
+/// The keys that do `command` through the menu ("/2"): the menu key and the item's digit; nil where the menu has none.
+func menuRoute(_ s: AppState, _ command: MenuCommand) -> String? {
+    guard case .char(let menuKey)? = s.keymap.shownKey(for: .menu),
+          let item = Menu.build(s).items.first(where: { $0.command == command }) else { return nil }
+    return "\(menuKey)\(item.key)"
+}
+
+/// A footer's "back" part: what Esc does here ("Esc back", "Esc clear", "Esc abort"). A keypad has no Esc: there
+/// the way back is its Sale key ("* sale"), an abort the menu's route; on Sale, with nothing to go back to, none.
+func backPart(_ s: AppState) -> String? {
+    guard s.keymap.isKeypad else { return "\(s.keymap.hint(.cancel)) " + escWord(s) }
+    if s.escAborts { return keyPart(s, .cancel, "abort") }
+    guard s.screen != .sale else { return nil }
+    return keyPart(s, .sale, "sale")
 }

@@ -60,7 +60,9 @@ public struct Menu: Sendable, Hashable {
         } else {
             switch s.screen {
             case .sale:
-                own = [("Tip 5 %", .action(.tip5)), ("Tip 10 %", .action(.tip10)), ("Tip 15 %", .action(.tip15)), ("No tip", .action(.tipNone))]
+                // Paid by too: a keypad cashier's only way to MOTO (a phone order) has no Alt-m.
+                own = [("Tip 5 %", .action(.tip5)), ("Tip 10 %", .action(.tip10)), ("Tip 15 %", .action(.tip15)), ("No tip", .action(.tipNone)),
+                       ("Paid by: next method", .action(.paymentMethod))]
             case .preAuth:
                 own = [("Paid by: next method", .action(.paymentMethod))]
             case .journal:

@@ -7,7 +7,9 @@ func handleReportKey(_ state: inout AppState, _ panel: ReportPanel, _ key: Key) 
     let lines = p.report.reportLines(state.reportFormat, store: state.storeSync).count
     let page = Layout(state.size).reportPage
     let maxScroll = max(0, lines - page)
-    let action = state.keymap.action(for: key)
+    // A keypad cashier's `-` closes the report, as it closes the menu and goes back in a box (scrolling up is `-`
+    // elsewhere; here the report is read from its top, `+` scrolls down).
+    let action = state.keymap.isKeypad && key == .char("-") ? .cancel : state.keymap.action(for: key)
     switch action {
     case .down?, .next?: p.scroll = min(maxScroll, p.scroll + 1)
     case .up?, .previous?: p.scroll = max(0, p.scroll - 1)
@@ -104,8 +106,16 @@ func reportOverlay(_ p: ReportPanel, _ s: AppState, _ buf: inout ScreenBuffer) {
         buf.put(l.text, x: r.x + 2, y: y, role: role, attrs: role == .normal ? [] : .bold, maxWidth: r.width - 4)
         y += 1
     }
-    let more = lines.count > page ? "  lines \(p.scroll + 1)–\(min(lines.count, p.scroll + page)) of \(lines.count), ↑↓ PgUp PgDn scroll" : ""
-    let keys = "\(s.keymap.hint(.export)) CSV  \(s.keymap.hint(.menu)) menu  Esc close" + more
+    let more = lines.count > page ? "  lines \(p.scroll + 1)–\(min(lines.count, p.scroll + page)) of \(lines.count), ↑↓ PgUp PgDn" : ""
+    // Enter closes it too (said: a cashier presses it by habit); a keypad cashier is named only keypad keys (`-`
+    // closes, `/` the menu, which has the export), never Esc, Ctrl-e or PgUp.
+    let keys: String
+    if s.keymap.isKeypad {
+        let scroll = lines.count > page ? "  lines \(p.scroll + 1)–\(min(lines.count, p.scroll + page)) of \(lines.count), + scrolls" : ""
+        keys = "\(s.keymap.hint(.submit)) close  - close  \(s.keymap.hint(.menu)) menu (CSV)" + scroll
+    } else {
+        keys = "\(s.keymap.hint(.submit))/\(s.keymap.hint(.cancel)) close  \(s.keymap.hint(.export)) CSV  \(s.keymap.hint(.menu)) menu" + more
+    }
     buf.put(keys, x: r.x + 2, y: r.maxY - 2, role: .hint, maxWidth: r.width - 4)
     if let first = p.exported.first, let slash = first.lastIndex(of: "/") {
         let dir = String(first[..<slash])

@@ -27,12 +27,13 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         } else if p.abortRequested {
             buf.put("Abort requested…", x: x, y: y, role: .warning, attrs: .bold, maxWidth: w)
         } else if s.escAborts {
-            buf.put("Press \(s.keymap.hint(.cancel)) to abort", x: x, y: y, role: .helpKey, attrs: .bold, maxWidth: w)
+            buf.put("Press \(s.keymap.isKeypad ? menuRoute(s, .action(.cancel)) ?? "" : s.keymap.hint(.cancel)) to abort", x: x, y: y,
+                    role: .helpKey, attrs: .bold, maxWidth: w)
         } else if p.own {
             buf.put("\(s.keymap.hint(.cancel)) aborts on \(p.screen.title) (\(s.keymap.hint(p.screen.action)))", x: x, y: y, role: .hint, maxWidth: w)
         }
         if p.own, y + 1 < inner.maxY - 1 {
-            buf.put("\(s.keymap.hint(.stopWaiting)) stop waiting", x: x, y: y + 1, role: .hint, maxWidth: w)
+            buf.put(keyPart(s, .stopWaiting, "stop waiting") ?? "", x: x, y: y + 1, role: .hint, maxWidth: w)
         }
         return
     }

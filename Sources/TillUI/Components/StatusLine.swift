@@ -9,7 +9,8 @@ func noticeLine(_ s: AppState, y: Int, _ buf: inout ScreenBuffer) {
     } else if let warn = s.startupWarnings.first {
         buf.put("! " + warn, x: 1, y: y, role: .warning, maxWidth: w - 2)
     } else {
-        let keys = "\(s.keymap.hint(.help)) help  \(s.keymap.hint(.menu)) menu  \(s.keymap.hint(.quit)) quit"
+        // A keypad cashier is named the menu alone (help and quit are on it): never F1 or F10, keys a keypad lacks.
+        let keys = [keyPart(s, .help, "help"), keyPart(s, .menu, "menu"), keyPart(s, .quit, "quit")].compactMap { $0 }.joined(separator: "  ")
         buf.put(keys, x: 1, y: y, role: .hint, maxWidth: w - 2)
     }
 }

@@ -177,5 +177,6 @@ func batchScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
             y += 1
         }
     }
-    buf.put("\(s.keymap.hint(.closeBatch)) close  \(s.keymap.hint(.report)) report  \(s.keymap.hint(.cancel)) " + escWord(s), x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
+    let parts = [keyPart(s, .closeBatch, "close"), keyPart(s, .report, "report"), backPart(s)].compactMap { $0 }
+    buf.put(parts.joined(separator: "  "), x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
 }

@@ -73,6 +73,24 @@ enum JournalScreen: ScreenComponent {
     /// The key that switches the detail between the cashier's labels and the raw protocol fields.
     static let rawKey: Character = "r"
 
+    /// A keypad cashier's keypad keys that its keymap binds (`*` Sale, `+` `-`, `/`) act on the journal as on every
+    /// other screen, never typed into the filter (no STAN, order code or card holds them); and, a keypad having no
+    /// Esc, `-` erases a filter typed (then moves up, as `-` does). nil: the key is handled as any other.
+    static func keypadKey(_ state: inout AppState, _ key: Key) -> [Command]? {
+        guard state.keymap.isKeypad, key.isOnKeypad, case .char = key, let action = state.keymap.action(for: key) else { return nil }
+        if action == .previous, state.journal.detail == nil, !state.form[.filter].isEmpty {
+            state.form[.filter] = ""
+            corrected(&state, .filter)
+            state.journal.selected = 0
+            state.journal.top = 0
+            clampJournal(&state)
+            return []
+        }
+        if action == .menu { return nil }
+        if action.isGlobal { return globalAction(&state, action) }
+        return screenAction(&state, action, key: key)
+    }
+
     /// A character typed while the detail is shown (the filter is out of sight then): `r` toggles the raw
     /// fields; a key the keymap binds (`?` help) does its action; any other is ignored, never typed.
     static func char(_ state: inout AppState, _ ch: Character) -> [Command]? {
@@ -305,9 +323,15 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     // The amount column is as wide as the widest amount listed (one column to spare): money is never cut, a sale of
     // 141975.30 included; the last column (STAN or refund link) gives up the room.
     let amountW = max(wide ? 10 : 9, (list.compactMap { Format.total($0)?.formatted().displayWidth }.max() ?? 0) + 1)
-    let widths = wide ? [5, 6, 9, amountW, 10] : [6, 9, amountW, 9]
+    // Where there is room for it beside a whole refund link (a wide terminal), the card too: the row a cashier looks
+    // for reads as the terminal's list does, and the room is not left blank.
+    let cardW = 24
+    let withCard = wide && width - [5, 6, 9, amountW, 10, cardW].reduce(0, +) >= 40
+    let widths = withCard ? [5, 6, 9, amountW, 10, cardW] : wide ? [5, 6, 9, amountW, 10] : [6, 9, amountW, 9]
     let lastWidth = width - widths.reduce(0, +)
-    let header = columns(wide ? ["#", "time", "what", "amount", "result", "STAN"] : ["time", "what", "amount", "result", "STAN"], widths, width)
+    let names = withCard ? ["#", "time", "what", "amount", "result", "card", "STAN"]
+        : wide ? ["#", "time", "what", "amount", "result", "STAN"] : ["time", "what", "amount", "result", "STAN"]
+    let header = columns(names, widths, width)
     buf.put(header, x: x, y: r.y + 1, role: .label, attrs: .bold)
     let rows = Layout(buf.size).journalRows
     if s.journal.loading && list.isEmpty { buf.put("Loading…", x: x, y: r.y + 2, role: .hint) }
@@ -328,21 +352,27 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         var values = [Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes), Format.actionName(e.action),
                       Format.total(e).map { $0.formatted() } ?? "", result, last]
         if wide { values.insert("\(e.id)", at: 0) }
+        if withCard { values.insert(Format.card(e.response).map(SafeText.terminal) ?? "", at: values.count - 1) }
         let line = columns(values, widths, width)
         buf.put(line, x: x, y: y, role: selected ? .selection : .normal, attrs: selected ? .bold : [], maxWidth: width)
         if selected { buf.restyle(Rect(x: x, y: y, width: width, height: 1), role: .selection, attrs: .bold) }
         else {
             // Colour the result column by its state.
-            let col = widths.prefix(widths.count - 1).reduce(0, +)
+            let col = widths.prefix(widths.count - (withCard ? 2 : 1)).reduce(0, +)
             buf.restyle(Rect(x: x + col, y: y, width: result.count, height: 1), role: stateRole(e.state))
         }
         y += 1; i += 1
     }
-    var parts = ["\(s.keymap.hint(.submit)) detail", "\(s.keymap.hint(.scope)) " + (s.journal.allBatches ? "this batch" : "all")]
-    if list.indices.contains(s.journal.selected), reprintableOrderCode(list[s.journal.selected]) != nil {
-        parts.append("\(s.keymap.hint(.reprint)) reprint")
+    var parts = ["\(s.keymap.hint(.submit)) detail", keyPart(s, .scope, s.journal.allBatches ? "this batch" : "all")].compactMap { $0 }
+    if list.indices.contains(s.journal.selected), reprintableOrderCode(list[s.journal.selected]) != nil,
+       let reprint = keyPart(s, .reprint, "reprint") {
+        parts.append(reprint)
     }
-    parts.append("\(s.keymap.hint(.cancel)) " + escWord(s))
+    // A keypad cashier erases the filter with `-` (it has no Esc).
+    if s.keymap.isKeypad, filtered, let minus = s.keymap.keys(for: .previous).first(where: \.isOnKeypad) {
+        parts.append("\(minus) erase filter")
+    }
+    if let back = backPart(s) { parts.append(back) }
     // Where it does not fit, the batch/all key goes (it is in the help).
     if parts.joined(separator: "  ").displayWidth > r.width - 2, parts.count > 3 { parts.remove(at: 1) }
     let hint = parts.joined(separator: "  ")
@@ -442,7 +472,8 @@ func cashierDetailRows(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
     add("Order code", resp?.orderCode.map(safe))
     add("Short code", resp?.shortOrderCode.map(safe))
     add("Auth code", resp?.authorisationCode.map(safe))
-    add("Reference", (resp?.clientTransactionId ?? e.clientTransactionId).map(safe))
+    // The reference the cashier typed, never one the terminal made up when none was (a UUID; it is in the raw view).
+    add("Reference", e.clientTransactionId.map(safe))
     if e.action == .batch { add("Batch", (resp?.batchName ?? resp?.batchId).map(safe)) }
     add("Shift", (e.batchName ?? e.batchId).map(safe))
     add("Terminal id", resp?.tid.map(safe))
@@ -510,9 +541,14 @@ func journalDetail(_ e: JournalEntry, _ s: AppState, _ r: Rect, _ buf: inout Scr
     }
     let y = r.maxY - 1
     // The footer, most important first; what does not fit goes (every key is in the help).
-    var parts = ["\(s.keymap.hint(.cancel)) back", "\(JournalScreen.rawKey) " + (s.journal.raw ? "cashier's view" : "raw fields")]
-    if window.scrolls { parts.append("\(s.keymap.hint(.up))/\(s.keymap.hint(.down)) scroll") }
-    if reprintableOrderCode(e) != nil { parts.append("\(s.keymap.hint(.reprint)) reprint") }
+    // A keypad cashier closes the detail with Enter (it has no Esc) and scrolls with + and -; `r` is not on a keypad.
+    var parts = s.keymap.isKeypad ? ["\(s.keymap.hint(.submit)) back"]
+        : ["\(s.keymap.hint(.cancel)) back", "\(JournalScreen.rawKey) " + (s.journal.raw ? "cashier's view" : "raw fields")]
+    if window.scrolls {
+        parts.append(s.keymap.isKeypad ? [keyPart(s, .next, ""), keyPart(s, .previous, "")].compactMap { $0?.trimmingWhitespace() }.joined(separator: "/") + " scroll"
+                     : "\(s.keymap.hint(.up))/\(s.keymap.hint(.down)) scroll")
+    }
+    if reprintableOrderCode(e) != nil, let reprint = keyPart(s, .reprint, "reprint") { parts.append(reprint) }
     while parts.count > 2, parts.joined(separator: "  ").displayWidth > r.width - 2 { parts.removeLast() }
     buf.put(parts.joined(separator: "  "), x: x, y: y, role: .hint, maxWidth: r.width - 2)
 }

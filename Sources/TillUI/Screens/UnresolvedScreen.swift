@@ -148,7 +148,7 @@ func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     if s.unresolved.entries.isEmpty {
         buf.put("Nothing to check: every transaction", x: x, y: y, role: .normal, maxWidth: w); y += 1
         buf.put("in the journal has a known outcome.", x: x, y: y, role: .normal, maxWidth: w)
-        buf.put("\(s.keymap.hint(.sale)) sale", x: x, y: r.maxY - 1, role: .hint)
+        buf.put(keyPart(s, .sale, "sale") ?? "", x: x, y: r.maxY - 1, role: .hint)
         return
     }
     for l in wrap("These may or may not have taken money. Check the terminal, then mark each one resolved.", width: w) {
@@ -198,5 +198,6 @@ func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     if shown < entries.count {
         buf.put("↓ \(entries.count - shown) more below", x: x, y: min(y, bottom - 1), role: .hint, maxWidth: w)
     }
-    buf.put("\(s.keymap.hint(.submit)) resolve  a ask again  \(s.keymap.hint(.cancel)) " + escWord(s), x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
+    let parts = ["\(s.keymap.hint(.submit)) resolve", s.keymap.isKeypad ? menuRoute(s, .askAgain).map { $0 + " ask again" } : "a ask again", backPart(s)]
+    buf.put(parts.compactMap { $0 }.joined(separator: "  "), x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
 }
