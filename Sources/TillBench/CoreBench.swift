@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TillCore
 import TillIO
 import TillProtocol
@@ -161,11 +162,10 @@ private func waitSemaphore(_ s: DispatchSemaphore) async {
     }
 }
 
-private final class AnswerBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [IncomingAnswer] = []
-    func put(_ a: IncomingAnswer) { lock.lock(); items.append(a); lock.unlock() }
-    func take() -> IncomingAnswer? { lock.lock(); defer { lock.unlock() }; return items.isEmpty ? nil : items.removeFirst() }
+private final class AnswerBox: Sendable {
+    private let items = Mutex<[IncomingAnswer]>([])
+    func put(_ a: IncomingAnswer) { items.withLock { $0.append(a) } }
+    func take() -> IncomingAnswer? { items.withLock { $0.isEmpty ? nil : $0.removeFirst() } }
 }
 
 private func report(_ label: String, _ ms: [Double]) {

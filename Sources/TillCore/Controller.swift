@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TillIO
 import TillProtocol
 #if canImport(Glibc)
@@ -14,7 +15,7 @@ final class EventHub: Sendable {
         var all: [UUID: AsyncStream<ControllerEvent>.Continuation] = [:]
         var transport: ControllerEvent?
     }
-    private let subscribers = Locked(Subscribers())
+    private let subscribers = Mutex(Subscribers())
 
     func stream() -> AsyncStream<ControllerEvent> {
         let (stream, continuation) = AsyncStream<ControllerEvent>.makeStream(bufferingPolicy: .bufferingNewest(256))

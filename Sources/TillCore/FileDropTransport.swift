@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TillIO
 import TillProtocol
 #if canImport(Glibc)
@@ -52,7 +53,7 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
         /// Woken by `stop()`, so the watching thread ends at once, not at its next timeout.
         var watcher: DirectoryWatcher?
     }
-    private let state = Locked(State())
+    private let state = Mutex(State())
     private let finished = DispatchSemaphore(value: 0)
 
     public init(directory: String) {

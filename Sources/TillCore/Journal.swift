@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import TillIO
 import TillProtocol
 #if canImport(Glibc)
@@ -79,10 +80,10 @@ public final class Journal: Sendable {
     let fileID: FileID?
     /// Opened for reading only (`init(readOnly:)`): every write throws.
     public let readOnly: Bool
-    let closed = Locked(false)
+    let closed = Mutex(false)
     /// The size the journal file had at the last look; it never shrinks while till uses it (no vacuum; checkpoints
     /// only grow it), so a smaller one was cut short by someone else.
-    let knownSize = Locked<Int64>(0)
+    let knownSize = Mutex<Int64>(0)
 
     deinit {
         guard let id = fileID else { return }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Why a journal path was refused.
 public struct JournalOpenError: Error, Sendable, CustomStringConvertible {
@@ -19,17 +20,19 @@ public struct InjectedJournalFault: Error, Sendable, CustomStringConvertible {
 }
 
 /// Test-only switch that makes the next journal writes fail, as a full disk would.
-final class JournalFaults: @unchecked Sendable {
-    private let lock = NSLock()
-    private var failing = 0
+final class JournalFaults: Sendable {
+    /// How many more writes fail.
+    private let failing = Mutex(0)
     /// Makes the next `count` writes fail (`Int.max`: until `clear()`).
-    func failWrites(_ count: Int = .max) { lock.lock(); failing = count; lock.unlock() }
-    func clear() { lock.lock(); failing = 0; lock.unlock() }
+    func failWrites(_ count: Int = .max) { failing.withLock { $0 = count } }
+    func clear() { failing.withLock { $0 = 0 } }
     func check() throws {
-        lock.lock(); defer { lock.unlock() }
-        guard failing > 0 else { return }
-        if failing != .max { failing -= 1 }
-        throw InjectedJournalFault()
+        let fails = failing.withLock { f -> Bool in
+            guard f > 0 else { return false }
+            if f != .max { f -= 1 }
+            return true
+        }
+        if fails { throw InjectedJournalFault() }
     }
 }
 

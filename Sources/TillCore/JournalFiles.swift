@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import TillIO
 import TillProtocol
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Glibc
 // at the path is still the one open and whole.
 extension Journal {
     /// The journal files this process has open (device and inode), with how many `Journal`s have each open.
-    static let openFiles = Locked<[FileID: Int]>([:])
+    static let openFiles = Mutex<[FileID: Int]>([:])
     struct FileID: Hashable {
         var dev: UInt64; var ino: UInt64
         init(_ st: stat) { dev = UInt64(st.st_dev); ino = UInt64(st.st_ino) }
@@ -86,8 +87,8 @@ extension Journal {
     }
 
     struct WeakJournal { weak var journal: Journal? }
-    static let openJournals = Locked<[WeakJournal]>([])
-    static let exitHandler = Locked(false)
+    static let openJournals = Mutex<[WeakJournal]>([])
+    static let exitHandler = Mutex(false)
     static func closeAtExit() {
         guard !exitHandler.withLock({ set in defer { set = true }; return set }) else { return }
         atexit { Journal.closeAll() }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TillIO
 import TillProtocol
 #if canImport(Glibc)
@@ -76,7 +77,7 @@ public final class PipeTransport: Transport, @unchecked Sendable {
         var closingOutputEnded = false
         var orphanStopped = false
     }
-    private let state = Locked(State())
+    private let state = Mutex(State())
 
     /// How many times a bridge process was started (for tests and the status line).
     public var bridgeStarts: Int { state.withLock { $0.starts } }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TillIO
 import TillProtocol
 #if canImport(Glibc)
@@ -49,7 +50,7 @@ public final class SenderLock: @unchecked Sendable {
     /// Per journal file (device and inode): the process's one descriptor of it, and whether a `SenderLock` of this
     /// process holds the lock on it. An array: a process has one or two journals.
     private struct OpenLock { var key: FileKey; var fd: Int32; var holder: ObjectIdentifier? }
-    private static let table = Locked<[OpenLock]>([])
+    private static let table = Mutex<[OpenLock]>([])
 
     /// The journal's device and inode at its path now, or an error saying why there is no journal there.
     private func currentKey() throws(SenderLockError) -> FileKey {

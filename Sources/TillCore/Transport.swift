@@ -117,14 +117,3 @@ public enum TransportSpec: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
-
-/// A small lock for state shared with threads (transports read files and pipes on threads of their own).
-final class Locked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) throws -> R) rethrows -> R {
-        lock.lock(); defer { lock.unlock() }
-        return try body(&value)
-    }
-}

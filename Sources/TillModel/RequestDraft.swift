@@ -131,12 +131,16 @@ func blankIsNil(_ s: String?) -> String? {
     return t
 }
 
-/// Reads typed text into typed values, collecting problems instead of stopping at the first.
-struct TypedText {
-    var errors: [ValidationError] = []
-    var unreadable: Set<String> = []
+/// Reads typed text (a form's fields, the command line's options) into typed values, collecting problems instead of
+/// stopping at the first.
+public struct TypedText {
+    public var errors: [ValidationError] = []
+    /// The fields given but not readable.
+    public var unreadable: Set<String> = []
 
-    mutating func fail(_ field: String, _ message: String) {
+    public init() {}
+
+    public mutating func fail(_ field: String, _ message: String) {
         errors.append(ValidationError(field: field, message: message))
         unreadable.insert(field)
     }
@@ -147,8 +151,29 @@ struct TypedText {
         return money(text.trimmingWhitespace(), field: "amount", label: "Amount")
     }
 
-    mutating func money(_ t: String, field: String, label: String) -> Money? {
+    /// An amount as a cashier types it (`12`, `12.5`, `12,50`); nil when absent or unreadable.
+    public mutating func money(_ t: String?, field: String, label: String) -> Money? {
+        guard let t else { return nil }
         do { return try Money.parse(t) } catch { fail(field, "\(label): \(error)"); return nil }
+    }
+
+    /// `true` or `false` (also `yes`/`no`, `1`/`0`, `on`/`off`, any case).
+    public mutating func bool(_ text: String?, field: String, label: String) -> Bool? {
+        guard let text else { return nil }
+        switch text.trimmingWhitespace().lowercased() {
+        case "true", "yes", "1", "on": return true
+        case "false", "no", "0", "off": return false
+        default: fail(field, "\(label): '\(text)' is not true or false."); return nil
+        }
+    }
+
+    /// A payment method by its protocol name, in any case.
+    public mutating func paymentMethod(_ text: String?) -> PaymentMethod? {
+        guard let text else { return nil }
+        guard let m = PaymentMethod(typed: text) else {
+            fail("paymentMethod", "Payment method: '\(text)' is not one of \(PaymentMethod.names)."); return nil
+        }
+        return m
     }
 
     /// The amount (blank: none, the full amount) and the finder of a refund or capture.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TillCore
 import TillIO
 #if canImport(Glibc)
@@ -101,16 +102,18 @@ public struct FollowSchedule: Sendable, Hashable {
 
 /// Wakes the follow loop when the journal's file or its write-ahead log is written (inotify on their folder, so a log
 /// deleted and made again is still seen), from a thread of its own that blocks in the kernel: nothing polls.
-final class JournalWake: @unchecked Sendable {
+final class JournalWake: Sendable {
     private let watcher: DirectoryWatcher
     private let names: Set<String>
-    private let lock = NSLock()
-    /// The journal changed since the last wait returned.
-    private var changed = false
-    /// The wait in progress, to be woken: its number and how.
-    private var waiter: (id: Int, wake: @Sendable () -> Void)?
-    private var waits = 0
-    private var stopped = false
+    private struct State {
+        /// The journal changed since the last wait returned.
+        var changed = false
+        /// The wait in progress, to be woken: its number and how.
+        var waiter: (id: Int, wake: @Sendable () -> Void)?
+        var waits = 0
+        var stopped = false
+    }
+    private let state = Mutex(State())
 
     init?(journalPath: String) {
         let url = URL(fileURLWithPath: journalPath)
@@ -126,14 +129,16 @@ final class JournalWake: @unchecked Sendable {
     private func run() {
         while true {
             let events = watcher.events(timeoutMs: -1)
-            lock.lock()
-            if stopped { lock.unlock(); return }
-            guard events.contains(where: { $0.kind == .overflow || names.contains($0.name) }) else { lock.unlock(); continue }
-            changed = true
-            let w = waiter
-            waiter = nil
-            lock.unlock()
-            w?.wake()
+            let relevant = events.contains(where: { $0.kind == .overflow || names.contains($0.name) })
+            let (stopped, wake) = state.withLock { s -> (Bool, (@Sendable () -> Void)?) in
+                if s.stopped { return (true, nil) }
+                guard relevant else { return (false, nil) }
+                s.changed = true
+                defer { s.waiter = nil }
+                return (false, s.waiter?.wake)
+            }
+            if stopped { return }
+            wake?()
         }
     }
 
@@ -141,7 +146,7 @@ final class JournalWake: @unchecked Sendable {
     /// `deadline`; false at the deadline (or when the task is cancelled).
     func wait(until deadline: ContinuousClock.Instant) async -> Bool {
         let once = Once<Void>()
-        let id: Int = lock.withLock { waits += 1; return waits }
+        let id: Int = state.withLock { s in s.waits += 1; return s.waits }
         let timer = Task {
             try? await Task.sleep(until: deadline)
             once.fire(())
@@ -149,9 +154,9 @@ final class JournalWake: @unchecked Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
                 once.set { _ in c.resume() }
-                let now: Bool = lock.withLock {
-                    if changed { return true }
-                    waiter = (id, { once.fire(()) })
+                let now: Bool = state.withLock { s in
+                    if s.changed { return true }
+                    s.waiter = (id, { once.fire(()) })
                     return false
                 }
                 if now { once.fire(()) }
@@ -160,15 +165,15 @@ final class JournalWake: @unchecked Sendable {
             once.fire(())
         }
         timer.cancel()
-        return lock.withLock {
-            if waiter?.id == id { waiter = nil }
-            defer { changed = false }
-            return changed
+        return state.withLock { s in
+            if s.waiter?.id == id { s.waiter = nil }
+            defer { s.changed = false }
+            return s.changed
         }
     }
 
     func stop() {
-        lock.withLock { stopped = true }
+        state.withLock { $0.stopped = true }
         watcher.wake()
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 import TillIO
 #if canImport(Glibc)
 import Glibc
@@ -240,26 +241,32 @@ public final class StoreConnection: Sendable {
 }
 
 /// Resumes a continuation once, with whichever result comes first.
-final class Once<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var resume: ((T) -> Void)?
-    private var early: T?
-    private var done = false
+final class Once<T: Sendable>: Sendable {
+    private struct State {
+        var resume: (@Sendable (T) -> Void)?
+        /// A result that came before `set`.
+        var early: T?
+        var done = false
+    }
+    private let state = Mutex(State())
 
-    func set(_ f: @escaping (T) -> Void) {
-        lock.lock()
-        if let early, !done { done = true; lock.unlock(); f(early); return }
-        resume = f
-        lock.unlock()
+    func set(_ f: @escaping @Sendable (T) -> Void) {
+        let early: T? = state.withLock { s in
+            if let early = s.early, !s.done { s.done = true; return early }
+            s.resume = f
+            return nil
+        }
+        if let early { f(early) }
     }
 
     func fire(_ value: T) {
-        lock.lock()
-        guard !done else { lock.unlock(); return }
-        guard let f = resume else { early = early ?? value; lock.unlock(); return }
-        done = true
-        resume = nil
-        lock.unlock()
-        f(value)
+        let f: (@Sendable (T) -> Void)? = state.withLock { s in
+            guard !s.done else { return nil }
+            guard let f = s.resume else { s.early = s.early ?? value; return nil }
+            s.done = true
+            s.resume = nil
+            return f
+        }
+        f?(value)
     }
 }

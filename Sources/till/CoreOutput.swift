@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import TillIO
 import TillCore
 import TillModel
@@ -118,7 +119,7 @@ struct GlobalOptions: ParsableArguments {
 /// read (the file drop keeps it in `rejected/`; a bridge's line is gone), one that matched nothing and was journaled for
 /// review, a late answer that settled or changed an entry.
 enum HeadlessNotices {
-    private static let following = CoreLocked<Task<Void, Never>?>(nil)
+    private static let following = Mutex<Task<Void, Never>?>(nil)
 
     static func follow(_ c: TillController) {
         let events = c.events()

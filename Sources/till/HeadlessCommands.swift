@@ -2,6 +2,7 @@ import ArgumentParser
 import Dispatch
 import Foundation
 import TillCore
+import TillIO
 import TillModel
 import TillProtocol
 
@@ -23,7 +24,7 @@ func runHeadlessTransaction(_ global: GlobalOptions, _ callerOptions: CallerOpti
     let request = exitOnValidationFailure { () throws(ValidationFailure) -> TerminalRequest in try build(caller, settings) }
     let controller = await global.controller(caller: caller, settings: settings)
     signal(SIGINT, SIG_IGN)
-    let interrupts = CoreLocked(0)
+    let interrupts = Locked(0)
     let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
     source.setEventHandler {
         let n = interrupts.withLock { v -> Int in v += 1; return v }
@@ -91,13 +92,6 @@ func ownAnswer(of e: JournalEntry, from controller: TillController, within secon
         if let now = await controller.entry(id: e.id), !AnswerRules.settledWithoutItsOwnAnswer(now) { return .answered(now) }
         return nil
     }
-}
-
-final class CoreLocked<Value>: @unchecked Sendable {
-    private var value: Value
-    private let lock = NSLock()
-    init(_ value: Value) { self.value = value }
-    func withLock<R>(_ body: (inout Value) -> R) -> R { lock.lock(); defer { lock.unlock() }; return body(&value) }
 }
 
 func abortResultText(_ r: AbortResult) -> String {

@@ -69,57 +69,9 @@ extension RequestDraftSource {
 extension RequestDraft {
     /// The draft with the problems a reader of the command line's own options found (the show_* flags, the payment
     /// method, …) added to its own.
-    mutating func absorb(_ r: TypedTextReader) {
+    mutating func absorb(_ r: TypedText) {
         errors += r.errors
         unreadable.formUnion(r.unreadable)
-    }
-}
-
-// MARK: - Reading typed text
-
-/// Reads typed text into typed values, collecting problems instead of stopping at the first.
-struct TypedTextReader {
-    var errors: [TillProtocol.ValidationError] = []
-    var unreadable: Set<String> = []
-
-    /// An amount as a cashier types it (`12`, `12.5`, `12,50`); nil when absent or unreadable.
-    mutating func money(_ text: String?, field: String, label: String) -> Money? {
-        guard let text else { return nil }
-        do { return try Money.parse(text) } catch {
-            errors.append(TillProtocol.ValidationError(field: field, message: "\(label): \(error)"))
-            unreadable.insert(field)
-            return nil
-        }
-    }
-
-    /// `true` or `false` (also `yes`/`no`, `1`/`0`, any case).
-    mutating func bool(_ text: String?, field: String, label: String) -> Bool? {
-        guard let text else { return nil }
-        switch text.trimmingWhitespace().lowercased() {
-        case "true", "yes", "1", "on": return true
-        case "false", "no", "0", "off": return false
-        default:
-            errors.append(TillProtocol.ValidationError(field: field, message: "\(label): '\(text)' is not true or false."))
-            unreadable.insert(field)
-            return nil
-        }
-    }
-
-    /// A payment method by its protocol name, in any case.
-    mutating func paymentMethod(_ text: String?) -> PaymentMethod? {
-        guard let text else { return nil }
-        guard let m = PaymentMethod(typed: text) else {
-            errors.append(TillProtocol.ValidationError(field: "paymentMethod",
-                message: "Payment method: '\(text)' is not one of \(PaymentMethod.names)."))
-            unreadable.insert("paymentMethod")
-            return nil
-        }
-        return m
-    }
-
-    mutating func missing(_ field: String, _ message: String) {
-        errors.append(TillProtocol.ValidationError(field: field, message: message))
-        unreadable.insert(field)
     }
 }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import Synchronization
 import TillIO
 import TillProtocol
 import TillSimulator
@@ -178,10 +179,14 @@ struct SimulateCommand: ParsableCommand {
 }
 
 /// Writes whole lines to stdout, one at a time, flushed per line.
-final class LineWriter: @unchecked Sendable {
-    private let lock = NSLock()
+final class LineWriter: Sendable {
+    /// Held while a line is written, so that lines never interleave.
+    private let writing = Mutex(())
     func write(_ line: String) {
-        lock.lock(); defer { lock.unlock() }
+        writing.withLock { _ in writeLine(line) }
+    }
+
+    private func writeLine(_ line: String) {
         var bytes = Array(line.utf8)
         bytes.append(0x0A)
         var done = 0
@@ -195,10 +200,9 @@ final class LineWriter: @unchecked Sendable {
 
 /// One short stderr line per request and answer; never a merchant key or ISV secret.
 enum SimLog {
-    static let lock = NSLock()
+    static let writing = Mutex(())
     static func line(_ s: String) {
-        lock.lock(); defer { lock.unlock() }
-        StandardError.write("till simulate: " + s + "\n")
+        writing.withLock { _ in StandardError.write("till simulate: " + s + "\n") }
     }
     static func request(_ url: String, tag: String) {
         guard let r = try? TerminalRequest.parse(url) else {

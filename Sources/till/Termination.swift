@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import TillCore
 import TillTerminal
 
@@ -11,9 +12,9 @@ import TillTerminal
 /// Several shutdowns may run at once (the signal's, and the command's own once its wait ends); the
 /// one that finds the bridge stops it, so the process ends only when every shutdown has returned.
 enum Termination {
-    private static let target = CoreLocked<TillController?>(nil)
-    private static let started = CoreLocked(false)
-    private static let stopping = CoreLocked(false)
+    private static let target = Mutex<TillController?>(nil)
+    private static let started = Mutex(false)
+    private static let stopping = Mutex(false)
     private static let active = NSCondition()
     nonisolated(unsafe) private static var running = 0
 

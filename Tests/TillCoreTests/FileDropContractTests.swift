@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import TillCore
 import TillIO
@@ -9,22 +10,20 @@ import Glibc
 #endif
 
 /// Collects a transport's events (tests that drive a transport without a controller).
-final class TransportEventLog: @unchecked Sendable {
-    private let lock = NSLock()
-    private var list: [TransportEvent] = []
-    var sink: @Sendable (TransportEvent) -> Void { { [self] e in lock.lock(); list.append(e); lock.unlock() } }
-    var all: [TransportEvent] { lock.lock(); defer { lock.unlock() }; return list }
+final class TransportEventLog: Sendable {
+    private let list = Mutex<[TransportEvent]>([])
+    var sink: @Sendable (TransportEvent) -> Void { { [self] e in list.withLock { $0.append(e) } } }
+    var all: [TransportEvent] { list.withLock { $0 } }
     var answers: [IncomingAnswer] { all.compactMap { if case .answer(let a) = $0 { return a }; return nil } }
     var rejected: [(file: String, reason: String)] { all.compactMap { if case .rejected(let f, let r) = $0 { return (f, r) }; return nil } }
     var problems: [String] { all.compactMap { if case .problem(let p) = $0 { return p }; return nil } }
 }
 
 /// The result of a call that may hang (a transport's `start` on a hostile folder), with a deadline.
-final class Outcome<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Result<T, any Error>?
-    func set(_ r: Result<T, any Error>) { lock.lock(); value = r; lock.unlock() }
-    var result: Result<T, any Error>? { lock.lock(); defer { lock.unlock() }; return value }
+final class Outcome<T: Sendable>: Sendable {
+    private let value = Mutex<Result<T, any Error>?>(nil)
+    func set(_ r: Result<T, any Error>) { value.withLock { $0 = r } }
+    var result: Result<T, any Error>? { value.withLock { $0 } }
 }
 
 /// Opens a FIFO for writing without blocking and closes it at once: a reader stuck in `open` on it gets end of file.

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 import Testing
 import TillIO
 
@@ -33,11 +34,10 @@ struct PauseTests {
     }
 
     /// A time written by the task and read by the test.
-    final class Stamp: @unchecked Sendable {
-        private let lock = NSLock()
-        private var ns: UInt64 = 0
-        func set() { lock.lock(); ns = WallClock.monotonicNs(); lock.unlock() }
-        var value: UInt64 { lock.lock(); defer { lock.unlock() }; return ns }
+    final class Stamp: Sendable {
+        private let ns = Mutex<UInt64>(0)
+        func set() { ns.withLock { $0 = WallClock.monotonicNs() } }
+        var value: UInt64 { ns.withLock { $0 } }
     }
 
     @Test func waitsAtLeastItsTime() {

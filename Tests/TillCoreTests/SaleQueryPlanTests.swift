@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 @testable import TillCore
 import TillIO
@@ -13,11 +14,10 @@ import TillSimulatorTransport
 /// a controller starts, recovers and takes sales (approved, declined, with a tip), so a new query on that path is
 /// covered without being listed here.
 @Suite struct SaleQueryPlanTests {
-    final class Seen: @unchecked Sendable {
-        private let lock = NSLock()
-        private var statements: Set<String> = []
-        func add(_ sql: String) { lock.lock(); statements.insert(sql); lock.unlock() }
-        var all: Set<String> { lock.lock(); defer { lock.unlock() }; return statements }
+    final class Seen: Sendable {
+        private let statements = Mutex<Set<String>>([])
+        func add(_ sql: String) { statements.withLock { _ = $0.insert(sql) } }
+        var all: Set<String> { statements.withLock { $0 } }
     }
 
     /// EXPLAIN QUERY PLAN's lines for `sql`, its parameters bound to NULL (the plan does not depend on them).

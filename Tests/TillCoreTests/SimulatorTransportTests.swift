@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import TillCore
 import TillIO
@@ -11,17 +12,14 @@ import Glibc
 
 /// The built-in simulator reads its state log on a task of its own, beside till's start.
 @Suite struct SimulatorTransportTests {
-    final class Collected: @unchecked Sendable {
-        private let lock = NSLock()
-        private var items: [TransportEvent] = []
-        func add(_ e: TransportEvent) { lock.lock(); items.append(e); lock.unlock() }
+    final class Collected: Sendable {
+        private let items = Mutex<[TransportEvent]>([])
+        func add(_ e: TransportEvent) { items.withLock { $0.append(e) } }
         var answers: [IncomingAnswer] {
-            lock.lock(); defer { lock.unlock() }
-            return items.compactMap { if case .answer(let a) = $0 { return a }; return nil }
+            items.withLock { $0.compactMap { if case .answer(let a) = $0 { return a }; return nil } }
         }
         var readies: Int {
-            lock.lock(); defer { lock.unlock() }
-            return items.filter { if case .ready = $0 { return true }; return false }.count
+            items.withLock { $0.filter { if case .ready = $0 { return true }; return false }.count }
         }
     }
 

@@ -1,13 +1,13 @@
 import Foundation
+import Synchronization
 import Testing
 import TillProtocol
 @testable import TillSimulator
 
-final class Collected: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [SimulatorOutput] = []
-    func add(_ o: SimulatorOutput) { lock.lock(); items.append(o); lock.unlock() }
-    var all: [SimulatorOutput] { lock.lock(); defer { lock.unlock() }; return items }
+final class Collected: Sendable {
+    private let items = Mutex<[SimulatorOutput]>([])
+    func add(_ o: SimulatorOutput) { items.withLock { $0.append(o) } }
+    var all: [SimulatorOutput] { items.withLock { $0 } }
 }
 
 @Suite struct RunnerTests {

@@ -3,6 +3,7 @@ import GRDB
 import PostgresNIO
 import Testing
 @testable import TillCore
+import TillIO
 import TillModel
 import TillProtocol
 @testable import TillStore

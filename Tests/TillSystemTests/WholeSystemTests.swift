@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import TillCore
 import TillIO
@@ -134,15 +135,14 @@ func generateSteps(seed: UInt64, count: Int) -> [Step] {
 }
 
 /// Messages for the UI, tagged with the life of till they belong to (a killed till's replies are dropped).
-final class Inbox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [(Int, Msg)] = []
-    private var running = 0
-    func post(_ gen: Int, _ m: Msg) { lock.withLock { items.append((gen, m)) } }
-    func begin() { lock.withLock { running += 1 } }
-    func end() { lock.withLock { running -= 1 } }
-    func drain() -> [(Int, Msg)] { lock.withLock { let x = items; items = []; return x } }
-    var idle: Bool { lock.withLock { items.isEmpty && running == 0 } }
+final class Inbox: Sendable {
+    private struct State { var items: [(Int, Msg)] = []; var running = 0 }
+    private let state = Mutex(State())
+    func post(_ gen: Int, _ m: Msg) { state.withLock { $0.items.append((gen, m)) } }
+    func begin() { state.withLock { $0.running += 1 } }
+    func end() { state.withLock { $0.running -= 1 } }
+    func drain() -> [(Int, Msg)] { state.withLock { s in defer { s.items = [] }; return s.items } }
+    var idle: Bool { state.withLock { $0.items.isEmpty && $0.running == 0 } }
 }
 
 /// One run of the whole system for a list of steps; collects violations of the guarantees.

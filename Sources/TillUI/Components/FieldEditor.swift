@@ -262,15 +262,6 @@ struct FormReader {
         return t.isEmpty ? nil : t
     }
 
-    /// An amount field: `.none` when it has an error (now on the field), `.some(nil)` when blank and optional.
-    mutating func money(_ id: FieldID, required: Bool) -> Money?? {
-        guard let t = opt(id) else {
-            if required { form.errors[id] = MoneyError.empty.description; return .none }
-            return .some(nil)
-        }
-        do { return .some(try Money.parse(t)) } catch { form.errors[id] = error.description; return .none }
-    }
-
     /// The request's rule errors on their fields (or the form's message); true when there are none.
     mutating func validate(_ r: Request) -> Bool {
         let errs = TerminalRequest(caller: validationCaller, request: r).validationErrors()

@@ -41,7 +41,6 @@ enum FinderScreen: ScreenComponent {
         guard var reader = FormReader(&state) else { return [] }
         var form: Form { get { reader.form } set { reader.form = newValue } }
         func opt(_ id: FieldID) -> String? { reader.opt(id) }
-        func money(_ id: FieldID, required: Bool) -> Money?? { reader.money(id, required: required) }
         func validate(_ r: Request) -> Bool { reader.validate(r) }
         func focusFirstError() { reader.focusFirstError() }
         defer { state.form = reader.form }

@@ -57,7 +57,7 @@ struct ActivationOptions: ActionCommandLine {
         let apiKey = self.apiKey ?? environment.nonEmpty(ActivationOptions.apiKeyVariable)
         let apiSecret = self.apiSecret ?? environment.nonEmpty(ActivationOptions.apiSecretVariable)
         let pinCode = self.pinCode ?? environment.nonEmpty(ActivationOptions.pinCodeVariable)
-        var r = TypedTextReader()
+        var r = TypedText()
         var flags: [String: Bool] = [:]
         let typed: [(String, String?)] = [
             ("activateMoto", activateMoto), ("activateQRCodes", activateQrCodes),

@@ -26,9 +26,9 @@ struct BatchOptions: ActionCommandLine {
     var batchCommand: BatchCommand? { BatchCommand(rawValue: command.trimmingWhitespace().lowercased()) }
 
     func draft() -> RequestDraft {
-        var r = TypedTextReader()
+        var r = TypedText()
         let c = batchCommand
-        if c == nil { r.missing("command", "The batch command must be open or close (got '\(command)').") }
+        if c == nil { r.fail("command", "The batch command must be open or close (got '\(command)').") }
         // Unknown command: read as close, so that --id is still checked as a UUID (and not refused as open-only).
         let b = BatchRequest(command: c ?? .close, batchName: name, batchId: id)
         return RequestDraft(request: .batch(b), errors: r.errors, unreadable: r.unreadable)

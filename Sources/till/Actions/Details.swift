@@ -18,9 +18,9 @@ struct DetailsOptions: ActionCommandLine {
     init() {}
 
     func draft() -> RequestDraft {
-        var r = TypedTextReader()
+        var r = TypedText()
         if clientTransactionId == nil {
-            r.missing("clientTransactionId", "The client transaction id is missing: give --client-transaction-id.")
+            r.fail("clientTransactionId", "The client transaction id is missing: give --client-transaction-id.")
         }
         return RequestDraft(request: .transactionDetails(DetailsRequest(clientTransactionId: clientTransactionId ?? "?",
                                                                         sourceTerminalId: sourceTerminalId)),

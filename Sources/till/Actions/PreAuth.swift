@@ -31,7 +31,7 @@ struct PreAuthOptions: PaymentCommandLine {
                                      protocolName: noProtocol ? nil : RequestDraft.defaultProtocol,
                                      missingAmount: "The amount is missing: give --amount, like --amount 12.50.")
         guard case .preAuth(var p) = d.request else { return d }
-        var r = TypedTextReader()
+        var r = TypedText()
         p.paymentMethod = r.paymentMethod(paymentMethod)
         (p.showReceipt, p.showRating, p.showTransactionResult) = screens.read(&r)
         d.request = .preAuth(p)

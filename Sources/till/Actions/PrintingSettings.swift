@@ -55,7 +55,7 @@ struct PrintingSettingsOptions: ActionCommandLine {
     init() {}
 
     func draft() -> RequestDraft {
-        var r = TypedTextReader()
+        var r = TypedText()
         var p = PrintingSettings()
         p.customerReceipt = r.bool(customerReceipt, field: "isCustomerReceiptEnabled", label: "Customer receipt")
         p.merchantReceipt = r.bool(merchantReceipt, field: "isMerchantReceiptEnabled", label: "Merchant receipt")
@@ -70,10 +70,10 @@ struct PrintingSettingsOptions: ActionCommandLine {
                 p.businessDescription = true
                 p.businessDescriptionType = type
             } else {
-                var inner = TypedTextReader()
+                var inner = TypedText()
                 p.businessDescription = inner.bool(text, field: "businessDescriptionEnabled", label: "Business description")
                 if p.businessDescription == nil {
-                    r.missing("businessDescriptionEnabled",
+                    r.fail("businessDescriptionEnabled",
                               "Business description: '\(text)' is not true, false or one of \(BusinessDescriptionType.names).")
                 }
             }

@@ -39,7 +39,7 @@ struct FinderOptions: ParsableArguments {
     /// The refund (`action=cancel`) or the capture these options say, read as the screen reads them
     /// (`RequestDraft.refund`, `.capture`), with the show_* options' problems added.
     func draft(capture: Bool) -> RequestDraft {
-        var r = TypedTextReader()
+        var r = TypedText()
         let receipt = r.bool(showReceipt, field: "show_receipt", label: "Show receipt")
         let result = r.bool(showTransactionResult, field: "show_transaction_result", label: "Show transaction result")
         // capture-preauth.txt:36 lists `protocol` (int_default) for a capture, as for a sale; a refund never sends it.

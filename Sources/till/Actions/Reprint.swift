@@ -18,12 +18,12 @@ struct ReprintOptions: ActionCommandLine {
     init() {}
 
     func draft() -> RequestDraft {
-        var r = TypedTextReader()
+        var r = TypedText()
         if orderCode == nil && !latest {
-            r.missing("orderCode", "Say which receipt to reprint: give --order-code, or --latest for the terminal's latest.")
+            r.fail("orderCode", "Say which receipt to reprint: give --order-code, or --latest for the terminal's latest.")
         }
         if orderCode != nil && latest {
-            r.missing("orderCode", "Give either --order-code or --latest, not both.")
+            r.fail("orderCode", "Give either --order-code or --latest, not both.")
         }
         return RequestDraft(request: .reprint(ReprintRequest(orderCode: orderCode)), errors: r.errors, unreadable: r.unreadable)
     }

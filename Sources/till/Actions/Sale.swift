@@ -82,7 +82,7 @@ struct SaleOptions: PaymentCommandLine {
                                   tipStyle: tipStyle, protocolName: noProtocol ? nil : RequestDraft.defaultProtocol,
                                   missingAmount: "The amount is missing: give --amount, like --amount 12.50.")
         guard case .sale(var sale) = d.request else { return d }
-        var r = TypedTextReader()
+        var r = TypedText()
         sale.paymentMethod = r.paymentMethod(paymentMethod)
         (sale.showReceipt, sale.showRating, sale.showTransactionResult) = screens.read(&r)
         let isvAmount = r.money(isvAmount, field: "ISV_amount", label: "ISV amount")
@@ -120,7 +120,7 @@ struct ResultScreenOptions: ParsableArguments {
     var showTransactionResult: String?
 
     /// The three as the request carries them (nil: not given, the terminal's default).
-    func read(_ r: inout TypedTextReader) -> (receipt: Bool?, rating: Bool?, result: Bool?) {
+    func read(_ r: inout TypedText) -> (receipt: Bool?, rating: Bool?, result: Bool?) {
         (r.bool(showReceipt, field: "show_receipt", label: "Show receipt"),
          r.bool(showRating, field: "show_rating", label: "Show rating"),
          r.bool(showTransactionResult, field: "show_transaction_result", label: "Show transaction result"))
