@@ -761,11 +761,16 @@ enum StoreSchema {
       IF n > 0 THEN
         -- The first event's predecessor: the genesis (32 zero bytes) for the journal's first event; unknown (taken as
         -- given) after events pushed without a hash (journaled before the chain began, or by an older sync).
-        prev := CASE WHEN p_seq[1] = 1 THEN '\\x\(String(repeating: "0", count: 64))'::bytea
-                     ELSE (SELECT c.hash FROM till_store.chain c WHERE c.till_id = t AND c.journal_id = p_journal AND c.seq = p_seq[1] - 1) END;
+        prev := (SELECT c.hash FROM till_store.chain c WHERE c.till_id = t AND c.journal_id = p_journal AND c.seq = p_seq[1] - 1);
         FOR i IN 1..n LOOP
           given := decode(NULLIF(p_hash[i], ''), 'hex');
-          IF given IS NULL THEN prev := NULL; CONTINUE; END IF;
+          -- Without a hash: journaled before the chain began, so never after an event that has one.
+          IF given IS NULL AND prev IS NOT NULL THEN
+            RAISE EXCEPTION 'journal % of till %: event % has no hash, but the one before it had: its history was changed (restored from a backup, edited by hand or spliced); nothing was taken', p_journal, t, p_seq[i]
+              USING ERRCODE = 'TS004', HINT = 'keep the newer journal file, or have the back office retire this journal and give the till a new one';
+          END IF;
+          CONTINUE WHEN given IS NULL;
+          IF p_seq[i] = 1 THEN prev := '\\x\(String(repeating: "0", count: 64))'::bytea; END IF;
           h := CASE WHEN prev IS NULL THEN given ELSE sha256(prev || int8send(p_seq[i]) || convert_to(p_kind[i], 'UTF8') || '\\x00'::bytea
                                                             || convert_to(p_key[i], 'UTF8') || '\\x00'::bytea || convert_to(p_payload[i], 'UTF8')) END;
           SELECT c.hash INTO held FROM till_store.chain c WHERE c.till_id = t AND c.journal_id = p_journal AND c.seq = p_seq[i];
