@@ -163,6 +163,8 @@ public final class Journal: Sendable {
             // Every b-tree page SQLite reads is checked more closely as it is read (cell sizes and offsets), so that a
             // damaged page is reported by the command that reads it: no command reads the whole file first.
             try db.execute(sql: "PRAGMA cell_size_check = ON")
+            // The outbox's trigger links each event to the one before (`OutboxChain`).
+            db.add(function: OutboxChain.function)
         }
         config.busyMode = .timeout(10)
         // A file that was there is checked first through a read-only connection of its own, after the checks above

@@ -14,8 +14,14 @@ public struct OutboxEvent: Sendable, Hashable, Codable {
     public var payload: String
     /// The till's clock when the change was made (the row's own time); the store keeps its own beside it.
     public var atMs: Int64
-    public init(seq: Int64, kind: String, entityKey: String, payload: String, atMs: Int64) {
-        self.seq = seq; self.kind = kind; self.entityKey = entityKey; self.payload = payload; self.atMs = atMs
+    /// The event's link in the outbox's hash chain (`OutboxChain`); nil: journaled before the chain began.
+    public var hash: Data?
+    public init(seq: Int64, kind: String, entityKey: String, payload: String, atMs: Int64, hash: Data? = nil) {
+        self.seq = seq; self.kind = kind; self.entityKey = entityKey; self.payload = payload; self.atMs = atMs; self.hash = hash
+    }
+
+    init(row: Row) {
+        self.init(seq: row["seq"], kind: row["kind"], entityKey: row["entityKey"], payload: row["payload"], atMs: row["atMs"], hash: row["hash"])
     }
 }
 
@@ -140,10 +146,8 @@ public final class OutboxReader: Sendable {
     /// Up to `limit` events after `seq`, oldest first.
     public func events(after seq: Int64, limit: Int) throws -> [OutboxEvent] {
         try queue.read { db in
-            try Row.fetchAll(db, sql: "SELECT seq, kind, entityKey, payload, atMs FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
-                             arguments: [seq, limit]).map {
-                OutboxEvent(seq: $0["seq"], kind: $0["kind"], entityKey: $0["entityKey"], payload: $0["payload"], atMs: $0["atMs"])
-            }
+            try Row.fetchAll(db, sql: "SELECT seq, kind, entityKey, payload, atMs, hash FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+                             arguments: [seq, limit]).map(OutboxEvent.init(row:))
         }
     }
 
@@ -159,10 +163,8 @@ extension Journal {
     /// The outbox from `seq` on, oldest first (tests and `till-sync` read it; a read, never a write).
     public func outbox(after seq: Int64 = 0, limit: Int = .max) throws -> [OutboxEvent] {
         try reading { db in
-            try Row.fetchAll(db, sql: "SELECT seq, kind, entityKey, payload, atMs FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
-                             arguments: [seq, min(limit, Int(Int32.max))]).map {
-                OutboxEvent(seq: $0["seq"], kind: $0["kind"], entityKey: $0["entityKey"], payload: $0["payload"], atMs: $0["atMs"])
-            }
+            try Row.fetchAll(db, sql: "SELECT seq, kind, entityKey, payload, atMs, hash FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?",
+                             arguments: [seq, min(limit, Int(Int32.max))]).map(OutboxEvent.init(row:))
         }
     }
 }

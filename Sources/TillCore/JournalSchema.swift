@@ -97,6 +97,7 @@ extension Journal {
             """)
         }
         registerSummaryKeyedDeleteMigration(&m)
+        OutboxChain.registerMigration(&m)
         return m
     }
 

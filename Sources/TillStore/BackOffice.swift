@@ -451,9 +451,12 @@ public struct BackOffice: Sendable {
             behind.add(" ORDER BY 1, 2, 6")
             try await store.forEachRow(behind.query) { row in
                 let c = row.makeRandomAccess()
+                let file = try c[3].decode(Int64.self), held = try c[4].decode(Int64.self)
+                let what = file < held ? "holds events up to \(file), the store up to \(held):"
+                    : "holds other events than the store (its hash chain does not go on from the store's event \(held)): edited by hand, or"
                 try await found(Finding(check: .behindJournal, shop: try c[0].decode(String.self), till: try c[1].decode(String.self),
                                         journal: try c[2].decode(String.self), shift: "", entry: "",
-                                        detail: "since \(try c[5].decode(String.self)) the till's file holds events up to \(try c[3].decode(Int64.self)), the store up to \(try c[4].decode(Int64.self)): restored from a backup or copied; it pushes nothing until the newer file is back or the journal is retired",
+                                        detail: "since \(try c[5].decode(String.self)) the till's file \(what) restored from a backup or copied; it pushes nothing until the newer file is back or the journal is retired",
                                         tillCents: nil, storeCents: nil))
             }
 

@@ -24,7 +24,7 @@ enum StoreSchema {
     static let schema = "till_store"
 
     /// `(version, SQL)`, in order.
-    static let migrations: [(Int, String)] = [(1, v1), (2, v2), (3, v3), (4, v4)]
+    static let migrations: [(Int, String)] = [(1, v1), (2, v2), (3, v3), (4, v4), (5, v5)]
 
     /// The events of a push that the store does not hold yet, as a table (inside `push`).
     static let pushed = """
@@ -721,5 +721,86 @@ enum StoreSchema {
     -- What the store held before this version, summed once (`always` makes these functions again after each init-store).
     \(summarise);
     SELECT till_store.summarise_shop(NULL)
+    """
+
+    /// Version 5: one history, provably. The store keeps each event's hash (`chain`, see `OutboxChain` in TillCore),
+    /// and a push (`push_chained`, `push_rows` with the events' hashes) is taken only when every event it holds has
+    /// the hash the store computes from the one before: SHA-256 of (the previous hash, the sequence as 8 bytes big
+    /// endian, kind, 0, key, 0, payload). A journal restored from a backup, edited, cut or spliced cannot go on from
+    /// what the store holds, whatever its number of events; the sync tells the store so (`behind`, which now also
+    /// records a file whose history differs, not only one that holds fewer events) and `reconcile` lists it.
+    static let v5 = """
+    CREATE TABLE till_store.chain (
+      till_id text NOT NULL,
+      journal_id text NOT NULL,
+      seq bigint NOT NULL,
+      hash bytea NOT NULL,
+      PRIMARY KEY (till_id, journal_id, seq)
+    );
+    ALTER TABLE till_store.chain ENABLE ROW LEVEL SECURITY;
+    CREATE POLICY backoffice_reads ON till_store.chain FOR SELECT TO till_backoffice USING (true);
+    REVOKE ALL ON till_store.chain FROM PUBLIC;
+    GRANT SELECT ON till_store.chain TO till_backoffice;
+
+    CREATE FUNCTION till_store.push_chained(p_journal text, p_seq bigint[], p_kind text[], p_key text[], p_payload text[], p_at bigint[],
+                                            p_hash text[])
+      RETURNS bigint
+      LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      AS $f$
+    DECLARE
+      t text := till_store.session_till();
+      n int := COALESCE(cardinality(p_seq), 0);
+      prev bytea; held bytea; h bytea; given bytea; last bigint;
+    BEGIN
+      IF t IS NULL THEN RAISE EXCEPTION 'role % is not a till of this store', session_user USING ERRCODE = 'insufficient_privilege'; END IF;
+      IF COALESCE(cardinality(p_hash), 0) <> n THEN
+        RAISE EXCEPTION 'the events pushed are not whole: % sequence numbers, % hashes', n, cardinality(p_hash);
+      END IF;
+      -- The lock push_rows takes (held to the end of the transaction): the chain read here is the one it goes on from.
+      PERFORM pg_advisory_xact_lock(hashtext('till_store.push'), hashtext(t));
+      IF n > 0 THEN
+        -- The first event's predecessor: the genesis (32 zero bytes) for the journal's first event; unknown (taken as
+        -- given) after events pushed without a hash (journaled before the chain began, or by an older sync).
+        prev := (SELECT c.hash FROM till_store.chain c WHERE c.till_id = t AND c.journal_id = p_journal AND c.seq = p_seq[1] - 1);
+        FOR i IN 1..n LOOP
+          given := decode(NULLIF(p_hash[i], ''), 'hex');
+          -- Without a hash: journaled before the chain began, so never after an event that has one.
+          IF given IS NULL AND prev IS NOT NULL THEN
+            RAISE EXCEPTION 'journal % of till %: event % has no hash, but the one before it had: its history was changed (restored from a backup, edited by hand or spliced); nothing was taken', p_journal, t, p_seq[i]
+              USING ERRCODE = 'TS004', HINT = 'keep the newer journal file, or have the back office retire this journal and give the till a new one';
+          END IF;
+          CONTINUE WHEN given IS NULL;
+          IF p_seq[i] = 1 THEN prev := '\\x\(String(repeating: "0", count: 64))'::bytea; END IF;
+          h := CASE WHEN prev IS NULL THEN given ELSE sha256(prev || int8send(p_seq[i]) || convert_to(p_kind[i], 'UTF8') || '\\x00'::bytea
+                                                            || convert_to(p_key[i], 'UTF8') || '\\x00'::bytea || convert_to(p_payload[i], 'UTF8')) END;
+          SELECT c.hash INTO held FROM till_store.chain c WHERE c.till_id = t AND c.journal_id = p_journal AND c.seq = p_seq[i];
+          IF h <> given OR h <> COALESCE(held, h) THEN
+            RAISE EXCEPTION 'journal % of till %: event % does not go on from the history the store holds (restored from a backup, edited by hand, cut off or spliced); nothing was taken', p_journal, t, p_seq[i]
+              USING ERRCODE = 'TS004', HINT = 'keep the newer journal file, or have the back office retire this journal and give the till a new one';
+          END IF;
+          prev := h;
+        END LOOP;
+      END IF;
+      last := till_store.push_rows(p_journal, p_seq, p_kind, p_key, p_payload, p_at);
+      IF last > 0 THEN
+        INSERT INTO till_store.chain (till_id, journal_id, seq, hash)
+          SELECT t, p_journal, u.seq, decode(u.h, 'hex') FROM unnest(p_seq, p_hash) AS u(seq, h) WHERE u.seq <= last AND u.h <> ''
+        ON CONFLICT DO NOTHING;
+      END IF;
+      RETURN last;
+    END $f$;
+    REVOKE ALL ON FUNCTION till_store.push_chained(text, bigint[], text[], text[], text[], bigint[], text[]) FROM PUBLIC;
+    GRANT EXECUTE ON FUNCTION till_store.push_chained(text, bigint[], text[], text[], text[], bigint[], text[]) TO till_pusher;
+
+    CREATE OR REPLACE FUNCTION till_store.behind(p_journal text, p_file_seq bigint) RETURNS void
+      LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      AS $f$
+    DECLARE t text := till_store.session_till();
+    BEGIN
+      IF t IS NULL THEN RAISE EXCEPTION 'role % is not a till of this store', session_user USING ERRCODE = 'insufficient_privilege'; END IF;
+      UPDATE till_store.journal SET behind_file_seq = p_file_seq, behind_since = COALESCE(behind_since, now()),
+          last_contact_at = now()
+        WHERE till_id = t AND journal_id = p_journal;
+    END $f$
     """
 }

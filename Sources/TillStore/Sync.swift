@@ -117,6 +117,16 @@ public struct Sync: Sendable {
     }
 
     func push(_ reader: OutboxReader, _ store: StoreConnection) async throws -> PushResult {
+        do { return try await pushChecked(reader, store) } catch let e as StoreError where e.sqlState == StoreSchema.diverged {
+            // A history that differs from the store's: told to the store, so that `reconcile` lists it (best effort).
+            if let (journalId, journalLast) = try? reader.identity() {
+                _ = try? await store.query("SELECT till_store.behind(\(journalId), \(journalLast))")
+            }
+            throw e
+        }
+    }
+
+    func pushChecked(_ reader: OutboxReader, _ store: StoreConnection) async throws -> PushResult {
         let (journalId, journalLast) = try reader.identity()
         var (storeLast, status) = try await Sync.lastSeq(store, journalId)
         if status == "refused" || status == "retired" { throw Sync.refused(journalId) }
@@ -134,8 +144,10 @@ public struct Sync: Sendable {
             let events = try reader.events(after: max(0, storeLast - 1), limit: batchSize)
             guard events.contains(where: { $0.seq > storeLast }) else {
                 // Nothing to send: an empty push all the same, so the back office sees the till is there and when
-                // (reconcile's "stopped pushing" reads the store's clock of the last call, not of the last sale).
-                if batches == 0 { try await store.query(Sync.pushRows(journalId, [])) }
+                // (reconcile's "stopped pushing" reads the store's clock of the last call, not of the last sale). It
+                // carries the last event the store holds, whose hash the store checks: a file whose history differs,
+                // with as many events as the store's, is refused here rather than said to be up to date.
+                if batches == 0 { try await store.query(Sync.pushRows(journalId, events)) }
                 break
             }
             guard events[0].seq == max(1, storeLast), zip(events, events.dropFirst()).allSatisfy({ $1.seq == $0.seq + 1 }) else {
@@ -175,14 +187,15 @@ public struct Sync: Sendable {
 
     /// The store's push of a run of events: each field an array, bound in the binary protocol (see `StoreSchema.pushRows`).
     static func pushRows(_ journalId: String, _ events: [OutboxEvent]) -> PostgresQuery {
-        var binds = PostgresBindings(capacity: 6)
+        var binds = PostgresBindings(capacity: 7)
         binds.append(journalId)
         binds.append(events.map(\.seq))
         binds.append(events.map(\.kind))
         binds.append(events.map(\.entityKey))
         binds.append(events.map(\.payload))
         binds.append(events.map(\.atMs))
-        return PostgresQuery(unsafeSQL: "SELECT till_store.push_rows($1, $2, $3, $4, $5, $6)", binds: binds)
+        binds.append(events.map { $0.hash.map(OutboxChain.hex) ?? "" })
+        return PostgresQuery(unsafeSQL: "SELECT till_store.push_chained($1, $2, $3, $4, $5, $6, $7)", binds: binds)
     }
 
     static func lastSeq(_ store: StoreConnection, _ journalId: String) async throws -> (Int64, String) {

@@ -46,6 +46,28 @@ import TillProtocol
         #expect(try j.outbox().last.map { try payload($0)["note"] as? String } == "checked")
     }
 
+    /// The chain's SHA-256 is FIPS 180-4's (the store computes the same with PostgreSQL's `sha256`), and each event's
+    /// hash is the one of its predecessor's hash and its own fields.
+    @Test func eachEventCarriesTheHashOfItsPredecessor() throws {
+        let hex = { (b: [UInt8]) in OutboxChain.hex(Data(b)) }
+        #expect(hex(OutboxChain.sha256(Array("abc".utf8))) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(hex(OutboxChain.sha256(Array(repeating: UInt8(ascii: "a"), count: 1_000))) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+        let dir = TempDir(); defer { dir.cleanup() }
+        let j = try Journal(path: dir.path + "/j.sqlite")
+        for (n, amount) in [1200, 300].enumerated() {
+            let req = TerminalRequest(caller: testCaller, request: sale(amount, ctid: "c-\(n)", tip: 0))
+            let e = try j.insertPending(requestId: "r-\(n)", request: req, batch: try j.batch(for: .sale, nowMs: 1_000), nowMs: 1_001)
+            try j.markSent(e.id, nowMs: 1_002)
+        }
+        let events = try j.outbox()
+        var previous: Data? = nil
+        for e in events {
+            #expect(e.hash == OutboxChain.hash(previous: previous, seq: e.seq, kind: e.kind, entityKey: e.entityKey, payload: e.payload))
+            previous = e.hash
+        }
+        #expect(events.count > 2 && Set(events.compactMap(\.hash)).count == events.count)
+    }
+
     @Test func aBatchCloseAddsItsEventAndItsZReport() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let j = try Journal(path: dir.path + "/j.sqlite")

@@ -74,7 +74,11 @@ import TillSimulatorTransport
             return String(s.dropFirst("-- TRIGGER ".count)).trimmingCharacters(in: .whitespaces)
         })
         #expect(triggers.contains("entry_summary_update") && triggers.contains("outbox_entry_insert"), "\(triggers.sorted())")
-        let check = try DatabaseQueue(path: dir.path + "/journal.sqlite")
+        // The outbox's chain function, as the journal's own connection has it: a statement that fires its trigger is
+        // explained only where the trigger's function exists.
+        var checkConfig = Configuration()
+        checkConfig.prepareDatabase { $0.add(function: OutboxChain.function) }
+        let check = try DatabaseQueue(path: dir.path + "/journal.sqlite", configuration: checkConfig)
         defer { try? check.close() }
         // (what ran, its plan, the trigger it belongs to or nil) for every statement the sale ran and its triggers hold.
         let plans = try await check.read { db -> [(sql: String, plan: [String], trigger: String?)] in

@@ -62,7 +62,10 @@ func firstString(_ j: Journal, _ sql: String) throws -> String? { try j.database
 /// Writes two events straight into a journal's outbox, as something other than till might: one not JSON, one of an
 /// action no build knows.
 func injectBadEvents(_ path: String) throws {
-    let raw = try DatabaseQueue(path: path)
+    // Chained as till's own events are (`OutboxChain`): what the store parks is the payloads, not a broken chain.
+    var config = Configuration()
+    config.prepareDatabase { $0.add(function: OutboxChain.function) }
+    let raw = try DatabaseQueue(path: path, configuration: config)
     try raw.write { db in
         try db.execute(sql: "INSERT INTO outbox (kind, entityKey, payload, atMs) VALUES ('entry', '900', 'not json {', 0)")
         try db.execute(sql: """
