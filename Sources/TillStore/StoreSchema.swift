@@ -306,6 +306,8 @@ enum StoreSchema {
         \(pushRows);
 
         \(summarise);
+        -- A push summed its groups again with this one before it kept the summaries by difference (`pushRows`).
+        DROP FUNCTION IF EXISTS till_store.summarise(text, text, text[], date[]);
         """
     }
 
@@ -313,29 +315,10 @@ enum StoreSchema {
     /// aggregation (`BackOffice.localDay`) both follow (`summarise` by the day's bounds, which the tests compare).
     static func localDay(_ ms: String, _ tz: String) -> String { "(to_timestamp(\(ms) / 1000.0) AT TIME ZONE \(tz))::date" }
 
-    /// Sums groups of `report_summary` again from `payment`: `summarise` the groups (shift, local day) of one till's
-    /// journal that a push changed; `summarise_shop` every group of a shop's tills (NULL: of every shop), when its time
-    /// zone changed or the store is migrated. A group's entries are the range of the till's clock from the local day's
-    /// midnight to the next, in the shop's time zone (`payment_summary_group`): the instants whose `localDay` is that
-    /// day, computed once a group rather than once an entry.
+    /// Sums `report_summary` again from `payment` for every group of a shop's tills (NULL: of every shop), when its
+    /// time zone changed or the store is migrated. A push does not sum: it adds and takes off what it changed
+    /// (`pushRows`).
     static let summarise = """
-    CREATE OR REPLACE FUNCTION till_store.summarise(p_till text, p_journal text, p_keys text[], p_days date[]) RETURNS void
-      LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
-      AS $f$
-    DECLARE tz text;
-    BEGIN
-      SELECT s.time_zone INTO tz FROM till_store.till tt JOIN till_store.shop s ON s.id = tt.shop_id WHERE tt.id = p_till;
-      DELETE FROM till_store.report_summary r USING unnest(p_keys, p_days) AS g(batch_key, day)
-       WHERE r.till_id = p_till AND r.journal_id = p_journal AND r.batch_key = g.batch_key AND r.day = g.day;
-      INSERT INTO till_store.report_summary (till_id, journal_id, batch_key, day, action, state, card_type, verification_method,
-          entries, amount_cents, tip_cents, tipped, included_tip_cents, first_at_ms, last_at_ms)
-        SELECT p_till, p_journal, g.batch_key, g.day, \(BackOffice.bucketColumns)
-          FROM (SELECT DISTINCT u.batch_key, u.day FROM unnest(p_keys, p_days) AS u(batch_key, day)) g
-          JOIN till_store.payment p ON p.till_id = p_till AND p.journal_id = p_journal AND COALESCE(p.batch_id, '') = g.batch_key
-           AND p.created_at_ms >= (extract(epoch FROM g.day::timestamp AT TIME ZONE tz) * 1000)::bigint
-           AND p.created_at_ms < (extract(epoch FROM (g.day + 1)::timestamp AT TIME ZONE tz) * 1000)::bigint
-         GROUP BY g.batch_key, g.day, 5, 6, 7, 8;
-    END $f$;
     CREATE OR REPLACE FUNCTION till_store.summarise_shop(p_shop text) RETURNS void
       LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp
       AS $f$
@@ -349,7 +332,7 @@ enum StoreSchema {
          WHERE p_shop IS NULL OR s.id = p_shop
          GROUP BY 1, 2, 3, 4, 5, 6, 7, 8;
     END $f$;
-    REVOKE ALL ON FUNCTION till_store.summarise(text, text, text[], date[]), till_store.summarise_shop(text) FROM PUBLIC
+    REVOKE ALL ON FUNCTION till_store.summarise_shop(text) FROM PUBLIC
     """
 
     /// The push (`push_rows`): a run of events of the session's till's journal as parallel arrays (sequence, kind,
@@ -372,7 +355,7 @@ enum StoreSchema {
       j till_store.journal%ROWTYPE;
       n int := COALESCE(cardinality(p_seq), 0);
       first_seq bigint; max_seq bigint; other text;
-      tz text; g_keys text[]; g_days date[];
+      tz text; g_keys text[]; g_days date[]; g_actions text[]; g_states text[]; g_cards text[]; g_methods text[];
     BEGIN
       IF t IS NULL THEN RAISE EXCEPTION 'role % is not a till of this store', session_user USING ERRCODE = 'insufficient_privilege'; END IF;
       -- One push at a time per till: the order checks below read what the last one wrote.
@@ -451,8 +434,12 @@ enum StoreSchema {
           CROSS JOIN LATERAL (SELECT till_store.event_problem(ev.kind, ev.payload) AS reason) r
          WHERE ev.till_id = t AND ev.journal_id = p_journal AND ev.seq > j.last_seq AND r.reason IS NOT NULL;
 
-      -- Each entry's latest snapshot of the run (an event is the whole row after its change); the report summaries of
-      -- the groups (shift, local day) its entries were in before and are in now are summed again.
+      -- Each entry's latest snapshot of the run (an event is the whole row after its change). The report summaries
+      -- are kept by difference in the same statement: a changed entry's contribution to its bucket (the group: shift,
+      -- local day; the bucket: action, state, card type, verification method) as it was is taken off, and as it is now
+      -- added, so a push costs what it pushed whatever the size of the days it touched. Sums and counts subtract; a
+      -- bucket's first and last times widen (LEAST, GREATEST), and are looked up again below only when an entry that
+      -- left the bucket sat on one of them.
       WITH src AS (
         SELECT DISTINCT ON (entity_key) (payload->>'id')::bigint AS entry_id, payload->>'requestId' AS request_id, payload->>'action' AS action,
                COALESCE(payload->>'origin', 'request') AS origin, payload->>'state' AS state, (payload->>'amountCents')::bigint AS amount_cents,
@@ -462,10 +449,13 @@ enum StoreSchema {
                payload->>'verificationMethod' AS verification_method, (payload->>'createdAtMs')::bigint AS created_at_ms,
                (payload->>'updatedAtMs')::bigint AS updated_at_ms, seq
         FROM \(taken) WHERE kind = 'entry' ORDER BY entity_key, seq DESC),
-      -- The run's entries looked up by their keys, given as one array (an index condition): as a join, the planner
-      -- (which cannot know how many rows the CTE holds) scanned the till's every entry once per entry of the run.
+      -- The run's entries as the store held them, looked up by their keys given as one array (an index condition): as
+      -- a join, the planner (which cannot know how many rows the CTE holds) scanned the till's every entry once per
+      -- entry of the run. Every data-modifying part of a statement sees the tables as they were before it.
       before AS (
-        SELECT COALESCE(p.batch_id, '') AS batch_key, p.created_at_ms FROM till_store.payment p
+        SELECT p.entry_id, COALESCE(p.batch_id, '') AS batch_key, p.created_at_ms, p.action, p.state, COALESCE(p.card_type, '') AS card_type,
+               COALESCE(p.verification_method, '') AS verification_method, p.amount_cents, p.tip_cents, p.tip_included
+          FROM till_store.payment p
          WHERE p.till_id = t AND p.journal_id = p_journal AND p.entry_id = ANY (ARRAY(SELECT src.entry_id FROM src))),
       after AS (
         INSERT INTO till_store.payment AS p (till_id, journal_id, entry_id, request_id, action, origin, state, amount_cents, tip_cents,
@@ -481,11 +471,66 @@ enum StoreSchema {
             verification_method = excluded.verification_method,
             created_at_ms = excluded.created_at_ms, updated_at_ms = excluded.updated_at_ms, last_seq = excluded.last_seq
           WHERE p.last_seq < excluded.last_seq
-        RETURNING COALESCE(p.batch_id, '') AS batch_key, p.created_at_ms)
-      SELECT array_agg(g.batch_key), array_agg(g.day) INTO g_keys, g_days
-        FROM (SELECT DISTINCT x.batch_key, \(localDay("x.created_at_ms", "tz")) AS day
-                FROM (SELECT * FROM before UNION ALL SELECT * FROM after) x) g;
-      IF g_keys IS NOT NULL THEN PERFORM till_store.summarise(t, p_journal, g_keys, g_days); END IF;
+        RETURNING p.entry_id, COALESCE(p.batch_id, '') AS batch_key, p.created_at_ms, p.action, p.state, COALESCE(p.card_type, '') AS card_type,
+               COALESCE(p.verification_method, '') AS verification_method, p.amount_cents, p.tip_cents, p.tip_included),
+      -- Only the entries the upsert changed: what the store held of them leaves its bucket, what it holds now enters one.
+      change AS (
+        SELECT -1 AS sign, b.* FROM before b WHERE b.entry_id IN (SELECT entry_id FROM after)
+        UNION ALL
+        SELECT 1, a.* FROM after a),
+      delta AS (
+        SELECT c.batch_key, \(localDay("c.created_at_ms", "tz")) AS day, c.action, c.state, c.card_type, c.verification_method,
+               sum(c.sign)::bigint AS entries, COALESCE(sum(c.sign * c.amount_cents), 0)::bigint AS amount_cents,
+               COALESCE(sum(c.sign * c.tip_cents), 0)::bigint AS tip_cents,
+               COALESCE(sum(c.sign) FILTER (WHERE COALESCE(c.tip_cents, 0) > 0), 0)::bigint AS tipped,
+               COALESCE(sum(CASE WHEN c.tip_included THEN c.sign * c.tip_cents ELSE 0 END), 0)::bigint AS included_tip_cents,
+               -- Over both signs: an entry that left its bucket was at or inside the bucket's times, so it widens
+               -- nothing; and the row a bucket's first entries make has times (NOT NULL is checked before a conflict).
+               min(c.created_at_ms) AS first_at_ms, max(c.created_at_ms) AS last_at_ms,
+               min(c.created_at_ms) FILTER (WHERE c.sign < 0) AS left_first, max(c.created_at_ms) FILTER (WHERE c.sign < 0) AS left_last
+          FROM change c GROUP BY 1, 2, 3, 4, 5, 6),
+      applied AS (
+        INSERT INTO till_store.report_summary AS r (till_id, journal_id, batch_key, day, action, state, card_type, verification_method,
+            entries, amount_cents, tip_cents, tipped, included_tip_cents, first_at_ms, last_at_ms)
+          SELECT t, p_journal, d.batch_key, d.day, d.action, d.state, d.card_type, d.verification_method, d.entries, d.amount_cents,
+                 d.tip_cents, d.tipped, d.included_tip_cents, d.first_at_ms, d.last_at_ms FROM delta d
+        ON CONFLICT (till_id, journal_id, batch_key, day, action, state, card_type, verification_method) DO UPDATE SET
+            entries = r.entries + excluded.entries, amount_cents = r.amount_cents + excluded.amount_cents,
+            tip_cents = r.tip_cents + excluded.tip_cents, tipped = r.tipped + excluded.tipped,
+            included_tip_cents = r.included_tip_cents + excluded.included_tip_cents,
+            first_at_ms = LEAST(r.first_at_ms, excluded.first_at_ms), last_at_ms = GREATEST(r.last_at_ms, excluded.last_at_ms)
+        RETURNING r.batch_key, r.day, r.action, r.state, r.card_type, r.verification_method, r.entries, r.first_at_ms, r.last_at_ms)
+      -- The buckets to look at again: emptied, or an entry left on the first or last time (an entry that came at the
+      -- same time keeps it, and is looked up again all the same).
+      SELECT array_agg(a.batch_key), array_agg(a.day), array_agg(a.action), array_agg(a.state), array_agg(a.card_type),
+             array_agg(a.verification_method)
+        INTO g_keys, g_days, g_actions, g_states, g_cards, g_methods
+        FROM applied a JOIN delta d USING (batch_key, day, action, state, card_type, verification_method)
+       WHERE a.entries <= 0 OR d.left_first <= a.first_at_ms OR d.left_last >= a.last_at_ms;
+      IF g_keys IS NOT NULL THEN
+        DELETE FROM till_store.report_summary r
+          USING unnest(g_keys, g_days, g_actions, g_states, g_cards, g_methods) AS g(batch_key, day, action, state, card_type, verification_method)
+         WHERE r.till_id = t AND r.journal_id = p_journal AND r.batch_key = g.batch_key AND r.day = g.day AND r.action = g.action
+           AND r.state = g.state AND r.card_type = g.card_type AND r.verification_method = g.verification_method AND r.entries <= 0;
+        -- The bucket's entries within its group's range of the till's clock (`payment_summary_group`), from each end.
+        UPDATE till_store.report_summary r SET first_at_ms = x.first_at_ms, last_at_ms = x.last_at_ms
+          FROM unnest(g_keys, g_days, g_actions, g_states, g_cards, g_methods) AS g(batch_key, day, action, state, card_type, verification_method)
+          CROSS JOIN LATERAL (SELECT (extract(epoch FROM g.day::timestamp AT TIME ZONE tz) * 1000)::bigint AS from_ms,
+                                     (extract(epoch FROM (g.day + 1)::timestamp AT TIME ZONE tz) * 1000)::bigint AS to_ms) b
+          CROSS JOIN LATERAL (SELECT
+              (SELECT p.created_at_ms FROM till_store.payment p
+                WHERE p.till_id = t AND p.journal_id = p_journal AND COALESCE(p.batch_id, '') = g.batch_key
+                  AND p.created_at_ms >= b.from_ms AND p.created_at_ms < b.to_ms AND p.action = g.action AND p.state = g.state
+                  AND COALESCE(p.card_type, '') = g.card_type AND COALESCE(p.verification_method, '') = g.verification_method
+                ORDER BY p.created_at_ms LIMIT 1) AS first_at_ms,
+              (SELECT p.created_at_ms FROM till_store.payment p
+                WHERE p.till_id = t AND p.journal_id = p_journal AND COALESCE(p.batch_id, '') = g.batch_key
+                  AND p.created_at_ms >= b.from_ms AND p.created_at_ms < b.to_ms AND p.action = g.action AND p.state = g.state
+                  AND COALESCE(p.card_type, '') = g.card_type AND COALESCE(p.verification_method, '') = g.verification_method
+                ORDER BY p.created_at_ms DESC LIMIT 1) AS last_at_ms) x
+         WHERE r.till_id = t AND r.journal_id = p_journal AND r.batch_key = g.batch_key AND r.day = g.day AND r.action = g.action
+           AND r.state = g.state AND r.card_type = g.card_type AND r.verification_method = g.verification_method;
+      END IF;
 
       -- Z reports: the last event of each batch key wins (a restated one is dropped until it is stored again).
       DELETE FROM till_store.z_report z USING (
