@@ -282,7 +282,9 @@ extension Journal {
             if charged, let counted = amount ?? e.amount, let (payment, left) = try leftToRefund(by: e), counted > left {
                 throw ResolveError(message: "#\(id) refunds #\(payment), with \(left) left to refund; not \(counted).")
             }
-            if charged, let limit = try mostTheTerminalCouldHaveDone(e, personsFigure: amount != nil || tip != nil) {
+            // A figure the terminal itself stated is the terminal's, not a person's: only the protocol bounds it.
+            let personsFigure = (amount != nil && statedAmount == nil) || (tip != nil && own?.tipAmount == nil)
+            if charged, let limit = try mostTheTerminalCouldHaveDone(e, personsFigure: personsFigure) {
                 let counted = Money(cents: (amount ?? e.amount ?? .zero).cents + (tip ?? e.tipAmount ?? .zero).cents)
                 if counted > limit.most {
                     let why = (beyondBecause ?? "").trimmingWhitespace()
@@ -333,9 +335,10 @@ extension Journal {
     }
 
     /// The most a person may mark `e` charged at (amount and tip together), and what bounds it: what was asked, with
-    /// its tip (a sale or pre-auth); the pre-auth (a capture: what it asked, if it asked less); what is left of the
-    /// payment (a refund: what it asked, if less); always the protocol's largest amount. Nil for an entry that moves
-    /// no money.
+    /// its tip (a sale or pre-auth); the pre-auth (a capture); what is left of the payment (a refund); always the
+    /// protocol's largest amount. A refund's or capture's own ask does not bound it: the cardholder or the terminal
+    /// may settle another figure within the payment, and the payment is what bounds the money. Nil for an entry that
+    /// moves no money.
     /// Without a person's figure (the terminal's own counts) only the protocol's largest amount bounds it.
     func mostTheTerminalCouldHaveDone(_ e: JournalEntry, personsFigure: Bool) throws -> (most: Money, what: String)? {
         guard e.action.movesMoney else { return nil }
@@ -350,10 +353,8 @@ extension Journal {
         case .capturePreAuth:
             let links = RefundLinks(try entries(JournalFilter(scope: .all)))
             if let pre = links.preAuthOf[e.id], let held = try entry(id: pre)?.charged { tighten(held, "the pre-auth") }
-            tighten(asked.amount, "what was asked")
         case .cancel:
             if let (_, left) = try leftToRefund(by: e) { tighten(left, "what is left of the payment") }
-            tighten(asked.amount, "what was asked")
         default: break
         }
         return bound
