@@ -2,7 +2,7 @@ import Testing
 @testable import TillCore
 import TillProtocol
 
-/// `bell` and `confirm_above` (issue 10): read as the README documents them, a bad value refused with its key.
+/// `bell` and `confirm_above` (issue 10): read as docs/configuration.md documents them, a bad value refused with its key.
 @Suite struct ConfigBellConfirmTests {
     @Test func readsBellAndConfirmAbove() throws {
         let c = try TillConfig.parse("bell = false\nconfirm_above = 100.10  # a float would make it 100.0999…\n")

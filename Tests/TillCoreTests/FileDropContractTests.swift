@@ -38,7 +38,7 @@ func approvedAnswer(ctid: String, amount: Int) -> String {
 
 /// Request files in `requests/` (not the hidden temp files).
 
-/// The file-drop contract (README, "Transports"): what the folder may hold, who claims a request, who withdraws it.
+/// The file-drop contract (docs/transports.md): what the folder may hold, who claims a request, who withdraws it.
 @Suite(.serialized) struct FileDropContractTests {
     /// How long the claim race watches that no withdrawn request is answered: a check that nothing happens, so a
     /// window, not a signal.

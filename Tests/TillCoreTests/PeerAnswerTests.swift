@@ -6,7 +6,7 @@ import TillProtocol
 import TillSimulator
 
 /// Answers as a misbehaving terminal or bridge sends them (keys reordered, a field dropped or given twice, a stray
-/// approval before the payment's own decline, a line that cannot be read), held to the guarantees in README.md.
+/// approval before the payment's own decline, a line that cannot be read), held to the guarantees in docs/guarantees.md.
 @Suite(.serialized) struct PeerAnswerTests {
     /// The same approval, its keys in another order (the vendor's integrator example shows them alphabetical), under a
     /// stray name.
@@ -361,7 +361,7 @@ import TillSimulator
                 "entry 1 turned from not charged to approved (10.00 counted) without a word: exit \(rec.status), out [\(rec.output)], err [\(rec.errors)]")
     }
 
-    /// Card numbers in free text must not pass in clear (README: "card numbers only masked (first 6, last 4)"): one
+    /// Card numbers in free text must not pass in clear (docs/guarantees.md: "card numbers only masked (first 6, last 4)"): one
     /// followed by its expiry or a STAN after a single space or dash (a run of more than 19 digits), one written with dots
     /// or slashes, and one a bridge left in a field's name (`accountNumber:…`, an encoded `=`).
     @Test(arguments: ["message=card%204111%201111%201111%201111%201227", "message=4111111111111111-000123",

@@ -119,7 +119,7 @@ extension TillSession {
     }
 }
 
-/// The key counts of a shift, as the README's tables show them: printed, and written to `file` in the temporary
+/// The key counts of a shift, as docs/cashier-guide.md's tables show them: printed, and written to `file` in the temporary
 /// directory.
 func reportKeyCounts(_ counts: [(String, Int)], title: String, file: String) {
     var report = "KEY COUNTS (\(title))\n"

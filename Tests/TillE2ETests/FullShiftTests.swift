@@ -4,7 +4,7 @@ import Testing
 /// A whole shift by keys at 80×24 on the built-in simulator, as a cashier does it: open, five sales
 /// (tip, installments, decline, abort, no answer), a full and a partial refund from journal rows,
 /// a pre-auth and its capture, the journal, the X report, the close with its Z report, the export.
-/// Every key is counted per task; the README's key-count table is this test's output.
+/// Every key is counted per task; the cashier guide's key-count table is this test's output.
 @Suite(.serialized) struct FullShiftTests {
     final class Keys {
         let t: TillSession
@@ -102,7 +102,7 @@ import Testing
 
     /// A shift as a busy cashier works it: typing the next customer's amount while the terminal works, a refund box
     /// cancelled and answered again, till stopped in the middle of a payment and started again. Nothing typed is
-    /// charged by surprise, nothing twice; the README's second key-count table is this test's output.
+    /// charged by surprise, nothing twice; the cashier guide's second key-count table is this test's output.
     @Test func aShiftWithTypingAheadACancelledBoxAndARestart() throws {
         let args = ["--sim-speed", "0.5", "--timeout", "60"]
         let t = try TillSession(width: 80, height: 24, args: args)

@@ -6,7 +6,7 @@ import Testing
 /// sends them as SS3 sequences (`ESC O p` … `ESC O y`, `ESC O M`, `ESC O k` …), most of which ncurses decodes into
 /// key codes of its own (KEY_A1 for 7, kpADD for +): the backend must read every one as the key it is.
 /// Menu lines are chosen by the digit the screen shows beside them, as a cashier reads it. Every key is counted;
-/// the README's keypad line is this test's output.
+/// the cashier guide's keypad line is this test's output.
 @Suite(.serialized) struct KeypadShiftE2ETests {
     final class Keypad {
         let t: TillSession

@@ -41,7 +41,7 @@ import TillProtocol
         #expect(press(&s, .f(10)) == [.quit])
     }
 
-    @Test func theMinimumSizeIsTheOneTheREADMEPromises() {
+    @Test func theMinimumSizeIsTheOneTheCashierGuidePromises() {
         #expect(minimumSize == Size(width: 80, height: 24))
         #expect(view(readyState(size: Size(width: 79, height: 24)), size: Size(width: 79, height: 24)).contains("enlarge"))
         #expect(!view(readyState(), size: Size(width: 80, height: 24)).contains("enlarge"))
