@@ -256,12 +256,14 @@ extension TillController {
             let overturns = AnswerRules.approvalOverturns(target, response, exact: exact)
             if target.state.awaitsTerminal || overturns
                 || (exact && AnswerRules.settledWithoutItsOwnAnswer(target) && !TillController.consistent(target, response)) {
-                var (state, note) = try settledState(response, for: target)
+                let (state, settledNote) = try settledState(response, for: target)
+                var note = settledNote
                 let was = target.state
                 note = (note.map { $0 + " " } ?? "") + (was.awaitsTerminal
                     ? "The answer arrived after till stopped waiting for it."
                     : overturns
-                    ? AnswerRules.overturnedNote + " (It was \(was.rawValue)" + (target.note.map { ": " + $0 } ?? "") + ".)"
+                    ? (state == .approved ? AnswerRules.overturnedNote : AnswerRules.overturnedForReviewNote)
+                        + " (It was \(was.rawValue)" + (target.note.map { ": " + $0 } ?? "") + ".)"
                     : "The terminal's own answer for this payment replaced what was journaled before it came (\(was.rawValue)"
                         + (target.note.map { ": " + $0 } ?? "") + "). Check the terminal.")
                 try keepStoredStray(of: target)

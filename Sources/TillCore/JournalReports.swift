@@ -359,13 +359,7 @@ extension Journal {
             if let r = try reading(stored) { return r }
             return try write { db in
                 if let r = try stored(db) { return r }
-                var r = Report(kind: .closing, batch: batch.info, closedAtMs: batch.closedAtMs, closedHow: batch.closedHow,
-                               generatedAtMs: nowMs, buckets: try Journal.reportBuckets(db, batchKey: key))
-                if let first = try String.fetchOne(db, sql: "SELECT report FROM z_report_first WHERE batchKey = ?", arguments: [key])
-                    .flatMap({ try? JSONDecoder().decode(Report.self, from: Data($0.utf8)) }) {
-                    r.restated = Report.Restated(firstMadeAtMs: first.generatedAtMs, firstNetCents: first.netCents)
-                }
-                r.waitingForABatch = try Journal.waitingForABatch(db)
+                let r = try Journal.closingReport(db, batch, nowMs: nowMs)
                 try Journal.storeZReport(db, r, key: key)
                 return r
             }
@@ -386,6 +380,21 @@ extension Journal {
         return t
     }
 
+    /// A closed batch's Z report as the journal holds it now. One a settlement dropped (an entry of the batch settled
+    /// after its close: `z_report_first` keeps the first) says it is restated and what the first said, whichever
+    /// write makes it again: a report asked for, or the next batch answer's close.
+    static func closingReport(_ db: Database, _ b: BatchRecord, nowMs: Int64) throws -> Report {
+        let key = b.id ?? ""
+        var r = Report(kind: .closing, batch: b.info, closedAtMs: b.closedAtMs, closedHow: b.closedHow,
+                       generatedAtMs: nowMs, buckets: try reportBuckets(db, batchKey: key))
+        if let first = try String.fetchOne(db, sql: "SELECT report FROM z_report_first WHERE batchKey = ?", arguments: [key])
+            .flatMap({ try? JSONDecoder().decode(Report.self, from: Data($0.utf8)) }) {
+            r.restated = Report.Restated(firstMadeAtMs: first.generatedAtMs, firstNetCents: first.netCents)
+        }
+        r.waitingForABatch = try waitingForABatch(db)
+        return r
+    }
+
     static func storeZReport(_ db: Database, _ r: Report, key: String) throws {
         let json = String(decoding: try JSONEncoder().encode(r), as: UTF8.self)
         try db.execute(sql: "INSERT OR IGNORE INTO z_report (batchKey, closedAtMs, report) VALUES (?, ?, ?)",
@@ -400,10 +409,7 @@ extension Journal {
         for b in recent where !b.isOpen {
             let key = b.id ?? ""
             if try Int.fetchOne(db, sql: "SELECT 1 FROM z_report WHERE batchKey = ?", arguments: [key]) != nil { continue }
-            var r = Report(kind: .closing, batch: b.info, closedAtMs: b.closedAtMs, closedHow: b.closedHow,
-                           generatedAtMs: nowMs, buckets: try reportBuckets(db, batchKey: key))
-            r.waitingForABatch = try waitingForABatch(db)
-            try storeZReport(db, r, key: key)
+            try storeZReport(db, try closingReport(db, b, nowMs: nowMs), key: key)
         }
     }
 

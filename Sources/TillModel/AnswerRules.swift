@@ -84,6 +84,9 @@ public enum AnswerRules {
     /// The note an overturned entry carries (screens and commands look for its first words to say it loudly).
     public static let overturnedNote = "CHECK THE TERMINAL: the terminal approved this payment after till had it as not charged; "
         + "it is counted as charged. Do not charge the customer again; if they paid again meanwhile, refund one."
+    /// The same, where the approval's figures are not those asked: the entry needs a person, and is not counted yet.
+    public static let overturnedForReviewNote = "CHECK THE TERMINAL: the terminal approved this payment after till had it as not "
+        + "charged, for figures other than were asked; it is not counted until a person checks it on the terminal. Do not charge the customer again."
 
     /// Whether the abort's "aborted" for payment `e` is checked with a look-up before the payment is called not
     /// charged: a payment that carries a reference the terminal can be asked about.

@@ -159,4 +159,23 @@ extension HeadlessReportTests {
         // Read again, the same.
         #expect(try till(["report", "--batch", "Morning"]).out == again)
     }
+
+    /// Found by an outside peer: a sale declined in the shift, its own approval re-delivered only at the next shift's
+    /// `batch open`. The approval dropped the stored Z report; the open's answer made it again at once (an open closes
+    /// the batch before it) without the "Restated" line, so the cash-up's NET 5.00 became 15.00 with nothing saying so.
+    /// Here a person's mark settles the entry, and the next shift opens before anyone asks for the report.
+    @Test func aZReportMadeAgainByTheNextOpenSaysItWasRestated() throws {
+        let dir = TempDir("till-restated-open"); defer { dir.cleanup() }
+        let till = Self.till(in: dir)
+        #expect(try till(["batch", "open", "--name", "Morning"]).status == 0)
+        #expect(try till(["sale", "--amount", "5"]).status == 0)
+        #expect(try till(["sale", "--amount", "9.09", "--timeout", "1", "--transport", "pipe:cat > /dev/null"]).status == 3)
+        #expect(try till(["batch", "close", "--force"]).status == 0)
+        let first = try till(["report", "--batch", "Morning"]).out
+        #expect(first.contains("NET TOTAL") && !first.contains("Restated"), "\(first)")
+        #expect(try till(["resolve", "3", "--charged"]).status == 0)
+        #expect(try till(["batch", "open", "--name", "Evening"]).status == 0)
+        let again = try till(["report", "--batch", "Morning"]).out
+        #expect(again.contains("€ 14.09") && again.contains("Restated") && again.contains("NET TOTAL then € 5.00"), "\(again)")
+    }
 }

@@ -529,6 +529,34 @@ extension PeerAttackTests {
         #expect(try j.totals(batchId: own.batchId).sales == ActionTotals(count: 1, amountCents: 500, tipCents: 0))
         #expect(try j.entries(JournalFilter(scope: .all)).count == 1)
     }
+
+    /// Found by an outside peer: the sale's own decline, then its own approval for another amount (6.00 of 5.00 asked).
+    /// The entry was rightly left for review, out of the totals, but its note said both "not counted until checked" and
+    /// "it is counted as charged". An overturning approval that needs a person says it is not counted.
+    @Test func aLateApprovalForAnotherAmountSaysItIsNotCounted() async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "decline_then_approve_other", """
+        if q.get("action") == "sale":
+            c, a = q["clientTransactionId"], q["amount"]
+            sys.stdout.write("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=" + a
+                + "&tipAmount=0&clientTransactionId=" + c + "\\n")
+            sys.stdout.flush()
+            time.sleep(0.3)
+            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=600"
+                + "&tipAmount=0&clientTransactionId=" + c + "&referenceNumber=000001&orderCode=9000000000000001"
+                + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
+            sys.stdout.flush()
+        """)
+        let journal = dir.path + "/journal.sqlite"
+        let r = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "10", "--transport", peer])
+        let j = try Journal(path: journal)
+        let own = try #require(try j.entry(id: 1))
+        #expect(own.state == .review, "\(own.state.rawValue): \(r.output) \(r.errors)")
+        #expect(own.note?.hasPrefix("CHECK THE TERMINAL") == true || own.note?.contains("CHECK THE TERMINAL") == true, "\(own.note ?? "")")
+        #expect(own.note?.contains("counted as charged") == false, "\(own.note ?? "")")
+        #expect(own.note?.contains("not counted") == true, "\(own.note ?? "")")
+        #expect(try j.totals(batchId: own.batchId).sales == ActionTotals(count: 0, amountCents: 0, tipCents: 0))
+    }
 }
 
 extension PeerAttackTests {

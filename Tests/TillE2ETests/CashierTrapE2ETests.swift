@@ -29,23 +29,6 @@ import Testing
         #expect(!t.screen().contains("Waiting for the terminal"))
     }
 
-    /// A journal of its own with a shift `name` opened in it beforehand (headless): the early first frame is painted
-    /// only from a journal that exists.
-    static func journalWithOpenShift(_ name: String) throws -> String {
-        let journal = NSTemporaryDirectory() + "till-e2e-shift-\(UUID().uuidString.prefix(8)).sqlite"
-        let opened = TillSession.spawn(["/usr/bin/env", "XDG_CONFIG_HOME=/nonexistent-till-config", TillSession.binary, "batch", "open",
-                                        "--name", name, "--sim-speed", "0", "--journal", journal], stdout: "/dev/null")
-        guard opened == 0 else {
-            remove(journal)
-            throw E2EError("could not open a shift beforehand")
-        }
-        return journal
-    }
-
-    static func remove(_ journal: String) {
-        for suffix in ["", "-wal", "-shm", ".lock", ".sim.json", ".sim.json.lock"] { unlink(journal + suffix) }
-    }
-
     /// The SIGWINCH handler put its byte on the pipe before ncurses' own handler had noted the resize: a loop that
     /// woke on the other core in between read no resize, and waited for the next key (the test above failed so once
     /// in a full run). Tests widen the gap between the handler's two steps to 100 ms.

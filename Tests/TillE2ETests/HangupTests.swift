@@ -21,8 +21,11 @@ import Testing
         defer { unlink(bridgePidFile) }
         // A shift must be open to sell: opened beforehand on the built-in simulator, in the journal the UI then uses
         // with a bridge that never answers (the last --journal given is the one till takes).
-        let journal = NSTemporaryDirectory() + "till-e2e-hangup-\(UUID().uuidString.prefix(8)).sqlite"
-        defer { for suffix in ["", "-wal", "-shm", ".lock", ".sim.json", ".sim.json.lock"] { unlink(journal + suffix) } }
+        // In a folder of its own (0700): till refuses a journal in a folder others can write, /tmp included.
+        let folder = NSTemporaryDirectory() + "till-e2e-hangup-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let journal = folder + "/journal.sqlite"
         let opened = TillSession.spawn(["/usr/bin/env", "XDG_CONFIG_HOME=/nonexistent-till-config", TillSession.binary, "batch", "open",
                                         "--name", "Hangup", "--sim-speed", "0", "--sim-state", journal + ".sim.json", "--journal", journal],
                                        stdout: "/dev/null")
