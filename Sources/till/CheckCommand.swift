@@ -13,7 +13,7 @@ struct CheckCommand: AsyncParsableCommand {
         commandName: "check",
         abstract: "Check the whole journal: every page and index, and the report summary against the entries.",
         discussion: """
-            Reads the whole file, so it takes longer the older the journal is (about 10 s for a million entries); a \
+            Reads the whole file, so it takes longer the older the journal is (about a minute for a million entries, measured on 2 cores); a \
             progress line says how far it is. Till runs it by itself, in the background, when a shift closes. Other \
             commands do not read the whole file first: SQLite reports a damaged page when a command reads it, and the \
             journal is then marked damaged (a file beside it, JOURNAL.damaged) and refused by every command until \
