@@ -502,21 +502,27 @@ extension PeerAttackTests {
     /// With the approval 0.3 s after the decline, the command stopped the bridge on the decline (SIGTERM at once), the
     /// approval was never written, and the charge was in no journal. A bridge stopped now has its input closed and is
     /// read until it ends (for up to a second) before it is signalled.
-    @Test(arguments: ["0", "0.3"])
-    func theSalesOwnDeclineThenItsOwnApprovalSaysCheckTheTerminal(gap: String) async throws {
-        let dir = TempDir(); defer { dir.cleanup() }
-        let peer = try PeerAnswerTests.pipePeer(dir, "decline_then_approve", """
+    /// A peer's Python lines that decline each sale, naming it, then approve it `gap` seconds later, naming it too, for
+    /// `amount` cents (the amount asked unless given).
+    static func declinesThenApproves(gap: String, amount: String? = nil) -> String {
+        """
         if q.get("action") == "sale":
             c, a = q["clientTransactionId"], q["amount"]
             sys.stdout.write("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=" + a
                 + "&tipAmount=0&clientTransactionId=" + c + "\\n")
             sys.stdout.flush()
             time.sleep(\(gap))
-            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=" + a
+            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=" + \(amount.map { "\"\($0)\"" } ?? "a")
                 + "&tipAmount=0&clientTransactionId=" + c + "&referenceNumber=000001&orderCode=9000000000000001"
                 + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
             sys.stdout.flush()
-        """)
+        """
+    }
+
+    @Test(arguments: ["0", "0.3"])
+    func theSalesOwnDeclineThenItsOwnApprovalSaysCheckTheTerminal(gap: String) async throws {
+        let dir = TempDir(); defer { dir.cleanup() }
+        let peer = try PeerAnswerTests.pipePeer(dir, "decline_then_approve", Self.declinesThenApproves(gap: gap))
         let journal = dir.path + "/journal.sqlite"
         let r = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "10", "--transport", peer])
         let j = try Journal(path: journal)
@@ -535,18 +541,7 @@ extension PeerAttackTests {
     /// "it is counted as charged". An overturning approval that needs a person says it is not counted.
     @Test func aLateApprovalForAnotherAmountSaysItIsNotCounted() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let peer = try PeerAnswerTests.pipePeer(dir, "decline_then_approve_other", """
-        if q.get("action") == "sale":
-            c, a = q["clientTransactionId"], q["amount"]
-            sys.stdout.write("interapp-callback://result?status=fail&message=(-12)%20TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=" + a
-                + "&tipAmount=0&clientTransactionId=" + c + "\\n")
-            sys.stdout.flush()
-            time.sleep(0.3)
-            sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=600"
-                + "&tipAmount=0&clientTransactionId=" + c + "&referenceNumber=000001&orderCode=9000000000000001"
-                + "&transactionId=00000000-0000-4000-8000-000000000001\\n")
-            sys.stdout.flush()
-        """)
+        let peer = try PeerAnswerTests.pipePeer(dir, "decline_then_approve_other", Self.declinesThenApproves(gap: "0.3", amount: "600"))
         let journal = dir.path + "/journal.sqlite"
         let r = try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "10", "--transport", peer])
         let j = try Journal(path: journal)
