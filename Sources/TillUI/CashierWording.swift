@@ -205,9 +205,10 @@ public enum CashierWording {
         case .userCancel:
             return "Cancelled on the terminal: no money was taken. Ask how the customer wants to pay."
         case .declinedByBank:
-            return "Declined by the card's bank: ask for another card."
+            // "So far": the terminal's own approval can still follow a decline (issue 33); it would turn this verdict.
+            return "Declined by the card's bank: not charged so far. Ask for another card."
         case .insufficientFunds:
-            return "Declined: not enough money on the card. Ask for another card."
+            return "Declined: not enough money on the card; not charged so far. Ask for another card."
         case .terminalBusy:
             return "The terminal is busy with another transaction: wait for it to finish, then try again."
         case .notFound:

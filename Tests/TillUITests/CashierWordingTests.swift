@@ -73,7 +73,7 @@ import TillProtocol
 
     @Test func sentencesSayWhatToDo() {
         #expect(CashierWording.sentence(forMessage: "(-12) TRANSACTION_DECLINED_BY_SERVER", action: .sale)
-                == "Declined by the card's bank: ask for another card.")
+                == "Declined by the card's bank: not charged so far. Ask for another card.")
         #expect(CashierWording.sentence(forMessage: "(-4) USER_CANCEL", action: .sale).hasPrefix("Cancelled on the terminal: no money was taken."))
         #expect(CashierWording.sentence(forMessage: "(-43) AMOUNT_EXCEEDS_REMAINING", action: .cancel).contains("refund a smaller amount"))
         #expect(CashierWording.sentence(forMessage: "(-43) AMOUNT_EXCEEDS_REMAINING", action: .capturePreAuth).contains("capture a smaller amount"))
@@ -134,7 +134,7 @@ import TillProtocol
         let declined = CashierWording.verdict(for: .answered(Self.journalEntry(.sale, cents: 666, state: .declined,
             response: Self.answer("status=fail&message=(-12) TRANSACTION_DECLINED_BY_SERVER&action=sale&amount=666"))), tipStyle: .onTop)
         #expect(declined.headlineLine() == "✗ NOT CHARGED")
-        #expect(declined.word == "DECLINED" && declined.sentence == "Declined by the card's bank: ask for another card.")
+        #expect(declined.word == "DECLINED" && declined.sentence == "Declined by the card's bank: not charged so far. Ask for another card.")
 
         let cancelled = CashierWording.verdict(for: .answered(Self.journalEntry(.sale, cents: 666, state: .declined,
             response: Self.answer("status=fail&message=(-4) USER_CANCEL&action=sale"))), tipStyle: .onTop)
