@@ -4,7 +4,8 @@ import PackageDescription
 // Dependency direction is one way:
 //   TillProtocol  <-  TillModel  <-  TillUI
 //   TillProtocol, TillIO  <-  TillSimulator
-//   TillProtocol, TillIO, TillModel  <-  TillCore (re-exports TillModel)
+//   TillProtocol, TillModel  <-  TillLife (a payment's life: pure)
+//   TillProtocol, TillIO, TillModel, TillLife  <-  TillCore (re-exports TillModel and TillLife)
 //   TillSimulator, TillCore  <-  TillSimulatorTransport  <-  till
 //   TillUI, TillModel  <-  TillTerminal  <-  till
 // TillProtocol is pure (no I/O); TillModel is the pure service contract and its value types (entries, reports).
@@ -35,8 +36,11 @@ let package = Package(
         .target(name: "TillIO"),
         .target(name: "TillSimulator", dependencies: ["TillProtocol", "TillIO"]),
         .target(name: "TillModel", dependencies: ["TillProtocol"]),
+        // A payment's life as one pure value (events in, effects out, its next deadline) and the rules of which answer
+        // settles what: no I/O, no clock, no timer of its own; the controller and the virtual-clock simulation drive it.
+        .target(name: "TillLife", dependencies: ["TillProtocol", "TillModel"]),
         .target(name: "TillCore", dependencies: [
-            "TillProtocol", "TillModel", "TillIO",
+            "TillProtocol", "TillModel", "TillLife", "TillIO",
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ]),

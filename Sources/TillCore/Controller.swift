@@ -81,37 +81,19 @@ public actor TillController: TillService {
     /// One terminal, one sender: the journal's lock file, held while a request is in flight or recovery runs.
     let senderLock: SenderLock
 
-    struct AbortFlight {
-        var entry: JournalEntry
-        var continuation: CheckedContinuation<AbortResult, Never>?
-        var timer: Task<Void, Never>?
-        /// The abort's answer "aborted", once it came: not proof (the card may have been read), so the payment waits
-        /// for the look-up below (or its own answer).
-        var answered: CallbackResponse?
-        /// The look-up (`transactionDetails`) till sent after that answer, asking whether the payment was charged.
-        var lookUp: JournalEntry?
-    }
-    struct Flight {
-        var inFlight: InFlight
-        var continuation: CheckedContinuation<ActionOutcome, Never>?
-        /// Set when the outcome came before the waiter was in place.
-        var result: ActionOutcome?
-        var timer: Task<Void, Never>?
-        var abort: AbortFlight?
-        /// The crash hook is armed for the cashier's own requests, not recovery's queries.
-        var hooks: Bool
-        /// A failure that came without naming this payment (a payment with a reference: unknown if its own answer
-        /// never comes), or the failure of a request that carries no reference (settled by it unless contradicted
-        /// within `unnamedAnswerGraceMs`).
-        var unnamedFailure: CallbackResponse?
-        /// An approval that came without naming this payment: it could be another payment's, so it never settles the
-        /// payment; with no answer of the payment's own in the flight's time, the entry is left for review with it.
-        var unnamedApproval: CallbackResponse?
-    }
+    /// The life of what this till has in flight (`PaymentLife`, pure): kept after it settled until the command
+    /// waiting on it collects the outcome (`wait(for:)`).
+    var life: PaymentLife?
+    /// The command waiting for the flight's outcome.
+    var waiter: CheckedContinuation<ActionOutcome, Never>?
+    /// `abort()` waiting for how its abort ends; or how it ended before `abort()` began to wait.
+    var abortWaiter: CheckedContinuation<AbortResult, Never>?
+    var abortEnded: AbortResult?
+    /// The one timer: at the life's `nextDeadline`.
+    var timer: (deadlineMs: Int64, task: Task<Void, Never>)?
     /// How long a request that carries no reference waits, after a failure, for an answer that contradicts it. A
     /// variable so that a test that needs the answer to arrive within it can widen it for a loaded machine.
     var unnamedAnswerGraceMs: Int64 = 3_000
-    var current: Flight?
     /// The transport's start, once begun (`start()`).
     var starting: Task<Void, any Error>?
     /// Set when `shutdown()` begins: nothing is sent after it.
@@ -181,23 +163,10 @@ public actor TillController: TillService {
     /// being stopped) is refused, never handed to a bridge started anew that would outlive till.
     public func shutdown() async {
         stopped = true
-        if var f = current, f.result == nil {
-            if let ab = f.abort, await transport.withdrawIfUnclaimed(id: ab.entry.requestId) {
-                do { try journal.transition(ab.entry.id, to: .resolved, note: "Never sent: withdrawn when till stopped.", from: [.pending, .sent]) }
-                catch { _ = journalProblem("that the abort was withdrawn", error) }
-            }
-            var note = "till stopped while waiting for the answer: the outcome is unknown; check the terminal."
-            var state = EntryState.unknown
-            if await transport.withdrawIfUnclaimed(id: f.inFlight.entry.requestId) {
-                note = "Never sent: till stopped before the terminal app took the request, and withdrew it."
-                state = .resolved
-            }
-            do { try journal.transition(f.inFlight.entry.id, to: state, note: note, from: [.pending, .sent]) } catch {
-                _ = journalProblem("how the request ended", error)
-            }
-            f.inFlight.entry.state = state
-            f.inFlight.entry.note = note
-            finish(.unknown(f.inFlight.entry))
+        if let l = life, !l.isSettled {
+            let abortWithdrawn = if let id = l.abortRequestId { await transport.withdrawIfUnclaimed(id: id) } else { false }
+            let withdrawn = await transport.withdrawIfUnclaimed(id: l.requestId)
+            await feed(l.requestId) { $0.stopping(withdrawn: withdrawn, abortWithdrawn: abortWithdrawn, book: $1, now: $2) }
         }
         await transport.stop()
         // Answers the transport delivered before it stopped are journaled, not dropped: the sale's own approval read
@@ -228,13 +197,13 @@ public actor TillController: TillService {
     /// "killed" so the test's task does not hang; what the journal says is what a real kill would leave.
     func simulateKill() async {
         killed = true
-        if let f = current {
-            f.timer?.cancel()
-            f.abort?.timer?.cancel()
-            f.abort?.continuation?.resume(returning: .noAnswer)
-            f.continuation?.resume(returning: .transportError(nil, "killed"))
-        }
-        current = nil
+        timer?.task.cancel()
+        timer = nil
+        abortWaiter?.resume(returning: .noAnswer)
+        abortWaiter = nil
+        waiter?.resume(returning: .transportError(nil, "killed"))
+        waiter = nil
+        life = nil
         consumer?.cancel()
         eventContinuation?.finish()
         await transport.stop()
@@ -243,21 +212,5 @@ public actor TillController: TillService {
     }
     var killed = false
 
-    public func inFlight() async -> InFlight? { current?.inFlight }
-
-    /// A timer of the controller's: `fire` runs at `deadlineMs` (the wall clock), unless the task is cancelled first
-    /// (an answer came) or the controller is gone.
-    func timer(at deadlineMs: Int64, _ fire: @escaping @Sendable (TillController) async -> Void) -> Task<Void, Never> {
-        Task { [weak self] in
-            await Pause.sleep(nanoseconds: UInt64(max(0, deadlineMs - WallClock.nowMs())) * 1_000_000)
-            guard !Task.isCancelled, let self else { return }
-            await fire(self)
-        }
-    }
-}
-
-extension TransportError {
-    /// What the journal says of a request the transport could not hand over: never sent (resolved), or perhaps sent
-    /// (unknown: the terminal may have it).
-    var journalState: EntryState { if case .notSent = self { return .resolved }; return .unknown }
+    public func inFlight() async -> InFlight? { life.flatMap { $0.isSettled ? nil : $0.inFlight } }
 }

@@ -89,7 +89,7 @@ extension TillController {
     func perform(_ request: Request, hooks: Bool, timeoutMs: Int64? = nil, confirmingUnknown: Set<Int64> = []) async -> ActionOutcome {
         if let why = await ensureStarted() { return .transportError(nil, why + " Nothing was sent.") }
         if stopped { return .transportError(nil, "till is stopping: nothing was sent.") }
-        if let c = current { return .busy(c.inFlight) }
+        if let l = life { return .busy(l.inFlight) }
         if case .abort = request {
             return .invalid([ValidationError(field: "action", message: "Use abort() to abort what is in flight.")])
         }
@@ -114,53 +114,17 @@ extension TillController {
             return .journalFailed(nil, journalProblem("the request, so it was not sent", error))
         }
         CrashHook.hit("journaled", armed: hooks)
-        let now = WallClock.nowMs()
-        current = Flight(inFlight: InFlight(entry: entry, startedAtMs: now, deadlineMs: now + (timeoutMs ?? self.timeoutMs)), hooks: hooks)
-        hub.emit(.inFlight(current!.inFlight))
-        do {
-            try await transport.send(id: requestId, url: terminalRequest.url)
-        } catch {
-            let state = error.journalState
-            let note: String
-            switch error {
-            case .notSent(let m): note = "Not sent: \(m)"
-            case .maybeSent(let m): note = "Maybe sent, no answer: \(m) Check the terminal."
-            }
-            if current?.inFlight.entry.requestId == requestId, current?.result == nil {
-                current = nil
-                do {
-                    try journal.transition(entry.id, to: state, note: note, from: [.pending, .sent])
-                } catch {
-                    let m = journalProblem("that the request was not sent", error)
-                    hub.emit(.settled(.journalFailed(entry, m)))
-                    return .journalFailed(entry, m)
-                }
-                entry.state = state; entry.note = note
-                let outcome = ActionOutcome.transportError(entry, error.description)
-                hub.emit(.transportProblem(error.description))
-                hub.emit(.settled(outcome))
-                return outcome
-            }
-            return await wait(for: requestId)
-        }
-        // The crash point "sent" is right after the hand-over, whether or not the answer already came.
-        CrashHook.hit("sent", armed: hooks)
-        if current?.inFlight.entry.requestId == requestId, current?.result == nil {
-            do { try journal.markSent(entry.id) } catch {
-                // Sent, but the journal still says pending: said loudly; the answer (or recovery) settles it.
-                _ = journalProblem("that the request was sent", error)
-            }
-            current?.inFlight.entry.state = .sent
-            if let i = current?.inFlight { hub.emit(.inFlight(i)) }
-            let deadline = current!.inFlight.deadlineMs
-            current?.timer = timer(at: deadline) { await $0.timedOut(requestId) }
-        }
+        var effects: [LifeEffect] = []
+        let w = timeoutMs.map { t in var w = waits; w.answerMs = t; return w } ?? waits
+        life = PaymentLife(entry: entry, url: terminalRequest.url, hooks: hooks, caller: caller, waits: w, now: WallClock.nowMs(), effects: &effects)
+        await run(effects)
         return await wait(for: requestId)
     }
 
+    /// The outcome of request `requestId`, once its life has settled; the command waits here meanwhile.
     func wait(for requestId: String) async -> ActionOutcome {
-        guard let f = current, f.inFlight.entry.requestId == requestId else {
-            // Settled and cleared while the request was being handed over; the journal has the outcome.
+        guard let l = life, l.requestId == requestId else {
+            // Settled and collected meanwhile; the journal has the outcome.
             do {
                 if let e = try journal.entry(requestId: requestId) { return e.state == .unknown ? .unknown(e) : .answered(e) }
             } catch {
@@ -168,153 +132,21 @@ extension TillController {
             }
             return .transportError(nil, "lost track of request \(requestId)")
         }
-        if let r = f.result {
-            f.timer?.cancel()
-            current = nil
-            return r
+        if let outcome = l.outcome {
+            life = nil
+            armTimer()
+            return outcome
         }
-        return await withCheckedContinuation { c in
-            current?.continuation = c
-        }
-    }
-
-    /// Ends the flight: resumes the waiter (or leaves the result for it) and reports it.
-    func finish(_ outcome: ActionOutcome) {
-        guard var f = current else { return }
-        f.timer?.cancel()
-        // A stray approval held with the entry that another answer replaced there (the payment's own, an abort's):
-        // journaled on its own for a person, never dropped. One the entry still holds (the wait ended unknown or for
-        // review) stays one row, the entry's, so that a person settles that charge once.
-        if let held = f.unnamedApproval {
-            do {
-                let stored = try journal.entry(id: f.inFlight.entry.id)?.response
-                if stored.map({ Journal.storedFields($0) == Journal.storedFields(held) }) != true {
-                    try keepStray(held, whileWaiting: f.inFlight.entry)
-                }
-            } catch {
-                _ = journalProblem("an approval that named no payment", error)
-            }
-        }
-        if var a = f.abort {
-            a.timer?.cancel()
-            if let c = a.continuation {
-                a.continuation = nil
-                if case .answered(let e) = outcome, e.state == .aborted, let r = e.response {
-                    c.resume(returning: .answered(.aborted, r))
-                } else if let r = a.answered {
-                    // The terminal said "aborted", and the payment turned out otherwise (charged, or not known): the
-                    // abort's answer is told as an answer, not as the abort done.
-                    c.resume(returning: .answered(.other, r))
-                } else {
-                    c.resume(returning: .noAnswer)
-                }
-            }
-            if let lookUp = a.lookUp {
-                do {
-                    try journal.transition(lookUp.id, to: .resolved, note: "The payment it asked about was settled before its answer; nothing to settle.",
-                                           from: [.pending, .sent])
-                } catch { _ = journalProblem("how the look-up ended", error) }
-            }
-            do {
-                try journal.transition(a.entry.id, to: .resolved, note: "No abort answer: the request it was meant to abort ended by itself.",
-                                       from: [.pending, .sent, .unknown])
-            } catch {
-                _ = journalProblem("how the abort ended", error)
-            }
-        }
-        hub.emit(.settled(outcome))
-        if let c = f.continuation {
-            current = nil
-            c.resume(returning: outcome)
-        } else {
-            f.result = outcome
-            f.abort = nil
-            current = f
-        }
-    }
-
-    func timedOut(_ requestId: String) async {
-        guard let f = current, f.inFlight.entry.requestId == requestId, f.result == nil else { return }
-        // The flight's own wait (recovery's queries wait less than a payment), not the controller's timeout.
-        let waitedMs = f.inFlight.deadlineMs - f.inFlight.startedAtMs
-        let seconds = waitedMs % 1000 == 0 ? String(waitedMs / 1000) : String(Double(waitedMs) / 1000)
-        // The only answer that came, if it may settle the entry: an approval that did not name the payment leaves it
-        // for a person with that approval; a failure of a request that carries no reference, nothing contradicting
-        // it, settles it.
-        let unnamedApprovalNote = "The terminal approved a payment of this amount without naming it (no client transaction id), "
-            + "and never answered for this one: it may be another payment's. Not counted until checked: check the terminal."
-        let settling: (response: CallbackResponse, state: EntryState, note: String?)? = f.unnamedApproval.map { ($0, .review, unnamedApprovalNote) }
-            ?? f.unnamedFailure.flatMap { r in f.inFlight.entry.clientTransactionId == nil ? (r, AnswerRules.state(for: r), nil) : nil }
-        if let (response, state, note) = settling {
-            do {
-                try journal.recordAnswer(f.inFlight.entry.id, response: response, state: state, note: note, onlyIf: [.pending, .sent])
-                finish(.answered(try journal.entry(id: f.inFlight.entry.id) ?? f.inFlight.entry))
-            } catch {
-                finish(.journalFailed(f.inFlight.entry, journalProblem("the terminal's answer", error)))
-            }
-            return
-        }
-        let note = f.abort?.answered != nil
-            ? "The terminal answered the abort ABORTED, but did not answer in time whether the card was charged all the same "
-                + "(its look-up): the outcome is unknown; check the terminal."
-            : f.unnamedFailure.map { _ in
-            "The terminal answered 'not approved' without naming this payment, and never named it: "
-                + "it may be another payment's answer, so the outcome is unknown. Check the terminal."
-        } ?? "No answer within \(seconds) s: the outcome is unknown; check the terminal."
-        var (e, journalError) = markUnknown(f.inFlight.entry, note: note)
-        let withdrawn = await transport.gaveUp(on: requestId)
-        guard current?.inFlight.entry.requestId == requestId, current?.result == nil else { return }
-        if withdrawn {
-            let why = "Never sent: the terminal did not take the request within \(seconds) s, so till withdrew it."
-            do { try journal.transition(e.id, to: .resolved, note: why, from: [.unknown, .pending, .sent]) } catch {
-                journalError = journalProblem("that the request was withdrawn", error)
-            }
-            e.state = .resolved; e.note = why
-            hub.emit(.transportProblem(why))
-            finish(journalError.map { .journalFailed(e, $0 + " " + why) } ?? .transportError(e, why))
-            return
-        }
-        finish(journalError.map { .journalFailed(e, $0 + " " + note) } ?? .unknown(e))
-    }
-
-    /// Journals that the outcome of the flight's entry is unknown (the terminal may still be working on it; a late
-    /// answer still settles it), `note` saying why. Returns the entry as it now stands, and the journal's complaint
-    /// (already said on the hub) when it could not be written.
-    func markUnknown(_ entry: JournalEntry, note: String) -> (JournalEntry, String?) {
-        var e = entry
-        var journalError: String?
-        do { try journal.transition(e.id, to: .unknown, note: note, from: [.pending, .sent]) } catch {
-            journalError = journalProblem("that the outcome is unknown", error)
-        }
-        e.state = .unknown; e.note = note
-        return (e, journalError)
-    }
-
-    /// `markUnknown`, and the flight ends with it; a journal failure is said with what till knows after it.
-    func endUnknown(_ entry: JournalEntry, note: String) -> ActionOutcome {
-        let (e, journalError) = markUnknown(entry, note: note)
-        let outcome = journalError.map { ActionOutcome.journalFailed(e, $0 + " " + note) } ?? .unknown(e)
-        finish(outcome)
-        return outcome
-    }
-
-    /// After the failure of a request that carries no reference: wait at most a short while more for an answer that
-    /// contradicts it.
-    func shortenWait(for requestId: String, noting: (inout Flight) -> Void) {
-        guard var f = current, f.inFlight.entry.requestId == requestId, f.result == nil else { return }
-        noting(&f)
-        let deadline = min(f.inFlight.deadlineMs, WallClock.nowMs() + unnamedAnswerGraceMs)
-        f.inFlight.deadlineMs = deadline
-        f.timer?.cancel()
-        f.timer = timer(at: deadline) { await $0.timedOut(requestId) }
-        current = f
-        hub.emit(.inFlight(f.inFlight))
+        return await withCheckedContinuation { c in waiter = c }
     }
 
     /// Stops waiting for the request in flight, at the cashier's word: it becomes unknown (the terminal may still be
     /// working on it) and goes to Unresolved; a late answer still settles it.
     public func stopWaiting() async -> ActionOutcome? {
-        guard let f = current, f.result == nil else { return nil }
-        return endUnknown(f.inFlight.entry, note: "The cashier stopped waiting: the outcome is unknown; check the terminal.")
+        guard !killed, let l = life, !l.isSettled else { return nil }
+        let effects = life!.stopWaiting(book: journal, now: WallClock.nowMs())
+        let outcome = life?.outcome
+        await run(effects)
+        return outcome
     }
 }

@@ -12,7 +12,7 @@ extension TillController {
     public func storeSync() async -> StoreSync? { journal.storeSync() }
 
     /// Whether another till on this journal is waiting for the terminal now (its pending and sent entries are its own).
-    public func anotherTillIsSending() async -> Bool { current == nil && senderLock.isHeldElsewhere() }
+    public func anotherTillIsSending() async -> Bool { life == nil && senderLock.isHeldElsewhere() }
 
     /// A journal read for the screen or a report: an error is said (never taken for "nothing there") and the fallback
     /// is shown meanwhile.

@@ -15,7 +15,7 @@ extension TillController {
             _ = journalProblem("(read) the unresolved entries", error)
             return []
         }
-        let here = [current?.inFlight.entry.id, current?.abort?.entry.id].compactMap { $0 }
+        let here = life?.entryIds ?? []
         return list.filter { !here.contains($0.id) }
     }
 
@@ -25,7 +25,7 @@ extension TillController {
     public func recover() async -> [JournalEntry] {
         lastRecovery = RecoveryReport()
         if await ensureStarted() != nil { lastRecovery.skipped = true; return await unresolved() }
-        guard current == nil else {
+        guard life == nil else {
             // Not now: this till is sending (a sale typed ahead at start).
             lastRecovery.skipped = true
             return await unresolved()
@@ -59,12 +59,6 @@ extension TillController {
             }
         }
         var reachable = true
-        let awaiting: Set<EntryState> = [.pending, .sent, .unknown]
-        func settle(_ id: Int64, _ state: EntryState, _ note: String) {
-            do {
-                if try journal.transition(id, to: state, note: note, from: awaiting), let e = try journal.entry(id: id) { reportRecovered(e) }
-            } catch { _ = journalProblem("what recovery found for entry \(id)", error) }
-        }
         let candidates: [JournalEntry]
         do { candidates = try journal.unresolved() } catch {
             _ = journalProblem("(read) the entries to recover", error)
@@ -72,74 +66,15 @@ extension TillController {
         }
         for e in candidates where e.state.awaitsTerminal {
             guard let fresh = read("entry \(e.id)", nil, { try journal.entry(id: e.id) }), fresh.state.awaitsTerminal else { continue }
-            switch fresh.action {
-            case .abort, .transactionDetails:
-                settle(fresh.id, .resolved, "Left without an answer when till stopped; nothing to settle.")
-                continue
-            case .sale, .preAuth:
-                guard let ctid = fresh.clientTransactionId else { break }
-                guard reachable else {
-                    settle(fresh.id, .unknown, "Outcome unknown: the terminal did not answer at start-up. Check the terminal.")
-                    continue
-                }
-                let outcome = await perform(.transactionDetails(DetailsRequest(clientTransactionId: ctid)), hooks: false,
-                                            timeoutMs: min(timeoutMs, recoveryTimeoutMs))
-                if case .answered = outcome {} else {
-                    reachable = false
-                    if let d = outcome.journalEntry, d.state.awaitsTerminal {
-                        settle(d.id, .resolved, "A recovery query that got no answer; nothing to settle.")
-                    }
-                }
-                let latest = read("entry \(fresh.id)", nil) { try journal.entry(id: fresh.id) }
-                guard let now = latest, now.state.awaitsTerminal else {
-                    // Settled meanwhile (its own late answer arrived during the query): say so.
-                    if let latest { reportRecovered(latest) }
-                    continue
-                }
-                if case .answered(let d) = outcome, let r = d.response {
-                    if AnswerRules.isNotFound(r) {
-                        if now.state == .pending && transport.anEarlierPeerOutlivedItsTill {
-                            settle(now.id, .unknown, "Outcome unknown: the terminal has no record of it yet, but the bridge "
-                                   + "of the till that sent it ran on after that till stopped and could have read it. Check the terminal.")
-                        } else if now.state == .pending {
-                            settle(now.id, .resolved, "Never sent: the terminal has no record of it.")
-                        } else {
-                            settle(now.id, .unknown, "Outcome unknown: the terminal has no record of it. Check the terminal.")
-                        }
-                        continue
-                    }
-                    let named = AnswerRules.sameReference(r.clientTransactionId, ctid)
-                    if !named || !AnswerRules.moneyFieldsGivenTwice(r).isEmpty {
-                        // A record that does not name the payment asked about (another transaction's STAN and id), or
-                        // gives its status twice, says nothing for certain about this one.
-                        settle(now.id, .unknown, "Outcome unknown: the terminal's record "
-                               + (!named ? "does not name this payment" : "gives its status more than once")
-                               + ". Check the terminal.")
-                        continue
-                    }
-                    if let found = AnswerRules.detailsState(r) {
-                        do {
-                            var (state, note) = found == .approved ? try settledState(r, for: now) : (found, nil)
-                            note = (note.map { $0 + " " } ?? "") + "Settled by asking the terminal about the payment (its transaction details)."
-                            try keepStoredStray(of: now)
-                            if try journal.recordAnswer(now.id, response: r, state: state, note: note, onlyIf: awaiting),
-                               let e = try journal.entry(id: now.id) {
-                                reportRecovered(e)
-                            }
-                        } catch { _ = journalProblem("what recovery found for entry \(now.id)", error) }
-                        continue
-                    }
-                    settle(now.id, .unknown, "Outcome unknown: the terminal's record does not say whether the payment went through "
-                           + "('\(r.message ?? r.status.description)'). Check the terminal.")
-                    continue
-                }
-                settle(now.id, .unknown, "Outcome unknown: the terminal could not be asked. Check the terminal.")
-                continue
-            default: break
-            }
-            if fresh.state != .unknown || fresh.note == nil {
-                settle(fresh.id, .unknown, "Outcome unknown: till stopped while waiting. Check the terminal.")
-            }
+            var effects: [LifeEffect] = []
+            let ask = desk().recoverWithoutAsking(fresh, reachable: reachable, &effects)
+            await run(effects)
+            guard let ctid = ask else { continue }
+            let outcome = await perform(.transactionDetails(DetailsRequest(clientTransactionId: ctid)), hooks: false,
+                                        timeoutMs: min(timeoutMs, recoveryTimeoutMs))
+            effects = []
+            reachable = desk().recoverAfterLookUp(fresh.id, ctid: ctid, lookUp: outcome, peerOutlived: transport.anEarlierPeerOutlivedItsTill, &effects)
+            await run(effects)
         }
         return await unresolved()
     }
@@ -147,7 +82,7 @@ extension TillController {
     /// A request another live till is still waiting on (it holds the journal's sender lock, and the entry is pending
     /// or sent) is that till's to settle: marking it here would contradict the answer it is about to get.
     func refuseIfInProgressElsewhere(_ e: JournalEntry) throws {
-        guard current?.inFlight.entry.id != e.id, senderLock.isHeldElsewhere() else { return }
+        guard life?.inFlight.entry.id != e.id, senderLock.isHeldElsewhere() else { return }
         try Self.refuseInProgress(e)
     }
 
@@ -165,7 +100,7 @@ extension TillController {
         guard e.state.personMaySettle else {
             throw ResolveError(message: "Entry \(entryId) is \(e.state.rawValue), not unknown: nothing to resolve.")
         }
-        if current?.inFlight.entry.id == entryId { throw ResolveError(message: "Entry \(entryId) is in flight; wait or abort.") }
+        if life?.inFlight.entry.id == entryId { throw ResolveError(message: "Entry \(entryId) is in flight; wait or abort.") }
         try refuseIfInProgressElsewhere(e)
         return e
     }

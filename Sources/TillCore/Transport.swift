@@ -1,19 +1,6 @@
 import Foundation
 import TillProtocol
 
-/// One callback URL that came in, with what the transport needs to acknowledge it later.
-public struct IncomingAnswer: Sendable, Hashable {
-    /// The callback URL text (one line, trimmed).
-    public var text: String
-    /// The transport's handle: the file name in `responses/` for the file drop, nil otherwise.
-    public var receipt: String?
-    /// The request id the transport associates with it (the file name's `<id>`), if any.
-    public var requestIdHint: String?
-    public init(text: String, receipt: String? = nil, requestIdHint: String? = nil) {
-        self.text = text; self.receipt = receipt; self.requestIdHint = requestIdHint
-    }
-}
-
 /// What a transport reports, asynchronously, in arrival order.
 public enum TransportEvent: Sendable, Hashable {
     /// A callback URL arrived. The controller journals it, then calls `acknowledge` (or `reject`).
@@ -26,17 +13,6 @@ public enum TransportEvent: Sendable, Hashable {
     case problem(String)
     /// The transport is usable (again).
     case ready(String)
-}
-
-/// Why a request could not be handed over.
-public enum TransportError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Certainly not delivered (the folder is unwritable, the bridge could not start).
-    case notSent(String)
-    /// It may or may not have reached the peer.
-    case maybeSent(String)
-    public var description: String {
-        switch self { case .notSent(let s), .maybeSent(let s): return s }
-    }
 }
 
 /// A way of carrying request URLs to the terminal app and callback URLs back.
