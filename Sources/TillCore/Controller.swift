@@ -89,6 +89,8 @@ public actor TillController: TillService {
     /// `abort()` waiting for how its abort ends; or how it ended before `abort()` began to wait.
     var abortWaiter: CheckedContinuation<AbortResult, Never>?
     var abortEnded: AbortResult?
+    /// The wall clock less the monotonic one at the last reading (`now()`): a change is a step of the wall clock.
+    var clockOffset: Int64?
     /// The one timer: at the life's `nextDeadline`.
     var timer: (deadlineMs: Int64, task: Task<Void, Never>)?
     /// How long a request that carries no reference waits, after a failure, for an answer that contradicts it. A

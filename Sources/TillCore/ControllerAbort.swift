@@ -16,7 +16,8 @@ extension TillController {
             if life == nil { return await standaloneAbort() }
         }
         guard !killed, let l = life, !l.isSettled else { return .nothingInFlight }
-        let (effects, refused) = life!.askAbort(book: journal, requestId: UUID().uuidString.lowercased(), now: WallClock.nowMs())
+        let wall = now()
+        let (effects, refused) = life!.askAbort(book: journal, requestId: UUID().uuidString.lowercased(), now: wall)
         if let refused {
             await run(effects)
             return refused
@@ -42,7 +43,7 @@ extension TillController {
         }
         var effects: [LifeEffect] = []
         life = PaymentLife(entry: entry, url: terminalRequest.url, kind: .standaloneAbort, hooks: false, caller: caller, waits: waits,
-                           now: WallClock.nowMs(), effects: &effects)
+                           now: now(), effects: &effects)
         await run(effects)
         switch await wait(for: requestId) {
         case .answered(let e):

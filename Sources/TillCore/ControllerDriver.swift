@@ -11,17 +11,29 @@ extension TillController {
         PaymentLife.Waits(answerMs: timeoutMs, abortMs: abortWaitMs, lookUpMs: min(timeoutMs, recoveryTimeoutMs), unnamedGraceMs: unnamedAnswerGraceMs)
     }
 
+    /// The wall clock's time, for the journal and the life; a step of the wall clock against the monotonic one since
+    /// the last reading is told to the life first (`clockStepped`), so that its waits keep their length.
+    func now() -> Int64 {
+        let wall = WallClock.nowMs(), offset = wall - WallClock.monotonicMs()
+        if let last = clockOffset, abs(offset - last) > 1_000, life != nil {
+            life!.clockStepped(by: offset - last)
+        }
+        clockOffset = offset
+        return wall
+    }
+
     /// The desk every answer goes through, as at now.
     func desk() -> AnswerDesk<Journal> {
         let lock = senderLock
-        return AnswerDesk(book: journal, now: WallClock.nowMs(), anotherTillSending: { lock.isHeldElsewhere() },
+        return AnswerDesk(book: journal, now: now(), anotherTillSending: { lock.isHeldElsewhere() },
                           newRequestId: { UUID().uuidString.lowercased() })
     }
 
     /// Feeds the life of request `requestId` one event, if it is still the one in flight, and performs what it asks.
     func feed(_ requestId: String, _ event: (inout PaymentLife, Journal, Int64) -> [LifeEffect]) async {
         guard !killed, life?.requestId == requestId else { return }
-        let effects = event(&life!, journal, WallClock.nowMs())
+        let wall = now()
+        let effects = event(&life!, journal, wall)
         await run(effects)
     }
 
@@ -79,8 +91,9 @@ extension TillController {
         timer?.task.cancel()
         timer = nil
         guard let next, let owner = life?.requestId else { return }
+        let wait = max(0, next - now())
         let task = Task { [weak self] in
-            await Pause.sleep(nanoseconds: UInt64(max(0, next - WallClock.nowMs())) * 1_000_000)
+            await Pause.sleep(nanoseconds: UInt64(wait) * 1_000_000)
             guard !Task.isCancelled, let self else { return }
             await self.deadlineReached(owner, next)
         }
@@ -90,7 +103,10 @@ extension TillController {
     func deadlineReached(_ requestId: String, _ deadline: Int64) async {
         guard timer?.deadlineMs == deadline else { return }
         timer = nil
-        await feed(requestId) { $0.timeReached(book: $1, now: max($2, deadline)) }
+        // The sleep is on the monotonic clock: its end is the deadline, whatever the wall clock did meanwhile.
+        _ = now()
+        let due = life?.nextDeadline ?? deadline
+        await feed(requestId) { $0.timeReached(book: $1, now: max($2, due)) }
         armTimer()
     }
 

@@ -116,7 +116,7 @@ extension TillController {
         CrashHook.hit("journaled", armed: hooks)
         var effects: [LifeEffect] = []
         let w = timeoutMs.map { t in var w = waits; w.answerMs = t; return w } ?? waits
-        life = PaymentLife(entry: entry, url: terminalRequest.url, hooks: hooks, caller: caller, waits: w, now: WallClock.nowMs(), effects: &effects)
+        life = PaymentLife(entry: entry, url: terminalRequest.url, hooks: hooks, caller: caller, waits: w, now: now(), effects: &effects)
         await run(effects)
         return await wait(for: requestId)
     }
@@ -144,7 +144,8 @@ extension TillController {
     /// working on it) and goes to Unresolved; a late answer still settles it.
     public func stopWaiting() async -> ActionOutcome? {
         guard !killed, let l = life, !l.isSettled else { return nil }
-        let effects = life!.stopWaiting(book: journal, now: WallClock.nowMs())
+        let wall = now()
+        let effects = life!.stopWaiting(book: journal, now: wall)
         let outcome = life?.outcome
         await run(effects)
         return outcome

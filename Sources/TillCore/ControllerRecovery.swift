@@ -48,15 +48,9 @@ extension TillController {
         // Request files an earlier run left unclaimed (file drop): withdrawn, so the terminal app never runs them late.
         for id in await transport.unclaimedRequestIds() {
             guard await transport.withdrawIfUnclaimed(id: id) else { continue }
-            if let e = read("the entry of request \(id)", nil, { try journal.entry(requestId: id) }), e.state.awaitsTerminal {
-                do {
-                    if try journal.transition(e.id, to: .resolved, note: "Never sent: till withdrew the request the terminal app never claimed.",
-                                              from: [.pending, .sent, .unknown]),
-                       let now = try journal.entry(id: e.id) { reportRecovered(now) }
-                } catch { _ = journalProblem("that request \(id) was withdrawn", error) }
-            } else {
-                hub.emit(.transportProblem("Withdrew a request file left in requests/ (\(id)) that the terminal app never claimed."))
-            }
+            var effects: [LifeEffect] = []
+            desk().recoverWithdrawn(requestId: id, &effects)
+            await run(effects)
         }
         var reachable = true
         let candidates: [JournalEntry]

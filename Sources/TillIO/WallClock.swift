@@ -16,3 +16,8 @@ public enum WallClock {
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 }
+
+extension WallClock {
+    /// The monotonic clock in milliseconds: it never steps, where the wall clock may (RTC or NTP, a snapshot restored).
+    public static func monotonicMs() -> Int64 { Int64(monotonicNs() / 1_000_000) }
+}

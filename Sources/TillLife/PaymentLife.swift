@@ -266,6 +266,15 @@ public struct PaymentLife: Sendable {
         return out
     }
 
+    /// The wall clock stepped by `deltaMs` (an RTC or NTP step, a virtual machine's snapshot restored): every deadline
+    /// moves with it, so that each wait lasts as long as it was meant to, whatever the clock says. (Without it, a step
+    /// back of 49 h had a sale wait 49 h for its answer, and a step forward ended every wait at once.)
+    public mutating func clockStepped(by deltaMs: Int64) {
+        inFlight.startedAtMs += deltaMs
+        inFlight.deadlineMs += deltaMs
+        if let w = abort?.waitDeadlineMs { abort?.waitDeadlineMs = w + deltaMs }
+    }
+
     /// The cashier stops waiting: the request becomes unknown (the terminal may still be working on it) and goes to
     /// Unresolved; a late answer still settles it.
     public mutating func stopWaiting(book: some PaymentBook, now: Int64) -> [LifeEffect] {

@@ -23,6 +23,24 @@ extension AnswerDesk {
         }
     }
 
+    /// A request an earlier run handed over and the transport has now taken back, unclaimed: never sent.
+    public func recoverWithdrawn(requestId id: String, _ out: inout [LifeEffect]) {
+        let e: JournalEntry?
+        do { e = try book.entry(requestId: id) } catch {
+            out.append(.emit(.journalProblem("The journal could not be read (the entry of request \(id)): \(error).")))
+            return
+        }
+        guard let e, e.state.awaitsTerminal else {
+            out.append(.emit(.transportProblem("Withdrew a request file left in requests/ (\(id)) that the terminal app never claimed.")))
+            return
+        }
+        do {
+            if try book.transition(e.id, to: .resolved, note: "Never sent: till withdrew the request the terminal app never claimed.",
+                                   from: Self.awaiting, nowMs: now),
+               let settled = try book.entry(id: e.id) { out.append(.recovered(settled)) }
+        } catch { _ = LifeProblems.say("that request \(id) was withdrawn", error, &out) }
+    }
+
     /// The first step of recovering `e`: settled at once (an abort or a look-up left open, a request with nothing to
     /// ask about), or the client transaction id to ask the terminal about (`reachable`: it answered the last look-up).
     public func recoverWithoutAsking(_ e: JournalEntry, reachable: Bool, _ out: inout [LifeEffect]) -> String? {
