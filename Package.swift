@@ -79,7 +79,7 @@ let package = Package(
                     exclude: ["delay-proxy.py"]),
         .testTarget(name: "TillModelTests", dependencies: ["TillModel", "TillProtocol"]),
         // A payment's life on a virtual clock: the pure machine against a terminal with its own ledger, a million events.
-        .testTarget(name: "TillLifeTests", dependencies: ["TillLife", "TillModel", "TillProtocol"]),
+        .testTarget(name: "TillLifeTests", dependencies: ["TillLife", "TillModel", "TillProtocol", "TillSimulator"]),
         .testTarget(name: "TillUITests", dependencies: ["TillUI", "TillModel", "TillProtocol", "TillTestSupport"], exclude: ["Golden"]),
         .testTarget(name: "TillE2ETests", dependencies: []),
         // The executable's own code (its quick start's reading of the command line against ArgumentParser's).

@@ -1,4 +1,5 @@
 import Foundation
+import TillIO
 
 /// A tmux control-mode client (`tmux -C`) on a private server with one 80x24 session, for timing how long a program
 /// takes to put something on the screen of a terminal that is already there, as the cashier's is.
@@ -19,17 +20,10 @@ final class TmuxControl {
         pane = TmuxPane(label, command: "exec sleep 100000", dir: dir)
         var input: [Int32] = [-1, -1], output: [Int32] = [-1, -1]
         guard pipe(&input) == 0, pipe(&output) == 0 else { return nil }
-        var fa = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&fa)
-        defer { posix_spawn_file_actions_destroy(&fa) }
-        posix_spawn_file_actions_adddup2(&fa, input[0], 0)
-        posix_spawn_file_actions_adddup2(&fa, output[1], 1)
-        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)
-        for fd in input + output { posix_spawn_file_actions_addclose(&fa, fd) }
         let argv = ["/usr/bin/tmux", "-L", pane.socket, "-C", "attach", "-t", "b"]
-        let cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { cargs.forEach { free($0) } }
-        let spawned = spawnClean(&client, argv[0], &fa, cargs) == 0
+        let started = Spawn.start(argv, stdin: .descriptor(input[0]), stdout: .descriptor(output[1]), closing: input + output)
+        var spawned = false
+        if case .success(let pid) = started { client = pid; spawned = true }
         close(input[0]); close(output[1])
         toTmux = input[1]; fromTmux = output[0]
         guard spawned else { stop(); return nil }

@@ -1,4 +1,5 @@
 import Foundation
+import TillIO
 import TillCore
 import TillProtocol
 import TillUI
@@ -74,38 +75,10 @@ func keyToFrameBench() {
                  rounds, percentile(samples, 0.5), percentile(samples, 0.99), samples.last ?? 0, changed / rounds))
 }
 
-/// `posix_spawn` with no signal blocked and every signal's handling at its default in the child. TillBench's async
-/// benchmarks run on threads of Swift's pool, which block nearly every signal, and a child inherits the mask: a tmux
-/// server started from one never learned of its children's end (SIGCHLD blocked), so a program it ran stayed a
-/// zombie, `waitGone` waited its 5 s for it at every start-up round, and the till binary's pages aged out of memory
-/// meanwhile (this machine pages out what is not touched for some seconds): `all` read start-up 2.3x where
-/// `TillBench startup`, run from the main thread, read 1.45x.
-func spawnClean(_ pid: inout pid_t, _ path: String, _ fa: inout posix_spawn_file_actions_t, _ argv: [UnsafeMutablePointer<CChar>?]) -> Int32 {
-    var attr = posix_spawnattr_t()
-    posix_spawnattr_init(&attr)
-    defer { posix_spawnattr_destroy(&attr) }
-    var none = sigset_t(), all = sigset_t()
-    sigemptyset(&none)
-    sigfillset(&all)
-    posix_spawnattr_setsigmask(&attr, &none)
-    posix_spawnattr_setsigdefault(&attr, &all)
-    posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-    return posix_spawn(&pid, path, &fa, &attr, argv, environ)
-}
-
 /// posix_spawn + waitpid of a command with output into a file.
 @discardableResult
 func spawnWait(_ argv: [String], stdout: String = "/dev/null") -> Int32 {
-    var fa = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&fa)
-    defer { posix_spawn_file_actions_destroy(&fa) }
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&fa, 1, stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)
-    var pid: pid_t = 0
-    let cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-    defer { cargs.forEach { free($0) } }
-    guard spawnClean(&pid, argv[0], &fa, cargs) == 0 else { return -1 }
+    guard case .success(let pid) = Spawn.start(argv, stdout: .path(stdout, flags: O_WRONLY | O_CREAT | O_TRUNC, mode: 0o644)) else { return -1 }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     return (status >> 8) & 0xFF

@@ -1,4 +1,5 @@
 import Foundation
+import TillIO
 import TillCore
 import TillProtocol
 import TillUI
@@ -88,17 +89,9 @@ func callgrindInstructions(_ argv: [String], input: String) -> Double? {
     let stripped = NSTemporaryDirectory() + "till-cg-\(getpid())-" + (argv[0] as NSString).lastPathComponent
     defer { unlink(stripped) }
     if spawnWait(["/usr/bin/strip", "-o", stripped, argv[0]]) == 0 { argv[0] = stripped }
-    var fa = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&fa)
-    defer { posix_spawn_file_actions_destroy(&fa) }
-    posix_spawn_file_actions_addopen(&fa, 0, input, O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&fa, 2, log, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     let full = ["/usr/bin/valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"] + argv
-    let cargs: [UnsafeMutablePointer<CChar>?] = full.map { strdup($0) } + [nil]
-    defer { cargs.forEach { free($0) } }
-    var pid: pid_t = 0
-    guard spawnClean(&pid, full[0], &fa, cargs) == 0 else { return nil }
+    guard case .success(let pid) = Spawn.start(full, stdin: .path(input, flags: O_RDONLY),
+                                               stderr: .path(log, flags: O_WRONLY | O_CREAT | O_TRUNC)) else { return nil }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     guard let text = try? String(contentsOfFile: log, encoding: .utf8) else { return nil }
@@ -110,17 +103,8 @@ func callgrindInstructions(_ argv: [String], input: String) -> Double? {
 
 /// Runs `argv` with standard input from a file and output to /dev/null; wall seconds.
 func timedRun(_ argv: [String], input: String) -> Double {
-    var fa = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&fa)
-    defer { posix_spawn_file_actions_destroy(&fa) }
-    posix_spawn_file_actions_addopen(&fa, 0, input, O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)
-    let cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-    defer { cargs.forEach { free($0) } }
     let t0 = nowNs()
-    var pid: pid_t = 0
-    guard spawnClean(&pid, argv[0], &fa, cargs) == 0 else { return .nan }
+    guard case .success(let pid) = Spawn.start(argv, stdin: .path(input, flags: O_RDONLY)) else { return .nan }
     var status: Int32 = 0
     while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
     return Double(nowNs() - t0) / 1e9

@@ -14,11 +14,14 @@ extension TillController {
     /// The wall clock's time, for the journal and the life; a step of the wall clock against the monotonic one since
     /// the last reading is told to the life first (`clockStepped`), so that its waits keep their length.
     func now() -> Int64 {
-        let wall = WallClock.nowMs(), offset = wall - WallClock.monotonicMs()
-        if let last = clockOffset, abs(offset - last) > 1_000, life != nil {
+        let before = WallClock.monotonicMs(), wall = WallClock.nowMs(), after = WallClock.monotonicMs()
+        let offset = wall - after
+        // Read between two monotonic readings close together (a thread put aside between the readings would look
+        // like a step), a change of more than a second is the wall clock stepping.
+        if after - before < 100, let last = clockOffset, abs(offset - last) > 1_000, life != nil {
             life!.clockStepped(by: offset - last)
         }
-        clockOffset = offset
+        if after - before < 100 { clockOffset = offset }
         return wall
     }
 

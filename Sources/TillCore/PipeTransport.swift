@@ -139,35 +139,18 @@ public final class PipeTransport: Transport, @unchecked Sendable {
             close(inPipe[0]); close(inPipe[1])
             throw .notSent("cannot make a pipe: \(String(cString: strerror(errno)))")
         }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, inPipe[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, outPipe[1], 1)
         let errPath = stderrPath ?? "/dev/null"
-        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        posix_spawnattr_setpgroup(&attr, 0)
-        var sigs = sigset_t()
-        sigemptyset(&sigs)
-        sigaddset(&sigs, SIGPIPE)
-        sigaddset(&sigs, SIGTERM)
-        sigaddset(&sigs, SIGHUP)
-        sigaddset(&sigs, SIGINT)
-        posix_spawnattr_setsigdefault(&attr, &sigs)
-        var noSignals = sigset_t()
-        sigemptyset(&noSignals)
-        posix_spawnattr_setsigmask(&attr, &noSignals)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
-        let args = ["/bin/sh", "-c", command]
-        var argv: [UnsafeMutablePointer<CChar>?] = args.map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        var envp: [UnsafeMutablePointer<CChar>?] = PipeTransport.bridgeEnvironment(PipeTransport.currentEnvironment()).map { strdup($0) } + [nil]
-        defer { for p in envp { free(p) } }
+        // In a process group of its own, so that it is stopped as a group (with whatever it started), and a Ctrl-C
+        // meant for till does not reach it first.
+        let started = Spawn.start(["/bin/sh", "-c", command], stdin: .descriptor(inPipe[0]), stdout: .descriptor(outPipe[1]),
+                                  stderr: .path(errPath, flags: O_WRONLY | O_CREAT | O_APPEND), newGroup: true,
+                                  environment: PipeTransport.bridgeEnvironment(PipeTransport.currentEnvironment()))
         var pid: pid_t = 0
-        let rc = posix_spawn(&pid, "/bin/sh", &actions, &attr, &argv, &envp)
+        var rc: Int32 = 0
+        switch started {
+        case .success(let p): pid = p
+        case .failure(let e): rc = e.code
+        }
         close(inPipe[0]); close(outPipe[1])
         guard rc == 0 else {
             close(inPipe[1]); close(outPipe[0])

@@ -73,26 +73,7 @@ struct CheckCommand: AsyncParsableCommand {
         guard n > 0 else { return }
         buf[n] = 0
         let argv = [String(cString: buf), "check", "--quiet", "--journal", journal]
-        var fa = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&fa)
-        defer { posix_spawn_file_actions_destroy(&fa) }
-        posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)
-        var attr = posix_spawnattr_t()
-        posix_spawnattr_init(&attr)
-        defer { posix_spawnattr_destroy(&attr) }
-        var none = sigset_t(), all = sigset_t()
-        sigemptyset(&none)
-        sigfillset(&all)
-        posix_spawnattr_setsigmask(&attr, &none)
-        posix_spawnattr_setsigdefault(&attr, &all)
-        posix_spawnattr_setpgroup(&attr, 0)
-        posix_spawnattr_setflags(&attr, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP))
-        let cargs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { cargs.forEach { free($0) } }
-        var pid: pid_t = 0
-        guard posix_spawn(&pid, argv[0], &fa, &attr, cargs, environ) == 0 else { return }
+        guard case .success(let pid) = Spawn.start(argv, newGroup: true) else { return }
         // Reaped when it ends, so that a till left running leaves no zombie behind.
         let child = pid
         DispatchQueue.global(qos: .utility).async {

@@ -215,8 +215,10 @@ struct PipeTransportUnitTests {
         var env = ProcessInfo.processInfo.environment
         env["XDG_CONFIG_HOME"] = "/nonexistent-till-config"
         till.environment = env
-        till.standardOutput = FileHandle.nullDevice
-        till.standardError = FileHandle.nullDevice
+        FileManager.default.createFile(atPath: dir.path + "/till.err", contents: nil)
+        till.standardOutput = FileHandle(forWritingAtPath: dir.path + "/till.err")
+        till.standardError = FileHandle(forWritingAtPath: dir.path + "/till.err")
+        let began = Date()
         try till.run()
         // Killed while the sale is with the bridge unread: journaled and written to the pipe (`pending`, and `sent` once
         // the transport's 2 s wait for the bridge to read it ran out: on a loaded machine the poll can miss `pending`).
@@ -226,6 +228,13 @@ struct PipeTransportUnitTests {
             return all.contains { $0.action == .sale && ($0.state == .pending || $0.state == .sent) }
         }
         #expect(pending)
+        if !pending {
+            // What till did instead (it has failed now and then on a loaded machine, never alone), for the reader.
+            let all = (try? Journal(path: journalPath, readOnly: true).entries(JournalFilter())) ?? []
+            let rows = all.map { e in "\(e.id) \(e.action.rawValue) \(e.state.rawValue) \(e.note ?? "")" }.joined(separator: "; ")
+            let wrote = AtomicFile.read(dir.path + "/till.err") ?? ""
+            Issue.record("after \(Int(Date().timeIntervalSince(began))) s, till running: \(till.isRunning); journal: \(rows); till wrote: \(wrote)")
+        }
         kill(till.processIdentifier, SIGKILL)
         // Not `waitUntilExit`: Foundation sees a child end only once every process holding its watch (the bridge left
         // running too) has; a killed till that is a zombie holds no lock and no file.

@@ -1,6 +1,7 @@
 import TillLife
 import TillModel
 import TillProtocol
+import struct TillSimulator.SplitMix64
 
 /// The whole life of payments on a virtual clock (as FoundationDB's simulation and TigerBeetle's VOPR do): a cashier
 /// starts sales, aborts and stops waiting; the real `PaymentLife` and `AnswerDesk` take every event; a terminal that

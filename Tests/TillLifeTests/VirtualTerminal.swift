@@ -1,5 +1,7 @@
 import TillModel
 import TillProtocol
+// The seeded generator, the same numbers for the same seed on every machine (the simulator's own).
+import struct TillSimulator.SplitMix64
 
 /// The card terminal of the virtual-clock simulation: it keeps its own ledger (the truth: what it charged), and
 /// answers in every way a real one was seen to — on time, late, twice, never, without naming the payment, a decline
@@ -150,17 +152,5 @@ struct VirtualTerminal {
             return [Answer(at: now + 20, text: Self.url(answerFields(declined, named: true)), hint: requestId, ctid: ctid),
                     Answer(at: now + 1_520, text: own, hint: nil, ctid: ctid)]
         }
-    }
-}
-
-/// SplitMix64: small, fast, and the same stream for the same seed on every machine.
-struct SplitMix64 {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
