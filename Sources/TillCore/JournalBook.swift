@@ -1,3 +1,4 @@
+import GRDB
 import TillLife
 import TillProtocol
 
@@ -19,4 +20,13 @@ extension Journal: PaymentBook {
         Journal.storedFields(a) == Journal.storedFields(b)
     }
 
+
+    public func approved(_ action: Action, after id: Int64, charged: Money) throws -> [JournalEntry] {
+        // A range of the primary key from `id` on: an overturn is rare and comes soon after its payment.
+        try reading { db in
+            try Row.fetchAll(db, sql: "SELECT \(Journal.columns) FROM entry WHERE id > ? AND action = ? AND state = 'approved' "
+                             + "AND origin = 'request' ORDER BY id LIMIT 50", arguments: [id, action.rawValue])
+                .map(Journal.entry(from:)).filter { $0.charged == charged }
+        }
+    }
 }

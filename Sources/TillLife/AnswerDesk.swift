@@ -202,6 +202,7 @@ public struct AnswerDesk<Book: PaymentBook> {
                     : overturns
                     ? (state == .approved ? AnswerRules.overturnedNote : AnswerRules.overturnedForReviewNote)
                         + " (It was \(was.rawValue)" + (target.note.map { ": " + $0 } ?? "") + ".)"
+                        + (try paidAgain(after: target, response))
                     : "The terminal's own answer for this payment replaced what was journaled before it came (\(was.rawValue)"
                         + (target.note.map { ": " + $0 } ?? "") + "). Check the terminal.")
                 try keepStoredStray(of: target, &out)
@@ -240,6 +241,18 @@ public struct AnswerDesk<Book: PaymentBook> {
                                                        state: .review, nowMs: now)
         out.append(.acknowledge)
         if inserted { out.append(.emit(.unmatchedAnswer(response, note: note + " (journal entry \(row.id))"))) }
+    }
+
+    /// Said with an overturned payment: the payments of the same figure charged after it, which the customer may
+    /// have paid with instead (a decline, Enter again by habit, another card; then the first one's approval came).
+    func paidAgain(after target: JournalEntry, _ r: CallbackResponse) throws -> String {
+        guard target.action == .sale || target.action == .preAuth else { return "" }
+        let charged = Money(cents: (r.amount ?? target.amount ?? .zero).cents + (r.tipAmount?.cents ?? 0))
+        let again = try book.approved(target.action, after: target.id, charged: charged)
+        guard !again.isEmpty else { return "" }
+        let stans = again.compactMap { $0.response?.referenceNumber }.filter { !$0.isEmpty }.map { "STAN \($0)" }
+        let which = stans.isEmpty ? "" : " (" + stans.joined(separator: ", ") + ")"
+        return " The same \(charged) was charged again after it\(which): the customer may have paid twice. Refund one."
     }
 
     /// The look-up's answer after the abort's "aborted" settles the payment: charged if the terminal's record says it

@@ -15,6 +15,9 @@ public protocol PaymentBook {
     /// An approved (or for-review) entry of the card transaction `r` reports (same transaction id, else same STAN and
     /// order code). `countedOnly`: not an unmatched answer waiting for review.
     func entry(sameTransactionAs r: CallbackResponse, action: Action, excluding id: Int64?, countedOnly: Bool) throws -> JournalEntry?
+    /// Payments of this till's of `action`, journaled after entry `id`, that count as charged `charged` (amount with
+    /// its tip): the cashier may have charged the customer again after a "not charged" that turned out charged.
+    func approved(_ action: Action, after id: Int64, charged: Money) throws -> [JournalEntry]
     /// What the request asked for, before any answer.
     func requestedAmounts(of id: Int64) throws -> (amount: Money?, tip: Money?)
     /// The batch (shift) as at `nowMs`.

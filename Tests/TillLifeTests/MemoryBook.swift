@@ -92,6 +92,11 @@ final class MemoryBook: PaymentBook {
         }
     }
 
+    func approved(_ action: Action, after id: Int64, charged: Money) throws -> [JournalEntry] {
+        rows.filter { !$0.unmatched && $0.entry.id > id && $0.entry.action == action && $0.entry.state == .approved
+            && $0.entry.charged == charged }.prefix(50).map(\.entry)
+    }
+
     func requestedAmounts(of id: Int64) throws -> (amount: Money?, tip: Money?) { row(id).map { rows[$0].requested } ?? (nil, nil) }
 
     func batch(nowMs: Int64) throws -> BatchInfo { open }

@@ -75,6 +75,30 @@ import TillProtocol
         #expect(later.contains { if case .changed(let c) = $0 { return c.id == 1 }; return false })
     }
 
+    @Test func aDeclineThenAnotherCardThenTheFirstApprovalSaysTheCustomerMayHavePaidTwice() throws {
+        let book = MemoryBook()
+        var (life, _) = try sale(book)
+        _ = life.handedOver(.request, book: book, now: t0 + 10)
+        var flight: PaymentLife? = life
+        _ = desk(book, t0 + 3_000).take(Self.decline, flight: &flight)
+        // Enter again by habit: the same amount, another reference, approved.
+        let again = TerminalRequest(caller: caller, request: .sale(SaleRequest(amount: Money(cents: 1250), clientTransactionId: "c-2")))
+        let second = try book.insertPending(requestId: "req-2", request: again, batch: book.open, parentId: nil, nowMs: t0 + 4_000)
+        var effects: [LifeEffect] = []
+        flight = PaymentLife(entry: second, url: again.url, hooks: false, caller: caller, waits: waits, now: t0 + 4_000, effects: &effects)
+        _ = flight?.handedOver(.request, book: book, now: t0 + 4_010)
+        _ = desk(book, t0 + 6_000).take(Self.answer("success", "APPROVED", ctid: "c-2", extra: "&referenceNumber=100002&orderCode=9100002&transactionId=tx-2"),
+                                        flight: &flight)
+        #expect(try book.entry(id: 2)?.state == .approved)
+        flight = nil
+        // Then the first sale's own approval: counted, and the note says the customer may have paid twice.
+        _ = desk(book, t0 + 7_000).take(Self.approval, flight: &flight)
+        let first = try #require(try book.entry(id: 1))
+        #expect(first.state == .approved)
+        #expect(first.note?.contains("The same 12.50 was charged again after it (STAN 100002): the customer may have paid twice. Refund one.") == true,
+                "\(first.note ?? "")")
+    }
+
     @Test func anAbortedSaleIsLookedUpAndItsApprovalSevenSecondsLaterStillCounts() throws {
         let book = MemoryBook()
         var (life, _) = try sale(book)
