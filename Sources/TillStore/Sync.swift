@@ -127,6 +127,7 @@ public struct Sync: Sendable {
     }
 
     func pushChecked(_ reader: OutboxReader, _ store: StoreConnection) async throws -> PushResult {
+        try Sync.startOutbox(reader)
         let (journalId, journalLast) = try reader.identity()
         var (storeLast, status) = try await Sync.lastSeq(store, journalId)
         if status == "refused" || status == "retired" { throw Sync.refused(journalId) }
@@ -179,6 +180,21 @@ public struct Sync: Sendable {
         }
         return PushResult(journalId: journalId, pushed: pushed, batches: batches, storeLastSeq: storeLast,
                           journalLastSeq: max(journalLast, storeLast))
+    }
+
+    /// A journal no sync read before keeps no outbox (`OutboxStart`): the first push starts it, with the journal's
+    /// whole history as it is now, then pushes it. A start cut short (the service stopped) goes on at the next push.
+    static func startOutbox(_ reader: OutboxReader) throws {
+        guard try !reader.started() else { return }
+        do {
+            let starter = try OutboxStarter(path: reader.path)
+            defer { starter.close() }
+            try starter.run(nowMs: WallClock.nowMs())
+        } catch {
+            // Mostly the till holding the journal's write lock a while: tried again at the next push.
+            throw StoreError("starting the journal's outbox (its first push): \(error); till-sync must be able to write the journal \(reader.path)",
+                             transient: true)
+        }
     }
 
     static func refused(_ journalId: String) -> StoreError {
