@@ -451,13 +451,18 @@ enum StoreSchema {
       -- An entry's events of the run in order, each on top of the one before (`jsonb_merge`, v7): a whole row (`entry`)
       -- holds every column, a change (`entry_change`) the ones that changed, on top of the row the store holds. A change
       -- of an entry the store does not hold (its row parked, or sent whole later by a journal's start) is nothing yet.
-      WITH run AS (
-        SELECT entity_key, till_store.jsonb_merge(payload ORDER BY seq) AS d, bool_or(kind = 'entry') AS whole, max(seq) AS seq
-          FROM \(taken) WHERE kind IN ('entry', 'entry_change') GROUP BY entity_key),
+      WITH run AS MATERIALIZED (
+        SELECT (m.d->>'id')::bigint AS entry_id, m.d, m.whole, m.seq FROM (
+          SELECT till_store.jsonb_merge(payload ORDER BY seq) AS d, bool_or(kind = 'entry') AS whole, max(seq) AS seq
+            FROM \(taken) WHERE kind IN ('entry', 'entry_change') GROUP BY entity_key) m),
       src AS (
-        SELECT (d->>'id')::bigint AS entry_id, \(entryColumns.map { "\($0.of) AS \($0.column)" }.joined(separator: ", ")), seq
+        SELECT r.entry_id, \(entryColumns.map { "\($0.of) AS \($0.column)" }.joined(separator: ", ")), r.seq
+          -- The row the store holds, looked up only for an entry whose run holds no whole row (a first push of a history
+          -- holds nearly none: each entry's whole row and changes come together). One look-up by its key each: the
+          -- LIMIT keeps it one (pulled up into a join, the planner read the till's every payment once per entry).
           FROM run r LEFT JOIN LATERAL (
-            SELECT * FROM till_store.payment p WHERE p.till_id = t AND p.journal_id = p_journal AND p.entry_id = (r.d->>'id')::bigint) h ON true
+            SELECT * FROM till_store.payment p
+             WHERE NOT r.whole AND p.till_id = t AND p.journal_id = p_journal AND p.entry_id = r.entry_id LIMIT 1) h ON true
          WHERE r.whole OR h.entry_id IS NOT NULL),
       -- The run's entries as the store held them, looked up by their keys given as one array (an index condition): as
       -- a join, the planner (which cannot know how many rows the CTE holds) scanned the till's every entry once per
