@@ -158,7 +158,7 @@ public final class OutboxStarter: Sendable {
 
     /// Runs the start to its end (nothing when the outbox is on); returns the chunks it took.
     @discardableResult
-    public func run(nowMs: Int64, chunk: Int = 2_000, pause: useconds_t = 5_000) throws -> Int {
+    public func run(nowMs: Int64, chunk: Int = 250, pause: useconds_t = 5_000) throws -> Int {
         var steps = 0, done = false
         while !done {
             if steps > 0 { usleep(pause) }
