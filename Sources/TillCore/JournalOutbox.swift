@@ -138,6 +138,11 @@ public final class OutboxReader: Sendable {
         }
     }
 
+    /// Whether the journal's outbox records (`OutboxStart`): a journal no sync read before does not.
+    public func started() throws -> Bool {
+        try queue.read { db in try OutboxStart.state(db) == .on }
+    }
+
     /// The oldest event the outbox still holds (nil: none): the ones before it were pruned once the store held them.
     public func firstSeq() throws -> Int64? {
         try queue.read { db in try Int64.fetchOne(db, sql: "SELECT MIN(seq) FROM outbox") }

@@ -28,6 +28,11 @@ public struct OutboxPruneRefused: Error, Sendable, CustomStringConvertible {
 /// journal's write lock only briefly (`busyTimeout`): a chunk holds that lock for milliseconds, and a sale waiting for
 /// it gets it between two chunks. It never touches the entries, batch events or Z reports (reports and exports read
 /// those, never the outbox).
+///
+/// The pages a chunk frees stay in the file, on SQLite's free list, and the journal's next writes take them first: the
+/// file stops growing at the outbox's largest (the retention's events), whatever the journal's age. They are not given
+/// back to the file system (no vacuum, incremental or whole): the file never shrinks while a till has it open, which is
+/// how till tells a journal cut short by someone else (`Journal.checkFile`).
 public final class OutboxPruner: Sendable {
     let queue: DatabaseQueue
     public let path: String

@@ -98,6 +98,7 @@ extension Journal {
         }
         registerSummaryKeyedDeleteMigration(&m)
         OutboxChain.registerMigration(&m)
+        registerCompactOutboxMigration(&m)
         return m
     }
 

@@ -24,7 +24,7 @@ enum StoreSchema {
     static let schema = "till_store"
 
     /// `(version, SQL)`, in order.
-    static let migrations: [(Int, String)] = [(1, v1), (2, v2), (3, v3), (4, v4), (5, v5)]
+    static let migrations: [(Int, String)] = [(1, v1), (2, v2), (3, v3), (4, v4), (5, v5), (7, v7)]
 
     /// The events of a push that the store does not hold yet, as a table (inside `push`).
     static let pushed = """
@@ -289,8 +289,16 @@ enum StoreSchema {
           AS $f$
           SELECT CASE
             WHEN jsonb_typeof(p) IS DISTINCT FROM 'object' THEN 'the payload is not a JSON object'
-            WHEN p_kind NOT IN ('entry', 'batch_event', 'z_report', 'z_report_restated') THEN 'an unknown kind of event: ' || p_kind
-            WHEN p_kind = 'entry' AND (p->>'id' IS NULL OR p->>'id' !~ '^[0-9]{1,18}$') THEN 'an entry without a whole-number id'
+            WHEN p_kind NOT IN ('entry', 'entry_change', 'batch_event', 'z_report', 'z_report_restated') THEN 'an unknown kind of event: ' || p_kind
+            WHEN p_kind IN ('entry', 'entry_change') AND (p->>'id' IS NULL OR p->>'id' !~ '^[0-9]{1,18}$') THEN 'an entry without a whole-number id'
+            -- A change holds only what changed: each column it holds is held to the rule of the whole row's.
+            WHEN p_kind = 'entry_change' AND p ? 'requestId' AND p->>'requestId' IS NULL THEN 'an entry without a request id'
+            WHEN p_kind = 'entry_change' AND p ? 'action' AND COALESCE(p->>'action', '') NOT IN (\(actions)) THEN 'an entry of an action this store does not know: ' || COALESCE(p->>'action', 'none')
+            WHEN p_kind = 'entry_change' AND p ? 'state' AND COALESCE(p->>'state', '') NOT IN (\(states)) THEN 'an entry in a state this store does not know: ' || COALESCE(p->>'state', 'none')
+            WHEN p_kind = 'entry_change' AND COALESCE(p->>'amountCents', '0') !~ \(whole) THEN 'an amount that is not a whole number of cents: ' || (p->>'amountCents')
+            WHEN p_kind = 'entry_change' AND COALESCE(p->>'tipCents', '0') !~ \(whole) THEN 'a tip that is not a whole number of cents: ' || (p->>'tipCents')
+            WHEN p_kind = 'entry_change' AND (COALESCE(p->>'updatedAtMs', '') !~ \(whole) OR (p ? 'createdAtMs' AND COALESCE(p->>'createdAtMs', '') !~ \(whole))) THEN 'an entry without its times'
+            WHEN p_kind = 'entry_change' AND p ? 'tipIncluded' AND COALESCE(p->>'tipIncluded', '') NOT IN ('0', '1') THEN 'an entry whose tip style is neither 0 nor 1'
             WHEN p_kind = 'entry' AND p->>'requestId' IS NULL THEN 'an entry without a request id'
             WHEN p_kind = 'entry' AND (p->>'action' IS NULL OR p->>'action' NOT IN (\(actions))) THEN 'an entry of an action this store does not know: ' || COALESCE(p->>'action', 'none')
             WHEN p_kind = 'entry' AND (p->>'state' IS NULL OR p->>'state' NOT IN (\(states))) THEN 'an entry in a state this store does not know: ' || COALESCE(p->>'state', 'none')
@@ -440,15 +448,22 @@ enum StoreSchema {
       -- added, so a push costs what it pushed whatever the size of the days it touched. Sums and counts subtract; a
       -- bucket's first and last times widen (LEAST, GREATEST), and are looked up again below only when an entry that
       -- left the bucket sat on one of them.
-      WITH src AS (
-        SELECT DISTINCT ON (entity_key) (payload->>'id')::bigint AS entry_id, payload->>'requestId' AS request_id, payload->>'action' AS action,
-               COALESCE(payload->>'origin', 'request') AS origin, payload->>'state' AS state, (payload->>'amountCents')::bigint AS amount_cents,
-               (payload->>'tipCents')::bigint AS tip_cents, COALESCE((payload->>'tipIncluded')::int, 0) = 1 AS tip_included,
-               payload->>'batchId' AS batch_id, payload->>'batchName' AS batch_name, payload->>'clientTransactionId' AS client_transaction_id,
-               payload->>'transactionId' AS transaction_id, payload->>'stan' AS stan, payload->>'cardType' AS card_type,
-               payload->>'verificationMethod' AS verification_method, (payload->>'createdAtMs')::bigint AS created_at_ms,
-               (payload->>'updatedAtMs')::bigint AS updated_at_ms, seq
-        FROM \(taken) WHERE kind = 'entry' ORDER BY entity_key, seq DESC),
+      -- An entry's events of the run in order, each on top of the one before (`jsonb_merge`, v7): a whole row (`entry`)
+      -- holds every column, a change (`entry_change`) the ones that changed, on top of the row the store holds. A change
+      -- of an entry the store does not hold (its row parked, or sent whole later by a journal's start) is nothing yet.
+      WITH run AS MATERIALIZED (
+        SELECT (m.d->>'id')::bigint AS entry_id, m.d, m.whole, m.seq FROM (
+          SELECT till_store.jsonb_merge(payload ORDER BY seq) AS d, bool_or(kind = 'entry') AS whole, max(seq) AS seq
+            FROM \(taken) WHERE kind IN ('entry', 'entry_change') GROUP BY entity_key) m),
+      src AS (
+        SELECT r.entry_id, \(entryColumns.map { "\($0.of) AS \($0.column)" }.joined(separator: ", ")), r.seq
+          -- The row the store holds, looked up only for an entry whose run holds no whole row (a first push of a history
+          -- holds nearly none: each entry's whole row and changes come together). One look-up by its key each: the
+          -- LIMIT keeps it one (pulled up into a join, the planner read the till's every payment once per entry).
+          FROM run r LEFT JOIN LATERAL (
+            SELECT * FROM till_store.payment p
+             WHERE NOT r.whole AND p.till_id = t AND p.journal_id = p_journal AND p.entry_id = r.entry_id LIMIT 1) h ON true
+         WHERE r.whole OR h.entry_id IS NOT NULL),
       -- The run's entries as the store held them, looked up by their keys given as one array (an index condition): as
       -- a join, the planner (which cannot know how many rows the CTE holds) scanned the till's every entry once per
       -- entry of the run. Every data-modifying part of a statement sees the tables as they were before it.
@@ -558,6 +573,32 @@ enum StoreSchema {
         FROM jsonb_to_recordset(CASE WHEN jsonb_typeof(p_events) = 'array' THEN p_events ELSE '[]' END)
              AS e(seq bigint, kind text, "entityKey" text, payload text, "atMs" bigint)
       $f$
+    """
+
+    /// The payment's columns an entry event sets, each from the events' merged payload `d` (as the whole row's event
+    /// always gave them), or, for a change that holds no such key, kept as the store's row `h` has it.
+    static var entryColumns: [(column: String, of: String)] {
+        let fromPayload: [(String, String, String)] = [
+            ("request_id", "requestId", "d->>'requestId'"), ("action", "action", "d->>'action'"),
+            ("origin", "origin", "COALESCE(d->>'origin', 'request')"), ("state", "state", "d->>'state'"),
+            ("amount_cents", "amountCents", "(d->>'amountCents')::bigint"), ("tip_cents", "tipCents", "(d->>'tipCents')::bigint"),
+            ("tip_included", "tipIncluded", "COALESCE((d->>'tipIncluded')::int, 0) = 1"), ("batch_id", "batchId", "d->>'batchId'"),
+            ("batch_name", "batchName", "d->>'batchName'"), ("client_transaction_id", "clientTransactionId", "d->>'clientTransactionId'"),
+            ("transaction_id", "transactionId", "d->>'transactionId'"), ("stan", "stan", "d->>'stan'"),
+            ("card_type", "cardType", "d->>'cardType'"), ("verification_method", "verificationMethod", "d->>'verificationMethod'"),
+            ("created_at_ms", "createdAtMs", "(d->>'createdAtMs')::bigint"), ("updated_at_ms", "updatedAtMs", "(d->>'updatedAtMs')::bigint"),
+        ]
+        return fromPayload.map { (column, key, expr) in
+            (column, "CASE WHEN r.whole OR d ? '\(key)' THEN \(expr) ELSE h.\(column) END")
+        }
+    }
+
+    /// Version 7: an entry's change carries only what changed (`entry_change`, TillCore's `Journal.outboxEntryChange`),
+    /// and the push (`pushRows`) applies the run's events of an entry on top of each other and of the row it holds:
+    /// `jsonb_merge` is `||` over the events in order (a key a later event holds wins, a JSON null included).
+    static let v7 = """
+    CREATE AGGREGATE till_store.jsonb_merge(jsonb) (SFUNC = pg_catalog.jsonb_concat, STYPE = jsonb, INITCOND = '{}');
+    REVOKE ALL ON FUNCTION till_store.jsonb_merge(jsonb) FROM PUBLIC
     """
 
     /// Version 2: a bad event never blocks the rest (`quarantine`), every push says the till is there (`last_contact_at`,

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import Synchronization
 import TillCore
 import TillIO
 
@@ -127,6 +128,7 @@ public struct Sync: Sendable {
     }
 
     func pushChecked(_ reader: OutboxReader, _ store: StoreConnection) async throws -> PushResult {
+        try Sync.startOutbox(reader)
         let (journalId, journalLast) = try reader.identity()
         var (storeLast, status) = try await Sync.lastSeq(store, journalId)
         if status == "refused" || status == "retired" { throw Sync.refused(journalId) }
@@ -165,6 +167,7 @@ public struct Sync: Sendable {
                 throw StoreError("the journal's outbox has a gap after event \(storeLast): it was changed by something other than till; nothing more was pushed")
             }
             do {
+                if events.contains(where: { $0.kind == "entry_change" }) { try await Sync.requireChanges(store) }
                 let rows = try await store.query(Sync.pushRows(journalId, events))
                 guard let row = rows.first, let last = try row.decode(Int64?.self) else { throw StoreError("the store's push answered nothing") }
                 if last < 0 { throw Sync.refused(journalId) }
@@ -179,6 +182,36 @@ public struct Sync: Sendable {
         }
         return PushResult(journalId: journalId, pushed: pushed, batches: batches, storeLastSeq: storeLast,
                           journalLastSeq: max(journalLast, storeLast))
+    }
+
+    /// Whether the store was seen to apply an entry's changes (schema v7): asked once per process, at the first push
+    /// that holds one (a store is migrated forward only).
+    static let storeTakesChanges = Mutex(false)
+
+    /// An older store would park every change as an unknown kind of event (the payments' states would stop there):
+    /// nothing is pushed to it until it is migrated.
+    static func requireChanges(_ store: StoreConnection) async throws {
+        if storeTakesChanges.withLock({ $0 }) { return }
+        let rows = try await store.query("SELECT to_regprocedure('till_store.jsonb_merge(jsonb)') IS NOT NULL")
+        guard let row = rows.first, try row.decode(Bool.self) else {
+            throw StoreError("the store's schema is older than this till-sync (it cannot apply an entry's changes); nothing was pushed. Have its administrator run till-sync init-store")
+        }
+        storeTakesChanges.withLock { $0 = true }
+    }
+
+    /// A journal no sync read before keeps no outbox (`OutboxStart`): the first push starts it, with the journal's
+    /// whole history as it is now, then pushes it. A start cut short (the service stopped) goes on at the next push.
+    static func startOutbox(_ reader: OutboxReader) throws {
+        guard try !reader.started() else { return }
+        do {
+            let starter = try OutboxStarter(path: reader.path)
+            defer { starter.close() }
+            try starter.run(nowMs: WallClock.nowMs())
+        } catch {
+            // Mostly the till holding the journal's write lock a while: tried again at the next push.
+            throw StoreError("starting the journal's outbox (its first push): \(error); till-sync must be able to write the journal \(reader.path)",
+                             transient: true)
+        }
     }
 
     static func refused(_ journalId: String) -> StoreError {

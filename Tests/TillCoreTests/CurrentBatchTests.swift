@@ -93,6 +93,7 @@ import TillProtocol
         let dir = TempDir(); defer { dir.cleanup() }
         let c = try await simulatorController(dir)
         #expect(await c.storeSync() == nil)   // no sync has run: no cell
+        try c.journal.startOutbox(nowMs: 0)   // as the sync's first push does
         _ = await c.perform(.batch(BatchRequest(command: .open, batchName: "Morning")))
         _ = await c.perform(sale(1200))
         let last = try c.journal.outboxLastSeq()

@@ -31,6 +31,7 @@ import TillProtocol
         let dir = TempDir(); defer { dir.cleanup() }
         let path = dir.path + "/j.sqlite"
         let j = try Journal(path: path)
+        try j.startOutbox(nowMs: 0)
         let now = 100 * Self.day
         try sales(j, 20, atMs: now - 30 * Self.day)  // events 1-20: a month old
         try sales(j, 10, atMs: now - 3 * Self.day)   // events 21-30: this week
@@ -73,6 +74,7 @@ import TillProtocol
         let dir = TempDir(); defer { dir.cleanup() }
         let path = dir.path + "/j.sqlite"
         let j = try Journal(path: path)
+        try j.startOutbox(nowMs: 0)
         try sales(j, 10, atMs: 1_000)
         try SyncStatus(journalId: try j.journalId(), storeLastSeq: 8, sentAtMs: 2_000).write(journal: path)
         #expect(j.storeSync()?.toSend == 2)
@@ -97,6 +99,7 @@ import TillProtocol
         let dir = TempDir(); defer { dir.cleanup() }
         let path = dir.path + "/j.sqlite"
         let j = try Journal(path: path)
+        try j.startOutbox(nowMs: 0)
         try sales(j, 10, atMs: 1_000)
         let p = try OutboxPruner(path: path); defer { p.close() }
         #expect(throws: OutboxPruneRefused.self) { try p.deleteChunk(journalId: "another", storeHolds: 5, through: 4, limit: 10) }
@@ -114,6 +117,7 @@ import TillProtocol
         let dir = TempDir(); defer { dir.cleanup() }
         let path = dir.path + "/j.sqlite"
         let j = try Journal(path: path)
+        try j.startOutbox(nowMs: 0)
         for _ in 0..<6 { try sales(j, 5_000, atMs: 1_000) }
         let id = try j.journalId()
         let pruning = Task.detached {

@@ -15,6 +15,7 @@ import TillProtocol
     @Test func everyJournalWriteAddsItsEventsInOrder() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let j = try Journal(path: dir.path + "/j.sqlite")
+        try j.startOutbox(nowMs: 0)
         #expect(try j.outbox().isEmpty)
         // A payment with no batch open opens one (a batch event), then is journaled, sent, answered.
         let batch = try j.batch(for: .sale, nowMs: 1_000)
@@ -26,16 +27,19 @@ import TillProtocol
         let r = try CallbackResponse.decode("interapp-callback://result?status=success&message=ok&action=sale&clientTransactionId=c-1&amount=1200&tipAmount=200&referenceNumber=000007&accountNumber=4792751234569999")
         try j.recordAnswer(e.id, response: r, state: .approved, note: nil, nowMs: 1_004)
         let events = try j.outbox()
-        #expect(events.map(\.kind) == ["batch_event", "entry", "entry", "entry"])
+        // The entry whole when it is made, then only what each write changed (and its update time).
+        #expect(events.map(\.kind) == ["batch_event", "entry", "entry_change", "entry_change"])
         #expect(events.map(\.seq) == [1, 2, 3, 4])
         #expect(events.dropFirst().allSatisfy { $0.entityKey == String(e.id) })
         #expect(events.map(\.atMs) == [1_000, 1_001, 1_002, 1_004])
         #expect(try payload(events[1])["state"] as? String == "pending")
+        #expect(try payload(events[1])["amountCents"] as? Int == 1200 && payload(events[1])["tipCents"] as? Int == 200)
+        #expect(try Set(payload(events[2]).keys) == ["id", "state", "sentAtMs", "updatedAtMs"])
         #expect(try payload(events[2])["state"] as? String == "sent")
         let answered = try payload(events[3])
         #expect(answered["state"] as? String == "approved")
-        #expect(answered["amountCents"] as? Int == 1200 && answered["tipCents"] as? Int == 200)
         #expect(answered["stan"] as? String == "000007")
+        #expect(answered["requestURL"] == nil && answered["requestId"] == nil && answered["amountCents"] == nil)
         // The masked answer, never the card number.
         #expect(!events[3].payload.contains("4792751234569999"))
         #expect(try payload(events[0])["command"] as? String == "open")
@@ -54,6 +58,7 @@ import TillProtocol
         #expect(hex(OutboxChain.sha256(Array(repeating: UInt8(ascii: "a"), count: 1_000))) == "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
         let dir = TempDir(); defer { dir.cleanup() }
         let j = try Journal(path: dir.path + "/j.sqlite")
+        try j.startOutbox(nowMs: 0)
         for (n, amount) in [1200, 300].enumerated() {
             let req = TerminalRequest(caller: testCaller, request: sale(amount, ctid: "c-\(n)", tip: 0))
             let e = try j.insertPending(requestId: "r-\(n)", request: req, batch: try j.batch(for: .sale, nowMs: 1_000), nowMs: 1_001)
@@ -71,13 +76,14 @@ import TillProtocol
     @Test func aBatchCloseAddsItsEventAndItsZReport() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let j = try Journal(path: dir.path + "/j.sqlite")
+        try j.startOutbox(nowMs: 0)
         let open = try j.insertPending(requestId: "b-open", request: TerminalRequest(caller: testCaller, request: .batch(BatchRequest(command: .open, batchName: "morning"))), batch: BatchInfo(), nowMs: 10)
         try j.recordAnswer(open.id, response: try CallbackResponse.decode("interapp-callback://result?status=success&action=batch&command=open&batchId=B1&batchName=morning"), state: .approved, note: nil, nowMs: 11)
         let before = try j.outbox().count
         let close = try j.insertPending(requestId: "b-close", request: TerminalRequest(caller: testCaller, request: .batch(BatchRequest(command: .close))), batch: try j.batch(nowMs: 20), nowMs: 20)
         try j.recordAnswer(close.id, response: try CallbackResponse.decode("interapp-callback://result?status=success&action=batch&command=close&batchId=B1&batchName=morning"), state: .approved, note: nil, nowMs: 21)
         let kinds = try j.outbox(after: Int64(before)).map(\.kind)
-        #expect(kinds == ["entry", "entry", "batch_event", "z_report"])
+        #expect(kinds == ["entry", "entry_change", "batch_event", "z_report"])
         let z = try #require(try j.outbox().last)
         #expect(z.entityKey == "B1")
         #expect(try payload(z)["report"] is [String: Any])
@@ -86,6 +92,7 @@ import TillProtocol
     @Test func aFailedWriteAddsNoEvent() throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let j = try Journal(path: dir.path + "/j.sqlite")
+        try j.startOutbox(nowMs: 0)
         let req = TerminalRequest(caller: testCaller, request: sale(500))
         _ = try j.insertPending(requestId: "r-1", request: req, batch: BatchInfo(), nowMs: 1)
         let before = try j.outbox()

@@ -88,6 +88,7 @@ extension StoreServerTests {
         _ = await expectRefused(StoreSchema.diverged) { _ = try await Sync(journalPath: s.dir + "/cut.sqlite", address: a.address).pushOnce() }
         // Spliced: the journal's unpushed events replaced by another journal's, under the same numbers.
         let other = try Journal(path: s.dir + "/other.sqlite")
+        try other.startOutbox(nowMs: 0)   // a journal a sync pushes elsewhere
         try shift(other, name: "x", at: 1_000, sales: [(100, nil), (200, nil), (500, nil), (600, nil)], close: false)
         other.close()
         let j2 = try Journal(path: a.journalPath)

@@ -110,6 +110,8 @@ extension StoreServerTests {
         try await StoreAdmin(address: s.admin).addShop(id: "s2", name: "Broadway", timeZone: "America/New_York")
         let a = try await s.addTill("A"), b = try await s.addTill("B"), c = try await s.addTill("C", shop: "s2")
         let ja = try Journal(path: a.journalPath), jb = try Journal(path: b.journalPath, tipStyle: .included), jc = try Journal(path: c.journalPath)
+        // Tills a sync has pushed before (their outbox started): what each push will send is its outbox from the start.
+        for j in [ja, jb, jc] { try j.startOutbox(nowMs: 0) }
         try shift(ja, name: "a1", at: lateEvening, sales: [(1_250, 150), (3_999, nil)], close: true)
         try shift(jb, name: "b1", at: lateEvening + 1_000, sales: [(2_200, 200), (1_000, nil)], close: false)
         try shift(jc, name: "c1", at: lateEvening + 2_000, sales: [(10_000, 1_000)], close: true)

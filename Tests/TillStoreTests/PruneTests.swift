@@ -133,6 +133,7 @@ extension StoreServerTests {
         let s = try await TestStore(); defer { s.cleanup() }
         let a = try await s.addTill("A")
         let j = try Journal(path: a.journalPath)
+        try j.startOutbox(nowMs: 0)   // pushed before: this push needs no write lock
         try settledSales(j, 12, atMs: 1_000)
         let keepNothing = sync(a, OutboxRetention(keepDays: 0, keepEvents: 0))
         // A writer of the journal holds its write lock longer than the pruning waits (0.1 s): the push goes through,
@@ -154,6 +155,7 @@ extension StoreServerTests {
         _ = try await Sync(journalPath: a.journalPath, address: a.address, retention: nil).pushOnce()
         let other = s.dir + "/other.sqlite"
         let jo = try Journal(path: other)
+        try jo.startOutbox(nowMs: 0)
         try settledSales(jo, 30, atMs: 1_000)
         let store = try await StoreConnection.connect(a.address)
         var elsewhere = keepNothing

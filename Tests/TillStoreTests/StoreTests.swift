@@ -341,6 +341,7 @@ extension StoreServerTests {
         let s = try await TestStore(); defer { s.cleanup() }
         let a = try await s.addTill("A")
         let j = try Journal(path: a.journalPath)
+        try j.startOutbox(nowMs: 0)   // pushed before: the outbox counts what is to send
         try shift(j, name: "m", at: 1_000, sales: [(100, nil)], close: false)
         let reports = Locked<[Result<PushResult, StoreError>]>([])
         let sync = Sync(journalPath: a.journalPath, address: a.address)
@@ -415,6 +416,7 @@ extension StoreServerTests {
         let s = try await TestStore(); defer { s.cleanup() }
         let a = try await s.addTill("A")
         let j = try Journal(path: a.journalPath)
+        try j.startOutbox(nowMs: 0)   // pushed before: the outbox counts what is to send
         try shift(j, name: "m", at: 1_000, sales: [(100, nil)], close: false)
         let failures = Locked<[StoreError]>([])
         // A connection the crash cuts off does not always hear of it (no reset comes): the timeout gives it up.
