@@ -74,7 +74,7 @@ extension TillController {
     /// 10 + 10 + 500 on a 10.00 sale, and a capture of 200 on a 100.00 pre-auth, were all sent.
     func beyondWhatIsLeft(_ r: FinderRequest, capture: Bool) throws -> ActionOutcome? {
         guard let key = r.finder.key else { return nil }
-        let entries = try journal.entries(JournalFilter(scope: .all))
+        let entries = try journal.entries(about: key)
         guard let payment = RefundLinks.payment(named: key, in: entries, capture: capture),
               let beyond = RefundLinks.beyond(payment, entries: entries, amount: r.amount, capture: capture) else { return nil }
         return .invalid([ValidationError(field: "amount", message: beyond.sentence + " Nothing was sent.")])

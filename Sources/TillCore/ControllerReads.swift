@@ -27,6 +27,8 @@ extension TillController {
         read("entries", []) { try journal.entries(filter, currentBatchId: try journal.batch().id) }
     }
 
+    public func entries(about key: FinderKey) async -> [JournalEntry] { read("the payment's entries", []) { try journal.entries(about: key) } }
+
     public func entry(id: Int64) async -> JournalEntry? { read("entry \(id)", nil) { try journal.entry(id: id) } }
 
     /// Answers for review that say something else about `e`'s payment (`Journal.answersContradicting`).

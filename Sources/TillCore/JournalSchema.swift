@@ -99,6 +99,7 @@ extension Journal {
         registerSummaryKeyedDeleteMigration(&m)
         OutboxChain.registerMigration(&m)
         registerCompactOutboxMigration(&m)
+        registerFinderKeyMigration(&m)
         return m
     }
 

@@ -19,11 +19,13 @@ extension Journal {
         let id = try write { db -> Int64 in
             try db.execute(sql: """
                 INSERT INTO entry (requestId, action, origin, parentId, clientTransactionId, amountCents, tipCents, requestURL,
-                                   state, createdAtMs, updatedAtMs, batchId, batchName, requestedAmountCents, requestedTipCents, tipIncluded)
-                VALUES (?, ?, 'request', ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?)
+                                   state, createdAtMs, updatedAtMs, batchId, batchName, requestedAmountCents, requestedTipCents, tipIncluded,
+                                   finderKey)
+                VALUES (?, ?, 'request', ?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [requestId, request.request.action.rawValue, parentId, request.request.clientTransactionId,
                                  asked.amount?.cents, asked.tip?.cents, url, nowMs, nowMs, batch.isOpen ? batch.id : nil,
-                                 batch.isOpen ? batch.name : nil, asked.amount?.cents, asked.tip?.cents, tipStyle == .included])
+                                 batch.isOpen ? batch.name : nil, asked.amount?.cents, asked.tip?.cents, tipStyle == .included,
+                                 Journal.finderKey(of: request.request)])
             return db.lastInsertedRowID
         }
         return JournalEntry(id: id, requestId: requestId, action: request.request.action,
@@ -351,7 +353,7 @@ extension Journal {
         case .sale, .preAuth:
             tighten(askedTotal, "what was asked, with its tip")
         case .capturePreAuth:
-            let links = RefundLinks(try entries(JournalFilter(scope: .all)))
+            let links = RefundLinks(try entriesAbout(paymentOf: e))
             if let pre = links.preAuthOf[e.id], let held = try entry(id: pre)?.charged { tighten(held, "the pre-auth") }
         case .cancel:
             if let (_, left) = try leftToRefund(by: e) { tighten(left, "what is left of the payment") }
@@ -360,11 +362,19 @@ extension Journal {
         return bound
     }
 
+    /// The entries about the payment refund (capture) `e` names, `e` among them (`entries(about:)`); none when it names
+    /// no key (then it links to nothing).
+    func entriesAbout(paymentOf e: JournalEntry) throws -> [JournalEntry] {
+        guard let key = RefundLinks.finder(of: e).key else { return [e] }
+        let about = try entries(about: key)
+        return about.contains(where: { $0.id == e.id }) ? about : about + [e]
+    }
+
     /// What is left to refund on the payment that refund `e` names (what the card paid, less its approved refunds):
     /// nil when `e` is no refund, names no payment the journal holds, or a refund of that payment has no known amount.
     func leftToRefund(by e: JournalEntry) throws -> (payment: Int64, left: Money)? {
         guard e.action == .cancel else { return nil }
-        let links = RefundLinks(try entries(JournalFilter(scope: .all)))
+        let links = RefundLinks(try entriesAbout(paymentOf: e))
         guard let p = links.original[e.id], !links.unknownAmount.contains(p), let paid = try entry(id: p)?.charged else { return nil }
         let back = links.refunded[p] ?? .zero
         return (p, back < paid ? paid - back : .zero)
@@ -409,7 +419,7 @@ extension Journal {
         let uncounted = try unconfirmedUncountedApprovals([action])
         var payment: JournalEntry?
         if let key = finder.key {
-            payment = RefundLinks.payment(named: key, in: try entries(JournalFilter(scope: .all)), capture: action == .capturePreAuth)
+            payment = RefundLinks.payment(named: key, in: try entries(about: key), capture: action == .capturePreAuth)
         }
         return try unconfirmed([action]).filter { e in e.mayHaveMovedMoney && RefundLinks.mayBeSameMoney(e, as: finder, payment: payment) }
             + uncounted

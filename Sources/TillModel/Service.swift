@@ -247,6 +247,10 @@ public protocol TillService: Sendable {
     /// As `perform`, after the cashier confirmed that these earlier unknown outcomes (by journal id) were checked.
     func perform(_ request: Request, confirmingUnknown: Set<Int64>) async -> ActionOutcome
     func entries(_ filter: JournalFilter) async -> [JournalEntry]
+    /// The entries about the payment `key` names: the payments that carry it, the refunds and captures of them, and
+    /// those that named no payment and may have moved money. What a refund or capture box needs, whatever the
+    /// journal's age.
+    func entries(about key: FinderKey) async -> [JournalEntry]
     func entry(id: Int64) async -> JournalEntry?
     func batch() async -> BatchInfo
     /// What the first frame shows: the shift and the entries that need attention, as one reading.
@@ -265,6 +269,7 @@ public protocol TillService: Sendable {
 }
 
 extension TillService {
+    public func entries(about key: FinderKey) async -> [JournalEntry] { await entries(JournalFilter(scope: .all)) }
     public func anotherTillIsSending() async -> Bool { false }
     public func storeSync() async -> StoreSync? { nil }
 }

@@ -244,7 +244,12 @@ public final class Runtime: Sendable {
         case .loadJournal(let f):
             Task.detached { inbox.post(.journalLoaded(await service.entries(f))) }
         case .findPayment(let screen, let finder):
-            Task.detached { inbox.post(.paymentsFound(screen: screen, finder: finder, entries: await service.entries(JournalFilter(scope: .all)))) }
+            Task.detached {
+                // The entries about the payment its key names (indexed), not the whole journal: a refund box costs the
+                // same on a till's millionth entry as on its first.
+                let entries = if let key = finder.key { await service.entries(about: key) } else { [JournalEntry]() }
+                inbox.post(.paymentsFound(screen: screen, finder: finder, entries: entries))
+            }
         case .loadBatch:
             Task.detached { inbox.post(.batchLoaded(await service.batch())) }
         case .recover:

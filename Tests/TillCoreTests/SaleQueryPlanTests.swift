@@ -42,6 +42,51 @@ import TillSimulatorTransport
 
     @Test func everyStatementOfASaleAndItsTriggersUsesAnIndex() async throws {
         let dir = TempDir("till-plan"); defer { dir.cleanup() }
+        let plans = try await Self.tracedPlans(dir) { c in
+            for amount in [1_000, 666, 1_250] {
+                let outcome = await c.perform(sale(amount, tip: amount == 1_250 ? 100 : nil))
+                #expect(outcome.journalEntry != nil, "\(outcome)")
+            }
+        }
+        for p in plans {
+            #expect(Self.scans(p.plan).isEmpty, "\(p.trigger.map { "trigger \($0), at every sale" } ?? "a sale") runs a full scan: \(p.sql)\n  plan: \(p.plan)")
+        }
+        #expect(plans.count > 20, "only \(plans.count) statements explained")
+    }
+
+    /// A refund and a capture, and what the controller reads before them (what is left of the payment, the refunds of
+    /// unknown outcome of the same money): read from the entries about that payment, never the whole journal (they
+    /// read every entry, and a refund took seconds on a journal of a million).
+    @Test func everyStatementOfARefundAndACaptureUsesAnIndex() async throws {
+        let dir = TempDir("till-plan"); defer { dir.cleanup() }
+        let plans = try await Self.tracedPlans(dir) { c in
+            let paid = await c.perform(sale(2_000, tip: nil))
+            let stan = try #require(paid.journalEntry?.response?.referenceNumber)
+            let order = try #require(paid.journalEntry?.response?.orderCode)
+            // By STAN, then by order code: two keys of one sale.
+            let first = await c.perform(.cancel(FinderRequest(amount: Money(cents: 500), finder: TransactionFinder(referenceNumber: stan))))
+            #expect(first.journalEntry?.state == .approved, "\(first)")
+            let second = await c.perform(.cancel(FinderRequest(amount: Money(cents: 500), finder: TransactionFinder(orderCode: order))))
+            #expect(second.journalEntry?.state == .approved, "\(second)")
+            // What is left is 10.00: a refund of 10.01 by STAN is refused, nothing sent.
+            guard case .invalid(let why) = await c.perform(.cancel(FinderRequest(amount: Money(cents: 1_001), finder: TransactionFinder(referenceNumber: stan)))) else {
+                Issue.record("a refund of more than is left was not refused"); return
+            }
+            #expect(why.first?.message.contains("10.00 is left") == true, "\(why)")
+            let held = await c.perform(.preAuth(PreAuthRequest(amount: Money(cents: 3_000))))
+            let preStan = try #require(held.journalEntry?.response?.referenceNumber)
+            let captured = await c.perform(.capturePreAuth(FinderRequest(amount: Money(cents: 3_000), finder: TransactionFinder(referenceNumber: preStan))))
+            #expect(captured.journalEntry?.state == .approved, "\(captured)")
+        }
+        for p in plans where p.trigger == nil {
+            #expect(Self.scans(p.plan).isEmpty, "a refund or capture runs a full scan: \(p.sql)\n  plan: \(p.plan)")
+        }
+    }
+
+    /// What SQLite ran (and the plan of each statement, and of each statement of the triggers it fired) while `work`
+    /// ran on a controller over a journal that has seen a few shifts first.
+    static func tracedPlans(_ dir: TempDir, _ work: (TillController) async throws -> Void) async throws
+        -> [(sql: String, plan: [String], trigger: String?)] {
         // A journal that has seen a few shifts and sales first: what is traced is a sale on a journal with a history.
         let first = try await simulatorController(dir)
         for _ in 0..<3 {
@@ -62,10 +107,7 @@ import TillSimulatorTransport
         let c = TillController(transport: SimulatorTransport(config: SimulatorConfig(speed: 0), statePath: dir.path + "/simulator-state.json"), journal: journal, caller: testCaller, timeoutMs: 60_000)
         try await c.start()
         _ = await c.recover()
-        for amount in [1_000, 666, 1_250] {
-            let outcome = await c.perform(sale(amount, tip: amount == 1_250 ? 100 : nil))
-            #expect(outcome.journalEntry != nil, "\(outcome)")
-        }
+        try await work(c)
         await c.shutdown()
 
         let statements = seen.all
@@ -81,7 +123,7 @@ import TillSimulatorTransport
         let check = try DatabaseQueue(path: dir.path + "/journal.sqlite", configuration: checkConfig)
         defer { try? check.close() }
         // (what ran, its plan, the trigger it belongs to or nil) for every statement the sale ran and its triggers hold.
-        let plans = try await check.read { db -> [(sql: String, plan: [String], trigger: String?)] in
+        return try await check.read { db -> [(sql: String, plan: [String], trigger: String?)] in
             var out: [(sql: String, plan: [String], trigger: String?)] = []
             // What reads or writes rows (not BEGIN, COMMIT, PRAGMA, nor the trace's lines that name a trigger).
             let rowStatements = statements.filter { s in
@@ -96,10 +138,5 @@ import TillSimulatorTransport
             }
             return out
         }
-        for p in plans {
-            #expect(Self.scans(p.plan).isEmpty, "\(p.trigger.map { "trigger \($0), at every sale" } ?? "a sale") runs a full scan: \(p.sql)\n  plan: \(p.plan)")
-        }
-        let explained = plans.count
-        #expect(explained > 20, "only \(explained) statements explained: the trace saw \(statements.sorted())")
     }
 }
