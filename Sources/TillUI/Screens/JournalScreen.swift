@@ -168,7 +168,8 @@ func journalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
 /// F5 (refund) or F4 (capture) on a journal row: the finder is filled with the row's STAN (amount blank:
 /// in full) and the row is kept for the confirmation. Only an approved sale is refunded from its row, only
 /// an approved pre-auth captured: on any other row (a refund, a decline, a batch, a look-up) nothing moves,
-/// the form opens blank (its STAN to type) and the notice says why. A row with no STAN stays on the journal.
+/// the form opens blank (its STAN to type) and the notice says why. A row with no STAN, or with nothing left to
+/// refund (a pre-auth captured already), stays on the journal.
 enum FromJournalRow: Equatable {
     case filled
     /// Nothing filled: the form opens blank, saying why (one line at 80 columns).
@@ -198,6 +199,17 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> FromJourn
         setNotice(&state, "#\(e.id) has no STAN to find it by (marked by hand?): \(screen == .refund ? "refund" : "capture") it on the terminal.",
                   error: true)
         return .stay
+    }
+    // Nothing left of it to refund (to capture): said on its row, by the rule the box warns with and the core refuses
+    // with (`RefundLinks.beyond`), instead of a form that invites a refund the terminal refuses or pays twice.
+    switch RefundLinks.beyond(e, entries: state.journal.entries, amount: nil, capture: screen == .capture) {
+    case .moreThanIsLeft(nil, _, _)?:
+        setNotice(&state, "STAN \(stan) was refunded in full already: nothing is left to refund.", error: true)
+        return .stay
+    case .alreadyCaptured?:
+        setNotice(&state, "STAN \(stan) was captured already: a pre-auth is captured once.", error: true)
+        return .stay
+    default: break
     }
     var f = Form.blank(screen)
     f[.referenceNumber] = stan
