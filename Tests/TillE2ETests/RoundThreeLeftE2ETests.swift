@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Issue 34, what was left of it, on the real binary at 80×24: F5 on a sale refunded in full says so and opens no
-/// refund of nothing.
+/// refund of nothing; the keypad keymap's tab bar names keypad keys, and each route it names goes there.
 @Suite(.serialized) struct RoundThreeLeftE2ETests {
     let fast = ["--sim-speed", "0.2"]
 
@@ -24,5 +24,15 @@ import Testing
         try t.keys("3", "Enter")
         t.waitFor("Nothing matches the filter")
         #expect(!t.screen().contains("Refund?") && !t.screen().contains("REFUND: Enter"), "\(t.screen())")
+    }
+
+    @Test func theKeypadTabBarNamesKeypadKeysThatGoThere() throws {
+        let t = try TillSession(args: ["--keymap", "keypad"] + fast)
+        t.waitFor("Amount")
+        let bar = t.screen().split(separator: "\n").first.map(String.init) ?? ""
+        #expect(bar.contains("* Sale") && bar.contains("/06 Journal") && !bar.contains("F2"), "\(bar)")
+        try t.press("KP/", "KP0", "KP6", thenSee: "Journal: current batch")
+        try t.press("KP*", thenSee: "Sale: Enter charges")
+        try t.press("KP/", "KP0", "KP5", thenSee: "Batch (shift)")
     }
 }
