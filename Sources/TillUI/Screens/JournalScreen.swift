@@ -335,10 +335,12 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     // The amount column is as wide as the widest amount listed (one column to spare): money is never cut, a sale of
     // 141975.30 included; the last column (STAN or refund link) gives up the room.
     let amountW = max(wide ? 10 : 9, (list.compactMap { Format.total($0)?.formatted().displayWidth }.max() ?? 0) + 1)
-    // Where there is room for it beside a whole refund link (a wide terminal), the card too: the row a cashier looks
-    // for reads as the terminal's list does, and the room is not left blank.
-    let cardW = 24
-    let withCard = wide && width - [5, 6, 9, amountW, 10, cardW].reduce(0, +) >= 40
+    // Where there is room for it beside the STAN and a whole refund link ("refund of 22.00 sale 10:31"), the card
+    // too: the row a cashier looks for reads as the terminal's list does, and the room is not left blank. Its whole
+    // masked number from 160 columns; at 120 its type and last four digits ("Visa …7417", `listCard`).
+    let room = width - [5, 6, 9, amountW, 10].reduce(0, +)
+    let cardW = wide && room - 24 >= 40 ? 24 : (wide && room - 16 >= 26 ? 16 : 0)
+    let withCard = cardW > 0
     let widths = withCard ? [5, 6, 9, amountW, 10, cardW] : wide ? [5, 6, 9, amountW, 10] : [6, 9, amountW, 9]
     let lastWidth = width - widths.reduce(0, +)
     let names = withCard ? ["#", "time", "what", "amount", "result", "card", "STAN"]
@@ -364,7 +366,7 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         var values = [Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes), Format.actionName(e.action),
                       Format.total(e).map { $0.formatted() } ?? "", result, last]
         if wide { values.insert("\(e.id)", at: 0) }
-        if withCard { values.insert(Format.card(e.response).map(SafeText.terminal) ?? "", at: values.count - 1) }
+        if withCard { values.insert(listCard(e.response, width: cardW - 1), at: values.count - 1) }
         let line = columns(values, widths, width)
         buf.put(line, x: x, y: y, role: selected ? .selection : .normal, attrs: selected ? .bold : [], maxWidth: width)
         if selected { buf.restyle(Rect(x: x, y: y, width: width, height: 1), role: .selection, attrs: .bold) }
@@ -391,6 +393,17 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     buf.put(hint, x: x, y: r.maxY - 1, role: .hint, maxWidth: r.width - 2)
 }
 
+/// The card in the journal list's card column of `width`: the whole masked number where it fits, else the card's type
+/// (as much as fits) and the number's last four digits ("Visa Credit …7417"), never a piece of the number cut short.
+func listCard(_ r: CallbackResponse?, width: Int) -> String {
+    guard let full = Format.card(r).map(SafeText.terminal) else { return "" }
+    if full.displayWidth <= width { return full }
+    let last4 = r?.accountNumber.map { "…" + SafeText.terminal(String($0.suffix(4))) } ?? ""
+    let type = r?.cardType.map(SafeText.terminal) ?? ""
+    let room = width - last4.displayWidth - 1
+    return type.isEmpty || room <= 0 ? last4 : type.prefix(columns: room) + " " + last4
+}
+
 // MARK: - The detail
 
 /// One line of the detail view: a label (on the first line of a value only) and a value's line.
@@ -411,7 +424,7 @@ func detailLabelWidth(raw: Bool) -> Int { raw ? 20 : 18 }
 /// by them, so both agree on how far the detail goes.
 func detailLines(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
     let rows = s.journal.raw ? rawDetailRows(e) : cashierDetailRows(e, s)
-    let width = Layout(s.size).screenBody.width - 2
+    let width = Layout(s.size, screen: .journal).screenBody.width - 2
     let labelW = detailLabelWidth(raw: s.journal.raw)
     let valueW = max(8, width - labelW)
     var out: [DetailLine] = []
