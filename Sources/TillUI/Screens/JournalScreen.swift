@@ -394,14 +394,19 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
 }
 
 /// The card in the journal list's card column of `width`: the whole masked number where it fits, else the card's type
-/// (as much as fits) and the number's last four digits ("Visa Credit …7417"), never a piece of the number cut short.
+/// (its words that fit, never a cut one) and the number's last four digits ("Visa Credit …7417", "Visa …7417"), never
+/// a piece of the number cut short.
 func listCard(_ r: CallbackResponse?, width: Int) -> String {
     guard let full = Format.card(r).map(SafeText.terminal) else { return "" }
     if full.displayWidth <= width { return full }
     let last4 = r?.accountNumber.map { "…" + SafeText.terminal(String($0.suffix(4))) } ?? ""
-    let type = r?.cardType.map(SafeText.terminal) ?? ""
-    let room = width - last4.displayWidth - 1
-    return type.isEmpty || room <= 0 ? last4 : type.prefix(columns: room) + " " + last4
+    var type = ""
+    for word in SafeText.terminal(r?.cardType ?? "").split(separator: " ") {
+        let longer = type.isEmpty ? String(word) : type + " " + word
+        guard longer.displayWidth + 1 + last4.displayWidth <= width else { break }
+        type = longer
+    }
+    return type.isEmpty ? last4 : type + " " + last4
 }
 
 // MARK: - The detail
