@@ -55,4 +55,19 @@ import TillProtocol
         let notice = s.notice ?? ""
         #expect(notice.contains("captured already"), "\(notice)")
     }
+
+    /// Found working a shift by hand: F7 F5 after a decline (the newest row) said "That row is a declined sale, not a
+    /// sale", and an unknown one "a unknown sale". It says why plainly: nothing was charged to refund, or it is not
+    /// approved (an unknown one may have been charged: never "nothing to refund").
+    @Test(arguments: [(EntryState.declined, "That row is a declined sale, nothing to refund:"),
+                      (.unknown, "That row is an unknown sale, not approved:")])
+    func f5OnASaleNotApprovedSaysThereIsNothingToRefund(state: EntryState, says: String) {
+        var s = readyState()
+        press(&s, .f(7))
+        _ = update(&s, .journalLoaded([entry(1, cents: 666, state: state)]))
+        press(&s, .f(5))
+        let notice = s.notice ?? ""
+        #expect(notice.hasPrefix(says) && notice.hasSuffix("type the sale's STAN here.") && notice.count <= 79, "\(notice)")
+        #expect(s.screen == .refund && s.form.focused?.id == .referenceNumber)
+    }
 }

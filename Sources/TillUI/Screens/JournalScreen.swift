@@ -192,7 +192,12 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> FromJourn
     // What Refund (Capture) takes by a typed STAN, a row takes too.
     guard FinderScreen.canBeOriginal(e, capture: screen == .capture) else {
         let what = (e.state == .approved ? "" : Format.stateName(e).lowercased() + " ") + Format.actionName(e.action)
-        return .blank("That row is a \(what), not a \(screen == .refund ? "sale" : "pre-auth"): type the \(target)'s STAN here.")
+        // A sale (pre-auth) that is not approved is still one: why it cannot be refunded (captured) is its state.
+        let kindFits = screen == .refund ? e.action == .sale || e.action == .capturePreAuth : e.action == .preAuth
+        let why = !kindFits ? "not a \(target)"
+            : e.state == .declined || e.state == .aborted ? "nothing to \(screen == .refund ? "refund" : "capture")" : "not approved"
+        let article = "aeiou".contains(what.first ?? "x") ? "an" : "a"
+        return .blank("That row is \(article) \(what), \(why): type the \(target)'s STAN here.")
     }
     guard let stan = e.response?.referenceNumber, !stan.isEmpty else {
         // Approved, but by a person's mark (or an answer without one): the terminal knows it by nothing till holds.
