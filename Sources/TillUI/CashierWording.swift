@@ -159,8 +159,8 @@ public struct VerdictLine: Sendable, Hashable {
 
 extension Verdict {
     /// The verdict as it reads best from two metres, for a pane `width` columns wide:
-    /// the big word in block letters (with the mark in front where it fits: 44 columns, the pane at 120;
-    /// the word alone at 32, the pane at 80; the 6-row size where `maxBigHeight` and the width allow),
+    /// the big word in block letters (the 6-row size where `maxBigHeight` and the width allow: 64 columns, the pane
+    /// from 120; else with the mark in front where it fits: 44 columns, the pane at 100; the word alone at 32, at 80),
     /// centred, in the verdict's role; a blank line; then the headline line (`✓ SALE APPROVED € 22.00`),
     /// bold, in the verdict's role. Where no big text fits, the headline line alone. The sentence is
     /// left to the caller, wrapped to the pane under these lines.
@@ -173,8 +173,12 @@ extension Verdict {
     public func block(width: Int, maxBigHeight: Int = BigText.height(.small), currency: String = "€") -> [VerdictLine] {
         func centred(_ t: String) -> String { String(repeating: " ", count: max(0, (width - t.count) / 2)) + t }
         let headline = VerdictLine(text: centred(headlineLine(currency: currency)), role: role, bold: true)
-        guard let big = BigText.fit(bigCandidates, maxWidth: width, maxHeight: maxBigHeight) else { return [headline] }
-        return big.lines.map { VerdictLine(text: centred($0), role: role, bold: true) }
+        // Where the pane is tall, the word in the large letters before the mark beside it in the small ones: the word
+        // is what is read from across the counter (the headline under it has the mark).
+        let large = maxBigHeight >= BigText.height(.large)
+            ? bigCandidates.dropLast().lazy.compactMap { BigText.lines($0, maxWidth: width, size: .large) }.first : nil
+        guard let lines = large ?? BigText.fit(bigCandidates, maxWidth: width, maxHeight: maxBigHeight)?.lines else { return [headline] }
+        return lines.map { VerdictLine(text: centred($0), role: role, bold: true) }
             + [VerdictLine(text: "", role: role, bold: false), headline]
     }
 }

@@ -432,7 +432,8 @@ public enum ShippedResources {
         #   type the amount with the keypad digits and . (or ,), Enter (keypad Enter) sends,
         #   + next field, - previous field, * sale screen,
         #   / the menu: this screen's functions (tips, refund from a journal row, open / close the shift,
-        #     the report, export) and the screens, each on a digit; / or - closes it.
+        #     the report, export) and the screens, each on a digit; / or - closes it. The tab bar names each screen by the
+        #     keys that reach it here: * Sale, /02 Pre-auth … /07 Unresolved (the menu, 0 the page of screens, its digit).
         #   In a confirmation a digit picks a choice and Enter does it; in one that moves money (a refund, charging after an
         #   unknown outcome, closing with unknown outcomes) Enter and the digits never answer: + does (confirm), after the
         #   choice's digit where there are several.

@@ -15,7 +15,7 @@ public func view(_ state: AppState, size: Size) -> ScreenBuffer {
 public func render(_ state: AppState, into buf: inout ScreenBuffer) {
     let size = buf.size
     for i in buf.cells.indices { buf.cells[i] = .blank }
-    let layout = Layout(size)
+    let layout = Layout(size, screen: state.screen)
     guard layout.fits else {
         tooSmall(size, keysNotTaken: state.keysNotTaken, into: &buf)
         return

@@ -3,8 +3,10 @@
 /// screenful shows.
 public struct Layout: Sendable, Hashable {
     public let size: Size
+    /// The screen shown, where the split between it and the result pane depends on it (the journal); nil: any other.
+    public let shown: Screen?
 
-    public init(_ size: Size) { self.size = size }
+    public init(_ size: Size, screen: Screen? = nil) { self.size = size; self.shown = screen }
 
     /// The smallest window the layout works in (the README says the same); anything smaller gets a clear message.
     public static let minimum = Size(width: 80, height: 24)
@@ -12,9 +14,16 @@ public struct Layout: Sendable, Hashable {
 
     /// The tab bar: the top row.
     public var tabBar: Rect { Rect(x: 0, y: 0, width: size.width, height: 1) }
-    /// The result pane's width: wider on wider windows; from 160 columns nine twentieths (90 of 200), so the verdict
-    /// can be read across the counter there.
-    var resultWidth: Int { size.width >= 160 ? size.width * 9 / 20 : (size.width >= 120 ? 46 : (size.width >= 100 ? 40 : 34)) }
+    /// The result pane's width: wider on wider windows, so the verdict can be read across the counter. From 100
+    /// columns 46 (the mark beside the word: `✓ APPROVED`); from 120, 66: the word in the large letters (`DECLINED`,
+    /// the widest common verdict, takes 64) with the form's 52 columns beside it; from 160 nine twentieths (90 of 200).
+    /// The journal, whose rows are the facts, keeps the 80 columns' pane up to 160 columns: its rows take the room
+    /// (the card beside the STAN and the refund link at 120).
+    var resultWidth: Int {
+        if size.width >= 160 { return size.width * 9 / 20 }
+        if shown == .journal || size.width < 100 { return 34 }
+        return size.width >= 120 ? 66 : 46
+    }
     /// The screen's frame (left), under the tab bar, above the notice and status lines.
     public var screen: Rect { Rect(x: 0, y: 1, width: size.width - resultWidth, height: size.height - 3) }
     /// Inside the screen's frame: where a screen component draws.

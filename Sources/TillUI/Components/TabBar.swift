@@ -25,13 +25,13 @@ func tabBar(_ s: AppState, _ buf: inout ScreenBuffer) {
     if wide { x += buf.put(" till ", x: x, y: 0, role: .title, attrs: .bold) }
     // The admin screen has no tab: it is opened behind a confirmation (its key is in the help).
     for screen in Screen.allCases where screen != .admin {
-        let label = (wide ? " " : "") + s.keymap.hint(screen.action) + " " + screen.title + (wide ? " " : "")
+        let label = (wide ? " " : "") + tabKey(s, .go(screen), screen.action) + " " + screen.title + (wide ? " " : "")
         let role: Role = screen == s.screen ? .tabActive : .tab
         if x + label.count > w { break }
         x += buf.put(label, x: x, y: 0, role: role, attrs: screen == s.screen ? .bold : [])
         x += 1
     }
-    let help = s.keymap.hint(.help) + " Help "
+    let help = tabKey(s, .action(.help), .help) + " Help "
     if s.isTraining {
         // Whatever the width: a demo never passes for money.
         let t = " TRAINING: no money moves "
@@ -39,4 +39,15 @@ func tabBar(_ s: AppState, _ buf: inout ScreenBuffer) {
         let label = x + t.count <= w ? t : short
         if x + label.count <= w { buf.put(label, x: w - label.count, y: 0, role: .statusAlert, attrs: [.bold, .reverse]) }
     } else if wide, x + help.count <= w { buf.put(help, x: w - help.count, y: 0, role: .tab) }
+}
+
+/// How the tab bar names the key to `command`: the action's key; for a keypad cashier (no F-keys) the keypad key the
+/// keymap binds to it (`*` Sale), else its route through the menu's page of screens ("/06": the menu, 0, its digit),
+/// read from the menus themselves so the bar and the menu cannot disagree.
+func tabKey(_ s: AppState, _ command: MenuCommand, _ action: KeyAction) -> String {
+    guard s.keymap.isKeypad else { return s.keymap.hint(action) }
+    if let k = s.keymap.shownKey(for: action) { return k.description }
+    guard let screens = menuRoute(s, .screens),
+          let item = Menu.screensPage(s, report: nil).items.first(where: { $0.command == command }) else { return "" }
+    return screens + String(item.key)
 }

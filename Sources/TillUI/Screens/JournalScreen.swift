@@ -168,7 +168,8 @@ func journalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
 /// F5 (refund) or F4 (capture) on a journal row: the finder is filled with the row's STAN (amount blank:
 /// in full) and the row is kept for the confirmation. Only an approved sale is refunded from its row, only
 /// an approved pre-auth captured: on any other row (a refund, a decline, a batch, a look-up) nothing moves,
-/// the form opens blank (its STAN to type) and the notice says why. A row with no STAN stays on the journal.
+/// the form opens blank (its STAN to type) and the notice says why. A row with no STAN, or with nothing left to
+/// refund (a pre-auth captured already), stays on the journal.
 enum FromJournalRow: Equatable {
     case filled
     /// Nothing filled: the form opens blank, saying why (one line at 80 columns).
@@ -191,13 +192,29 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> FromJourn
     // What Refund (Capture) takes by a typed STAN, a row takes too.
     guard FinderScreen.canBeOriginal(e, capture: screen == .capture) else {
         let what = (e.state == .approved ? "" : Format.stateName(e).lowercased() + " ") + Format.actionName(e.action)
-        return .blank("That row is a \(what), not a \(screen == .refund ? "sale" : "pre-auth"): type the \(target)'s STAN here.")
+        // A sale (pre-auth) that is not approved is still one: why it cannot be refunded (captured) is its state.
+        let kindFits = screen == .refund ? e.action == .sale || e.action == .capturePreAuth : e.action == .preAuth
+        let why = !kindFits ? "not a \(target)"
+            : e.state == .declined || e.state == .aborted ? "nothing to \(screen == .refund ? "refund" : "capture")" : "not approved"
+        let article = "aeiou".contains(what.first ?? "x") ? "an" : "a"
+        return .blank("That row is \(article) \(what), \(why): type the \(target)'s STAN here.")
     }
     guard let stan = e.response?.referenceNumber, !stan.isEmpty else {
         // Approved, but by a person's mark (or an answer without one): the terminal knows it by nothing till holds.
         setNotice(&state, "#\(e.id) has no STAN to find it by (marked by hand?): \(screen == .refund ? "refund" : "capture") it on the terminal.",
                   error: true)
         return .stay
+    }
+    // Nothing left of it to refund (to capture): said on its row, by the rule the box warns with and the core refuses
+    // with (`RefundLinks.beyond`), instead of a form that invites a refund the terminal refuses or pays twice.
+    switch RefundLinks.beyond(e, entries: state.journal.entries, amount: nil, capture: screen == .capture) {
+    case .moreThanIsLeft(nil, _, _)?:
+        setNotice(&state, "STAN \(stan) was refunded in full already: nothing is left to refund.", error: true)
+        return .stay
+    case .alreadyCaptured?:
+        setNotice(&state, "STAN \(stan) was captured already: a pre-auth is captured once.", error: true)
+        return .stay
+    default: break
     }
     var f = Form.blank(screen)
     f[.referenceNumber] = stan
@@ -323,10 +340,12 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     // The amount column is as wide as the widest amount listed (one column to spare): money is never cut, a sale of
     // 141975.30 included; the last column (STAN or refund link) gives up the room.
     let amountW = max(wide ? 10 : 9, (list.compactMap { Format.total($0)?.formatted().displayWidth }.max() ?? 0) + 1)
-    // Where there is room for it beside a whole refund link (a wide terminal), the card too: the row a cashier looks
-    // for reads as the terminal's list does, and the room is not left blank.
-    let cardW = 24
-    let withCard = wide && width - [5, 6, 9, amountW, 10, cardW].reduce(0, +) >= 40
+    // Where there is room for it beside the STAN and a whole refund link ("refund of 22.00 sale 10:31"), the card
+    // too: the row a cashier looks for reads as the terminal's list does, and the room is not left blank. Its whole
+    // masked number from 160 columns; at 120 its type and last four digits ("Visa …7417", `listCard`).
+    let room = width - [5, 6, 9, amountW, 10].reduce(0, +)
+    let cardW = wide && room - 24 >= 40 ? 24 : (wide && room - 16 >= 26 ? 16 : 0)
+    let withCard = cardW > 0
     let widths = withCard ? [5, 6, 9, amountW, 10, cardW] : wide ? [5, 6, 9, amountW, 10] : [6, 9, amountW, 9]
     let lastWidth = width - widths.reduce(0, +)
     let names = withCard ? ["#", "time", "what", "amount", "result", "card", "STAN"]
@@ -352,7 +371,7 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         var values = [Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes), Format.actionName(e.action),
                       Format.total(e).map { $0.formatted() } ?? "", result, last]
         if wide { values.insert("\(e.id)", at: 0) }
-        if withCard { values.insert(Format.card(e.response).map(SafeText.terminal) ?? "", at: values.count - 1) }
+        if withCard { values.insert(listCard(e.response, width: cardW - 1), at: values.count - 1) }
         let line = columns(values, widths, width)
         buf.put(line, x: x, y: y, role: selected ? .selection : .normal, attrs: selected ? .bold : [], maxWidth: width)
         if selected { buf.restyle(Rect(x: x, y: y, width: width, height: 1), role: .selection, attrs: .bold) }
@@ -379,6 +398,22 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     buf.put(hint, x: x, y: r.maxY - 1, role: .hint, maxWidth: r.width - 2)
 }
 
+/// The card in the journal list's card column of `width`: the whole masked number where it fits, else the card's type
+/// (its words that fit, never a cut one) and the number's last four digits ("Visa Credit …7417", "Visa …7417"), never
+/// a piece of the number cut short.
+func listCard(_ r: CallbackResponse?, width: Int) -> String {
+    guard let full = Format.card(r).map(SafeText.terminal) else { return "" }
+    if full.displayWidth <= width { return full }
+    let last4 = r?.accountNumber.map { "…" + SafeText.terminal(String($0.suffix(4))) } ?? ""
+    var type = ""
+    for word in SafeText.terminal(r?.cardType ?? "").split(separator: " ") {
+        let longer = type.isEmpty ? String(word) : type + " " + word
+        guard longer.displayWidth + 1 + last4.displayWidth <= width else { break }
+        type = longer
+    }
+    return type.isEmpty ? last4 : type + " " + last4
+}
+
 // MARK: - The detail
 
 /// One line of the detail view: a label (on the first line of a value only) and a value's line.
@@ -399,7 +434,7 @@ func detailLabelWidth(raw: Bool) -> Int { raw ? 20 : 18 }
 /// by them, so both agree on how far the detail goes.
 func detailLines(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
     let rows = s.journal.raw ? rawDetailRows(e) : cashierDetailRows(e, s)
-    let width = Layout(s.size).screenBody.width - 2
+    let width = Layout(s.size, screen: .journal).screenBody.width - 2
     let labelW = detailLabelWidth(raw: s.journal.raw)
     let valueW = max(8, width - labelW)
     var out: [DetailLine] = []
