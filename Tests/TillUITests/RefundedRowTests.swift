@@ -71,3 +71,25 @@ import TillProtocol
         #expect(s.screen == .refund && s.form.focused?.id == .referenceNumber)
     }
 }
+
+/// Found in a shift by keys: after the shift's close, Enter on its Z report left the Batch screen with the cursor in
+/// "New batch"; the next customer's amount typed by habit, then Enter, opened a shift named "12".
+@Suite struct AfterTheCloseTests {
+    @Test func closingTheZReportGoesBackToSaleAndTheNextAmountIsASale() {
+        var s = readyState(size: Size(width: 80, height: 24))
+        press(&s, .f(6))
+        #expect(s.screen == .batch)
+        _ = update(&s, .batchLoaded(BatchInfo(id: "B-1", name: "Morning", openedAtMs: fixedNow - 3_600_000, isOpen: false)))
+        let z = Report(kind: .closing, batch: BatchInfo(id: "B-1", name: "Morning", openedAtMs: fixedNow - 3_600_000, isOpen: false),
+                       closedAtMs: fixedNow, generatedAtMs: fixedNow, buckets: [])
+        _ = update(&s, .reportLoaded(z, show: true))
+        press(&s, .enter)
+        #expect(s.overlay == nil)
+        #expect(s.screen == .sale, "left on \(s.screen)")
+        type(&s, "12")
+        press(&s, .enter)
+        let screen = view(s, size: s.size).text
+        #expect(!screen.contains("Open a new batch named '12'"), "\(screen)")
+        #expect(screen.contains("No shift open"), "\(screen)")
+    }
+}

@@ -21,6 +21,13 @@ func handleReportKey(_ state: inout AppState, _ panel: ReportPanel, _ key: Key) 
         return [.exportReport(batch: p.batchKey, format: state.reportFormat)]
     case .cancel?, .submit?, .report?:
         state.overlay = nil
+        if p.report.kind == .closing, state.screen == .batch, state.batch?.isOpen != true {
+            // The shift's close read: back on Sale. Left on the Batch screen, the next customer's amount typed by habit
+            // went into "New batch" and Enter opened a shift named "12".
+            let cmds = go(&state, .sale)
+            setNotice(&state, "Shift closed. Back on Sale: the next sale asks first to open a new shift.")
+            return cmds
+        }
         return []
     case .menu?:
         // Over the report: export, close, or a screen, by number.
