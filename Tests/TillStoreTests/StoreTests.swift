@@ -231,6 +231,29 @@ extension StoreServerTests {
         #expect(try await storeNets(s, till: "A") == (try tillNets(j)))
     }
 
+    /// A first push of a long history: each push of it looks up the entries of its run as the store held them, by
+    /// key. The planner must know how many entries of the journal `payment` holds: told (by statistics older than
+    /// the push) that it holds next to none, it planned the look-up as a filter of the key array over every entry of
+    /// the journal, and each push of a long history cost more than the one before (BENCHMARKS.md, 2026-11-29).
+    @Test func aLongFirstPushLooksUpItsEntriesByKey() async throws {
+        let s = try await TestStore(); defer { s.cleanup() }
+        let a = try await s.addTill("A")
+        let j = try Journal(path: a.journalPath)
+        let n = Sync.defaultBatchSize * 3 + 100
+        try j.insertSettled((0..<n).map { (.sale, .approved, 100 + $0, 0, "long", Int64($0)) })
+        let r = try await Sync(journalPath: a.journalPath, address: a.address).pushOnce()
+        #expect(r.pushed == Int64(n))
+        let journalId = try j.journalId()
+        j.close()
+        // The look-up as the push makes it (`StoreSchema.pushRows`, `before`), for a run of the default size.
+        let plan = try await s.adminRows(PostgresQuery(unsafeSQL: """
+            EXPLAIN SELECT p.entry_id, p.created_at_ms, p.action, p.state FROM till_store.payment p
+             WHERE p.till_id = 'A' AND p.journal_id = '\(journalId)'
+               AND p.entry_id = ANY (ARRAY(SELECT g::bigint FROM generate_series(\(n - Sync.defaultBatchSize), \(n)) g))
+            """)).map { try $0.decode(String.self) }.joined(separator: "\n")
+        #expect(plan.contains("payment_pkey") && plan.contains("entry_id = ANY") && !plan.contains("Filter: (entry_id = ANY"), "\(plan)")
+    }
+
     @Test func aTillCannotInsertOrReadAnotherTillsRows() async throws {
         let s = try await TestStore(); defer { s.cleanup() }
         let a = try await s.addTill("A"), b = try await s.addTill("B")
