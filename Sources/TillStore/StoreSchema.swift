@@ -4,9 +4,9 @@
 //
 // Who may do what (the walls, outermost first):
 // - A till logs in as its own role, a member of `till_pusher`. That group has no privilege on any table: only EXECUTE
-//   on `till_store.push` and `till_store.last_seq`, SECURITY DEFINER functions that find the till from `session_user`
-//   (which `SET ROLE` and session variables do not change; only a superuser can change it), so a till adds and reads
-//   only its own rows, whatever it sends.
+//   on `till_store.push_chained`, `till_store.last_seq` and `till_store.behind`, SECURITY DEFINER functions that find
+//   the till from `session_user` (which `SET ROLE` and session variables do not change; only a superuser can change
+//   it), so a till adds and reads only its own rows, whatever it sends.
 // - `till_backoffice` reads every table and writes none.
 // - Row-level security is on for every table with a till's rows: a till granted SELECT by mistake still sees only its
 //   own rows; the back office sees all. The table owner (the functions run as it) is not subject to it.
@@ -348,6 +348,7 @@ enum StoreSchema {
     /// (when it holds any), without a gap; an event the store holds already must be the same (a journal restored from
     /// a backup that then journaled other sales under the same numbers is refused); a bad event is kept in the log and
     /// parked (`quarantine`), never blocking the rest. `push(text, jsonb)`, the older till-syncs' call, is this one.
+    /// Neither is a till's to call since the chain (v6): `push_chained` checks a run's hashes, then calls this one.
     static let pushRows = """
     CREATE OR REPLACE FUNCTION till_store.push_rows(p_journal text, p_seq bigint[], p_kind text[], p_key text[], p_payload text[], p_at bigint[])
       RETURNS bigint
@@ -563,8 +564,8 @@ enum StoreSchema {
       UPDATE till_store.journal SET last_seq = max_seq, last_push_at = now() WHERE till_id = t AND journal_id = p_journal;
       RETURN max_seq;
     END $f$;
+    -- Called by `push_chained` only (a till's role may not: schema v6), which checks the run's hashes first.
     REVOKE ALL ON FUNCTION till_store.push_rows(text, bigint[], text[], text[], text[], bigint[]) FROM PUBLIC;
-    GRANT EXECUTE ON FUNCTION till_store.push_rows(text, bigint[], text[], text[], text[], bigint[]) TO till_pusher;
 
     CREATE OR REPLACE FUNCTION till_store.push(p_journal text, p_events jsonb) RETURNS bigint
       LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -865,8 +866,12 @@ enum StoreSchema {
     END $f$
     """
 
-    /// Version 6: what the push needs to keep the planner's statistics of `payment` as large as the journal it is
-    /// pushing (`pushRows`: it makes them again at every doubling of the journal since they were last made for it).
+    /// Version 6: a push goes through the chain, always. The pushes `push_chained` superseded (`push` of a JSON array,
+    /// `push_rows` of arrays) take a run of events without its hashes: a till's role may no longer call them, so
+    /// neither an older till-sync nor anything else logged in as a till can push a history around the chain (a
+    /// till-sync older than the chain is refused: permission denied). And what the push needs to keep the
+    /// planner's statistics of `payment` as large as the journal it is pushing (`pushRows`: it makes them again at
+    /// every doubling of the journal since they were last made for it).
     ///
     /// And `push_chained` checks a run's hashes in one statement, not one an event (v5's loop: about a quarter of a
     /// push's time, BENCHMARKS.md 2026-11-29): each event's hash must be SHA-256 of its predecessor's hash (the one
@@ -874,6 +879,8 @@ enum StoreSchema {
     /// first event) and its own fields, as v5 describes, and equal to the hash the store holds of it when it holds
     /// one. The first event that fails is refused with v5's words.
     static let v6 = """
+    REVOKE EXECUTE ON FUNCTION till_store.push(text, jsonb), till_store.push_rows(text, bigint[], text[], text[], text[], bigint[])
+      FROM till_pusher;
     ALTER TABLE till_store.journal ADD COLUMN analyzed_seq bigint NOT NULL DEFAULT 0;
 
     CREATE OR REPLACE FUNCTION till_store.push_chained(p_journal text, p_seq bigint[], p_kind text[], p_key text[], p_payload text[], p_at bigint[],

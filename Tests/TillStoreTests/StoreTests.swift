@@ -205,15 +205,13 @@ extension StoreServerTests {
         // The same batch sent again, as after a timeout whose answer was lost: the store keeps what it has.
         let store = try await StoreConnection.connect(a.address)
         let journalId = try j.journalId()
-        let json = String(decoding: try JSONEncoder().encode(try j.outbox()), as: UTF8.self)
-        let replay = try await store.query("SELECT till_store.push(\(journalId), \(json)::jsonb)").first!.decode(Int64.self)
+        let replay = try await store.query(Sync.pushRows(journalId, try j.outbox())).first!.decode(Int64.self)
         #expect(replay == first.storeLastSeq)
         #expect(try await count(s, "SELECT count(*) FROM till_store.event") == events)
         #expect(try await storeNets(s, till: "A") == (try tillNets(j)))
         // A run that starts past what the store holds is refused, whole.
         let later = OutboxEvent(seq: first.storeLastSeq + 5, kind: "entry", entityKey: "1", payload: "{}", atMs: 0)
-        let gapJSON = String(decoding: try JSONEncoder().encode([later]), as: UTF8.self)
-        let message = await expectRefused(StoreSchema.gap) { try await store.query("SELECT till_store.push(\(journalId), \(gapJSON)::jsonb)") }
+        let message = await expectRefused(StoreSchema.gap) { try await store.query(Sync.pushRows(journalId, [later])) }
         #expect(message.contains("gap"))
         await store.close()
         #expect(try await count(s, "SELECT count(*) FROM till_store.event") == events)
@@ -278,8 +276,7 @@ extension StoreServerTests {
         // B's journal id pushed by A: refused as a copy of B's journal, nothing of it taken.
         let bJournal = try jb.journalId()
         let fake = OutboxEvent(seq: 1, kind: "entry", entityKey: "1", payload: #"{"id":1,"requestId":"x","action":"sale","state":"approved","amountCents":100000,"createdAtMs":0,"updatedAtMs":0}"#, atMs: 0)
-        let json = String(decoding: try JSONEncoder().encode([fake]), as: UTF8.self)
-        await expectRefused(StoreSchema.copiedJournal) { try await asA.query("SELECT till_store.push(\(bJournal), \(json)::jsonb)") }
+        await expectRefused(StoreSchema.copiedJournal) { try await asA.query(Sync.pushRows(bJournal, [fake])) }
         let (seq, status) = try await Sync.lastSeq(asA, bJournal)
         #expect(seq == 0 && status == "new")  // A's view: it has no such journal; B's is not shown to it
         await asA.close()
