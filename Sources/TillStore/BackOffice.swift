@@ -182,19 +182,27 @@ public struct BackOffice: Sendable {
             sql.add(" GROUP BY " + (1...(n + 4)).map(String.init).joined(separator: ", "))
             sql.text = BackOffice.perGroup(sql.text, keys: n)
         } else {
-            // A group's summary rows as they are (a bucket of a group that spans shifts, journals or days comes in
-            // several rows, which `Report` adds up as it adds buckets): one grouping, by the dimensions alone, and the
-            // local day grouped as a date, made text for the 11,000 groups only (BENCHMARKS.md, 2026-11-29).
-            sql.add("SELECT " + (dims.map(BackOffice.summaryExpression) + [BackOffice.summaryArrays]).joined(separator: ", "))
+            // Grouped by day or shift, a group's buckets are in about one summary row each (a summary row is a till's
+            // journal, shift, day and bucket): the group's summary rows go as they are (a bucket of a group that
+            // spans shifts, journals or days comes in several rows, which `Report` adds up as it adds buckets), in one
+            // grouping by the dimensions alone, the day grouped as a date and made text for the groups only: a year per
+            // shop, till and day is 11,000 rows, not the 118,000 buckets sorted by seven keys (BENCHMARKS.md,
+            // 2026-11-29). Grouped by shop or till alone, a bucket is in hundreds of rows: the server sums them first.
+            let asTheyAre = dims.contains(.day) || dims.contains(.shift)
+            let columns = asTheyAre ? [BackOffice.summaryArrays] : [BackOffice.summedBucketColumns]
+            sql.add("SELECT " + (dims.map(BackOffice.summaryExpression) + columns).joined(separator: ", "))
             sql.add(" FROM till_store.report_summary r JOIN till_store.till t ON t.id = r.till_id JOIN till_store.shop s ON s.id = t.shop_id")
             var parts = ["r.action IN (\(BackOffice.movingActions))"] + sql.scope(filter, till: "r.till_id")
             if let from = filter.fromDay { parts.append("r.day >= " + sql.bind(from) + "::date") }
             if let to = filter.toDay { parts.append("r.day <= " + sql.bind(to) + "::date") }
             sql.add(where: parts)
-            let keys = dims.map(BackOffice.summaryGroup).joined(separator: ", ")
-            if n > 0 { sql.add(" GROUP BY \(keys)") }
-            sql.add(" HAVING count(*) > 0")
-            if n > 0 { sql.add(" ORDER BY \(keys)") }
+            if asTheyAre {
+                let keys = dims.map(BackOffice.summaryGroup).joined(separator: ", ")
+                sql.add(" GROUP BY \(keys) HAVING count(*) > 0 ORDER BY \(keys)")
+            } else {
+                sql.add(" GROUP BY " + (1...(n + 4)).map(String.init).joined(separator: ", "))
+                sql.text = BackOffice.perGroup(sql.text, keys: n)
+            }
         }
         var total: [ReportBucket.Key: ReportBucket] = [:]
         try await with { store in
@@ -225,6 +233,12 @@ public struct BackOffice: Sendable {
         case .shift: return "r.batch_key"
         }
     }
+
+    /// The bucket columns over summary rows: the sums of what `bucketColumns` summed per group.
+    static let summedBucketColumns = """
+        r.action, r.state, r.card_type, r.verification_method, sum(r.entries)::bigint, sum(r.amount_cents)::bigint,
+        sum(r.tip_cents)::bigint, sum(r.tipped)::bigint, sum(r.included_tip_cents)::bigint, min(r.first_at_ms), max(r.last_at_ms)
+        """
 
     /// The bucket columns of a group's summary rows, as arrays (`buckets(_:at:)` reads them).
     static let summaryArrays = ["r.action", "r.state", "r.card_type", "r.verification_method", "r.entries", "r.amount_cents",
