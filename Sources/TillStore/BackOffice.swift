@@ -167,9 +167,9 @@ public struct BackOffice: Sendable {
     // MARK: report
 
     /// Totals per group of `by` (a shift is a till's: asking for shifts groups by till too), in the order of the
-    /// groups, each handed to `each` as soon as its last row is read. Returns the grand total. Read from the summaries
-    /// the push keeps (`report_summary`: a year of a chain in well under a second); `fresh`: summed from the entries
-    /// themselves, which the summaries must equal (tests and the bench compare them).
+    /// groups, each handed to `each` as soon as its row is read. Returns the grand total. Read from the summaries the
+    /// push keeps (`report_summary`: a year of a chain per till and day in under a second); `fresh`: summed from the
+    /// entries themselves, which the summaries must equal (tests and the bench compare them).
     @discardableResult
     public func report(by dims: [Dimension], filter: Filter, fresh: Bool = false, _ each: (ReportRow) async throws -> Void) async throws -> Report {
         let dims = BackOffice.normalised(dims)
