@@ -113,41 +113,46 @@ public struct BackOffice: Sendable {
         min(p.created_at_ms), max(p.created_at_ms)
         """
 
-    /// Reads the bucket columns starting at `at`; nil when the row has none (a left join that found no entry).
-    /// Runs of rows with the same group key (the query orders them by it), each handed to `body` as soon as its last
-    /// row is read: the key, the run's first row, and the buckets its rows carry from column `bucketsAt` (none for a
-    /// group a LEFT JOIN found no entries of).
-    static func forEachGroup<K: Equatable>(_ store: StoreConnection, _ q: PostgresQuery, bucketsAt: Int,
-                                           key: (PostgresRandomAccessRow) throws -> K,
-                                           _ body: (K, PostgresRandomAccessRow, [ReportBucket]) async throws -> Void) async throws {
-        var current: (key: K, first: PostgresRandomAccessRow)?
-        var buckets: [ReportBucket] = []
-        try await store.forEachRow(q) { row in
-            let cells = row.makeRandomAccess()
-            let k = try key(cells)
-            if let c = current, c.key != k {
-                try await body(c.key, c.first, buckets)
-                buckets.removeAll(keepingCapacity: true)
-                current = nil
-            }
-            if current == nil { current = (k, cells) }
-            if let b = try BackOffice.bucket(cells, at: bucketsAt) { buckets.append(b) }
-        }
-        if let c = current { try await body(c.key, c.first, buckets) }
+    /// The bucket columns' names in `perGroup`'s wrapping, in `bucketColumns`' order.
+    static let bucketNames = ["b_action", "b_state", "b_card_type", "b_method", "b_entries", "b_amount", "b_tip", "b_tipped",
+                              "b_included_tip", "b_first", "b_last"]
+
+    /// One row per group instead of one per bucket: `inner` is a query whose rows are a group's `keys` key columns then
+    /// the bucket columns (`bucketColumns`, one row per bucket; a LEFT JOIN's group without entries has one row of
+    /// NULLs), and the result is the key columns then each bucket column as one array over the group's buckets (NULL
+    /// when it has none), ordered by the keys. A year of a chain per till and day is 11,000 groups of about 11
+    /// buckets: the client then reads 11,000 rows, not 118,000 (BENCHMARKS.md). The arrays are fed the same rows in one
+    /// pass, so their elements line up.
+    static func perGroup(_ inner: String, keys: Int, emptyGroups: Bool = false) -> String {
+        let k = (0..<keys).map { "k\($0)" }
+        let arrays = bucketNames.map { "array_agg(g.\($0)) FILTER (WHERE g.b_action IS NOT NULL)" }
+        var sql = "SELECT " + (k.map { "g." + $0 } + arrays).joined(separator: ", ")
+        sql += " FROM (" + inner + ") g(" + (k + bucketNames).joined(separator: ", ") + ")"
+        if keys > 0 { sql += " GROUP BY " + k.map { "g." + $0 }.joined(separator: ", ") }
+        if !emptyGroups { sql += " HAVING count(g.b_action) > 0" }
+        if keys > 0 { sql += " ORDER BY " + k.map { "g." + $0 }.joined(separator: ", ") }
+        return sql
     }
 
-    static func bucket(_ cells: PostgresRandomAccessRow, at i: Int) throws -> ReportBucket? {
-        guard let actionName = try cells[i].decode(String?.self) else { return nil }
-        let stateName = try cells[i + 1].decode(String.self)
-        // Checked when the store took the event (event_problem): a bucket it cannot read would be money left out unseen.
-        guard let action = Action(rawValue: actionName), let state = EntryState(rawValue: stateName) else {
-            throw StoreError("the store holds entries this build cannot count (\(actionName), \(stateName)): update till-sync")
+    /// A group's buckets from `perGroup`'s arrays, starting at column `at` (none for a group without entries).
+    static func buckets(_ cells: PostgresRandomAccessRow, at i: Int) throws -> [ReportBucket] {
+        guard let actions = try cells[i].decode([String]?.self) else { return [] }
+        let states = try cells[i + 1].decode([String].self), cards = try cells[i + 2].decode([String].self),
+            methods = try cells[i + 3].decode([String].self)
+        let figures = try (4..<11).map { try cells[i + $0].decode([Int64].self) }
+        guard ([states, cards, methods].map(\.count) + figures.map(\.count)).allSatisfy({ $0 == actions.count }) else {
+            throw StoreError("the store's report columns do not line up: update till-sync")
         }
-        return ReportBucket(action: action, state: state, cardType: try cells[i + 2].decode(String.self),
-                            verificationMethod: try cells[i + 3].decode(String.self), count: Int(try cells[i + 4].decode(Int64.self)),
-                            amountCents: Int(try cells[i + 5].decode(Int64.self)), tipCents: Int(try cells[i + 6].decode(Int64.self)),
-                            tippedCount: Int(try cells[i + 7].decode(Int64.self)), firstAtMs: try cells[i + 9].decode(Int64.self),
-                            lastAtMs: try cells[i + 10].decode(Int64.self), includedTipCents: Int(try cells[i + 8].decode(Int64.self)))
+        return try actions.indices.map { n in
+            // Checked when the store took the event (event_problem): a bucket it cannot read would be money left out unseen.
+            guard let action = Action(rawValue: actions[n]), let state = EntryState(rawValue: states[n]) else {
+                throw StoreError("the store holds entries this build cannot count (\(actions[n]), \(states[n])): update till-sync")
+            }
+            return ReportBucket(action: action, state: state, cardType: cards[n], verificationMethod: methods[n],
+                                count: Int(figures[0][n]), amountCents: Int(figures[1][n]), tipCents: Int(figures[2][n]),
+                                tippedCount: Int(figures[3][n]), firstAtMs: figures[5][n], lastAtMs: figures[6][n],
+                                includedTipCents: Int(figures[4][n]))
+        }
     }
 
     /// Adds a bucket to a grand total over groups (TillModel's rule for adding buckets of one key).
@@ -162,9 +167,9 @@ public struct BackOffice: Sendable {
     // MARK: report
 
     /// Totals per group of `by` (a shift is a till's: asking for shifts groups by till too), in the order of the
-    /// groups, each handed to `each` as soon as its last row is read. Returns the grand total. Read from the summaries
-    /// the push keeps (`report_summary`: a year of a chain in well under a second); `fresh`: summed from the entries
-    /// themselves, which the summaries must equal (tests and the bench compare them).
+    /// groups, each handed to `each` as soon as its row is read. Returns the grand total. Read from the summaries the
+    /// push keeps (`report_summary`: a year of a chain per till and day in under a second); `fresh`: summed from the
+    /// entries themselves, which the summaries must equal (tests and the bench compare them).
     @discardableResult
     public func report(by dims: [Dimension], filter: Filter, fresh: Bool = false, _ each: (ReportRow) async throws -> Void) async throws -> Report {
         let dims = BackOffice.normalised(dims)
@@ -174,21 +179,38 @@ public struct BackOffice: Sendable {
             sql.add("SELECT " + (dims.map(BackOffice.expression) + [BackOffice.bucketColumns]).joined(separator: ", ") + BackOffice.from)
             let conditions = BackOffice.conditions(filter, &sql, moneyOnly: true)
             sql.add(where: conditions)
+            sql.add(" GROUP BY " + (1...(n + 4)).map(String.init).joined(separator: ", "))
+            sql.text = BackOffice.perGroup(sql.text, keys: n)
         } else {
-            sql.add("SELECT " + (dims.map(BackOffice.summaryExpression) + [BackOffice.summedBucketColumns]).joined(separator: ", "))
+            // Grouped by day or shift, a group's buckets are in about one summary row each (a summary row is a till's
+            // journal, shift, day and bucket): the group's summary rows go as they are (a bucket of a group that
+            // spans shifts, journals or days comes in several rows, which `Report` adds up as it adds buckets), in one
+            // grouping by the dimensions alone, the day grouped as a date and made text for the groups only: a year per
+            // shop, till and day is 11,000 rows, not the 118,000 buckets sorted by seven keys (BENCHMARKS.md,
+            // 2026-11-29). Grouped by shop or till alone, a bucket is in hundreds of rows: the server sums them first.
+            let asTheyAre = dims.contains(.day) || dims.contains(.shift)
+            let columns = asTheyAre ? [BackOffice.summaryArrays] : [BackOffice.summedBucketColumns]
+            sql.add("SELECT " + (dims.map(BackOffice.summaryExpression) + columns).joined(separator: ", "))
             sql.add(" FROM till_store.report_summary r JOIN till_store.till t ON t.id = r.till_id JOIN till_store.shop s ON s.id = t.shop_id")
             var parts = ["r.action IN (\(BackOffice.movingActions))"] + sql.scope(filter, till: "r.till_id")
             if let from = filter.fromDay { parts.append("r.day >= " + sql.bind(from) + "::date") }
             if let to = filter.toDay { parts.append("r.day <= " + sql.bind(to) + "::date") }
             sql.add(where: parts)
+            if asTheyAre {
+                let keys = dims.map(BackOffice.summaryGroup).joined(separator: ", ")
+                sql.add(" GROUP BY \(keys) HAVING count(*) > 0 ORDER BY \(keys)")
+            } else {
+                sql.add(" GROUP BY " + (1...(n + 4)).map(String.init).joined(separator: ", "))
+                sql.text = BackOffice.perGroup(sql.text, keys: n)
+            }
         }
-        sql.add(" GROUP BY " + (1...(n + 4)).map(String.init).joined(separator: ", "))
-        if n > 0 { sql.add(" ORDER BY " + (1...n).map(String.init).joined(separator: ", ")) }
         var total: [ReportBucket.Key: ReportBucket] = [:]
         try await with { store in
-            try await BackOffice.forEachGroup(store, sql.query, bucketsAt: n, key: { cells in try (0..<n).map { try cells[$0].decode(String.self) } }) { key, _, buckets in
+            try await store.forEachRow(sql.query) { row in
+                let cells = row.makeRandomAccess()
+                let buckets = try BackOffice.buckets(cells, at: n)
                 for b in buckets { BackOffice.merge(b, into: &total) }
-                try await each(ReportRow(key: key, report: BackOffice.report(buckets)))
+                try await each(ReportRow(key: try (0..<n).map { try cells[$0].decode(String.self) }, report: BackOffice.report(buckets)))
             }
         }
         return BackOffice.report(Array(total.values))
@@ -197,9 +219,17 @@ public struct BackOffice: Sendable {
     /// A dimension's value in `report_summary`.
     static func summaryExpression(_ d: Dimension) -> String {
         switch d {
+        case .day: return "to_char(r.day, 'YYYY-MM-DD')"
+        default: return summaryGroup(d)
+        }
+    }
+
+    /// What a summary row is grouped by for a dimension (in the order of its value).
+    static func summaryGroup(_ d: Dimension) -> String {
+        switch d {
         case .shop: return "s.id"
         case .till: return "r.till_id"
-        case .day: return "to_char(r.day, 'YYYY-MM-DD')"
+        case .day: return "r.day"
         case .shift: return "r.batch_key"
         }
     }
@@ -209,6 +239,11 @@ public struct BackOffice: Sendable {
         r.action, r.state, r.card_type, r.verification_method, sum(r.entries)::bigint, sum(r.amount_cents)::bigint,
         sum(r.tip_cents)::bigint, sum(r.tipped)::bigint, sum(r.included_tip_cents)::bigint, min(r.first_at_ms), max(r.last_at_ms)
         """
+
+    /// The bucket columns of a group's summary rows, as arrays (`buckets(_:at:)` reads them).
+    static let summaryArrays = ["r.action", "r.state", "r.card_type", "r.verification_method", "r.entries", "r.amount_cents",
+                                "r.tip_cents", "r.tipped", "r.included_tip_cents", "r.first_at_ms", "r.last_at_ms"]
+        .map { "array_agg(\($0))" }.joined(separator: ", ")
 
     /// In the one order rows are grouped in (shop, till, day, shift), each once; a shift brings its till.
     public static func normalised(_ dims: [Dimension]) -> [Dimension] {
@@ -364,7 +399,7 @@ public struct BackOffice: Sendable {
         }
         try await with { store in
             // Z reports: the report as the till stored it at the close, against the entries the store holds of that
-            // batch, both counted by TillModel's Report. One row per bucket, in Z report order.
+            // batch, both counted by TillModel's Report. One row per Z report, its batch's buckets as arrays.
             var sql = SQL()
             sql.add("""
                 SELECT z.till_id, z.journal_id, z.batch_key, z.report::text, s.id, \(BackOffice.bucketColumns)
@@ -375,11 +410,12 @@ public struct BackOffice: Sendable {
                 """)
             let scope = sql.scope(filter, till: "z.till_id")
             sql.add(where: scope)
-            sql.add(" GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9 ORDER BY 1, 2, 3")
-            struct ZKey: Equatable { var till, journal, batch: String }
-            try await BackOffice.forEachGroup(store, sql.query, bucketsAt: 5, key: { cells in
-                ZKey(till: try cells[0].decode(String.self), journal: try cells[1].decode(String.self), batch: try cells[2].decode(String.self))
-            }) { k, first, buckets in
+            sql.add(" GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9")
+            sql.text = BackOffice.perGroup(sql.text, keys: 5, emptyGroups: true)
+            try await store.forEachRow(sql.query) { row in
+                let first = row.makeRandomAccess()
+                let buckets = try BackOffice.buckets(first, at: 5)
+                let k = (till: try first[0].decode(String.self), journal: try first[1].decode(String.self), batch: try first[2].decode(String.self))
                 summary.zReports += 1
                 let z = try JSONDecoder().decode(Report.self, from: Data(try first[3].decode(String.self).utf8))
                 let pushed = BackOffice.report(buckets)

@@ -4,9 +4,9 @@
 //
 // Who may do what (the walls, outermost first):
 // - A till logs in as its own role, a member of `till_pusher`. That group has no privilege on any table: only EXECUTE
-//   on `till_store.push` and `till_store.last_seq`, SECURITY DEFINER functions that find the till from `session_user`
-//   (which `SET ROLE` and session variables do not change; only a superuser can change it), so a till adds and reads
-//   only its own rows, whatever it sends.
+//   on `till_store.push_chained`, `till_store.last_seq` and `till_store.behind`, SECURITY DEFINER functions that find
+//   the till from `session_user` (which `SET ROLE` and session variables do not change; only a superuser can change
+//   it), so a till adds and reads only its own rows, whatever it sends.
 // - `till_backoffice` reads every table and writes none.
 // - Row-level security is on for every table with a till's rows: a till granted SELECT by mistake still sees only its
 //   own rows; the back office sees all. The table owner (the functions run as it) is not subject to it.
@@ -24,7 +24,7 @@ enum StoreSchema {
     static let schema = "till_store"
 
     /// `(version, SQL)`, in order.
-    static let migrations: [(Int, String)] = [(1, v1), (2, v2), (3, v3), (4, v4), (5, v5), (7, v7)]
+    static let migrations: [(Int, String)] = [(1, v1), (2, v2), (3, v3), (4, v4), (5, v5), (6, v6), (7, v7)]
 
     /// The events of a push that the store does not hold yet, as a table (inside `push`).
     static let pushed = """
@@ -284,8 +284,11 @@ enum StoreSchema {
         return """
         -- Why the store cannot take an event into its tables (NULL: it can). An event with a reason is kept in the log
         -- as it came and parked in `quarantine`; the push goes on with the next one.
+        -- Without a search_path of its own (built-in functions and operators only, which pg_catalog, searched first,
+        -- always gives): a function with one cannot be inlined, and called once an event it took twice as long as its
+        -- check inlined (BENCHMARKS.md, 2026-11-29).
         CREATE OR REPLACE FUNCTION till_store.event_problem(p_kind text, p jsonb) RETURNS text
-          LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp
+          LANGUAGE sql IMMUTABLE
           AS $f$
           SELECT CASE
             WHEN jsonb_typeof(p) IS DISTINCT FROM 'object' THEN 'the payload is not a JSON object'
@@ -353,6 +356,7 @@ enum StoreSchema {
     /// (when it holds any), without a gap; an event the store holds already must be the same (a journal restored from
     /// a backup that then journaled other sales under the same numbers is refused); a bad event is kept in the log and
     /// parked (`quarantine`), never blocking the rest. `push(text, jsonb)`, the older till-syncs' call, is this one.
+    /// Neither is a till's to call since the chain (v6): `push_chained` checks a run's hashes, then calls this one.
     static let pushRows = """
     CREATE OR REPLACE FUNCTION till_store.push_rows(p_journal text, p_seq bigint[], p_kind text[], p_key text[], p_payload text[], p_at bigint[])
       RETURNS bigint
@@ -406,14 +410,27 @@ enum StoreSchema {
         RAISE EXCEPTION 'gap: a push of journal % starts with the last event the store holds (%), not %', p_journal, j.last_seq, first_seq
           USING ERRCODE = 'TS003';
       END IF;
+      -- Each event the store holds already, looked up by its key one by one (a subquery a row, which the planner
+      -- cannot make a join): as a join it was planned, when the statistics of `event` knew fewer of the journal's
+      -- events than it holds, as a hash of the journal's every event (BENCHMARKS.md, 2026-11-29).
       IF EXISTS (SELECT 1 FROM unnest(p_seq, p_kind, p_key, p_payload) AS e(seq, kind, entity_key, payload)
-                 JOIN till_store.event s ON s.till_id = t AND s.journal_id = p_journal AND s.seq = e.seq
                  WHERE e.seq <= j.last_seq
-                   AND (s.kind <> e.kind OR s.entity_key <> e.entity_key OR s.payload <> till_store.as_jsonb(e.payload))) THEN
+                   AND (SELECT s.kind <> e.kind OR s.entity_key <> e.entity_key OR s.payload <> till_store.as_jsonb(e.payload)
+                          FROM till_store.event s WHERE s.till_id = t AND s.journal_id = p_journal AND s.seq = e.seq)) THEN
         RAISE EXCEPTION 'journal % of till % holds other events than the store under the same numbers: restored from a backup, or changed by hand; nothing was taken', p_journal, t
           USING ERRCODE = 'TS004', HINT = 'keep the newer journal file, or have the back office retire this journal and give the till a new one';
       END IF;
       IF max_seq <= j.last_seq THEN RETURN j.last_seq; END IF;
+      -- The planner's statistics of `payment` must know about as many of this journal's entries as it holds: told
+      -- fewer (a first push of a long history fills it far faster than autovacuum looks, and a new till is not in
+      -- them at all), it plans the look-up of the run's entries as the store held them (`before`, below) as a filter
+      -- of the run's keys over the journal's every entry, and each push of a long history costs more than the one
+      -- before (BENCHMARKS.md, 2026-11-29). So at every doubling of the journal since they were last made for it, the
+      -- push makes them again: a journal of 1M events about ten times, each well under a second, the first at 1,000.
+      IF j.last_seq >= 2 * greatest(j.analyzed_seq, 500) THEN
+        ANALYZE till_store.payment;
+        UPDATE till_store.journal SET analyzed_seq = j.last_seq WHERE till_id = t AND journal_id = p_journal;
+      END IF;
       -- The shop's time zone makes the local days: read after this lock, which a change of it holds until the shop's
       -- summaries are summed again (`StoreAdmin.addShop`), so no push sums a group under the zone it had before.
       LOCK TABLE till_store.report_summary IN ROW EXCLUSIVE MODE;
@@ -562,8 +579,8 @@ enum StoreSchema {
       UPDATE till_store.journal SET last_seq = max_seq, last_push_at = now() WHERE till_id = t AND journal_id = p_journal;
       RETURN max_seq;
     END $f$;
+    -- Called by `push_chained` only (a till's role may not: schema v6), which checks the run's hashes first.
     REVOKE ALL ON FUNCTION till_store.push_rows(text, bigint[], text[], text[], text[], bigint[]) FROM PUBLIC;
-    GRANT EXECUTE ON FUNCTION till_store.push_rows(text, bigint[], text[], text[], text[], bigint[]) TO till_pusher;
 
     CREATE OR REPLACE FUNCTION till_store.push(p_journal text, p_events jsonb) RETURNS bigint
       LANGUAGE sql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
@@ -887,6 +904,82 @@ enum StoreSchema {
       UPDATE till_store.journal SET behind_file_seq = p_file_seq, behind_since = COALESCE(behind_since, now()),
           last_contact_at = now()
         WHERE till_id = t AND journal_id = p_journal;
+    END $f$
+    """
+
+    /// Version 6: a push goes through the chain, always. The pushes `push_chained` superseded (`push` of a JSON array,
+    /// `push_rows` of arrays) take a run of events without its hashes: a till's role may no longer call them, so
+    /// neither an older till-sync nor anything else logged in as a till can push a history around the chain (a
+    /// till-sync older than the chain is refused: permission denied). And what the push needs to keep the
+    /// planner's statistics of `payment` as large as the journal it is pushing (`pushRows`: it makes them again at
+    /// every doubling of the journal since they were last made for it).
+    ///
+    /// And `push_chained` checks a run's hashes in one statement, not one an event (v5's loop: about a quarter of a
+    /// push's time, BENCHMARKS.md 2026-11-29): each event's hash must be SHA-256 of its predecessor's hash (the one
+    /// before it in the run; for the run's first, the one the store holds before it; the genesis for the journal's
+    /// first event) and its own fields, as v5 describes, and equal to the hash the store holds of it when it holds
+    /// one. The first event that fails is refused with v5's words.
+    static let v6 = """
+    REVOKE EXECUTE ON FUNCTION till_store.push(text, jsonb), till_store.push_rows(text, bigint[], text[], text[], text[], bigint[])
+      FROM till_pusher;
+    ALTER TABLE till_store.journal ADD COLUMN analyzed_seq bigint NOT NULL DEFAULT 0;
+
+    CREATE OR REPLACE FUNCTION till_store.push_chained(p_journal text, p_seq bigint[], p_kind text[], p_key text[], p_payload text[], p_at bigint[],
+                                                       p_hash text[])
+      RETURNS bigint
+      LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, pg_temp
+      AS $f$
+    DECLARE
+      t text := till_store.session_till();
+      n int := COALESCE(cardinality(p_seq), 0);
+      before_run bytea; held_up_to bigint; bad record; last bigint;
+    BEGIN
+      IF t IS NULL THEN RAISE EXCEPTION 'role % is not a till of this store', session_user USING ERRCODE = 'insufficient_privilege'; END IF;
+      IF COALESCE(cardinality(p_hash), 0) <> n THEN
+        RAISE EXCEPTION 'the events pushed are not whole: % sequence numbers, % hashes', n, cardinality(p_hash);
+      END IF;
+      -- The lock push_rows takes (held to the end of the transaction): the chain read here is the one it goes on from.
+      PERFORM pg_advisory_xact_lock(hashtext('till_store.push'), hashtext(t));
+      IF n > 0 THEN
+        -- The run's first event's predecessor as the store holds it (none: the journal's first event, or one pushed
+        -- without a hash, journaled before the chain began or by an older sync, whose successor is taken as given).
+        before_run := (SELECT c.hash FROM till_store.chain c WHERE c.till_id = t AND c.journal_id = p_journal AND c.seq = p_seq[1] - 1);
+        -- Hashes the store holds: of the events it holds (a run starts with the last of them); looked up one by one by
+        -- key, for those only.
+        held_up_to := COALESCE((SELECT j.last_seq FROM till_store.journal j WHERE j.till_id = t AND j.journal_id = p_journal), 0);
+        SELECT x.seq, x.given IS NULL AS unhashed INTO bad
+          FROM (SELECT e.o, e.seq, e.kind, e.key, e.payload, e.given,
+                       CASE WHEN e.o = 1 THEN before_run ELSE lag(e.given) OVER (ORDER BY e.o) END AS prev
+                  FROM (SELECT u.*, decode(NULLIF(u.h, ''), 'hex') AS given
+                          FROM unnest(p_seq, p_kind, p_key, p_payload, p_hash) WITH ORDINALITY AS u(seq, kind, key, payload, h, o)) e) x
+         WHERE CASE
+                 -- Without a hash: journaled before the chain began, so never after an event that has one.
+                 WHEN x.given IS NULL THEN x.prev IS NOT NULL
+                 ELSE x.given <> CASE WHEN x.seq = 1 OR x.prev IS NOT NULL
+                                      THEN sha256(CASE WHEN x.seq = 1 THEN '\\x\(String(repeating: "0", count: 64))'::bytea ELSE x.prev END
+                                                  || int8send(x.seq) || convert_to(x.kind, 'UTF8') || '\\x00'::bytea
+                                                  || convert_to(x.key, 'UTF8') || '\\x00'::bytea || convert_to(x.payload, 'UTF8'))
+                                      ELSE x.given END
+                   OR (x.seq <= held_up_to
+                       AND x.given <> COALESCE((SELECT c.hash FROM till_store.chain c
+                                                 WHERE c.till_id = t AND c.journal_id = p_journal AND c.seq = x.seq), x.given))
+               END
+         ORDER BY x.o LIMIT 1;
+        IF FOUND AND bad.unhashed THEN
+          RAISE EXCEPTION 'journal % of till %: event % has no hash, but the one before it had: its history was changed (restored from a backup, edited by hand or spliced); nothing was taken', p_journal, t, bad.seq
+            USING ERRCODE = 'TS004', HINT = 'keep the newer journal file, or have the back office retire this journal and give the till a new one';
+        ELSIF FOUND THEN
+          RAISE EXCEPTION 'journal % of till %: event % does not go on from the history the store holds (restored from a backup, edited by hand, cut off or spliced); nothing was taken', p_journal, t, bad.seq
+            USING ERRCODE = 'TS004', HINT = 'keep the newer journal file, or have the back office retire this journal and give the till a new one';
+        END IF;
+      END IF;
+      last := till_store.push_rows(p_journal, p_seq, p_kind, p_key, p_payload, p_at);
+      IF last > 0 THEN
+        INSERT INTO till_store.chain (till_id, journal_id, seq, hash)
+          SELECT t, p_journal, u.seq, decode(u.h, 'hex') FROM unnest(p_seq, p_hash) AS u(seq, h) WHERE u.seq <= last AND u.h <> ''
+        ON CONFLICT DO NOTHING;
+      END IF;
+      RETURN last;
     END $f$
     """
 }

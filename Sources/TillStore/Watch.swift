@@ -35,14 +35,15 @@ extension BackOffice {
         try await with { store in
             // Today's money per till, in its shop's time zone, counted by TillModel's Report.
             var today: [String: Report] = [:]
-            let sql = """
-                SELECT p.till_id, \(BackOffice.localDay), \(BackOffice.bucketColumns)\(BackOffice.from)
+            let sql = BackOffice.perGroup("""
+                SELECT p.till_id, \(BackOffice.bucketColumns)\(BackOffice.from)
                 WHERE p.action IN (\(BackOffice.movingActions)) AND p.created_at_ms > (extract(epoch FROM now()) * 1000)::bigint - 2 * 86400000
                   AND \(BackOffice.localDay) = to_char(now() AT TIME ZONE s.time_zone, 'YYYY-MM-DD')
-                GROUP BY 1, 2, 3, 4, 5, 6 ORDER BY 1
-                """
-            try await BackOffice.forEachGroup(store, PostgresQuery(unsafeSQL: sql), bucketsAt: 2, key: { try $0[0].decode(String.self) }) { till, _, buckets in
-                today[till] = BackOffice.report(buckets)
+                GROUP BY 1, 2, 3, 4, 5
+                """, keys: 1)
+            try await store.forEachRow(PostgresQuery(unsafeSQL: sql)) { row in
+                let cells = row.makeRandomAccess()
+                today[try cells[0].decode(String.self)] = BackOffice.report(try BackOffice.buckets(cells, at: 1))
             }
 
             var tills: [WatchSnapshot.Till] = []

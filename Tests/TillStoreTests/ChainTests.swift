@@ -115,5 +115,38 @@ extension StoreServerTests {
         _ = await expectRefused(StoreSchema.diverged) { _ = try await Sync(journalPath: a.journalPath, address: a.address).pushOnce() }
         #expect(try await count(s, "SELECT max(seq) FROM till_store.event") == Int(pushed.storeLastSeq))
     }
+
+    /// The pushes the chain superseded (`push` of a JSON array, `push_rows` of arrays without hashes) take a run of
+    /// events without checking its hashes: an older till-sync, or anything else logged in as a till, could push a
+    /// history around the chain with them. A till's role may call `push_chained` only.
+    @Test func aTillCannotPushAroundTheChain() async throws {
+        let s = try await TestStore(); defer { s.cleanup() }
+        let a = try await s.addTill("A")
+        let j = try Journal(path: a.journalPath)
+        try j.startOutbox(nowMs: 0)   // as the sync's first push does
+        try shift(j, name: "m", at: 1_000, sales: [(100, nil), (200, nil)], close: false)
+        let journalId = try j.journalId(), events = try j.outbox()
+        try #require(!events.isEmpty)
+        j.close()
+        let store = try await StoreConnection.connect(a.address)
+        let json = String(decoding: try JSONEncoder().encode(events), as: UTF8.self)
+        await expectRefused("42501") { try await store.query("SELECT till_store.push(\(journalId), \(json)::jsonb)") }
+        var binds = PostgresBindings(capacity: 6)
+        binds.append(journalId)
+        binds.append(events.map(\.seq))
+        binds.append(events.map(\.kind))
+        binds.append(events.map(\.entityKey))
+        binds.append(events.map(\.payload))
+        binds.append(events.map(\.atMs))
+        await expectRefused("42501") {
+            try await store.query(PostgresQuery(unsafeSQL: "SELECT till_store.push_rows($1, $2, $3, $4, $5, $6)", binds: binds))
+        }
+        #expect(try await count(s, "SELECT count(*) FROM till_store.event") == 0)
+        // The chained push takes the same events.
+        let last = try await store.query(Sync.pushRows(journalId, events)).first!.decode(Int64.self)
+        #expect(last == events.last!.seq)
+        await store.close()
+        #expect(try await count(s, "SELECT count(*) FROM till_store.event") == events.count)
+    }
 }
 }

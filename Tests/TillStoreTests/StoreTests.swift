@@ -205,15 +205,13 @@ extension StoreServerTests {
         // The same batch sent again, as after a timeout whose answer was lost: the store keeps what it has.
         let store = try await StoreConnection.connect(a.address)
         let journalId = try j.journalId()
-        let json = String(decoding: try JSONEncoder().encode(try j.outbox()), as: UTF8.self)
-        let replay = try await store.query("SELECT till_store.push(\(journalId), \(json)::jsonb)").first!.decode(Int64.self)
+        let replay = try await store.query(Sync.pushRows(journalId, try j.outbox())).first!.decode(Int64.self)
         #expect(replay == first.storeLastSeq)
         #expect(try await count(s, "SELECT count(*) FROM till_store.event") == events)
         #expect(try await storeNets(s, till: "A") == (try tillNets(j)))
         // A run that starts past what the store holds is refused, whole.
         let later = OutboxEvent(seq: first.storeLastSeq + 5, kind: "entry", entityKey: "1", payload: "{}", atMs: 0)
-        let gapJSON = String(decoding: try JSONEncoder().encode([later]), as: UTF8.self)
-        let message = await expectRefused(StoreSchema.gap) { try await store.query("SELECT till_store.push(\(journalId), \(gapJSON)::jsonb)") }
+        let message = await expectRefused(StoreSchema.gap) { try await store.query(Sync.pushRows(journalId, [later])) }
         #expect(message.contains("gap"))
         await store.close()
         #expect(try await count(s, "SELECT count(*) FROM till_store.event") == events)
@@ -229,6 +227,29 @@ extension StoreServerTests {
         let r = try await Sync(journalPath: a.journalPath, address: a.address).pushOnce()
         #expect(r.pushed == Int64(n) && r.batches == 3)
         #expect(try await storeNets(s, till: "A") == (try tillNets(j)))
+    }
+
+    /// A first push of a long history: each push of it looks up the entries of its run as the store held them, by
+    /// key. The planner must know how many entries of the journal `payment` holds: told (by statistics older than
+    /// the push) that it holds next to none, it planned the look-up as a filter of the key array over every entry of
+    /// the journal, and each push of a long history cost more than the one before (BENCHMARKS.md, 2026-11-29).
+    @Test func aLongFirstPushLooksUpItsEntriesByKey() async throws {
+        let s = try await TestStore(); defer { s.cleanup() }
+        let a = try await s.addTill("A")
+        let j = try Journal(path: a.journalPath)
+        let n = Sync.defaultBatchSize * 3 + 100
+        try j.insertSettled((0..<n).map { (.sale, .approved, 100 + $0, 0, "long", Int64($0)) })
+        let r = try await Sync(journalPath: a.journalPath, address: a.address).pushOnce()
+        #expect(r.pushed == Int64(n))
+        let journalId = try j.journalId()
+        j.close()
+        // The look-up as the push makes it (`StoreSchema.pushRows`, `before`), for a run of the default size.
+        let plan = try await s.adminRows(PostgresQuery(unsafeSQL: """
+            EXPLAIN SELECT p.entry_id, p.created_at_ms, p.action, p.state FROM till_store.payment p
+             WHERE p.till_id = 'A' AND p.journal_id = '\(journalId)'
+               AND p.entry_id = ANY (ARRAY(SELECT g::bigint FROM generate_series(\(n - Sync.defaultBatchSize), \(n)) g))
+            """)).map { try $0.decode(String.self) }.joined(separator: "\n")
+        #expect(plan.contains("payment_pkey") && plan.contains("entry_id = ANY") && !plan.contains("Filter: (entry_id = ANY"), "\(plan)")
     }
 
     @Test func aTillCannotInsertOrReadAnotherTillsRows() async throws {
@@ -255,8 +276,7 @@ extension StoreServerTests {
         // B's journal id pushed by A: refused as a copy of B's journal, nothing of it taken.
         let bJournal = try jb.journalId()
         let fake = OutboxEvent(seq: 1, kind: "entry", entityKey: "1", payload: #"{"id":1,"requestId":"x","action":"sale","state":"approved","amountCents":100000,"createdAtMs":0,"updatedAtMs":0}"#, atMs: 0)
-        let json = String(decoding: try JSONEncoder().encode([fake]), as: UTF8.self)
-        await expectRefused(StoreSchema.copiedJournal) { try await asA.query("SELECT till_store.push(\(bJournal), \(json)::jsonb)") }
+        await expectRefused(StoreSchema.copiedJournal) { try await asA.query(Sync.pushRows(bJournal, [fake])) }
         let (seq, status) = try await Sync.lastSeq(asA, bJournal)
         #expect(seq == 0 && status == "new")  // A's view: it has no such journal; B's is not shown to it
         await asA.close()
