@@ -143,15 +143,7 @@ public final class OutboxStarter: Sendable {
 
     public init(path: String, busyTimeout: TimeInterval = 2) throws {
         self.path = path
-        var st = stat()
-        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-            throw JournalOpenError(path: path, reason: "there is no journal there")
-        }
-        var config = Configuration()
-        config.busyMode = .timeout(busyTimeout)
-        // The outbox's chain trigger hashes every event the start adds.
-        config.prepareDatabase { db in db.add(function: OutboxChain.function) }
-        queue = try DatabaseQueue(path: path, configuration: config)
+        queue = try Journal.sideQueue(path: path, busyTimeout: busyTimeout, missing: "there is no journal there")
     }
 
     public func close() { try? queue.close() }

@@ -39,15 +39,7 @@ public final class OutboxPruner: Sendable {
 
     public init(path: String, busyTimeout: TimeInterval = 0.1) throws {
         self.path = path
-        // SQLite creates a missing file on a writable open: one taken away since the push is not made again (an lstat,
-        // not an open: a descriptor of the file closed in this process would drop SQLite's locks on it).
-        var st = stat()
-        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else {
-            throw JournalOpenError(path: path, reason: "there is no journal there (moved or deleted since the push)")
-        }
-        var config = Configuration()
-        config.busyMode = .timeout(busyTimeout)
-        queue = try DatabaseQueue(path: path, configuration: config)
+        queue = try Journal.sideQueue(path: path, busyTimeout: busyTimeout, missing: "there is no journal there (moved or deleted since the push)")
     }
 
     public func close() { try? queue.close() }
@@ -109,5 +101,20 @@ extension Journal {
         try Int64.fetchOne(db, sql: """
             SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = 'outbox'), 0), COALESCE((SELECT MAX(seq) FROM outbox), 0))
             """) ?? 0
+    }
+}
+
+extension Journal {
+    /// A connection of the sync's own to the journal at `path`, that waits for the till's write lock at most
+    /// `busyTimeout`, with the outbox chain's function (a statement that fires the chain's trigger needs it). SQLite
+    /// creates a missing file on a writable open: one taken away is not made again (an lstat, not an open: a descriptor
+    /// of the file closed in this process would drop SQLite's locks on it); `missing` says why in the sync's words.
+    static func sideQueue(path: String, busyTimeout: TimeInterval, missing: String) throws -> DatabaseQueue {
+        var st = stat()
+        guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw JournalOpenError(path: path, reason: missing) }
+        var config = Configuration()
+        config.busyMode = .timeout(busyTimeout)
+        config.prepareDatabase { db in db.add(function: OutboxChain.function) }
+        return try DatabaseQueue(path: path, configuration: config)
     }
 }
