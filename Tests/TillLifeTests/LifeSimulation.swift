@@ -239,7 +239,9 @@ struct LifeSimulation {
     mutating func take(_ i: Int) {
         note("answer \(i) arrives: \(mail[i].text.prefix(110))")
         if chance(.journalFailure, 30) { book.failNextWrite = true }
-        let (d, answer) = (desk(), IncomingAnswer(text: mail[i].text, receipt: nil, requestIdHint: mail[i].hint))
+        // A pipe's answers are lines: no file name says whose they are. A file drop's answer is filed under its request.
+        let hint = options.faults.contains(.pipe) ? nil : mail[i].hint
+        let (d, answer) = (desk(), IncomingAnswer(text: mail[i].text, receipt: nil, requestIdHint: hint))
         let effects = d.take(answer, flight: &life)
         book.failNextWrite = false
         perform(effects, answer: i)
