@@ -34,6 +34,8 @@ struct LifeSimulation {
         case handOverFails
         /// The terminal reads a request only after till gave up on it.
         case slowRead
+        /// The cashier refunds part of a sale now and then (by its STAN; a refund's answer names no payment).
+        case refunds
         static func < (a: Fault, b: Fault) -> Bool { a.rawValue < b.rawValue }
     }
 
@@ -211,6 +213,7 @@ struct LifeSimulation {
             return
         }
         queue.push(clock + 100 + Int64(pick(3_000)), .cashier)
+        if chance(.refunds, 5), refund() { return }
         started += 1
         let ctid = "p\(options.seed)-\(started)"
         let sale = Request.sale(SaleRequest(amount: Money(cents: 1 + pick(9_999)), clientTransactionId: ctid))
@@ -233,6 +236,36 @@ struct LifeSimulation {
         if chance(.stopWaiting, 12) { queue.push(clock + Int64(pick(20_000)), .stop(entry.requestId)) }
         if chance(.clockJump, 30) { queue.push(clock + Int64(pick(10_000)), .jump(pick(2) == 0 ? 49 * 3_600_000 : -49 * 3_600_000)) }
         perform(effects)
+    }
+
+    /// A refund of part of what is left of a sale the journal counts, as a cashier sends one from the journal (never
+    /// while another refund's outcome is not known: the controller asks first then, and this cashier does not
+    /// confirm). False: nothing to refund now.
+    mutating func refund() -> Bool {
+        let counted = book.entries.filter { $0.action == .sale && $0.state == .approved && $0.response?.referenceNumber != nil }
+        guard !counted.isEmpty, !book.entries.contains(where: { $0.action == .cancel && ($0.state.awaitsTerminal || $0.state == .review) }) else {
+            return false
+        }
+        let sale = counted[pick(counted.count)]
+        let stan = sale.response?.referenceNumber ?? ""
+        let back = book.entries.filter { e in
+            e.action == .cancel && e.state == .approved && (try? TerminalRequest.parse(e.requestURL).request)
+                .flatMap { if case .cancel(let r) = $0 { return r.finder.referenceNumber } else { return nil } } == stan
+        }.reduce(0) { $0 + ($1.amount?.cents ?? 0) }
+        let left = (sale.amount?.cents ?? 0) - back
+        guard left > 0 else { return false }
+        let request = TerminalRequest(caller: caller, request: .cancel(FinderRequest(amount: Money(cents: 1 + pick(left)),
+                                                                                     finder: TransactionFinder(referenceNumber: stan))))
+        let id = newId()
+        guard let entry = try? book.insertPending(requestId: id, request: request, batch: book.open, parentId: nil, nowMs: wall) else { return true }
+        note("refund of STAN \(stan) \(entry.amount?.description ?? "") journaled as entry \(entry.id)")
+        payments["refund:" + id] = entry.id
+        paymentIds.insert(entry.id)
+        var effects: [LifeEffect] = []
+        let now = wall
+        life = PaymentLife(entry: entry, url: request.url, hooks: true, caller: caller, waits: waits, now: now, effects: &effects)
+        perform(effects)
+        return true
     }
 
     /// Takes mail `i` through the desk, as the controller's `handleAnswer` does.
@@ -421,8 +454,14 @@ struct LifeSimulation {
         // Of the entries not written since, only those that say "not charged" can have become wrong.
         let ids = final ? Set(payments.values) : changed.union(touched).filter { self.paymentIds.contains($0) }.union(all ? notCharged : [])
         for id in ids.sorted() {
-            guard let e = try? book.entry(id: id), let ctid = e.clientTransactionId else { continue }
+            guard let e = try? book.entry(id: id) else { continue }
             if Self.notCharged.contains(e.state) { notCharged.insert(id) } else { notCharged.remove(id) }
+            if e.action == .cancel {
+                checkRefund(e, final: final)
+                if failure != nil { return }
+                continue
+            }
+            guard let ctid = e.clientTransactionId else { continue }
             let truth = terminal.ledger[ctid]
             if e.state == .approved {
                 if let t = book.transactionId(of: e.id) {
@@ -447,6 +486,33 @@ struct LifeSimulation {
                 return fail("the terminal charged \(ctid) \(truth.amount); entry \(e.id) says \(e.state.rawValue) (\(e.note ?? "")), "
                             + "and no answer about it is still on its way")
             }
+        }
+    }
+
+    /// A refund entry against the terminal's refunds: counted only for a refund the terminal made, for its amount,
+    /// once; never "not charged" for one it made once every answer about it has come; counted or for review at the end.
+    mutating func checkRefund(_ e: JournalEntry, final: Bool) {
+        let key = "refund:" + e.requestId
+        let made = terminal.refunds[e.requestId]
+        if e.state == .approved {
+            guard let t = book.transactionId(of: e.id), let truth = terminal.refunds.values.first(where: { $0.transactionId == t }) else {
+                return fail("refund entry \(e.id) is counted; the terminal made no refund \(book.transactionId(of: e.id) ?? "(none named)")")
+            }
+            if let other = counted[t], other != e.id { return fail("one refund, two rows: \(t) is counted by entries \(other) and \(e.id)") }
+            counted[t] = e.id
+            if e.amount != truth.amount { return fail("refund entry \(e.id) counts \(e.amount?.description ?? "nil"); the terminal gave back \(truth.amount)") }
+        }
+        guard let made else { return }
+        // A refund names no payment the terminal can be asked about (no client transaction id): one whose answer never
+        // came stays unknown, for a person, and that is what it must say.
+        if final && e.state != .approved && e.state != .review && e.state != .unknown {
+            return fail("after the last start, the terminal's refund \(made.transactionId) \(made.amount) is neither counted nor flagged: "
+                        + "entry \(e.id) says \(e.state.rawValue) (\(e.note ?? ""))")
+        }
+        guard Self.notCharged.contains(e.state) else { return }
+        if final || ((undelivered[key] ?? 0) == 0 && alive && life == nil && recoveryAsk == nil && recovering.isEmpty) {
+            return fail("the terminal refunded \(made.amount) (\(made.transactionId)); entry \(e.id) says \(e.state.rawValue) (\(e.note ?? "")), "
+                        + "and no answer about it is still on its way")
         }
     }
 

@@ -28,6 +28,10 @@ struct VirtualTerminal {
     }
 
     private(set) var ledger: [String: Transaction] = [:]
+    /// A refund the terminal made: of the sale with STAN `of`, for `amount`, under transaction id `transactionId`.
+    struct Refund: Hashable { var transactionId: String; var of: String; var amount: Money }
+    /// The refunds it made, by the request id of the refund request that made each.
+    private(set) var refunds: [String: Refund] = [:]
     /// The transaction the terminal is working on (waiting for a card).
     private(set) var working: String?
     var rng: SplitMix64
@@ -100,6 +104,34 @@ struct VirtualTerminal {
                                   hint: nil, ctid: ctid))
             }
             return (out, nil)
+        case .cancel(let r):
+            if working != nil {
+                let f: [(String, String)] = [("status", "fail"), ("message", "(-20) TRANSACTION_IN_PROGRESS"), ("action", "cancel")]
+                return ([Answer(at: now + 50, text: Self.url(f), hint: requestId, ctid: "refund:" + requestId)], nil)
+            }
+            let of = r.finder.referenceNumber ?? ""
+            let sale = ledger.values.first { $0.stan == of && $0.fate == .charged }
+            let back = refunds.values.filter { $0.of == of }.reduce(0) { $0 + $1.amount.cents }
+            let left = (sale?.amount.cents ?? 0) - back
+            let want = r.amount?.cents ?? left
+            guard sale != nil, want > 0, want <= left else {
+                let f: [(String, String)] = [("status", "fail"), ("message", "(-12) TRANSACTION_DECLINED_BY_SERVER"), ("action", "cancel"),
+                                             ("amount", String(want))]
+                return ([Answer(at: now + 100, text: Self.url(f), hint: requestId, ctid: "refund:" + requestId)], nil)
+            }
+            stanCounter += 1
+            let stan = String(100_000 + stanCounter)
+            refunds[requestId] = Refund(transactionId: "rf-" + stan, of: of, amount: Money(cents: want))
+            let own = Self.url([("status", "success"), ("message", "Transaction successful."), ("action", "cancel"), ("amount", String(want)),
+                                ("referenceNumber", stan), ("orderCode", "8" + stan), ("transactionId", "rf-" + stan)])
+            let key = "refund:" + requestId
+            switch manners[pick(manners.count)] {
+            case .late: return ([Answer(at: now + 60_000 + Int64(pick(200_000)), text: own, hint: requestId, ctid: key)], nil)
+            case .twice: return ([Answer(at: now + 300, text: own, hint: requestId, ctid: key),
+                                  Answer(at: now + 300 + Int64(pick(30_000)), text: own, hint: nil, ctid: key)], nil)
+            case .never: return ([], nil)
+            default: return ([Answer(at: now + 300, text: own, hint: requestId, ctid: key)], nil)
+            }
         case .transactionDetails(let d):
             let ctid = d.clientTransactionId
             var f: [(String, String)]
