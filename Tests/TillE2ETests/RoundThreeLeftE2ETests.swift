@@ -20,9 +20,12 @@ import Testing
         t.waitFor("Filter   1_")
         try t.press("F5", thenSee: "STAN 000001 was refunded in full already: nothing is left to refund")
         #expect(t.screen().contains("Journal: current batch") && !t.screen().contains("REFUND: Enter gives money BACK"), "\(t.screen())")
-        // An amount and Enter by habit: the filter, nothing sent.
-        try t.keys("3", "Enter")
-        t.waitFor("Nothing matches the filter")
+        // An amount and Enter by habit: the filter, nothing sent. Enter opens at most the row the filter matched (a
+        // reference is a random UUID, which holds "13" about one time in eight): never a refund.
+        try t.type("3")
+        t.waitFor("Filter   13_")
+        try t.keys("Enter")
+        Thread.sleep(forTimeInterval: 1)
         #expect(!t.screen().contains("Refund?") && !t.screen().contains("REFUND: Enter"), "\(t.screen())")
     }
 
