@@ -94,6 +94,10 @@ public struct PaymentLife: Sendable {
     public var abortRequestId: String? { abort?.entry.requestId }
     /// The ids of the journal entries this flight is waiting on (the payment and its abort): not "unresolved" while it waits.
     public var entryIds: [Int64] { [inFlight.entry.id, abort?.entry.id].compactMap { $0 } }
+    /// How the abort's wait ends if the flight is collected while its abort is still being handed over (its answer, or
+    /// none): nil when no abort is being handed over. The driver gives it to `abort()`, which would otherwise wait for
+    /// a hand-over that no life hears of any more.
+    public var abortResultIfHandingOver: AbortResult? { abort?.handingOver == true ? (abortResult ?? .noAnswer) : nil }
     /// Whether `abort()` may wait for an abort of this flight now (none is waiting already).
     public var abortWaiting: Bool { abort.map { $0.handingOver || $0.waiting } ?? false }
 

@@ -58,6 +58,11 @@ extension TillController {
                 hub.emit(.settled(outcome))
                 if let w = waiter {
                     waiter = nil
+                    // An abort still being handed over when the flight ends: `abort()` hears how it ended now (its
+                    // hand-over is fed to no life once this one is collected; it waited for ever).
+                    if let r = life?.abortResultIfHandingOver {
+                        if let c = abortWaiter { abortWaiter = nil; c.resume(returning: r) } else { abortEnded = r }
+                    }
                     life = nil
                     w.resume(returning: outcome)
                 }
