@@ -26,16 +26,4 @@ extension TillController {
         let effects = desk().take(a, flight: &life)
         await run(effects, answer: a)
     }
-
-    /// The state an answer settles an entry in, after the money checks (`AnswerDesk.verdict`).
-    func settledState(_ r: CallbackResponse, for e: JournalEntry) throws -> (EntryState, String?) {
-        try desk().verdict(r, for: e)
-    }
-
-    /// `Journal.keepStoredStray`, said on the screen.
-    func keepStoredStray(of e: JournalEntry) throws {
-        var out: [LifeEffect] = []
-        try desk().keepStoredStray(of: e, &out)
-        for case .emit(let ev) in out { hub.emit(ev) }
-    }
 }
