@@ -33,7 +33,8 @@ let package = Package(
         .systemLibrary(name: "CNcurses", path: "Sources/CNcurses",
                        providers: [.apt(["libncurses-dev"])]),
         .target(name: "TillProtocol"),
-        .target(name: "TillIO"),
+        .target(name: "CSpawn"),
+        .target(name: "TillIO", dependencies: ["CSpawn"]),
         .target(name: "TillSimulator", dependencies: ["TillProtocol", "TillIO"]),
         .target(name: "TillModel", dependencies: ["TillProtocol"]),
         // A payment's life as one pure value (events in, effects out, its next deadline) and the rules of which answer

@@ -1,9 +1,10 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import CSpawn
 
-/// Starts a program with `posix_spawn`, clean: no signal blocked and every signal's handling at its default in the
-/// child. A child inherits the mask of the thread that starts it, and the threads of Swift's pool block nearly every
+/// Starts a program with `posix_spawn`, clean: its three standard files and no other descriptor, no signal blocked
+/// and every signal's handling at its default in the child. A child inherits the mask of the thread that starts it, and the threads of Swift's pool block nearly every
 /// signal: a bridge that never learned of SIGTERM outlived its till, and a tmux server started from a benchmark's
 /// thread never learned of its children's end (SIGCHLD blocked) and left them zombies.
 public enum Spawn {
@@ -33,6 +34,10 @@ public enum Spawn {
             }
         }
         for fd in closing { posix_spawn_file_actions_addclose(&actions, fd) }
+        // Every other descriptor is closed in the child: till's own are close-on-exec, but what till inherited
+        // without it (its caller's pipes and sockets) would reach the child, so a bridge that lingers after its
+        // till would hold the caller's pipe open and keep a script waiting for till's end.
+        till_spawn_close_from(&actions, 3)
         var attr = posix_spawnattr_t()
         posix_spawnattr_init(&attr)
         defer { posix_spawnattr_destroy(&attr) }
