@@ -8,17 +8,34 @@ hold till's reports and exports against it. It misbehaves as terminals and bridg
 a repeat of an earlier answer. The real answer always carries the request's client transaction id where the request
 had one. PEER_CALM=1 turns the misbehaviour off.
 
-Each till process starts its own bridge, so all state lives in the ledger file.
+PEER_PLAN sets when a sale's answers come (issue 33's timings), for the bridge of one till command:
+  correct   a sale its rule declines is charged after all: the decline at once, its own approval 1.5 s later
+            (a card reader's decline that the host overturns);
+  late      every answer PEER_LATE seconds (default 6) after its request, after the command gave up waiting;
+  twice     the sale's answer, and the same answer again 1 s later.
+An answer still waiting when till stops the bridge (its standard input closed, or SIGTERM) is kept in a spool beside
+the ledger and written first by the next bridge, before it reads any request: a bridge that re-delivers what it could
+not deliver, as real ones do. The ledger records the charge when the terminal decides it, delivered or not.
+
+Each till process starts its own bridge, so all state lives in the ledger file and the spool.
 """
 import json
 import os
 import random
+import signal
 import sys
+import threading
+import time
 import urllib.parse
 
 LEDGER = os.environ["PEER_LEDGER"]
+SPOOL = LEDGER + ".spool"
 CALM = os.environ.get("PEER_CALM") == "1"
+PLAN = os.environ.get("PEER_PLAN", "")
+LATE = float(os.environ.get("PEER_LATE", "6"))
 CALLBACK = "interapp-callback://result?"
+lock = threading.RLock()   # re-entered by a signal handler that runs while the main thread holds it
+waiting = []   # (due, line): answers to write later
 
 
 def load():
@@ -43,8 +60,52 @@ def url(fields):
 
 
 def emit(line):
-    sys.stdout.write(line + "\n")
-    sys.stdout.flush()
+    with lock:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
+def later(delay, line):
+    with lock:
+        waiting.append((time.time() + delay, line))
+
+
+def deliver():
+    """Writes each waiting answer when it is due."""
+    while True:
+        now = time.time()
+        with lock:
+            due = sorted(w for w in waiting if w[0] <= now)
+            for w in due:
+                waiting.remove(w)
+        for _, line in due:
+            try:
+                emit(line)
+            except (BrokenPipeError, OSError):
+                spool([line])
+        time.sleep(0.02)
+
+
+def spool(lines):
+    with open(SPOOL, "a") as f:
+        for line in lines:
+            f.write(line + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+
+
+stopping = threading.Lock()
+
+
+def stop(*_):
+    """Stopped by till: what was not delivered goes to the spool, for the next bridge. Once: a SIGTERM that comes
+    while the end of input is being handled (the handler runs in the same thread) leaves that stop to finish."""
+    if not stopping.acquire(blocking=False):
+        return
+    with lock:
+        spool([line for _, line in sorted(waiting)])
+        waiting.clear()
+    os._exit(0)
 
 
 def new_id(ledger, prefix):
@@ -85,6 +146,8 @@ def sale(ledger, q):
     ctid = q.get("clientTransactionId", "")
     n, txid = new_id(ledger, "aaaaaaaa")
     approved = amount % 7 != 0
+    overturned = PLAN == "correct" and not approved
+    approved = approved or overturned
     t = {"ctid": ctid, "stan": "%06d" % n, "transactionId": txid, "orderCode": "%016d" % (7000000000000000 + n),
          "amount": amount, "tip": tip, "approved": approved, "refunded": 0, "kind": "sale"}
     ledger["transactions"].append(t)
@@ -98,6 +161,13 @@ def sale(ledger, q):
     stray = misbehave(ledger, r, "sale", amount)
     if approved:
         ledger["answers"].append(answer)
+    if overturned:
+        declined = url([("status", "fail"), ("message", "(-12) TRANSACTION_DECLINED_BY_SERVER"), ("action", "sale"),
+                        ("clientTransactionId", ctid), ("amount", amount), ("tipAmount", tip)])
+        later(1.5, answer)
+        return stray + [declined]
+    if PLAN == "twice":
+        later(1.0, answer)
     return stray + [answer]
 
 
@@ -150,6 +220,17 @@ def details(ledger, q):
 
 
 def main():
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGHUP, stop)
+    try:
+        with open(SPOOL) as f:
+            kept = [line.strip() for line in f if line.strip()]
+        os.unlink(SPOOL)
+    except FileNotFoundError:
+        kept = []
+    for line in kept:
+        emit(line)
+    threading.Thread(target=deliver, daemon=True).start()
     for line in sys.stdin:
         line = line.strip()
         if not line or "?" not in line:
@@ -171,7 +252,11 @@ def main():
             out = [url([("status", "fail"), ("message", "(-1) UNSUPPORTED"), ("action", action)])]
         save(ledger)            # charged, then answered
         for o in out:
-            emit(o)
+            if PLAN == "late":
+                later(LATE, o)
+            else:
+                emit(o)
+    stop()
 
 
 if __name__ == "__main__":
