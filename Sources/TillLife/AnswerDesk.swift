@@ -61,7 +61,7 @@ public struct AnswerDesk<Book: PaymentBook> {
 
         // The answer to the look-up sent after the abort's "aborted": what the terminal's record says of the payment.
         if let f = flight, f.outcome == nil, let ab = f.abort, let lookUp = ab.lookUp, let abortAnswer = ab.answered,
-           response.action == .transactionDetails,
+           response.action?.isLookUp == true,
            a.requestIdHint == lookUp.requestId || (a.requestIdHint == nil && (response.clientTransactionId == nil
                || AnswerRules.sameReference(response.clientTransactionId, lookUp.clientTransactionId))) {
             try settleAfterAbort(response, lookUp: lookUp, abortAnswer: abortAnswer, flight: &flight, &out)
@@ -246,7 +246,7 @@ public struct AnswerDesk<Book: PaymentBook> {
     /// Said with an overturned payment: the payments of the same figure charged after it, which the customer may
     /// have paid with instead (a decline, Enter again by habit, another card; then the first one's approval came).
     func paidAgain(after target: JournalEntry, _ r: CallbackResponse) throws -> String {
-        guard target.action == .sale || target.action == .preAuth else { return "" }
+        guard target.action.startsPayment else { return "" }
         let charged = Money(cents: (r.amount ?? target.amount ?? .zero).cents + (r.tipAmount?.cents ?? 0))
         let again = try book.approved(target.action, after: target.id, charged: charged)
         guard !again.isEmpty else { return "" }
@@ -303,12 +303,12 @@ public struct AnswerDesk<Book: PaymentBook> {
         if state == .resolved, AnswerRules.terminalWasBusy(r) {
             // A look-up is made about a payment whose outcome is not known, and the terminal may be busy with that
             // very payment: "nothing was charged" beside it would read as its outcome.
-            if e.action == .transactionDetails {
+            if e.action.isLookUp {
                 return (state, "The terminal was busy and did not look the payment up: this says nothing of the payment. Ask again.")
             }
             return (state, "The terminal was busy with another transaction and did not start this one: nothing was charged. Try again.")
         }
-        if state == .approved, e.action == .batch, r.batchCommand == .close, let named = r.batchId {
+        if state == .approved, BatchAction.closes(e.action, answer: r), let named = r.batchId {
             // The close of another batch than the open one (its id and name both another's) closes nothing here.
             let open = try book.batch(nowMs: now)
             if open.isOpen, !book.closeNames(batchId: named, batchName: r.batchName, open: open) {
@@ -370,7 +370,7 @@ public struct AnswerDesk<Book: PaymentBook> {
         // The name an answer is filed under is its request's, unless the answer is of another action (a late sale
         // approval filed under its look-up's name is the sale's, found by its reference below).
         if let hint, let e = try book.entry(requestId: hint), r.action == nil || r.action == e.action { return e }
-        guard let action = r.action, action != .transactionDetails else { return nil }
+        guard let action = r.action, !action.isLookUp else { return nil }
         if let ctid = r.clientTransactionId {
             return try book.entries(clientTransactionId: ctid).first(where: { $0.action == action })
         }
@@ -384,7 +384,7 @@ public struct AnswerDesk<Book: PaymentBook> {
     /// whose answers cross each take their own.
     func waitingThatAsked(_ r: CallbackResponse, besides flight: JournalEntry, hint: String?) throws -> JournalEntry? {
         guard hint == nil, flight.clientTransactionId == nil, r.clientTransactionId == nil, r.action == flight.action,
-              flight.action == .cancel || flight.action == .capturePreAuth, let got = r.amount,
+              flight.action.amountMayBeLess, let got = r.amount,
               try book.requestedAmounts(of: flight.id).amount != got else { return nil }
         let key = RefundLinks.finder(of: flight).key
         let others = try book.awaitingWithoutReference(action: flight.action).filter { $0.id != flight.id && RefundLinks.finder(of: $0).key == key }

@@ -44,11 +44,11 @@ extension AnswerDesk {
     /// The first step of recovering `e`: settled at once (an abort or a look-up left open, a request with nothing to
     /// ask about), or the client transaction id to ask the terminal about (`reachable`: it answered the last look-up).
     public func recoverWithoutAsking(_ e: JournalEntry, reachable: Bool, _ out: inout [LifeEffect]) -> String? {
-        switch e.action {
-        case .abort, .transactionDetails:
+        switch e.action.recovery {
+        case .nothingToSettle:
             recoverySettle(e.id, .resolved, "Left without an answer when till stopped; nothing to settle.", &out)
             return nil
-        case .sale, .preAuth:
+        case .askByClientTransactionId:
             if let ctid = e.clientTransactionId {
                 guard reachable else {
                     recoverySettle(e.id, .unknown, "Outcome unknown: the terminal did not answer at start-up. Check the terminal.", &out)
@@ -56,7 +56,7 @@ extension AnswerDesk {
                 }
                 return ctid
             }
-        default: break
+        case .flagUnknown: break
         }
         if e.state != .unknown || e.note == nil {
             recoverySettle(e.id, .unknown, "Outcome unknown: till stopped while waiting. Check the terminal.", &out)

@@ -28,13 +28,13 @@ public enum AnswerRules {
         if let a = r.clientTransactionId, let b = e.clientTransactionId { return sameReference(a, b) ? .exact : .none }
         // A refund's answer carries no client transaction id (the pages list none): one that does is another payment's.
         if e.action == .cancel, r.clientTransactionId != nil, hint == nil { return .none }
-        if e.action == .batch, let asked = batchCommand(of: e), r.batchCommand != asked { return .none }
-        if let got = r.amount, let want = e.amount, got != want, e.action != .cancel, e.action != .capturePreAuth {
+        if let asked = batchCommand(of: e), r.batchCommand != asked { return .none }
+        if let got = r.amount, let want = e.amount, got != want, !e.action.amountMayBeLess {
             return .none
         }
         if e.clientTransactionId != nil, hint == nil {
             // A look-up has nothing to hide: any answer to it, in its time, ends it (it settles no money by itself).
-            return e.action == .transactionDetails ? .exact : .unnamed
+            return e.action.isLookUp ? .exact : .unnamed
         }
         return .exact
     }
@@ -56,8 +56,7 @@ public enum AnswerRules {
 
     /// The batch command a journaled batch request asked for (open or close).
     public static func batchCommand(of e: JournalEntry) -> BatchCommand? {
-        guard e.action == .batch, let q = QueryFields(url: e.requestURL), let c = q.value(named: "command") else { return nil }
-        return BatchCommand(rawValue: c.lowercased())
+        BatchAction.command(of: e.action, requestURL: e.requestURL)
     }
 
     /// Whether a settled entry's outcome came from something weaker than its own answer: an answer that did not name it
@@ -168,7 +167,7 @@ public enum AnswerRules {
             // A full refund or capture asks no amount: an answer of 0.00 counts nothing for what may be all of it.
             out.append("an amount of 0.00 for the full amount")
         }
-        if action == .sale {
+        if action.takesTip {
             let asked = askedTip ?? Money(cents: 0)
             let tipText = r["tipAmount"]?.trimmingWhitespace() ?? ""
             if !tipText.isEmpty, r.tipAmount == nil {
@@ -217,7 +216,7 @@ extension JournalEntry {
     /// that the terminal answered it: shown as "approved" beside the payment's row, it read as a second sale, or as an
     /// approval where the terminal had said the payment failed.
     public var lookUpFinding: String? {
-        guard action == .transactionDetails, let r = response else { return nil }
+        guard action.isLookUp, let r = response else { return nil }
         if AnswerRules.isNotFound(r) { return "no record" }
         switch AnswerRules.detailsState(r) {
         case .approved?: return "payment approved"

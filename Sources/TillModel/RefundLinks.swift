@@ -41,13 +41,13 @@ public struct RefundLinks: Sendable, Hashable {
         }
         // The payments a refund can name; captures name their pre-auth the same way (by the key the terminal goes by).
         let byKey = index(RefundLinks.isRefundable)
-        let preAuths = index { $0.action == .preAuth && $0.state == .approved }
-        for e in ordered where e.action == .capturePreAuth {
+        let preAuths = index { RefundLinks.canBeOriginal($0, capture: true) }
+        for e in ordered where e.action.findsEarlierPayment == .toCapture {
             guard let key = RefundLinks.finder(of: e).key, let pre = (preAuths[key] ?? []).last(where: { $0.id < e.id }) else { continue }
             preAuthOf[e.id] = pre.id
             if e.state == .approved { captures[pre.id, default: []].append(e.id) }
         }
-        for e in ordered where e.action == .cancel {
+        for e in ordered where e.action.findsEarlierPayment == .toRefund {
             // The key the terminal goes by (`TransactionFinder.key`); a refund that named none links to nothing.
             guard let key = RefundLinks.finder(of: e).key else { continue }
             let candidates = byKey[key] ?? []
@@ -63,7 +63,7 @@ public struct RefundLinks: Sendable, Hashable {
     /// Whether `e` is a payment a refund (a capture) can be of: an approved sale or capture (`isRefundable`), an
     /// approved pre-auth. A journal row and a typed key find it by the same rule.
     public static func canBeOriginal(_ e: JournalEntry, capture: Bool) -> Bool {
-        capture ? e.action == .preAuth && e.state == .approved : isRefundable(e)
+        (capture ? e.action.capturable : e.action.refundable) && e.state == .approved
     }
 
     /// The payment (pre-auth) `key` names among `entries`: the latest that can be one (`canBeOriginal`).
@@ -133,12 +133,12 @@ public struct RefundLinks: Sendable, Hashable {
 
     /// A payment a refund can give money back from: an approved sale or capture.
     public static func isRefundable(_ e: JournalEntry) -> Bool {
-        (e.action == .sale || e.action == .capturePreAuth) && e.state == .approved
+        e.action.refundable && e.state == .approved
     }
 
     /// The keys a refund's or a capture's request named (empty for any other entry).
     public static func finder(of e: JournalEntry) -> TransactionFinder {
-        guard e.action == .cancel || e.action == .capturePreAuth, let fields = QueryFields(url: e.requestURL) else { return TransactionFinder() }
+        guard e.action.findsEarlierPayment != nil, let fields = QueryFields(url: e.requestURL) else { return TransactionFinder() }
         func key(_ name: String) -> String? { fields.value(named: name).flatMap { $0.isEmpty ? nil : $0 } }
         return TransactionFinder(referenceNumber: key("referenceNumber"), orderCode: key("orderCode"), shortOrderCode: key("shortOrderCode"))
     }

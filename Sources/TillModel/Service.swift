@@ -86,7 +86,7 @@ public struct JournalEntry: Sendable, Hashable, Codable, Identifiable {
     /// neither success nor fail). Charging again before someone checks the terminal could charge the customer twice.
     /// (An answer journaled on its own, with no request of this till's, has no request URL.)
     public var mayHaveCharged: Bool {
-        guard action == .sale || action == .preAuth, !requestURL.isEmpty else { return false }
+        guard action.startsPayment, !requestURL.isEmpty else { return false }
         return mayHaveMovedMoney
     }
 

@@ -93,9 +93,7 @@ public struct CallbackResponse: Sendable, Hashable, Codable {
     /// For an answer to `abort`, which of its outcomes it reports.
     public var abortOutcome: AbortOutcome? {
         let m = (messageName ?? message ?? "").uppercased().replacingSpaces()
-        if m.contains("NOTHING_TO_ABORT") || messageCode == -55 { return .nothingToAbort }
-        if m.contains("ABORTED") || messageCode == -57 { return .aborted }
-        return action == .abort ? .other : nil
+        return AbortOutcome(nothingToAbort: m.contains("NOTHING_TO_ABORT"), aborted: m.contains("ABORTED"), messageCode: messageCode, action: action)
     }
 
     /// Decodes a callback URL. Never crashes; throws only when the input cannot be an answer at all.

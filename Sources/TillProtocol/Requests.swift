@@ -8,6 +8,17 @@ extension Action {
     /// The terminal's own settings and set-up (printing, logs, activation, reprint): never money, never a batch.
     public var isAdministrative: Bool { declaration.isAdministrative }
 
+    /// Facts the declaration states (`ActionDeclaration`): asked here so no caller names an action for them.
+    public var startsPayment: Bool { declaration.startsPayment }
+    public var findsEarlierPayment: EarlierPayment? { declaration.findsEarlierPayment }
+    public var amountMayBeLess: Bool { declaration.amountMayBeLess }
+    public var refundable: Bool { declaration.refundable }
+    public var capturable: Bool { declaration.capturable }
+    public var takesTip: Bool { declaration.takesTip }
+    public var isLookUp: Bool { declaration.isLookUp }
+    public var aboutAnotherRequest: Bool { declaration.aboutAnotherRequest }
+    public var recovery: RecoveryRule { declaration.recovery }
+
     /// The action's words for a cashier.
     public var words: ActionWords { declaration.words }
 

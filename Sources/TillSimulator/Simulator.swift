@@ -156,6 +156,14 @@ public final class TerminalSimulator {
         func send(_ fields: [(String, String)]) {
             out.append(SimulatorOutput(url: TerminalSimulator.callbackURL(callback: callback, fields: fields), tag: tag))
         }
+        /// A set-up request is refused while a card transaction runs.
+        func setUp(_ answer: () -> [(String, String)]) {
+            if state.pending != nil {
+                send([("status", "fail"), ("message", SimMessage.inProgress), ("action", request.request.action.rawValue)])
+                return
+            }
+            send(answer())
+        }
         let errors = request.validationErrors()
         if let first = errors.first {
             send(refusal(request.request, message: TerminalSimulator.message(forInvalidField: first.field)))
@@ -182,13 +190,14 @@ public final class TerminalSimulator {
             send(capture(c, now: now))
         case .transactionDetails(let d):
             send(details(d))
-        // The terminal's own set-up (reprint, printing settings, logs, activation): SimulatorSetup.swift.
-        default:
-            if state.pending != nil {
-                send([("status", "fail"), ("message", SimMessage.inProgress), ("action", request.request.action.rawValue)])
-                return
-            }
-            send(administrative(request.request))
+        // The terminal's own set-up: SimulatorSetup.swift. No `default`: a new action is answered here on purpose,
+        // not as "invalid request" by a forgotten arm.
+        case .reprint(let x): setUp { reprint(x) }
+        case .getPrintingSettings: setUp { printingSettings() }
+        case .setPrintingSettings(let p): setUp { setPrintingSettings(p) }
+        case .sendLogs: setUp { sendLogs() }
+        case .getActivationCode: setUp { activationCode() }
+        case .activatePos(let a): setUp { activate(a) }
         }
     }
 
@@ -224,7 +233,8 @@ public final class TerminalSimulator {
         var fields: [(String, String)] = [("status", "fail"), ("message", TerminalSimulator.message(forInvalidField: error.field))]
         let action = map["action"].flatMap { Action(lenient: $0) }
         if let action { fields.append(("action", action.rawValue)) }
-        if let action, action == .sale || action == .preAuth || action == .transactionDetails, let c = map["clientTransactionId"] {
+        // The actions that carry a client transaction id repeat it, as their refusals do (`refusalEcho`).
+        if let action, action.startsPayment || action.isLookUp, let c = map["clientTransactionId"] {
             fields.append(("clientTransactionId", c))
         }
         out.append(SimulatorOutput(url: TerminalSimulator.callbackURL(callback: callback, fields: fields), tag: tag))

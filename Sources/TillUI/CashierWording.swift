@@ -216,7 +216,7 @@ public enum CashierWording {
         case .terminalBusy:
             return "The terminal is busy with another transaction: wait for it to finish, then try again."
         case .notFound:
-            if action == .transactionDetails {
+            if action?.isLookUp == true {
                 return "The terminal has no record of this transaction. Check the terminal's list before charging again."
             }
             return "The terminal found no such transaction: check the STAN or order code and the dates."
@@ -227,7 +227,7 @@ public enum CashierWording {
         case .invalidDateRange:
             return "The terminal refused the dates: give a 'from' date before the 'to' date."
         case .exceedsRemaining:
-            if action == .capturePreAuth { return "More than is left of the pre-authorisation: capture a smaller amount." }
+            if action?.findsEarlierPayment == .toCapture { return "More than is left of the pre-authorisation: capture a smaller amount." }
             return "More than is left to refund on that sale: refund a smaller amount."
         case .notRefundable:
             return "That transaction cannot be refunded (not an approved sale): check the STAN."
@@ -321,7 +321,8 @@ public enum CashierWording {
             case .batch:
                 let closed = resp?.command == "close" || resp.map { TerminalMessage($0) } == .batchClosed
                 return Verdict(role: .approved, mark: "✓", word: words.doneWord, headline: closed ? "BATCH CLOSED" : "BATCH OPENED", sentence: said)
-            default:
+            case .sale, .preAuth, .cancel, .capturePreAuth, .transactionDetails, .reprintTransaction, .getPrintingSettings,
+                 .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos:
                 // A sale shows what the card paid (a tip on top included); the other money actions the amount answered.
                 let shown = e.action.reportRole == .sale ? total : e.action.movesMoney ? amount : nil
                 return Verdict(role: .approved, mark: "✓", word: words.doneWord, headline: words.doneHeadline, amount: shown, sentence: said)
@@ -341,18 +342,20 @@ public enum CashierWording {
                                 + "Look at the terminal: let that one finish (or cancel it there), then press Enter to send this again; "
                                 + "it is kept.")
             }
-            let word = message == .userCancel ? "NOT PAID" : (e.action == .batch || e.action == .transactionDetails ? "FAILED" : "DECLINED")
+            let word = message == .userCancel ? "NOT PAID" : e.action.words.declinedWord
             let headline: String
             switch e.action {
             case .abort: headline = message == .nothingToAbort ? "NOTHING TO ABORT" : "NOT ABORTED"
             case .batch: headline = resp?.command == "close" ? "BATCH NOT CLOSED" : "BATCH NOT OPENED"
-            default: headline = e.action.words.notDoneHeadline
+            case .sale, .preAuth, .cancel, .capturePreAuth, .transactionDetails, .reprintTransaction, .getPrintingSettings,
+                 .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos:
+                headline = e.action.words.notDoneHeadline
             }
             return Verdict(role: .declined, mark: "✗", word: word, headline: headline, sentence: said)
         case .aborted:
             let moneyAction = e.action.movesMoney
             // What to do next, in one sentence: nothing moved, so a new try is a new request.
-            let next = e.action == .sale || e.action == .preAuth ? " To take the payment now, type the amount and press Enter."
+            let next = e.action.startsPayment ? " To take the payment now, type the amount and press Enter."
                 : moneyAction ? " Nothing is left open: send it again if it is still wanted." : ""
             return Verdict(role: .aborted, mark: "✗", word: "ABORTED", headline: "ABORTED",
                            sentence: (moneyAction ? "Aborted on the terminal: no money was taken." : "Aborted on the terminal.") + next)

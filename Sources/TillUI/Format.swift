@@ -152,6 +152,6 @@ public enum Format {
 
     /// What is in flight when this screen did not send it (start-up recovery's look-ups, another till).
     public static func inFlightSummary(_ e: JournalEntry, currency: String = "€") -> String {
-        e.action == .transactionDetails ? "Asking the terminal about an earlier payment" : entrySummary(e, currency: currency)
+        e.action.isLookUp ? "Asking the terminal about an earlier payment" : entrySummary(e, currency: currency)
     }
 }

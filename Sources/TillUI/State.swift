@@ -302,19 +302,7 @@ public struct Pending: Sendable, Hashable {
 
 extension Pending {
     /// The screen the request was sent from: Esc aborts it there, and only there.
-    public var screen: Screen {
-        switch action {
-        case .sale: return .sale
-        case .preAuth: return .preAuth
-        case .cancel: return .refund
-        case .capturePreAuth: return .capture
-        case .batch: return .batch
-        case .abort, .transactionDetails: return .unresolved
-        case .reprintTransaction: return .journal      // reprinted from a journal row
-        default: return .admin                         // the terminal's own set-up
-
-        }
-    }
+    public var screen: Screen { action.screen }
 }
 
 /// The last outcome, shown in the result pane until the next one.

@@ -47,7 +47,7 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
             res.approvalAfter = strayAnswerWords(r, state.currency)
             state.result = res
             // The declined amount kept for another card may have been charged after all: Enter must not send it again.
-            if let screen: Screen = e.action == .sale ? .sale : e.action == .preAuth ? .preAuth : nil,
+            if e.action.startsPayment, case let screen = e.action.screen,
                let f = state.forms[screen], f.life == .kept, f.hasSelection {
                 state.forms[screen] = Form.blank(screen)
             }
@@ -75,7 +75,7 @@ func strayAnswerWords(_ r: CallbackResponse, _ currency: String) -> String {
     let said = TerminalMessage(r)
     let outcome = r.isApproved ? "approved" : said == .userCancel ? "cancelled on the terminal" : said == .terminalBusy ? "terminal busy" : "declined"
     switch r.action {
-    case .transactionDetails?: return "it checked an earlier payment"
+    case let a? where a.isLookUp: return "it checked an earlier payment"
     case let a? where a.movesMoney:
         return "a " + Format.actionName(a) + (r.amount.map { " of " + Format.money($0, currency) } ?? "") + ", " + outcome
     case let a?: return Format.actionName(a) + ", " + (r.isApproved ? "done" : "not done")
@@ -94,7 +94,7 @@ func settledEvent(_ state: inout AppState, _ outcome: ActionOutcome) -> [Command
 /// Recovery (at start, or asking the terminal again) or a late answer learned what became of a payment left open:
 /// shown as a result of its own ("Sale € 13.13 at 10:31 WAS CHARGED"), never only as a list that empties itself.
 func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
-    if let p = state.pending, !p.own, p.action == .transactionDetails || p.entryId == e.id { endFlight(&state) }
+    if let p = state.pending, !p.own, p.action.isLookUp || p.entryId == e.id { endFlight(&state) }
     let what = Format.entrySummary(e, currency: state.currency) + " at " + Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
     switch e.state {
     case .approved:
@@ -105,7 +105,7 @@ func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
         setNotice(&state, "Recovered: \(what) \(CashierWording.foundWords(e)).")
         state.unresolved.asking[e.id] = nil
     default:
-        if e.action == .sale || e.action == .preAuth, e.state.awaitsTerminal {
+        if e.action.startsPayment, e.state.awaitsTerminal {
             // Not settled yet (the terminal could not be asked: busy, perhaps with this very payment): the till keeps
             // asking for a while and says so, rather than a verdict that invites charging again.
             let since = state.unresolved.asking[e.id] ?? state.nowMs
@@ -135,10 +135,10 @@ func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
 /// A payment once unknown is found CHARGED: its amount, if still in a form, is cleared (Enter must not charge that
 /// customer again), and a new sale of the same amount soon after asks first.
 func foundCharged(_ state: inout AppState, _ e: JournalEntry) {
-    guard e.action == .sale || e.action == .preAuth else { return }
+    guard e.action.startsPayment else { return }
     state.foundCharged.removeAll { $0.entry.id == e.id || state.nowMs - $0.knownAtMs > AppState.chargedAgainWindowMs }
     state.foundCharged.append(FoundCharged(entry: e, knownAtMs: state.nowMs))
-    let screen: Screen = e.action == .sale ? .sale : .preAuth
+    let screen = e.action.screen
     if let f = state.forms[screen], let typed = try? Money.parse(f[.amount]), typed == e.amount {
         state.forms[screen] = Form.blank(screen)
     }
@@ -215,12 +215,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     }
     if case .answered(let e) = outcome, e.state == .approved {
         // A sent form is done: clear it for the next customer.
-        switch e.action {
-        case .cancel: state.forms[.refund] = Form.blank(.refund)
-        case .capturePreAuth: state.forms[.capture] = Form.blank(.capture)
-        case .batch: state.forms[.batch] = Form.blank(.batch)
-        default: break
-        }
+        if let done = e.action.formDoneWhenApproved { state.forms[done] = Form.blank(done) }
     } else if let from, from == .refund || from == .capture || from == .batch {
         // Not done: what was typed stays, selected, so typing replaces it (a STAN corrected is typed anew).
         keepForm(&state, from)
@@ -277,7 +272,7 @@ extension ActionOutcome {
 
     /// Declined by the terminal (the card refused): nothing was charged, the customer may try another card.
     var declinedNothingMoved: Bool {
-        if case .answered(let e) = self { return e.state == .declined && (e.action == .sale || e.action == .preAuth) }
+        if case .answered(let e) = self { return e.state == .declined && e.action.startsPayment }
         return false
     }
 

@@ -230,11 +230,7 @@ func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) ->
 
 /// The payment screen a request is sent from (Sale, Pre-auth); nil for other requests.
 func paymentScreen(_ r: Request) -> Screen? {
-    switch r {
-    case .sale: return .sale
-    case .preAuth: return .preAuth
-    default: return nil
-    }
+    r.action.startsPayment ? r.action.screen : nil
 }
 
 /// A form that was not sent comes back as the cashier left it: kept (`Form.keep`: its text selected, so typing replaces
@@ -258,7 +254,7 @@ func giveBack(_ state: inout AppState, _ screen: Screen, _ form: Form, errors: [
 /// when it was sent, so the form as sent comes back, with its payment method, unless the cashier has typed the next
 /// customer's amount meanwhile (that stays, alone); any other screen's form never left it.
 func notSent(_ state: inout AppState, _ action: Action?, from: Screen?, errors: [ValidationError] = []) {
-    if let screen: Screen = action == .sale ? .sale : action == .preAuth ? .preAuth : nil, let key = PaymentScreen.stateKey(screen) {
+    if let screen = action?.screen, action?.startsPayment == true, let key = PaymentScreen.stateKey(screen) {
         guard let sent = state[keyPath: key].sent else { return }
         state[keyPath: key].sent = nil
         guard state.forms[screen]?.hasText != true else { return }
@@ -276,7 +272,7 @@ func sendAskingAbove(_ state: inout AppState, _ r: Request, confirming ids: Set<
     // What the card is charged, read with the tip style (the amount holds the tip when it is included).
     guard let total = Format.charged(r, state.tipStyle) else { return send(&state, r, confirming: ids) }
     guard let limit = state.confirmAbove, limit < total else { return send(&state, r, confirming: ids) }
-    let what = r.action == .preAuth ? "Reserve" : "Charge"
+    let what = r.action.reportRole.moneyVerbToDo.capitalizedFirst   // Charge, Reserve: only those have a total
     state.overlay = .confirm(Confirmation(
         title: "Check the amount",
         lines: [Format.summary(r, currency: state.currency, tipStyle: state.tipStyle),

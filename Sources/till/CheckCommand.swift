@@ -85,7 +85,7 @@ struct CheckCommand: AsyncParsableCommand {
     /// Whether an outcome is a shift closed by the terminal: the moment for the check.
     static func closesShift(_ outcome: ActionOutcome) -> Bool {
         guard case .answered(let e) = outcome else { return false }
-        return e.action == .batch && e.state == .approved && e.response?.batchCommand == .close
+        return e.state == .approved && BatchAction.closes(e.action, answer: e.response)
     }
 }
 

@@ -334,7 +334,7 @@ func printOutcome(_ outcome: ActionOutcome, json: Bool, tipStyle: TipStyle, cont
         } else {
             // In the words of what they did with the money: charged, refunded, captured.
             let verb = list.first?.action.reportRole.moneyVerb ?? "charged"
-            let what = list.first.map { $0.action == .sale || $0.action == .preAuth ? "payment(s)" : $0.action.words.name + "(s) of the same payment" } ?? "payment(s)"
+            let what = list.first.map { $0.action.startsPayment ? "payment(s)" : $0.action.words.name + "(s) of the same payment" } ?? "payment(s)"
             printToStandardError("NOT SENT: earlier \(what) with an unknown outcome may have been \(verb):")
             for e in list { printToStandardError("  " + journalEntryLine(e)) }
             let ids = list.map { String($0.id) }

@@ -81,18 +81,14 @@ struct ByteWriter {
     /// asks `abortOutcome` itself.
     static func abortOutcome(_ r: CallbackResponse) -> AbortOutcome? {
         guard var m = r.messageName ?? r.message else {
-            if r.messageCode == -55 { return .nothingToAbort }
-            if r.messageCode == -57 { return .aborted }
-            return r.action == .abort ? .other : nil
+            return AbortOutcome(nothingToAbort: false, aborted: false, messageCode: r.messageCode, action: r.action)
         }
         let found: (nothing: Bool, aborted: Bool)? = m.withUTF8 { p in
             for b in p where b >= 0x80 { return nil }
             return (contains(p, "NOTHING_TO_ABORT"), contains(p, "ABORTED"))
         }
         guard let found else { return r.abortOutcome }
-        if found.nothing || r.messageCode == -55 { return .nothingToAbort }
-        if found.aborted || r.messageCode == -57 { return .aborted }
-        return r.action == .abort ? .other : nil
+        return AbortOutcome(nothingToAbort: found.nothing, aborted: found.aborted, messageCode: r.messageCode, action: r.action)
     }
 
     /// Whether ASCII text, upper-cased with spaces read as `_`, contains `word` (upper-case ASCII).

@@ -57,6 +57,32 @@ struct ActionRegistryTests {
         #expect(Action.sale.reportRole == .sale && Action.cancel.reportRole == .refund && Action.batch.reportRole == .none)
     }
 
+    /// The facts the journal, recovery, the screens and the simulator ask instead of naming actions: each is the set
+    /// of actions those places named before it was declared, so reading a fact keeps what they did.
+    @Test func theFactsOfEachActionAreDeclared() {
+        func with(_ fact: (Action) -> Bool) -> Set<Action> { Set(Action.allCases.filter(fact)) }
+        let setUp: Set<Action> = [.reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos]
+        #expect(with(\.startsPayment) == [.sale, .preAuth])
+        #expect(with { $0.findsEarlierPayment == .toRefund } == [.cancel])
+        #expect(with { $0.findsEarlierPayment == .toCapture } == [.capturePreAuth])
+        #expect(with(\.amountMayBeLess) == [.cancel, .capturePreAuth])
+        #expect(with(\.refundable) == [.sale, .capturePreAuth])
+        #expect(with(\.capturable) == [.preAuth])
+        #expect(with(\.takesTip) == [.sale])
+        #expect(with(\.isLookUp) == [.transactionDetails])
+        #expect(with(\.aboutAnotherRequest) == [.abort, .transactionDetails])
+        #expect(with { $0.recovery == .nothingToSettle } == [.abort, .transactionDetails])
+        #expect(with { $0.recovery == .askByClientTransactionId } == [.sale, .preAuth])
+        #expect(with { $0.recovery == .flagUnknown } == setUp.union([.cancel, .capturePreAuth, .batch]))
+        #expect(with { $0.words.declinedWord == "FAILED" } == [.batch, .transactionDetails])
+        // What a batch request asked, read back from its URL; another action's request asks none.
+        let close = TerminalRequest(caller: caller, request: samples[4]).url
+        #expect(BatchAction.command(of: .batch, requestURL: close) == .close)
+        #expect(BatchAction.command(of: .sale, requestURL: close) == nil)
+        // Refund and capture give their keys; no other request has any.
+        #expect(samples.filter { $0.finding != nil }.map(\.action) == [.cancel, .capturePreAuth])
+    }
+
     @Test func theMoneyAskedIsTheJournals() {
         // What TillCore's Journal.amounts(of:) reads today, action by action.
         let asked = samples.map(\.asked)

@@ -22,7 +22,9 @@ extension TillController {
             s.clientTransactionId = newClientTransactionId(); return .sale(s)
         case .preAuth(var p) where p.clientTransactionId == nil:
             p.clientTransactionId = newClientTransactionId(); return .preAuth(p)
-        default: return request
+        case .sale, .preAuth, .cancel, .abort, .batch, .capturePreAuth, .transactionDetails, .reprint, .getPrintingSettings,
+             .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos:
+            return request
         }
     }
 
@@ -48,7 +50,7 @@ extension TillController {
             // A confirmation is given for an outcome not known; one found charged meanwhile (recovery's look-up at
             // this command's start, a late answer) is a payment made: charging again on it made the customer pay twice.
             for id in confirmingUnknown.sorted() {
-                guard let e = try journal.entry(id: id), e.state == .approved, e.action == .sale || e.action == .preAuth else { continue }
+                guard let e = try journal.entry(id: id), e.state == .approved, e.action.startsPayment else { continue }
                 return .invalid([ValidationError(field: "confirmUnknown", message: "Journal entry \(id) is no longer unknown: the terminal "
                                                  + "charged it (\(e.charged?.description ?? "approved")). Nothing was sent; if the customer is to pay "
                                                  + "again, send without confirming it.")])
@@ -60,8 +62,9 @@ extension TillController {
         case .capturePreAuth(let r):
             if let beyond = try beyondWhatIsLeft(r, capture: true) { return beyond }
             open = try journal.unconfirmedUnknown(.capturePreAuth, sameKeyAs: r.finder)
-        default:
-            return nil
+        case .abort, .batch, .transactionDetails, .reprint, .getPrintingSettings, .setPrintingSettings, .sendLogs,
+             .getActivationCode, .activatePos:
+            return nil   // nothing to refuse: no payment of the customer's could be charged twice by it
         }
         let unconfirmed = open.filter { !confirmingUnknown.contains($0.id) }
         if !unconfirmed.isEmpty { return .needsConfirmation(unconfirmed) }

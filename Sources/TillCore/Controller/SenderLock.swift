@@ -26,14 +26,14 @@ public struct SenderLockError: Error, Sendable, CustomStringConvertible {
 /// of a file drops all of the process's POSIX locks on it, SQLite's included (see `Journal.init`).
 ///
 /// `<journal>.lock` still holds the holder's process id, for the message; it is a note, not the lock.
-public final class SenderLock: @unchecked Sendable {
+public final class SenderLock: Sendable {
     /// The journal whose file is locked.
     public let journalPath: String
     /// The note of who holds it.
     public let path: String
-    private let mutex = NSLock()
-    private var held: FileKey?
-    private var depth = 0
+    /// The file this `SenderLock` holds, and how many `acquire`s it holds it for (re-entrant).
+    private struct Holding { var held: FileKey?; var depth = 0 }
+    private let holding = Mutex(Holding())
 
     public init(journalPath: String) {
         self.journalPath = journalPath
@@ -41,7 +41,7 @@ public final class SenderLock: @unchecked Sendable {
     }
 
     deinit {
-        if depth > 0 { unlockHeld(note: true) }
+        holding.withLock { h in if h.depth > 0 { unlockHeld(&h, note: true) } }
     }
 
     /// Device and inode of a file.
@@ -84,32 +84,33 @@ public final class SenderLock: @unchecked Sendable {
     }
 
     public func acquire() throws(SenderLockError) {
-        mutex.lock(); defer { mutex.unlock() }
-        if depth > 0 { depth += 1; return }
-        let key = try currentKey()
-        let fd = try SenderLock.descriptor(for: key, path: journalPath)
-        let me = ObjectIdentifier(self)
-        let takenHere: Bool = SenderLock.table.withLock { t in
-            guard let i = t.firstIndex(where: { $0.key == key }) else { return true }
-            if t[i].holder != nil { return true }
-            t[i].holder = me
-            return false
+        try holding.withLock { (h: inout sending Holding) throws(SenderLockError) -> Void in
+            if h.depth > 0 { h.depth += 1; return }
+            let key = try currentKey()
+            let fd = try SenderLock.descriptor(for: key, path: journalPath)
+            let me = ObjectIdentifier(self)
+            let takenHere: Bool = SenderLock.table.withLock { t in
+                guard let i = t.firstIndex(where: { $0.key == key }) else { return true }
+                if t[i].holder != nil { return true }
+                t[i].holder = me
+                return false
+            }
+            if takenHere { throw busy() }
+            if flock(fd, LOCK_EX | LOCK_NB) != 0 {
+                SenderLock.table.withLock { t in if let i = t.firstIndex(where: { $0.key == key }) { t[i].holder = nil } }
+                throw busy()
+            }
+            // Locked the file that was at the path: still the journal there? (Replaced after the look above: the lock
+            // is on a file no other till will open.)
+            if let now = try? currentKey(), now == key {} else {
+                flock(fd, LOCK_UN)
+                SenderLock.table.withLock { t in if let i = t.firstIndex(where: { $0.key == key }) { t[i].holder = nil } }
+                throw SenderLockError(description: "the journal \(journalPath) was replaced while till ran; nothing was sent. Stop till and check the journal.")
+            }
+            h.held = key
+            h.depth = 1
+            writeNote("\(getpid())\n")
         }
-        if takenHere { throw busy() }
-        if flock(fd, LOCK_EX | LOCK_NB) != 0 {
-            SenderLock.table.withLock { t in if let i = t.firstIndex(where: { $0.key == key }) { t[i].holder = nil } }
-            throw busy()
-        }
-        // Locked the file that was at the path: still the journal there? (Replaced after the look above: the lock is
-        // on a file no other till will open.)
-        if let now = try? currentKey(), now == key {} else {
-            flock(fd, LOCK_UN)
-            SenderLock.table.withLock { t in if let i = t.firstIndex(where: { $0.key == key }) { t[i].holder = nil } }
-            throw SenderLockError(description: "the journal \(journalPath) was replaced while till ran; nothing was sent. Stop till and check the journal.")
-        }
-        held = key
-        depth = 1
-        writeNote("\(getpid())\n")
     }
 
     private func busy() -> SenderLockError {
@@ -119,20 +120,20 @@ public final class SenderLock: @unchecked Sendable {
     }
 
     public func release() {
-        mutex.lock(); defer { mutex.unlock() }
-        guard depth > 0 else { return }
-        depth -= 1
-        if depth == 0 { unlockHeld(note: true) }
+        holding.withLock { h in
+            guard h.depth > 0 else { return }
+            h.depth -= 1
+            if h.depth == 0 { unlockHeld(&h, note: true) }
+        }
     }
 
     /// Lets go whatever this process holds (the kernel does this when a process dies; tests of a kill use it).
     func forceRelease() {
-        mutex.lock(); defer { mutex.unlock() }
-        if depth > 0 { unlockHeld(note: false); depth = 0 }
+        holding.withLock { h in if h.depth > 0 { unlockHeld(&h, note: false); h.depth = 0 } }
     }
 
-    private func unlockHeld(note: Bool) {
-        guard let key = held else { return }
+    private func unlockHeld(_ h: inout Holding, note: Bool) {
+        guard let key = h.held else { return }
         if note { writeNote("") }
         SenderLock.table.withLock { t in
             if let i = t.firstIndex(where: { $0.key == key }) {
@@ -140,21 +141,22 @@ public final class SenderLock: @unchecked Sendable {
                 t[i].holder = nil
             }
         }
-        held = nil
+        h.held = nil
     }
 
     /// Whether another process, or another `SenderLock` of this one, holds the lock right now (for tests and
     /// status lines).
     public func isHeldElsewhere() -> Bool {
-        mutex.lock(); defer { mutex.unlock() }
-        if depth > 0 { return false }
-        guard let key = try? currentKey(), let fd = try? SenderLock.descriptor(for: key, path: journalPath) else { return false }
-        return SenderLock.table.withLock { t in
-            guard let i = t.firstIndex(where: { $0.key == key }) else { return false }
-            if t[i].holder != nil { return true }
-            if flock(fd, LOCK_EX | LOCK_NB) != 0 { return true }
-            flock(fd, LOCK_UN)
-            return false
+        holding.withLock { h in
+            if h.depth > 0 { return false }
+            guard let key = try? currentKey(), let fd = try? SenderLock.descriptor(for: key, path: journalPath) else { return false }
+            return SenderLock.table.withLock { t in
+                guard let i = t.firstIndex(where: { $0.key == key }) else { return false }
+                if t[i].holder != nil { return true }
+                if flock(fd, LOCK_EX | LOCK_NB) != 0 { return true }
+                flock(fd, LOCK_UN)
+                return false
+            }
         }
     }
 

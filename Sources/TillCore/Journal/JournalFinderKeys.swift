@@ -18,10 +18,7 @@ extension Journal {
 
     /// The key a refund or capture request names (nil for any other request, or one that names none).
     static func finderKey(of request: Request) -> String? {
-        switch request {
-        case .cancel(let r), .capturePreAuth(let r): return finderKeyText(r.finder.key)
-        default: return nil
-        }
+        request.finding.flatMap { finderKeyText($0.finder.key) }
     }
 
     static func registerFinderKeyMigration(_ m: inout DatabaseMigrator) {

@@ -277,7 +277,7 @@ extension Journal {
             if let stated = own?.tipAmount, let tip, stated != tip {
                 throw ResolveError(message: "#\(id): the terminal stated tip \(stated), which counts; not \(tip).")
             }
-            if charged, e.action == .sale, tip == nil, let own, own.tipAmount == nil, let askedTip = asked.tip, askedTip.cents != 0 {
+            if charged, e.action.takesTip, tip == nil, let own, own.tipAmount == nil, let askedTip = asked.tip, askedTip.cents != 0 {
                 throw ResolveError(message: "#\(id): no tip stated (\(askedTip) asked): till resolve \(id) --charged --tip X")
             }
             // The figure that would count: the person's, else the one journaled (the answer's, else the one asked).
@@ -357,7 +357,9 @@ extension Journal {
             if let pre = links.preAuthOf[e.id], let held = try entry(id: pre)?.charged { tighten(held, "the pre-auth") }
         case .cancel:
             if let (_, left) = try leftToRefund(by: e) { tighten(left, "what is left of the payment") }
-        default: break
+        case .abort, .batch, .transactionDetails, .reprintTransaction, .getPrintingSettings, .setPrintingSettings, .sendLogs,
+             .getActivationCode, .activatePos:
+            break   // moves no money: returned above
         }
         return bound
     }
@@ -373,7 +375,7 @@ extension Journal {
     /// What is left to refund on the payment that refund `e` names (what the card paid, less its approved refunds):
     /// nil when `e` is no refund, names no payment the journal holds, or a refund of that payment has no known amount.
     func leftToRefund(by e: JournalEntry) throws -> (payment: Int64, left: Money)? {
-        guard e.action == .cancel else { return nil }
+        guard e.action.findsEarlierPayment == .toRefund else { return nil }
         let links = RefundLinks(try entriesAbout(paymentOf: e))
         guard let p = links.original[e.id], !links.unknownAmount.contains(p), let paid = try entry(id: p)?.charged else { return nil }
         let back = links.refunded[p] ?? .zero
@@ -419,7 +421,7 @@ extension Journal {
         let uncounted = try unconfirmedUncountedApprovals([action])
         var payment: JournalEntry?
         if let key = finder.key {
-            payment = RefundLinks.payment(named: key, in: try entries(about: key), capture: action == .capturePreAuth)
+            payment = RefundLinks.payment(named: key, in: try entries(about: key), capture: action.findsEarlierPayment == .toCapture)
         }
         return try unconfirmed([action]).filter { e in e.mayHaveMovedMoney && RefundLinks.mayBeSameMoney(e, as: finder, payment: payment) }
             + uncounted

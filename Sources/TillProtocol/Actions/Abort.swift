@@ -2,8 +2,22 @@
 public enum AbortAction: ActionDeclaration {
     public static let words = ActionWords(name: "abort", answerLabel: "abort", approved: "Aborted on the terminal: no money was taken.",
                                           done: ("ABORTED", "ABORTED"), notDone: "NOT ABORTED")
+    public static let aboutAnotherRequest = true
     public static let requestCase = RequestCase(Request.abort)
     public static func summary(_ f: NoFields, _ c: SummaryContext) -> String { "Abort" }
+}
+
+extension AbortOutcome {
+    /// What an answer says of an abort, once its message was read for the two words (`NOTHING_TO_ABORT`, `ABORTED`,
+    /// upper-cased, a space read as `_`): the one rule `CallbackResponse.abortOutcome` and `till decode`'s fast reader
+    /// both end in. The codes say it without the words; an abort's answer that says neither is `.other`, any other
+    /// answer none.
+    public init?(nothingToAbort: Bool, aborted: Bool, messageCode: Int?, action: Action?) {
+        if nothingToAbort || messageCode == -55 { self = .nothingToAbort }
+        else if aborted || messageCode == -57 { self = .aborted }
+        else if action == .abort { self = .other }
+        else { return nil }
+    }
 }
 
 /// The forms an abort's answer takes (abort.txt:59-71), each of which a client must settle the sale by. It lives with

@@ -20,6 +20,32 @@ public protocol ActionDeclaration: Sendable {
     /// Whether the request carries `merchantKey`.
     static var sendsMerchantKey: Bool { get }
 
+    // What the journal, recovery, the screens and the simulator ask of an action instead of naming it.
+
+    /// Takes a new payment from a card (sale, pre-auth): till gives it a client transaction id when it has none,
+    /// recovery and the Unresolved screen ask the terminal about it by that id, and its amount may have been charged
+    /// while its outcome is not known.
+    static var startsPayment: Bool { get }
+    /// Names an earlier payment by the keys the terminal finds it by (`TransactionFinder`), and what for: to refund
+    /// it (a refund) or to capture it (a capture); nil for an action that names none.
+    static var findsEarlierPayment: EarlierPayment? { get }
+    /// Its answer may be for less than asked, or asked none (all of what is left): it takes part of an earlier
+    /// payment, so an answer of another amount is still its own.
+    static var amountMayBeLess: Bool { get }
+    /// An approved one's money can be given back by a refund (sale, capture).
+    static var refundable: Bool { get }
+    /// An approved one's amount is reserved until a capture takes it (pre-auth).
+    static var capturable: Bool { get }
+    /// The request may carry a tip, and its answer says which tip was taken (sale).
+    static var takesTip: Bool { get }
+    /// Asks the terminal what became of an earlier payment, by its client transaction id (the look-up): its answer
+    /// tells of that payment, not of itself, and moves no money.
+    static var isLookUp: Bool { get }
+    /// About another request, not a transaction of its own (an abort, a look-up): a till roll leaves it out.
+    static var aboutAnotherRequest: Bool { get }
+    /// What start-up recovery does with a request left without its answer when till stopped.
+    static var recovery: RecoveryRule { get }
+
     /// Where the fields sit in `Request`: `request(_:)` and `fields(of:)` go through it.
     static var requestCase: RequestCase<Fields> { get }
 
@@ -51,6 +77,17 @@ extension ActionDeclaration {
     public static var movesMoney: Bool { reportRole != .none }
     public static var isAdministrative: Bool { false }
     public static var sendsMerchantKey: Bool { true }
+    public static var startsPayment: Bool { false }
+    public static var findsEarlierPayment: EarlierPayment? { nil }
+    public static var amountMayBeLess: Bool { findsEarlierPayment != nil }
+    public static var refundable: Bool { false }
+    public static var capturable: Bool { false }
+    public static var takesTip: Bool { false }
+    public static var isLookUp: Bool { false }
+    public static var aboutAnotherRequest: Bool { isLookUp }
+    public static var recovery: RecoveryRule {
+        aboutAnotherRequest ? .nothingToSettle : startsPayment ? .askByClientTransactionId : .flagUnknown
+    }
     public static func write(_ fields: Fields, to w: inout FieldWriter) {}
     public static func check(_ fields: Fields, _ c: inout RequestChecker) {}
     public static func refusalEcho(_ fields: Fields, to w: inout FieldWriter) {}
@@ -125,6 +162,25 @@ public enum ReportRole: Sendable, Hashable {
     }
 }
 
+/// What an action that names an earlier payment does with it (`findsEarlierPayment`).
+public enum EarlierPayment: Sendable, Hashable {
+    /// Gives back (part of) a `refundable` payment's money.
+    case toRefund
+    /// Takes (part of) what a `capturable` payment reserved.
+    case toCapture
+}
+
+/// What start-up recovery does with a request that was sent (or may have been) and has no answer.
+public enum RecoveryRule: Sendable, Hashable {
+    /// Settled at once: it was about another request (an abort, a look-up) and has nothing of its own to settle.
+    case nothingToSettle
+    /// The terminal is asked about it by its client transaction id (it is flagged unknown when it carries none, or
+    /// the terminal does not answer).
+    case askByClientTransactionId
+    /// Flagged unknown for the cashier to check on the terminal: nothing to ask the terminal about it by.
+    case flagUnknown
+}
+
 /// The fields of an action that has none of its own (abort, send logs, …).
 public struct NoFields: Sendable, Hashable, Codable {
     public init() {}
@@ -165,13 +221,18 @@ public struct ActionWords: Sendable, Hashable {
     public var doneWord: String
     public var doneHeadline: String
     public var notDoneHeadline: String
+    /// The verdict's word when the terminal said no: `DECLINED` (a card or a request refused), `FAILED` where nothing
+    /// was asked of a card (a batch command, a look-up).
+    public var declinedWord: String
 
     public init(name: String, answerLabel: String, entryTitle: String? = nil, approved: String = "The terminal did it.",
-                done: (word: String, headline: String) = ("DONE", "DONE"), notDone: String = "FAILED") {
+                done: (word: String, headline: String) = ("DONE", "DONE"), notDone: String = "FAILED",
+                declinedWord: String = "DECLINED") {
         self.name = name; self.answerLabel = answerLabel
         self.entryTitle = entryTitle ?? (name.prefix(1).uppercased() + name.dropFirst())
         self.approved = approved
         doneWord = done.word; doneHeadline = done.headline; notDoneHeadline = notDone
+        self.declinedWord = declinedWord
     }
 }
 

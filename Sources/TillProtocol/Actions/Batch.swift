@@ -11,9 +11,23 @@ public struct BatchRequest: Sendable, Hashable, Codable {
 }
 
 
+extension BatchAction {
+    /// The command (open or close) a journaled request asked for; nil for another action's request.
+    public static func command(of action: Action, requestURL: String) -> BatchCommand? {
+        guard action == self.action, let q = QueryFields(url: requestURL), let c = q.value(named: "command") else { return nil }
+        return BatchCommand(rawValue: c.lowercased())
+    }
+
+    /// Whether `answer`, filed for a request of `action`, is a batch's close (approved or not: the entry's state
+    /// says which).
+    public static func closes(_ action: Action, answer: CallbackResponse?) -> Bool {
+        action == self.action && answer?.batchCommand == .close
+    }
+}
+
 /// `batch` (batch.txt): open or close a shift, by name or UUID.
 public enum BatchAction: ActionDeclaration {
-    public static let words = ActionWords(name: "batch", answerLabel: "batch")
+    public static let words = ActionWords(name: "batch", answerLabel: "batch", declinedWord: "FAILED")
     public static let requestCase = RequestCase<BatchRequest>(.batch, { .batch($0) }) { if case .batch(let f) = $0 { f } else { nil } }
 
     public static func write(_ b: BatchRequest, to w: inout FieldWriter) {

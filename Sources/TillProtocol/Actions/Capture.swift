@@ -4,6 +4,8 @@ public enum CaptureAction: ActionDeclaration {
                                           approved: "Captured: the reserved amount was taken.",
                                           done: ("CAPTURED", "CAPTURED"), notDone: "NOT CAPTURED")
     public static let reportRole = ReportRole.capture
+    public static let findsEarlierPayment: EarlierPayment? = .toCapture
+    public static let refundable = true
     public static let requestCase = RequestCase<CaptureRequest>(.capturePreAuth, { .capturePreAuth($0) }) { if case .capturePreAuth(let f) = $0 { f } else { nil } }
 
     public static func check(_ x: CaptureRequest, _ c: inout RequestChecker) {

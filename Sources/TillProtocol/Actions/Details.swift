@@ -12,7 +12,9 @@ public struct DetailsRequest: Sendable, Hashable, Codable {
 public enum DetailsAction: ActionDeclaration {
     public static let words = ActionWords(name: "details", answerLabel: "transaction details", entryTitle: "Check of an earlier payment",
                                           approved: "The terminal found the transaction.",
-                                          done: ("FOUND", "TRANSACTION FOUND"), notDone: "NOT FOUND")
+                                          done: ("FOUND", "TRANSACTION FOUND"), notDone: "NOT FOUND",
+                                          declinedWord: "FAILED")
+    public static let isLookUp = true
     public static let requestCase = RequestCase<DetailsRequest>(.transactionDetails, { .transactionDetails($0) }) { if case .transactionDetails(let f) = $0 { f } else { nil } }
     public static func clientTransactionId(_ d: DetailsRequest) -> String? { d.clientTransactionId }
 

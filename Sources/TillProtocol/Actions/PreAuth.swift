@@ -21,6 +21,8 @@ public enum PreAuthAction: ActionDeclaration {
                                           approved: "The amount is reserved on the card: capture it when the customer settles.",
                                           done: ("APPROVED", "PRE-AUTHORISED"), notDone: "NOT AUTHORISED")
     public static let reportRole = ReportRole.preAuth
+    public static let startsPayment = true
+    public static let capturable = true
     public static let requestCase = RequestCase<PreAuthRequest>(.preAuth, { .preAuth($0) }) { if case .preAuth(let f) = $0 { f } else { nil } }
     public static func clientTransactionId(_ p: PreAuthRequest) -> String? { p.clientTransactionId }
     public static func asked(_ p: PreAuthRequest) -> AskedMoney { AskedMoney(amount: p.amount) }

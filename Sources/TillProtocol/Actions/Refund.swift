@@ -23,10 +23,23 @@ public enum RefundAction: ActionDeclaration {
     public static let words = ActionWords(name: "refund", answerLabel: "refund (cancel)", approved: "Refunded: the money goes back to the card.",
                                           done: ("REFUNDED", "REFUNDED"), notDone: "NOT REFUNDED")
     public static let reportRole = ReportRole.refund
+    public static let findsEarlierPayment: EarlierPayment? = .toRefund
     public static let requestCase = RequestCase<CancelRequest>(.cancel, { .cancel($0) }) { if case .cancel(let f) = $0 { f } else { nil } }
 
     public static func check(_ x: CancelRequest, _ c: inout RequestChecker) { check(x, &c, amount: "The refund amount", what: nil) }
     public static func summary(_ x: CancelRequest, _ c: SummaryContext) -> String { summary(x, c, verb: "Refund") }
+}
+
+extension Request {
+    /// The fields of a request that finds an earlier payment by its keys (refund, capture); nil for any other.
+    public var finding: FinderRequest? {
+        switch self {
+        case .cancel(let f), .capturePreAuth(let f): return f
+        case .sale, .preAuth, .abort, .batch, .transactionDetails, .reprint, .getPrintingSettings, .setPrintingSettings,
+             .sendLogs, .getActivationCode, .activatePos:
+            return nil
+        }
+    }
 }
 
 /// Refund and capture write, read and echo their fields the same way.

@@ -82,6 +82,9 @@ public enum SaleAction: ActionDeclaration {
     public static let words = ActionWords(name: "sale", answerLabel: "sale", approved: "Paid: the card was charged.",
                                           done: ("APPROVED", "SALE APPROVED"), notDone: "NOT CHARGED")
     public static let reportRole = ReportRole.sale
+    public static let startsPayment = true
+    public static let refundable = true
+    public static let takesTip = true
     public static let requestCase = RequestCase<SaleRequest>(.sale, { .sale($0) }) { if case .sale(let f) = $0 { f } else { nil } }
     public static func clientTransactionId(_ s: SaleRequest) -> String? { s.clientTransactionId }
     public static func asked(_ s: SaleRequest) -> AskedMoney { AskedMoney(amount: s.amount, tip: s.tipAmount) }

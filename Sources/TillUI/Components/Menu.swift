@@ -68,7 +68,7 @@ public struct Menu: Sendable, Hashable {
             case .journal:
                 if let e = s.journalRow, e.state == .approved, e.response?.referenceNumber != nil {
                     if e.action == .sale { own.append(("Refund this sale", .action(.refund))) }
-                    if e.action == .preAuth { own.append(("Capture this pre-auth", .action(.capture))) }
+                    if e.action.capturable { own.append(("Capture this pre-auth", .action(.capture))) }
                 }
                 if s.journal.detail != nil { own.append(("Close the detail", .action(.submit))) }
                 else if s.journalRow != nil { own.append(("Detail of this row", .action(.submit))) }

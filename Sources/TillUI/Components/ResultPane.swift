@@ -114,7 +114,7 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     // A request not sent because another was in flight: that other's entry is not this result's.
     let e: JournalEntry? = { if case .busy = res.outcome { return nil }; return res.outcome.entry }()
     let resp = e?.response
-    if e?.action != .sale && e?.action != .preAuth { row("What", res.summary) }
+    if e?.action.startsPayment != true { row("What", res.summary) }
     let tip = resp?.tipAmount ?? e?.tipAmount
     if e?.action != .batch, let e {
         // Goods, tip and what the card paid, read with the tip style (the amount holds the tip when it is included).
@@ -142,35 +142,4 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     if e?.action == .batch { row("Batch", resp?.batchName ?? resp?.batchId) }
     if case .unknown(let u) = res.outcome, s.unresolved.asking[u.id] == nil { row("Note", u.note, role: .warning) }
     buf.put("at " + Format.clock(res.atMs, offsetMinutes: s.tzOffsetMinutes), x: x, y: inner.maxY - 1, role: .dim, maxWidth: w)
-}
-
-/// The big word, its role, and the message under it.
-public func verdict(_ o: ActionOutcome) -> (String, Role, String) {
-    switch o {
-    case .answered(let e):
-        let msg = e.response?.message ?? ""
-        switch e.state {
-        case .approved: return (e.action == .batch ? "DONE" : "APPROVED", .approved, msg.isEmpty ? "Transaction successful." : msg)
-        case .aborted: return ("ABORTED", .aborted, msg.isEmpty ? "Aborted: no money was taken." : msg)
-        case .declined: return (e.action == .batch ? "FAILED" : "DECLINED", .declined, msg.isEmpty ? "Declined." : msg)
-        case .review: return ("CHECK THE TERMINAL", .unknown, e.note ?? "The answer needs checking before it counts.")
-        case .duplicate: return ("NOT CHARGED AGAIN", .unknown, e.note ?? "The terminal repeated an earlier answer.")
-        default: return ("OUTCOME UNKNOWN", .unknown, e.note ?? "Check the terminal.")
-        }
-    case .unknown(let e):
-        _ = e
-        return ("OUTCOME UNKNOWN", .unknown, "No answer. The money may or may not have been taken: check the terminal, then resolve it.")
-    case .transportError(_, let m):
-        return ("NOT SENT", .declined, m)
-    case .invalid(let errs):
-        return ("REFUSED", .declined, errs.map(\.message).joined(separator: " "))
-    case .busy:
-        return ("BUSY", .aborted, "Another request is in flight.")
-    case .otherTillBusy(let m):
-        return ("BUSY", .aborted, m)
-    case .needsConfirmation:
-        return ("NOT SENT", .unknown, "An earlier payment's outcome is unknown: check the terminal first.")
-    case .journalFailed(_, let m):
-        return ("JOURNAL ERROR", .declined, m)
-    }
 }

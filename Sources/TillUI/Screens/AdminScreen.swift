@@ -157,7 +157,9 @@ enum AdminScreen: ScreenComponent {
                 state.admin.activationCode = code
                 state.forms[.admin]?[.activationCode] = code
             }
-        default: break
+        case .sale, .preAuth, .cancel, .abort, .batch, .capturePreAuth, .transactionDetails, .reprintTransaction, .sendLogs,
+             .activatePos:
+            break   // nothing of the terminal's settings to show
         }
     }
 

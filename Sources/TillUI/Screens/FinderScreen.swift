@@ -57,12 +57,8 @@ enum FinderScreen: ScreenComponent {
         for e in draft.errors { if let id = FieldID(rawValue: e.field) { form.errors[id] = e.message } else { form.message = e.message } }
         if !draft.errors.isEmpty { focusFirstError(); return [] }
         let r = draft.request
-        let finder: TransactionFinder, amountOpt: Money?
-        switch r {
-        case .cancel(let c): finder = c.finder; amountOpt = c.amount
-        case .capturePreAuth(let c): finder = c.finder; amountOpt = c.amount
-        default: return []
-        }
+        guard let found = r.finding else { return [] }
+        let finder = found.finder, amountOpt = found.amount
         if !capture, !finder.hasKey {
             form.errors[.referenceNumber] = "Say which payment to refund: its STAN, order code or short order code."
             form.focus = 0
@@ -124,12 +120,7 @@ enum FinderScreen: ScreenComponent {
     /// What y sends: the request, confirming the earlier refunds (captures) of unknown outcome the box warned of, so the
     /// core does not ask again what the cashier just answered.
     static func sending(_ r: Request, warned known: Known, capture: Bool) -> ConfirmAction {
-        let finder: TransactionFinder
-        switch r {
-        case .cancel(let c): finder = c.finder
-        case .capturePreAuth(let c): finder = c.finder
-        default: return .send(r)
-        }
+        guard let finder = r.finding?.finder else { return .send(r) }
         let ids = Set(unknownAgain(known, finder, capture: capture).map(\.id))
         return ids.isEmpty ? .send(r) : .sendConfirmingUnknown(r, ids)
     }

@@ -40,7 +40,7 @@ extension AppState {
     /// and card numbers holding 13), so F5 then refunds it.
     func journalRows() -> (shown: [JournalEntry], of: Int) {
         let f = (forms[.journal]?[.filter] ?? "").trimmingWhitespace().lowercased()
-        func isLookUp(_ e: JournalEntry) -> Bool { e.action == .transactionDetails || e.action == .abort }
+        func offTheRoll(_ e: JournalEntry) -> Bool { e.action.aboutAnotherRequest }
         func asked(_ e: JournalEntry) -> Bool {
             let name = Format.actionName(e.action).lowercased()
             return !f.isEmpty && (f.contains(name) || name.hasPrefix(f))
@@ -49,7 +49,7 @@ extension AppState {
         var stanFirst: [JournalEntry] = []
         var rest: [JournalEntry] = []
         let stan = f.count <= 6 && !f.isEmpty && f.allSatisfy { $0.isASCII && $0.isNumber } ? Int(f) : nil
-        for (i, e) in journal.entries.enumerated() where !isLookUp(e) || asked(e) {
+        for (i, e) in journal.entries.enumerated() where !offTheRoll(e) || asked(e) {
             of += 1
             guard f.isEmpty || journal.searchTexts[i].contains(f) else { continue }
             if let stan, let r = e.response?.referenceNumber, Int(r) == stan { stanFirst.append(e) } else { rest.append(e) }
@@ -193,7 +193,7 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> FromJourn
     guard FinderScreen.canBeOriginal(e, capture: screen == .capture) else {
         let what = (e.state == .approved ? "" : Format.stateName(e).lowercased() + " ") + Format.actionName(e.action)
         // A sale (pre-auth) that is not approved is still one: why it cannot be refunded (captured) is its state.
-        let kindFits = screen == .refund ? e.action == .sale || e.action == .capturePreAuth : e.action == .preAuth
+        let kindFits = screen == .refund ? e.action.refundable : e.action.capturable
         let why = !kindFits ? "not a \(target)"
             : e.state == .declined || e.state == .aborted ? "nothing to \(screen == .refund ? "refund" : "capture")" : "not approved"
         let article = "aeiou".contains(what.first ?? "x") ? "an" : "a"
@@ -468,13 +468,13 @@ func cashierDetailRows(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
     if e.action.movesMoney || e.amount != nil {
         // Goods, tip and what the card paid, read with the tip style (the amount holds the tip when it is included).
         let tip = resp?.tipAmount ?? e.tipAmount
-        add("Amount", Format.goods(e).map { Format.money($0, s.currency) } ?? (e.action == .cancel || e.action == .capturePreAuth ? "in full" : nil), .amount)
+        add("Amount", Format.goods(e).map { Format.money($0, s.currency) } ?? (e.action.amountMayBeLess ? "in full" : nil), .amount)
         if let tip, tip.cents > 0 {
             add("Tip", Format.money(tip, s.currency), .amount)
             add("Total", Format.total(e).map { Format.money($0, s.currency) }, .amount)
         }
     }
-    if e.action == .cancel { add("Refund of", refundOfText(e, s)) }
+    if e.action.findsEarlierPayment == .toRefund { add("Refund of", refundOfText(e, s)) }
     let unknownBack = s.journal.links.unknownAmount.contains(e.id)
     if s.journal.links.refunded[e.id] != nil || unknownBack {
         let of = Format.total(e).map { " of " + Format.money($0, s.currency) } ?? ""
@@ -490,7 +490,7 @@ func cashierDetailRows(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
             add("Left", Format.money(total - back, s.currency) + " left to refund", .amount)
         }
     }
-    if e.action == .capturePreAuth, let id = s.journal.links.preAuthOf[e.id], let pre = s.journal.entry(id) {
+    if e.action.findsEarlierPayment == .toCapture, let id = s.journal.links.preAuthOf[e.id], let pre = s.journal.entry(id) {
         add("Capture of", "pre-auth" + (Format.total(pre).map { " " + Format.money($0, s.currency) } ?? "") + " at "
             + Format.hoursMinutesOfDay(pre.createdAtMs, offsetMinutes: s.tzOffsetMinutes) + " (#\(pre.id))")
     }

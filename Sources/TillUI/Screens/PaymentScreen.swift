@@ -187,7 +187,9 @@ func withPaymentMethod(_ r: Request, _ m: PaymentMethod) -> Request {
     switch r {
     case .sale(var s): s.paymentMethod = sent; return .sale(s)
     case .preAuth(var p): p.paymentMethod = sent; return .preAuth(p)
-    default: return r
+    case .cancel, .abort, .batch, .capturePreAuth, .transactionDetails, .reprint, .getPrintingSettings, .setPrintingSettings,
+         .sendLogs, .getActivationCode, .activatePos:
+        return r   // no payment method
     }
 }
 

@@ -31,3 +31,34 @@ extension Screen {
         }
     }
 }
+
+// Each action's place among the screens. Switches with every action and no `default`: a new action does not build
+// until it says here which screen sends it and which form its approval leaves done.
+extension Action {
+    /// The screen that sends the request: Esc aborts it there, and only there.
+    public var screen: Screen {
+        switch self {
+        case .sale: return .sale
+        case .preAuth: return .preAuth
+        case .cancel: return .refund
+        case .capturePreAuth: return .capture
+        case .batch: return .batch
+        case .abort, .transactionDetails: return .unresolved
+        case .reprintTransaction: return .journal      // reprinted from a journal row
+        case .getPrintingSettings, .setPrintingSettings, .sendLogs, .getActivationCode, .activatePos:
+            return .admin                              // the terminal's own set-up
+        }
+    }
+
+    /// The form an approval leaves done, blanked for the next customer. None for a sale's or a pre-auth's (it became
+    /// the next customer's when it was sent), for requests sent from a row or a list, and for the admin screen's,
+    /// which shows the terminal's settings as they now are.
+    var formDoneWhenApproved: Screen? {
+        switch self {
+        case .cancel, .capturePreAuth, .batch: return screen
+        case .sale, .preAuth, .abort, .transactionDetails, .reprintTransaction, .getPrintingSettings, .setPrintingSettings,
+             .sendLogs, .getActivationCode, .activatePos:
+            return nil
+        }
+    }
+}

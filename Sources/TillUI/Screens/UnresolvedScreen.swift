@@ -130,7 +130,7 @@ func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
 /// Why the terminal cannot be asked about `e`, and where to look instead; nil when it can (a sale or pre-auth, looked
 /// up by its reference, as recovery does). A refund, a capture or a batch command carries no reference to look it up by.
 func cannotBeAsked(_ e: JournalEntry) -> [String]? {
-    if (e.action == .sale || e.action == .preAuth), e.clientTransactionId != nil { return nil }
+    if e.action.recovery == .askByClientTransactionId, e.clientTransactionId != nil { return nil }
     let key = RefundLinks.finder(of: e).key.map(Format.key)
     return ["It cannot be looked up on the terminal (it carries", "no reference): find it in the terminal's list"
             + (key.map { ", by \($0)." } ?? ".")]
