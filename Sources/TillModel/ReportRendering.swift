@@ -28,11 +28,6 @@ public struct ReportLine: Sendable, Hashable {
 extension Report {
     /// The report as typed lines for the screen and `till report` (fits 80 columns).
     public func reportLines(_ f: ReportFormat) -> [ReportLine] {
-        func row(_ label: String, _ t: Tally?, _ cents: Int?, sign: String = "") -> String {
-            let count = t.map { String($0.count) } ?? ""
-            let amount = cents.map { sign + f.money($0) } ?? ""
-            return pad(label, 30) + lpad(count, 7) + lpad(amount, 18)
-        }
         var out: [ReportLine] = [ReportLine(.title, title)]
         func add(_ kind: ReportLine.Kind, _ text: String = "") { out.append(ReportLine(kind, text)) }
         // Batch names, card types and methods come from the terminal: escaped, never printed raw.
@@ -51,35 +46,20 @@ extension Report {
         }
         add(.blank)
         add(.columns, pad("", 30) + lpad("count", 7) + lpad("amount", 18))
-        add(.row, row("Sales approved", sales, sales.cents))
-        add(.row, row("Tips (on top of sales)", tips, tips.cents))
-        add(.row, row("Pre-auths captured", captures, captures.cents))
-        add(.row, row("Refunds and cancels", refunds, refunds.cents, sign: refunds.cents > 0 ? "-" : ""))
-        add(.total, row("NET TOTAL", nil, netCents))
-        add(.blank)
-        add(.row, row("Pre-auths approved", preAuths, preAuths.cents))
-        add(.row, pad("Pre-auths awaiting capture", 30) + lpad(String(preAuthsAwaitingCapture), 7))
-        if !byCardType.isEmpty {
-            add(.blank)
-            add(.heading, "Approved sales by card type (amount + tip)")
-            for (k, t) in byCardType.sorted(by: { $0.key < $1.key }) { add(.row, row("  " + safe(k), t, t.cents)) }
-        }
-        if !byVerificationMethod.isEmpty {
-            add(.heading, "Approved sales by verification method")
-            for (k, t) in byVerificationMethod.sorted(by: { $0.key < $1.key }) { add(.row, row("  " + safe(k), t, t.cents)) }
-        }
-        add(.blank)
-        add(.heading, "Not in the totals")
-        add(.row, row("  Declined", declined, declined.cents))
-        add(.row, row("  Aborted", aborted, aborted.cents))
-        if notCharged.count > 0 { add(.row, row("  Not charged, no decline", notCharged, notCharged.cents)) }
-        if waiting.count > 0 { add(.warning, row("  Waiting for the terminal", waiting, waiting.cents) + "  not counted yet") }
-        if unknown.count > 0 { add(.warning, row("  Outcome unknown", unknown, unknown.cents) + "  check the terminal") }
-        else { add(.row, row("  Outcome unknown", unknown, unknown.cents)) }
-        if review.count > 0 { add(.warning, row("  Needs review", review, review.cents) + "  check the terminal and resolve") }
-        if duplicates.count > 0 { add(.row, row("  Repeated answers", duplicates, duplicates.cents) + "  not charged again") }
-        if waitingForABatch.count > 0 {
-            add(.warning, row("  Waiting for a batch", waitingForABatch, waitingForABatch.cents) + "  came with no batch open: check the terminal and resolve")
+        var section = Row.Section.totals
+        for r in rows where r.isShown(onScreen: true) {
+            if r.section != section {
+                section = r.section
+                if section.blankBefore { add(.blank) }
+                if let h = section.heading { add(.heading, h) }
+            }
+            let label = (r.section.heading == nil ? "" : "  ") + (r.isAName ? safe(r.label) : r.label)
+            let count = r.value.count.map(String.init) ?? ""
+            var line = pad(label, 30) + lpad(count, 7)
+            if let cents = r.value.cents { line += lpad((r.subtracts && cents > 0 ? "-" : "") + f.money(cents), 18) }
+            let notZero = !r.value.isZero
+            if notZero, let note = r.note { line += "  " + note }
+            add(r.isTotal ? .total : r.needsAPerson && notZero ? .warning : .row, line)
         }
         return out
     }
@@ -98,50 +78,44 @@ extension Report {
 
     /// The report as CSV (section,label,count,amount,currency): amounts with `.` so any spreadsheet reads them.
     public func csv(_ f: ReportFormat) -> String {
-        var rows: [[String]] = [["section", "label", "count", "amount", "currency"]]
-        func add(_ section: String, _ label: String, _ t: Tally?, _ cents: Int) {
-            rows.append([section, label, t.map { String($0.count) } ?? "", Money(cents: cents).formatted(), f.currencySymbol])
+        var out: [[String]] = [["section", "label", "count", "amount", "currency"]]
+        out.append(["batch", "name", "", batchName ?? "", ""])
+        out.append(["batch", "id", "", batchId ?? "", ""])
+        out.append(["batch", "kind", "", kind.rawValue, ""])
+        for r in rows where r.isShown(onScreen: false) {
+            let amount = r.value.cents.map { Money(cents: r.subtracts ? -$0 : $0).formatted() } ?? ""
+            out.append([r.section.rawValue, r.csvLabel, r.value.count.map(String.init) ?? "", amount,
+                         r.value.cents == nil ? "" : f.currencySymbol])
         }
-        rows.append(["batch", "name", "", batchName ?? "", ""])
-        rows.append(["batch", "id", "", batchId ?? "", ""])
-        rows.append(["batch", "kind", "", kind.rawValue, ""])
-        add("totals", "sales approved", sales, sales.cents)
-        add("totals", "tips", tips, tips.cents)
-        add("totals", "pre-auths captured", captures, captures.cents)
-        add("totals", "refunds and cancels", refunds, -refunds.cents)
-        add("totals", "net total", nil, netCents)
-        add("pre-auths", "approved", preAuths, preAuths.cents)
-        rows.append(["pre-auths", "awaiting capture", String(preAuthsAwaitingCapture), "", ""])
-        for (k, t) in byCardType.sorted(by: { $0.key < $1.key }) { add("card type", k, t, t.cents) }
-        for (k, t) in byVerificationMethod.sorted(by: { $0.key < $1.key }) { add("verification method", k, t, t.cents) }
-        add("not in totals", "declined", declined, declined.cents)
-        add("not in totals", "aborted", aborted, aborted.cents)
-        add("not in totals", "not charged (terminal busy, not sent, found not charged)", notCharged, notCharged.cents)
-        add("not in totals", "waiting for the terminal", waiting, waiting.cents)
-        add("not in totals", "outcome unknown", unknown, unknown.cents)
-        add("not in totals", "needs review", review, review.cents)
-        add("not in totals", "repeated answers", duplicates, duplicates.cents)
-        if waitingForABatch.count > 0 { add("not in totals", "waiting for a batch", waitingForABatch, waitingForABatch.cents) }
-        return CSV.text(rows)
+        return CSV.text(out)
     }
 
+    /// The report as JSON: the batch, then each row under its key (a tally as `{count, cents}`, an amount in cents),
+    /// the rows of a breakdown (card types, methods) in one object by their labels, present even when empty.
     public var json: JSONValue {
-        func tally(_ t: Tally) -> JSONValue { .object([("count", .int(t.count)), ("cents", .int(t.cents))]) }
+        func value(_ v: Row.Value) -> JSONValue {
+            switch v {
+            case .tally(let t): return .object([("count", .int(t.count)), ("cents", .int(t.cents))])
+            case .count(let n), .cents(let n): return .int(n)
+            }
+        }
         func opt(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
         func optInt(_ i: Int64?) -> JSONValue { i.map { .int(Int($0)) } ?? .null }
-        return .object([
+        var members: [(String, JSONValue)] = [
             ("kind", .string(kind.rawValue)), ("batchId", opt(batchId)), ("batchName", opt(batchName)),
             ("openedAtMs", optInt(openedAtMs)), ("closedAtMs", optInt(closedAtMs)), ("closedHow", opt(closedHow?.rawValue)),
             ("generatedAtMs", .int(Int(generatedAtMs))), ("firstAtMs", optInt(firstAtMs)), ("lastAtMs", optInt(lastAtMs)),
-            ("sales", tally(sales)), ("tips", tally(tips)), ("preAuths", tally(preAuths)), ("captures", tally(captures)),
-            ("preAuthsAwaitingCapture", .int(preAuthsAwaitingCapture)), ("refunds", tally(refunds)), ("netCents", .int(netCents)),
-            ("declined", tally(declined)), ("aborted", tally(aborted)), ("notCharged", tally(notCharged)), ("waiting", tally(waiting)),
-            ("unknown", tally(unknown)),
-            ("review", tally(review)), ("duplicates", tally(duplicates)),
-        ] + (waitingForABatch.count > 0 ? [("waitingForABatch", tally(waitingForABatch))] : []) + [
-            ("byCardType", .object(byCardType.sorted { $0.key < $1.key }.map { ($0.key, tally($0.value)) })),
-            ("byVerificationMethod", .object(byVerificationMethod.sorted { $0.key < $1.key }.map { ($0.key, tally($0.value)) })),
-        ])
+        ]
+        let all = rows
+        for section in Row.Section.allCases {
+            let of = all.filter { $0.section == section && $0.isShown(onScreen: false) }
+            if let group = section.jsonGroup {
+                members.append((group, .object(of.map { ($0.key, value($0.value)) })))
+            } else {
+                members += of.map { ($0.key, value($0.value)) }
+            }
+        }
+        return .object(members)
     }
 }
 

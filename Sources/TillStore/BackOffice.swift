@@ -252,20 +252,30 @@ public struct BackOffice: Sendable {
         return Dimension.allCases.filter(set.contains)
     }
 
-    /// The report's columns after the group's: what `till report` shows, per group.
-    public static let reportColumns: [Column] = [
-        Column("sales", 6, .count), Column("sales_amount", 12, .money), Column("tips", 9, .money),
-        Column("captures", 10, .money), Column("refunds", 10, .money), Column("net", 12, .money),
-        Column("declined", 8, .count), Column("not_charged", 11, .count), Column("unknown", 7, .count),
-        Column("unknown_amount", 14, .money), Column("review", 6, .count),
-    ]
+    /// The report's columns after the group's, per group: the rows of `Report.rows` that name their back-office
+    /// columns (`Report.Row.store`), in their order.
+    public static let reportColumns: [Column] = Report(kind: .running, batch: nil, generatedAtMs: 0, buckets: []).rows
+        .flatMap { row -> [Column] in
+            switch row.store {
+            case .count(let name, let width)?: return [Column(name, width, .count)]
+            case .amount(let name, let width)?: return [Column(name, width, .money)]
+            case .countAndAmount(let name, let width, let amount, let amountWidth)?:
+                return [Column(name, width, .count), Column(amount, amountWidth, .money)]
+            case nil: return []
+            }
+        }
 
-    /// `unknown` is what has no outcome yet, waiting included: the store cannot tell a till still waiting for its
-    /// terminal from one that stopped.
+    /// A report's cells under `reportColumns`, as the store counts it: `unknown` is what has no outcome yet, waiting
+    /// included (`Report.asTheStoreSeesIt`).
     public static func reportCells(_ r: Report) -> [Cell] {
-        [.count(r.sales.count), .money(r.sales.cents), .money(r.tips.cents), .money(r.captures.cents), .money(r.refunds.cents),
-         .money(r.netCents), .count(r.declined.count), .count(r.notCharged.count), .count(r.notYetKnown.count), .money(r.notYetKnown.cents),
-         .count(r.review.count)]
+        r.asTheStoreSeesIt.rows.flatMap { row -> [Cell] in
+            switch row.store {
+            case .count?: return [.count(row.value.count ?? 0)]
+            case .amount?: return [.money(row.value.cents ?? 0)]
+            case .countAndAmount?: return [.count(row.value.count ?? 0), .money(row.value.cents ?? 0)]
+            case nil: return []
+            }
+        }
     }
 
     public static func dimensionColumn(_ d: Dimension) -> Column {
@@ -419,15 +429,13 @@ public struct BackOffice: Sendable {
                 summary.zReports += 1
                 let z = try JSONDecoder().decode(Report.self, from: Data(try first[3].decode(String.self).utf8))
                 let pushed = BackOffice.report(buckets)
-                let tallies: [(String, Tally, Tally)] = [
-                    ("sales", z.sales, pushed.sales), ("tips", z.tips, pushed.tips), ("captures", z.captures, pushed.captures),
-                    ("refunds", z.refunds, pushed.refunds), ("declined", z.declined, pushed.declined),
-                    ("not charged", z.notCharged, pushed.notCharged), ("unknown", z.notYetKnown, pushed.notYetKnown),
-                    ("review", z.review, pushed.review),
-                ]
-                let differ = tallies.filter { $0.1 != $0.2 }
+                // The figures the back office shows (`reportColumns`), row by row, as the store counts them.
+                func shown(_ r: Report) -> [Report.Row] { r.asTheStoreSeesIt.rows.filter { $0.store != nil && !$0.isTotal } }
+                let differ = zip(shown(z), shown(pushed)).filter { $0.0.value != $0.1.value }
                 if differ.isEmpty && z.netCents == pushed.netCents { summary.zMatching += 1; return }
-                let what = differ.map { "\($0.0) \($0.1.count)/\(Money(cents: $0.1.cents)) vs \($0.2.count)/\(Money(cents: $0.2.cents))" }
+                let what = differ.map { (till, store) in
+                    "\(till.csvLabel) \(till.value.count ?? 0)/\(Money(cents: till.value.cents ?? 0)) vs \(store.value.count ?? 0)/\(Money(cents: store.value.cents ?? 0))"
+                }
                 try await found(Finding(check: .zMismatch, shop: try first[4].decode(String.self), till: k.till, journal: k.journal, shift: k.batch,
                                         entry: "", detail: "Z report vs pushed entries: " + what.joined(separator: "; "),
                                         tillCents: z.netCents, storeCents: pushed.netCents))

@@ -276,7 +276,8 @@ enum StoreSchema {
     """
 
     /// What every `init-store` (re)makes after the migrations, so that it follows this build: which actions and states
-    /// the store can count is TillProtocol's and TillModel's own list (`Action`, `EntryState`), not a copy in SQL.
+    /// the store can count is TillProtocol's and TillModel's own list (`Action`, `EntryState`), and which of them count
+    /// as money paid is each action's `reportRole` (`paidView`), not a copy in SQL.
     static var always: String {
         func list(_ values: [String]) -> String { values.map { "'" + $0 + "'" }.joined(separator: ", ") }
         let actions = list(Action.allCases.map(\.rawValue)), states = list(EntryState.allCases.map(\.rawValue))
@@ -319,6 +320,39 @@ enum StoreSchema {
         \(summarise);
         -- A push summed its groups again with this one before it kept the summaries by difference (`pushRows`).
         DROP FUNCTION IF EXISTS till_store.summarise(text, text, text[], date[]);
+
+        \(paidView)
+        """
+    }
+
+    /// The money an entry moved, as the till's report and its transactions export count it (`TransactionExport.paid`):
+    /// an approved sale its amount plus a tip on top (a tip its amount already holds is not added again), a capture its
+    /// amount, a refund its amount taken off; nothing else counts. Which actions are sales, captures and refunds is each
+    /// action's `reportRole`, so a new action counts here as it counts in the till's report. Made again at every
+    /// `init-store` (version 1 made the first, with the actions of its day written out); `till_batch_net` reads it.
+    static var paidView: String {
+        func amount(_ role: ReportRole) -> String {
+            switch role {
+            case .sale: return "COALESCE(p.amount_cents, 0) + CASE WHEN p.tip_included THEN 0 ELSE COALESCE(p.tip_cents, 0) END"
+            case .capture: return "COALESCE(p.amount_cents, 0)"
+            case .refund: return "-COALESCE(p.amount_cents, 0)"
+            case .preAuth, .none: return "0"   // a reservation moves no money until captured
+            }
+        }
+        let arms = Action.allCases.filter(\.movesMoney)
+            .map { "WHEN p.action = '\($0.rawValue)' THEN \(amount($0.reportRole))" }
+        return """
+        DROP VIEW IF EXISTS till_store.till_batch_net;
+        DROP VIEW IF EXISTS till_store.payment_paid;
+        CREATE VIEW till_store.payment_paid WITH (security_invoker = true) AS
+          SELECT p.*, CASE WHEN p.state <> '\(EntryState.approved.rawValue)' THEN 0
+                           \(arms.joined(separator: "\n                           "))
+                           ELSE 0 END AS paid_cents
+          FROM till_store.payment p;
+        CREATE VIEW till_store.till_batch_net WITH (security_invoker = true) AS
+          SELECT till_id, journal_id, COALESCE(batch_id, '') AS batch_key, SUM(paid_cents)::bigint AS net_cents, COUNT(*) AS entries
+          FROM till_store.payment_paid GROUP BY 1, 2, 3;
+        GRANT SELECT ON till_store.payment_paid, till_store.till_batch_net TO till_backoffice;
         """
     }
 

@@ -38,7 +38,7 @@ import TillProtocol
         let e = try #require(try j.entry(id: 1))
         #expect(e.state == .approved, "\(e.state.rawValue): \(r.output) \(r.errors)")
         #expect(r.status == 3 && r.output.hasPrefix("CHECK THE TERMINAL"), "exit \(r.status): \(r.output)")
-        #expect(try j.totals(batchId: e.batchId).sales == ActionTotals(count: 1, amountCents: 500, tipCents: 0))
+        #expect(try j.running(batchId: e.batchId).sales == Tally(count: 1, cents: 500))
         #expect(try j.unresolved().isEmpty)
     }
 
@@ -73,7 +73,7 @@ import TillProtocol
         let e = try #require(try j.entry(id: 1))
         #expect(e.state == .approved, "\(e.state.rawValue): \(next.output) \(next.errors)")
         #expect(next.errors.contains("CHECK THE TERMINAL"), "\(next.errors)")
-        #expect(try j.totals(batchId: e.batchId).sales == ActionTotals(count: 1, amountCents: 500, tipCents: 0))
+        #expect(try j.running(batchId: e.batchId).sales == Tally(count: 1, cents: 500))
         // One row for the sale, nothing left for review beside it.
         #expect(try j.entries(JournalFilter(scope: .all)).count == 1)
     }
@@ -95,7 +95,7 @@ import TillProtocol
         let e = try #require(try j.entry(id: 1))
         #expect(e.state == .approved)
         #expect(try j.batches().contains { $0.id == e.batchId })
-        #expect(try j.totals(batchId: e.batchId).sales == ActionTotals(count: 1, amountCents: 500, tipCents: 0))
+        #expect(try j.running(batchId: e.batchId).sales == Tally(count: 1, cents: 500))
     }
 }
 
@@ -180,7 +180,7 @@ extension LateAnswerTests {
         _ = await c.abort()
         let e = try #require(await selling.value.journalEntry)
         #expect(e.state == .approved, "\(e.state.rawValue): \(e.note ?? "")")
-        #expect(try c.journal.totals(batchId: e.batchId).sales == ActionTotals(count: 1, amountCents: 500, tipCents: 0))
+        #expect(try c.journal.running(batchId: e.batchId).sales == Tally(count: 1, cents: 500))
         await c.shutdown()
     }
 }

@@ -99,7 +99,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         #expect(errors.first?.field == "clientTransactionId" && errors.first?.message.contains("already used") == true)
         #expect(again.exitCode == 2)
         #expect(try c.journal.count() == 1)
-        #expect(await c.totals().sales.count == 1)
+        #expect(try await c.running().sales.count == 1)
         await c.shutdown()
     }
 
@@ -121,7 +121,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         let second = await secondTask.value
         #expect(second.journalEntry?.state == .duplicate)
         #expect(second.exitCode == 3)
-        #expect(await c.totals().sales.count == 1)
+        #expect(try await c.running().sales.count == 1)
         let report = try c.journal.report(for: try c.journal.reportBatch(.current))   // the batch till opened for the payments
         #expect(report.sales.count == 1 && report.duplicates.count == 1)
         await c.shutdown()
@@ -140,11 +140,11 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         #expect(e.state == .review && outcome.exitCode == 3)
         #expect(e.note?.contains("0.01") == true && e.note?.contains("12.00") == true)
         #expect(try c.journal.requestedAmounts(of: e.id).amount == Money(cents: 1200))
-        #expect(await c.totals().sales.count == 0)
+        #expect(try await c.running().sales.count == 0)
         let report = try c.journal.report(for: try c.journal.reportBatch(.current))
         #expect(report.sales.count == 0 && report.review.count == 1)
         try await c.resolve(entryId: e.id, charged: true, note: "receipt shows 0.01")
-        #expect(await c.totals().sales == ActionTotals(count: 1, amountCents: 1, tipCents: 0))
+        #expect(try await c.running().sales == Tally(count: 1, cents: 1))
         await c.shutdown()
     }
 
@@ -168,7 +168,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         ]
         for (i, s) in stray.enumerated() { try peer.drop(s, as: "stray-\(i)") }
         #expect(await eventuallyAsync { (try? c.journal.count()) == 4 })
-        #expect(await c.totals().sales.count == 0)
+        #expect(try await c.running().sales.count == 0)
         #expect(await c.batch().name == "Real shift")
         let rows = await c.entries(JournalFilter()).filter { $0.requestId.hasPrefix("unmatched-") }
         #expect(rows.count == 3 && rows.allSatisfy { $0.state == .review })
@@ -200,7 +200,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         #expect(await task.value.journalEntry?.state == .approved)
         try peer.drop(replacing(replacing(approval, "transactionId", with: "ffff"), "referenceNumber", with: "000777"), as: "second")
         #expect(await eventuallyAsync { (try? c.journal.count()) == 2 })
-        #expect(await c.totals().sales == ActionTotals(count: 1, amountCents: 1500, tipCents: 0))
+        #expect(try await c.running().sales == Tally(count: 1, cents: 1500))
         let open = await c.unresolved()
         #expect(open.count == 1 && open.first?.state == .review)
         await c.shutdown()
@@ -279,7 +279,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
         (c, _) = try await fileDropController(dir)
         let e = try #require(try c.journal.entry(requestId: r.id))
         #expect(e.state == .approved)
-        #expect(await c.totals().sales.count == 1)
+        #expect(try await c.running().sales.count == 1)
         await c.shutdown()
     }
 

@@ -81,7 +81,7 @@ extension PeerAttackTests {
         #expect(given.status == 0, "\(given.errors)")
         let e2 = try #require(try j.entry(id: 1))
         #expect(e2.state == .approved && e2.amount == Money(cents: 2000), "\(e2)")
-        #expect(try j.totals(batchId: e2.batchId ?? "").refunds == ActionTotals(count: 1, amountCents: 2000, tipCents: 0))
+        #expect(try j.running(batchId: e2.batchId ?? "").refunds == Tally(count: 1, cents: 2000))
     }
 
     /// A peer's Python lines that approve every sale for 10.00, naming it, with STAN 000001 (then read the next line).
@@ -172,7 +172,7 @@ extension PeerAttackTests {
         #expect(given.status == 0, "\(given.errors)")
         let e = try #require(try j.entry(id: 1))
         #expect(e.state == .approved && e.amount == Money(cents: 500) && (e.tipAmount ?? Money(cents: 0)) == Money(cents: 0), "\(e)")
-        #expect(try j.totals(batchId: e.batchId ?? "").sales == ActionTotals(count: 1, amountCents: 500, tipCents: 0))
+        #expect(try j.running(batchId: e.batchId ?? "").sales == Tally(count: 1, cents: 500))
     }
 
     /// Found by a peer keeping its own ledger: a partial refund of 1.00 answered with no amount went to review (right),
@@ -278,7 +278,7 @@ extension PeerAttackTests {
         let e = try #require(try j.entry(id: 1))
         #expect(e.state == .approved, "\(e.state.rawValue): \(printed)")
         #expect(p.terminationStatus == 0 && printed.contains("APPROVED") && !printed.contains("ABORTED"), "exit \(p.terminationStatus): \(printed)")
-        #expect(try j.totals(batchId: e.batchId ?? "").sales == ActionTotals(count: 1, amountCents: 500, tipCents: 0))
+        #expect(try j.running(batchId: e.batchId ?? "").sales == Tally(count: 1, cents: 500))
     }
 }
 
@@ -312,7 +312,7 @@ extension PeerAttackTests {
         """)
         let e = try #require(try j.entry(id: 1))
         #expect(e.state == .unknown, "\(e.state.rawValue) \(e.note ?? ""): \(r.output) \(r.errors)")
-        #expect(try j.totals(batchId: e.batchId ?? "").sales.count == 0)
+        #expect(try j.running(batchId: e.batchId ?? "").sales.count == 0)
     }
 }
 
@@ -357,7 +357,7 @@ extension PeerAttackTests {
         let saleRow = rows.first { $0.action == .sale }, lookUpRow = rows.first { $0.action == .transactionDetails }
         #expect(saleRow?.state == .approved, "\(rows.map { "#\($0.id) \($0.action.rawValue) \($0.state.rawValue)" })")
         #expect(lookUpRow?.state == .resolved && lookUpRow?.response == nil)
-        #expect(await c.totals().sales == ActionTotals(count: 1, amountCents: 500, tipCents: 0))
+        #expect(try await c.running().sales == Tally(count: 1, cents: 500))
         await c.shutdown()
     }
 }
@@ -532,7 +532,7 @@ extension PeerAttackTests {
         let own = try #require(try j.entry(id: 1))
         #expect(own.state == .approved, "\(own.state.rawValue): \(r.output) \(r.errors)")
         #expect(try j.answersContradicting(own).isEmpty)
-        #expect(try j.totals(batchId: own.batchId).sales == ActionTotals(count: 1, amountCents: 500, tipCents: 0))
+        #expect(try j.running(batchId: own.batchId).sales == Tally(count: 1, cents: 500))
         #expect(try j.entries(JournalFilter(scope: .all)).count == 1)
     }
 
@@ -550,7 +550,7 @@ extension PeerAttackTests {
         #expect(own.note?.hasPrefix("CHECK THE TERMINAL") == true || own.note?.contains("CHECK THE TERMINAL") == true, "\(own.note ?? "")")
         #expect(own.note?.contains("counted as charged") == false, "\(own.note ?? "")")
         #expect(own.note?.contains("not counted") == true, "\(own.note ?? "")")
-        #expect(try j.totals(batchId: own.batchId).sales == ActionTotals(count: 0, amountCents: 0, tipCents: 0))
+        #expect(try j.running(batchId: own.batchId).sales == Tally(count: 0, cents: 0))
     }
 }
 

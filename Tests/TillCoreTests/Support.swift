@@ -158,3 +158,16 @@ func eventuallyAsync(_ limitSeconds: Double = 20, _ condition: () async -> Bool)
     }
     return await condition()
 }
+
+extension Journal {
+    /// The running report of a batch's entries (nil or "": those outside any batch), from the summary rows every report
+    /// reads.
+    func running(batchId: String?) throws -> Report {
+        Report(kind: .running, batch: nil, generatedAtMs: 0, buckets: try reportBuckets(batchId: batchId))
+    }
+}
+
+extension TillController {
+    /// The running report of the open batch (none open: of the entries outside any batch).
+    func running() async throws -> Report { try journal.running(batchId: try journal.batch().id) }
+}

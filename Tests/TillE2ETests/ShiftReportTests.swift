@@ -49,7 +49,8 @@ import Testing
 
         // The running X report on the Batch screen: 72.50 + 8.00 + 42.00 − 15.00 = 107.50. Closing asks about the
         // unknown outcome first; the cashier closes anyway.
-        try t.closeShift(batchScreenSays: ["Running (X) report", "NET TOTAL     € 107.50", "UNKNOWN       1: check the terminal"],
+        try t.closeShift(batchScreenSays: ["Running (X) report", "NET TOTAL                   € 107.50",
+                                                  "Outcome unknown (1)         € 9.09", "check the terminal"],
                          boxSays: ["Close batch with unknown outcomes?", "UNKNOWN outcome"])
         t.waitFor("Z report (closing): Anna morning", "no batch open")
         let z = t.screen()

@@ -185,11 +185,13 @@ import TillProtocol
         press(&s, .enter)
         let text = NothingCutTests.flat(s)
         #expect(text.contains("✗ Type a name for the new batch (e.g. the shift)."), "\(view(s, size: s.size).text)")
-        #expect(text.contains("WAITING 1 at the terminal") && text.contains("UNKNOWN 1: check the terminal")
+        #expect(text.contains("Waiting for the terminal (1) € 7.00 not counted yet")
+                && text.contains("Outcome unknown (1) € 9.09 check the terminal")
                 && text.contains("NET TOTAL € 37.50"), "\(view(s, size: s.size).text)")
         // Found by a cashier: the priority dropped Captured from the middle (sales 12.50 … NET 37.50 did not add up).
-        // The sales, captures and refunds are shown together or not at all.
-        let parts = ["Sales (1)", "Captured (1)", "Refunds (0)"].map { text.contains($0) }
+        // The sales, tips, captures and refunds are shown together or not at all.
+        let parts = ["Sales approved (1)", "Tips (on top of sales) (0)", "Pre-auths captured (1)", "Refunds and cancels (0)"]
+            .map { text.contains($0) }
         #expect(parts.allSatisfy { $0 } || parts.allSatisfy { !$0 }, "\(view(s, size: s.size).text)")
     }
 
@@ -203,8 +205,8 @@ import TillProtocol
                          tipCents: 0, tippedCount: 0, firstAtMs: t0, lastAtMs: t0),
         ])
         let text = NothingCutTests.flat(s)
-        #expect(text.contains("Sales (1) € 12.50") && text.contains("Refunds (0) € 0.00") && text.contains("NET TOTAL € 12.50")
-                && text.contains("Not counted"), "\(view(s, size: s.size).text)")
+        #expect(text.contains("Sales approved (1) € 12.50") && text.contains("Refunds and cancels (0) € 0.00")
+                && text.contains("NET TOTAL € 12.50") && text.contains("Declined (0) € 0.00"), "\(view(s, size: s.size).text)")
     }
 }
 

@@ -525,8 +525,8 @@ import TillProtocol
         _ = update(&s, .reportLoaded(sampleReport(), show: false))
         let text = view(s, size: s.size).text
         #expect(text.contains("Running (X) report"))
-        #expect(text.contains("NET TOTAL     € 54.25"))   // 42.50 + 12.50 sales + 4.25 tips − 5.00 refunded
-        #expect(text.contains("Sales (4)     € 55.00") && !text.contains("4 ×"))
+        #expect(text.contains("NET TOTAL                   € 54.25"))   // 42.50 + 12.50 sales + 4.25 tips − 5.00 refunded
+        #expect(text.contains("Sales approved (4)          € 55.00") && !text.contains("4 ×"))
     }
 }
 

@@ -50,9 +50,4 @@ extension TillController {
     public func glance() async -> JournalGlance {
         read("the batch and the unresolved entries", JournalGlance()) { try journal.glance() }
     }
-
-    /// Totals of a batch (nil: the current one), for the shift report.
-    public func totals(batchId: String? = nil) async -> BatchTotals {
-        read("the totals", BatchTotals()) { try journal.totals(batchId: try batchId ?? journal.batch().id) }
-    }
 }

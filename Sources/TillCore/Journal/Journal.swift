@@ -15,28 +15,6 @@ public enum EntryOrigin: String, Sendable, Hashable, Codable {
     case unmatched
 }
 
-/// Counts and sums of one batch's approved entries, per action.
-public struct ActionTotals: Sendable, Hashable, Codable {
-    public var count: Int
-    public var amountCents: Int
-    public var tipCents: Int
-    public init(count: Int = 0, amountCents: Int = 0, tipCents: Int = 0) {
-        self.count = count; self.amountCents = amountCents; self.tipCents = tipCents
-    }
-}
-
-public struct BatchTotals: Sendable, Hashable, Codable {
-    public var sales = ActionTotals()
-    public var refunds = ActionTotals()
-    public var preAuths = ActionTotals()
-    public var captures = ActionTotals()
-    /// Entries of the batch still needing attention (pending/sent/unknown).
-    public var unresolved = 0
-    /// Declined or aborted sales.
-    public var declinedSales = 0
-    public init() {}
-}
-
 /// One batch open/close event as the terminal confirmed it.
 public struct BatchEvent: Sendable, Hashable, Codable {
     public var id: Int64

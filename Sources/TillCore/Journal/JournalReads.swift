@@ -159,29 +159,6 @@ extension Journal {
         }
     }
 
-    /// Counts and sums of a batch's approved sales, refunds, pre-auths and captures (nil: entries outside any batch),
-    /// read from the trigger-maintained `batch_summary` (the same rows the shift reports read).
-    public func totals(batchId: String?) throws -> BatchTotals {
-        var t = BatchTotals()
-        for b in try reportBuckets(batchId: batchId) {
-            let a = ActionTotals(count: b.count, amountCents: b.amountCents, tipCents: b.tipCents)
-            if b.state.needsAttention { t.unresolved += b.count; continue }
-            if b.action == .sale && (b.state == .declined || b.state == .aborted) { t.declinedSales += b.count }
-            guard b.state == .approved else { continue }
-            func add(_ x: inout ActionTotals) {
-                x.count += a.count; x.amountCents += a.amountCents; x.tipCents += a.tipCents
-            }
-            switch b.action.reportRole {
-            case .sale: add(&t.sales)
-            case .refund: add(&t.refunds)
-            case .preAuth: add(&t.preAuths)
-            case .capture: add(&t.captures)
-            case .none: break
-            }
-        }
-        return t
-    }
-
     /// The last batch event, if any.
     public func lastBatchEvent() throws -> BatchEvent? {
         try reading { db in

@@ -48,43 +48,48 @@ func handleReportKey(_ state: inout AppState, _ panel: ReportPanel, _ key: Key) 
     return []
 }
 
-/// The live X report on the Batch screen: the lines that matter most, as many as fit, in the report's order. When not
-/// all fit, the net total and what needs a look (waiting, unknown) are kept before the figures F9 shows whole.
+/// The live X report on the Batch screen: the rows of `Report.rows` the panel shows (`panelKeep`), under the words the
+/// full report uses, as many as fit, in the report's order. When not all fit, the net total and what needs a look
+/// (waiting, unknown) are kept before the figures F9 shows whole.
 func runningReport(_ report: Report, _ s: AppState, x: Int, y: inout Int, maxY: Int, width: Int, _ buf: inout ScreenBuffer) {
     let f = s.reportFormat
     let title = report.kind == .running ? "Running (X) report" : "Last shift's (Z) report"
     guard y < maxY else { return }
     buf.put(title, x: x, y: y, role: .title, attrs: .bold, maxWidth: width); y += 1
-    struct Row { var label: String; var value: String; var role: Role; var bold = false; var keep: Int }
-    // The count goes with the label ("Sales (2)"): "2 × € 60.00" read as two times 60.00. `keep`: lower is kept first;
-    // rows of one `keep` are shown together or not at all, so the figures shown always add up to the net total.
-    var rows = [Row(label: "Sales (\(report.sales.count))", value: f.money(report.sales.cents) + " + tips " + f.money(report.tips.cents),
-                    role: .amount, keep: 3)]
-    if report.captures.count > 0 || report.preAuths.count > 0 {
-        rows.append(Row(label: "Captured (\(report.captures.count))", value: f.money(report.captures.cents), role: .amount, keep: 3))
+    let rows = report.rows.filter { $0.panelKeep != nil && !($0.panelOnlyWhenNotZero && $0.value.isZero) }
+    // The count goes with the label ("Sales approved (2)"): "2 × € 60.00" read as two times 60.00.
+    let labels = rows.map { r in r.label + (r.value.count.map { " (\($0))" } ?? "") }
+    let values = rows.map { r in r.value.cents.map { (r.subtracts && $0 > 0 ? "-" : "") + f.money($0) } ?? "" }
+    // The amounts line up after the longest label, with room for the longest amount.
+    let labelW = min((labels.map(\.count).max() ?? 0) + 2, max(0, width - 2 - (values.map(\.count).max() ?? 0)))
+    let valueW = width - 2 - labelW
+    // What to do about a figure that needs a person ("check the terminal") goes under it, across the panel: a value
+    // too long for its line wraps at words under itself, each amount with its currency. Money is never cut, a row is
+    // shown whole or not at all.
+    let lines = rows.indices.map { i -> (value: [String], note: [String]) in
+        let r = rows[i]
+        let value = wrap(values[i], width: valueW)
+        let note = r.value.isZero ? [] : r.note.map { wrap($0, width: width - 4) } ?? []
+        return (value.isEmpty ? [""] : value, note)
     }
-    rows.append(Row(label: "Refunds (\(report.refunds.count))", value: (report.refunds.cents > 0 ? "-" : "") + f.money(report.refunds.cents),
-                    role: .amount, keep: 3))
-    rows.append(Row(label: "NET TOTAL", value: f.money(report.netCents), role: .approved, bold: true, keep: 0))
-    if report.waiting.count > 0 { rows.append(Row(label: "WAITING", value: "\(report.waiting.count) at the terminal", role: .unknown, keep: 1)) }
-    if report.unknown.count > 0 { rows.append(Row(label: "UNKNOWN", value: "\(report.unknown.count): check the terminal", role: .unknown, keep: 2)) }
-    rows.append(Row(label: "Not counted", value: "\(report.declined.count) declined, \(report.aborted.count) aborted", role: .normal, keep: 4))
-    // A value too long for its line ("€ 999999.99 + tips € 99999.99" at 80 columns) wraps at words under itself,
-    // each amount with its currency: money is never cut, a row is shown whole or not at all.
-    let lines = rows.map { wrap($0.value, width: width - 16) }
+    // Lower `panelKeep` is kept first; rows of one `panelKeep` are shown together or not at all, so the figures shown
+    // always add up to the net total.
     var room = maxY - y
     var shown = Set<Int>()
-    for keep in Set(rows.map(\.keep)).sorted() {
-        let group = rows.indices.filter { rows[$0].keep == keep }
-        let need = group.reduce(0) { $0 + lines[$1].count }
+    for keep in Set(rows.compactMap(\.panelKeep)).sorted() {
+        let group = rows.indices.filter { rows[$0].panelKeep == keep }
+        let need = group.reduce(0) { $0 + lines[$1].value.count + lines[$1].note.count }
         if need <= room { shown.formUnion(group); room -= need }
     }
     for i in rows.indices where shown.contains(i) {
-        buf.put(rows[i].label, x: x + 2, y: y, role: .label, maxWidth: 13)
-        for l in lines[i] {
-            buf.put(l, x: x + 16, y: y, role: rows[i].role, attrs: rows[i].bold ? .bold : [], maxWidth: width - 16)
+        let r = rows[i]
+        let role: Role = r.isTotal ? .approved : r.needsAPerson && !r.value.isZero ? .unknown : r.section == .totals ? .amount : .normal
+        buf.put(labels[i], x: x + 2, y: y, role: .label, maxWidth: labelW - 1)
+        for l in lines[i].value {
+            buf.put(l, x: x + 2 + labelW, y: y, role: role, attrs: r.isTotal ? .bold : [], maxWidth: valueW)
             y += 1
         }
+        for l in lines[i].note { buf.put(l, x: x + 4, y: y, role: role, maxWidth: width - 4); y += 1 }
     }
 }
 

@@ -161,7 +161,8 @@ func batchScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     }
     let reportEnd = r.maxY - 2 - formRows
     if let report = s.batchScreen.runningReport, y < reportEnd - 1 {
-        runningReport(report, s, x: x, y: &y, maxY: reportEnd, width: w, &buf)
+        // The blank line after it is the report's: the fields keep their rows.
+        runningReport(report, s, x: x, y: &y, maxY: reportEnd - 1, width: w, &buf)
         y += 1
     }
     for (i, f) in form.fields.enumerated() where y < r.maxY - 2 {
