@@ -371,6 +371,8 @@ public struct AppState: Sendable, Hashable {
     /// The notice says what a form kept ("STAN 1, Amount € 50 kept"): it holds only while that screen's form holds that
     /// text, and goes the moment a key changes it or the screen changes (`update`).
     public var noticeAboutKept: KeptText?
+    /// Counts the notices said: a notice said before the screen changed speaks of the screen left (`update`).
+    public var noticeSerial = 0
     /// Keys pressed while the window was too small to show anything: none is acted on blind; the cashier is told how
     /// many were not taken, there and once the window is back.
     public var keysNotTaken = 0

@@ -25,7 +25,8 @@ import TillProtocol
         press(&s, .f(7))
         let uuid = "c9415588-0d0b-4d3c-9a53-2f1f0a1b2c3d"
         var e = entry(1, response: response("status=success&action=sale&amount=1250&referenceNumber=000013&clientTransactionId=\(uuid)"))
-        e.clientTransactionId = nil
+        // As the real till journals it: the controller made the reference up (a UUID) when none was typed.
+        e.clientTransactionId = uuid
         _ = update(&s, .journalLoaded([e]))
         press(&s, .enter)
         let text = view(s, size: s.size).text

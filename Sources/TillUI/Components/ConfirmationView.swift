@@ -132,7 +132,13 @@ func closeBox(_ state: inout AppState) {
 /// with the text it names (`setKeptNotice`).
 func cancelledNotice(_ state: inout AppState) {
     guard state.form.hasSelection, holdsTyping(state.screen) else { setNotice(&state, "Cancelled: nothing was done."); return }
-    setKeptNotice(&state, "Cancelled: nothing was done. " + keptWords(state.form, state) + " kept: typing replaces it.")
+    // "Typing replaces it" only where typing goes into what was kept: a refund from a journal row keeps its STAN with
+    // the cursor on Amount, where the next digits go.
+    guard let f = state.form.focused, !f.selected else {
+        setKeptNotice(&state, "Cancelled: nothing was done. " + keptWords(state.form, state) + " kept: typing replaces it.")
+        return
+    }
+    setKeptNotice(&state, "Cancelled: nothing was done. " + keptWords(state.form, state) + " kept; typing goes to \(f.label).")
 }
 
 func confirmOverlay(_ c: Confirmation, _ s: AppState, _ buf: inout ScreenBuffer) {
