@@ -104,6 +104,8 @@ import Testing
         t.waitFor("┌─ Sale: Enter charges the card ", "Shift closed. Back on Sale")
 
         reportKeyCounts(k.counts, title: "80x24 keypad shift, keypad keys only", file: "till-keypad-shift-keys.txt")
+        // docs/cashier-guide.md's keypad table.
+        #expect(k.counts.map(\.1) == [5, 8, 13, 6, 6, 3], "\(k.counts)")
     }
     /// Issue 34, "Keypad gaps", on the real binary at 80x24 with keypad keys only: the footers name no Esc or Ctrl key;
     /// on the journal KP- and KP* act (never typed into the filter) and KP- erases a filter typed; the X report says
