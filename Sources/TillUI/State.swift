@@ -293,6 +293,8 @@ public struct Pending: Sendable, Hashable {
     public var entryId: Int64?
     /// Sent from this screen (a `.performed` follows), as opposed to seen in flight (recovery's look-ups).
     public var own: Bool
+    /// The money it moves, as sent (a sale's with its tip on top): drawn large where the pane has the room.
+    public var amount: Money?
     public init(summary: String, action: Action, startedAtMs: Int64, deadlineMs: Int64? = nil, abortRequested: Bool = false,
                 entryId: Int64? = nil, own: Bool = true) {
         self.summary = summary; self.action = action; self.startedAtMs = startedAtMs; self.deadlineMs = deadlineMs; self.abortRequested = abortRequested

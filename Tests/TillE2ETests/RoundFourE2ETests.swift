@@ -134,4 +134,16 @@ import Testing
         try t.type("0")
         try t.charge(thenSee: "SALE APPROVED € 50.00")
     }
+
+    /// The "at 200×50 the amount in flight is small text": the pane (120×40 too) showed "Sale € 7.77" in one
+    /// line over an empty half. The amount with the terminal is in block digits there, as an approved verdict's is.
+    @Test(arguments: [(120, 40), (200, 50)])
+    func theAmountInFlightIsLargeWhereThereIsRoom(size: (Int, Int)) throws {
+        let t = try TillSession(width: size.0, height: size.1, args: ["--sim-speed", "0.5"])
+        try t.openShift()
+        try t.startSale("7.77")
+        let screen = t.screen()
+        let pane = screen.split(separator: "\n").map { $0.components(separatedBy: "││").dropFirst().joined() }
+        #expect(pane.filter { $0.contains("█") || $0.contains("▀") }.count >= 3, "\(screen)")
+    }
 }

@@ -447,7 +447,7 @@ import TillProtocol
         _ = update(&s, .unresolvedLoaded([entry(2, cents: 909, state: .unknown, note: "Outcome unknown.")], recovered: true))
         #expect(s.screen == .unresolved)
         press(&s, .enter)
-        #expect(s.overlay == nil && s.notice?.contains("Enter again resolves Sale € 9.09 at") == true, "\(s.notice ?? "")")
+        #expect(s.overlay == nil && s.notice?.contains("Enter again to resolve Sale € 9.09 at") == true, "\(s.notice ?? "")")
         type(&s, "1")
         let cmds = press(&s, .enter)
         #expect(!cmds.contains { if case .resolve = $0 { return true }; return false }, "\(cmds)")

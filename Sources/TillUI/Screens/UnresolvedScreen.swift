@@ -83,7 +83,7 @@ func unresolvedAction(_ state: inout AppState, _ action: KeyAction) -> [Command]
     case .submit where !state.unresolved.chosen:
         state.unresolved.chosen = true
         if let e = state.unresolved.current {
-            setNotice(&state, "Came up at start: Enter again resolves \(entryWords(e, state)), or \(state.keymap.hint(.sale)) for Sale.", error: true)
+            setNotice(&state, "Came up at start: Enter again to resolve \(entryWords(e, state)), \(state.keymap.hint(.sale)) for Sale.", error: true)
         }
     case .submit, .resolve:
         if let e = state.unresolved.current { confirmResolve(&state, e) }
