@@ -146,4 +146,18 @@ import Testing
         let pane = screen.split(separator: "\n").map { $0.components(separatedBy: "││").dropFirst().joined() }
         #expect(pane.filter { $0.contains("█") || $0.contains("▀") }.count >= 3, "\(screen)")
     }
+
+    /// Found working the keypad shift by hand: the no-shift box offered "[Enter/o/1]" and the menu said "Esc closes",
+    /// keys a keypad does not have. A keypad cashier is named the keypad's keys only.
+    @Test func theKeypadIsNamedOnlyKeypadKeysInABoxAndTheMenu() throws {
+        let t = try TillSession(args: ["--keymap", "keypad"] + fast)
+        t.waitFor("Amount", "no batch open")
+        try t.press("KP2", "KP0", "KPEnter", thenSee: "No shift open", "open shift")
+        var screen = t.screen()
+        #expect(screen.contains("[Enter/1] open shift") && !screen.contains("/o/") && !screen.contains("Esc"), "\(screen)")
+        try t.press("KP-", thenSee: "Sale: Enter charges")
+        try t.press("KP/", thenSee: "Menu: Sale", "A number chooses")
+        screen = t.screen()
+        #expect(!screen.contains("Esc"), "\(screen)")
+    }
 }

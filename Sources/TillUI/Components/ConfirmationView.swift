@@ -160,7 +160,10 @@ func confirmOverlay(_ c: Confirmation, _ s: AppState, _ buf: inout ScreenBuffer)
         // key (after the choice's number where there are several).
         let selected = c.selected == i
         let confirmKey = s.keymap.keys(for: .confirm).first.map(\.description)
-        let k = !c.isDeliberate ? (selected ? "Enter/" : "") + String(ch.key) + "/\(i + 1)"
+        // A keypad cashier has no letters: Enter and the number only (a box that moves money names its letter beside
+        // the keypad's confirm key, as before).
+        let letter = s.keymap.isKeypad ? "" : String(ch.key) + "/"
+        let k = !c.isDeliberate ? (selected ? "Enter/" : "") + letter + "\(i + 1)"
             : confirmKey.map { String(ch.key) + " or " + (c.choices.count == 1 ? $0 : "\(i + 1) \($0)") } ?? String(ch.key)
         let used = buf.put((selected ? "▸" : " ") + "[" + k + "] ", x: r.x + 2, y: y, role: .helpKey, attrs: .bold)
         buf.put(ch.label, x: r.x + 2 + used, y: y, role: .normal, maxWidth: r.width - 5 - used)

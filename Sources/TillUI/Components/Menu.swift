@@ -189,6 +189,9 @@ func menuOverlay(_ m: Menu, _ s: AppState, _ buf: inout ScreenBuffer) {
         y += 1
     }
     let close = s.keymap.keys(for: .menu).first.map { $0.description + " " } ?? ""
-    buf.put("A number chooses; \(close.isEmpty ? "" : close.trimmingWhitespace() + ", ")- or Esc closes.", x: r.x + 3, y: r.maxY - 2,
+    // A keypad cashier has no Esc: only the keys a keypad has are named.
+    let closers = s.keymap.isKeypad ? "\(close.isEmpty ? "" : close.trimmingWhitespace() + " or ")- closes."
+        : "\(close.isEmpty ? "" : close.trimmingWhitespace() + ", ")- or Esc closes."
+    buf.put("A number chooses; " + closers, x: r.x + 3, y: r.maxY - 2,
             role: .hint, maxWidth: r.width - 6)
 }
