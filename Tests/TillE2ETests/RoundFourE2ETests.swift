@@ -160,4 +160,19 @@ import Testing
         screen = t.screen()
         #expect(!screen.contains("Esc"), "\(screen)")
     }
+
+    /// The keypad's F7 F5 after a decline: the menu on the declined row offered no refund at all (the keypad has no F5).
+    /// It offers to go to the sale nearest it, which then is refunded from its own menu line.
+    @Test func theKeypadMenuOnADeclineGoesToTheSaleToRefund() throws {
+        let t = try TillSession(args: ["--keymap", "keypad"] + fast)
+        t.waitFor("Amount", "no batch open")
+        try t.press("KP3", "KPEnter", thenSee: "No shift open")
+        try t.press("KPEnter", thenSee: "BATCH OPENED")
+        try t.press("KPEnter", thenSee: "SALE APPROVED € 3.00")
+        try t.press("KP6", "KP.", "KP6", "KP6", "KPEnter", thenSee: "NOT CHARGED")
+        try t.press("KP/", "KP0", "KP6", thenSee: "Journal: current batch", "DECLINED")
+        try t.press("KP/", thenSee: "Menu: Journal", "Refund: go to the sale 3.00 of")
+        try t.press("KP1", thenSee: "Selected: sale € 3.00 of", "(/1 again)")
+        try t.press("KP/", "KP1", thenSee: "REFUND: Enter", "000001")
+    }
 }

@@ -66,9 +66,17 @@ public struct Menu: Sendable, Hashable {
             case .preAuth:
                 own = [("Paid by: next method", .action(.paymentMethod))]
             case .journal:
-                if let e = s.journalRow, e.state == .approved, e.response?.referenceNumber != nil {
+                if let e = s.journalRow, e.state == .approved, e.response?.referenceNumber != nil,
+                   e.action == .sale || e.action == .preAuth {
                     if e.action == .sale { own.append(("Refund this sale", .action(.refund))) }
                     if e.action == .preAuth { own.append(("Capture this pre-auth", .action(.capture))) }
+                } else if let e = s.journalRow, !e.state.needsAttention, s.journal.detail == nil,
+                          let i = nearestFromRow(s, .refund), s.visibleJournal[i].action == .sale {
+                    // On a row with nothing to refund (the decline the journal opens on right after it), the sale
+                    // nearest it, as F5 there selects it: a keypad cashier has no F5.
+                    let p = s.visibleJournal[i]
+                    own.append(("Refund: go to the sale " + (Format.total(p).map { $0.formatted() + " " } ?? "") + "of "
+                                + Format.hoursMinutesOfDay(p.createdAtMs, offsetMinutes: s.tzOffsetMinutes), .action(.refund)))
                 }
                 if s.journal.detail != nil { own.append(("Close the detail", .action(.submit))) }
                 else if s.journalRow != nil { own.append(("Detail of this row", .action(.submit))) }
