@@ -150,6 +150,15 @@ public enum Format {
         return what + " " + money(a, currency)
     }
 
+    /// A journal note in the cashier's words: the journal writes its notes naming entries by number ("An answer for
+    /// journal entry 12 (sale, approved) …", "… (journal entry 15)"), a programmer's identifier the screens never show
+    /// (the raw view and `till show` keep them). The number goes; what the note says of it stays.
+    public static func noteWords(_ note: String) -> String {
+        var t = note.replacingOccurrences(of: #" \(journal entry [0-9]+\)"#, with: "", options: .regularExpression)
+        t = t.replacingOccurrences(of: #"journal entry [0-9]+"#, with: "an earlier entry", options: .regularExpression)
+        return t
+    }
+
     /// The reference the cashier typed for a payment; nil where none was, and the till made one up to send
     /// (`Controller.newClientTransactionId`: a lower-case UUID, a programmer's identifier the raw view still shows).
     public static func typedReference(_ e: JournalEntry) -> String? {

@@ -72,3 +72,27 @@ import TillProtocol
         #expect(narrow.contains("654321"))
     }
 }
+
+/// Issue 34's "programmer identifiers": the journal's notes name entries by number ("An answer for journal entry 12 …",
+/// "… (journal entry 15)"); the Unresolved list, a row's detail and the result pane showed them as written.
+@Suite struct NotesInCashierWordsTests {
+    static let note = "An answer for journal entry 12 (sale, approved) that contradicts what is journaled for it: check the terminal. (journal entry 15)"
+
+    @Test func noEntryNumberInANoteOnTheScreens() {
+        let e = entry(15, cents: 909, state: .review, note: Self.note)
+        var s = readyState(size: Size(width: 120, height: 40))
+        _ = update(&s, .unresolvedLoaded([e], recovered: false))
+        press(&s, .f(8))
+        var text = NothingCutTests.flat(s)
+        #expect(!text.contains("journal entry") && text.contains("An answer for an earlier entry (sale, approved) that contradicts"), "\(text)")
+        press(&s, .f(7))
+        _ = update(&s, .journalLoaded([e]))
+        press(&s, .enter)
+        text = NothingCutTests.flat(s)
+        #expect(!text.contains("journal entry") && text.contains("check the terminal."), "\(text)")
+        var r = readyState(size: Size(width: 120, height: 40))
+        _ = update(&r, .performed(.answered(e), summary: "Sale € 9.09"))
+        text = NothingCutTests.flat(r)
+        #expect(!text.contains("journal entry") && text.contains("an earlier entry"), "\(text)")
+    }
+}

@@ -151,7 +151,7 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     row("Order", resp?.orderCode)
     row("Auth", resp?.authorisationCode)
     if e?.action == .batch { row("Batch", resp?.batchName ?? resp?.batchId) }
-    if case .unknown(let u) = res.outcome, s.unresolved.asking[u.id] == nil { row("Note", u.note, role: .warning) }
+    if case .unknown(let u) = res.outcome, s.unresolved.asking[u.id] == nil { row("Note", u.note.map(Format.noteWords), role: .warning) }
     buf.put("at " + Format.clock(res.atMs, offsetMinutes: s.tzOffsetMinutes), x: x, y: inner.maxY - 1, role: .dim, maxWidth: w)
 }
 
@@ -164,9 +164,9 @@ public func verdict(_ o: ActionOutcome) -> (String, Role, String) {
         case .approved: return (e.action == .batch ? "DONE" : "APPROVED", .approved, msg.isEmpty ? "Transaction successful." : msg)
         case .aborted: return ("ABORTED", .aborted, msg.isEmpty ? "Aborted: no money was taken." : msg)
         case .declined: return (e.action == .batch ? "FAILED" : "DECLINED", .declined, msg.isEmpty ? "Declined." : msg)
-        case .review: return ("CHECK THE TERMINAL", .unknown, e.note ?? "The answer needs checking before it counts.")
-        case .duplicate: return ("NOT CHARGED AGAIN", .unknown, e.note ?? "The terminal repeated an earlier answer.")
-        default: return ("OUTCOME UNKNOWN", .unknown, e.note ?? "Check the terminal.")
+        case .review: return ("CHECK THE TERMINAL", .unknown, e.note.map(Format.noteWords) ?? "The answer needs checking before it counts.")
+        case .duplicate: return ("NOT CHARGED AGAIN", .unknown, e.note.map(Format.noteWords) ?? "The terminal repeated an earlier answer.")
+        default: return ("OUTCOME UNKNOWN", .unknown, e.note.map(Format.noteWords) ?? "Check the terminal.")
         }
     case .unknown(let e):
         _ = e

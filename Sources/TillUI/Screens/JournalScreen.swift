@@ -538,7 +538,7 @@ func cashierDetailRows(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
     if e.action == .batch { add("Batch", (resp?.batchName ?? resp?.batchId).map(safe)) }
     add("Shift", (e.batchName ?? e.batchId).map(safe))
     add("Terminal id", resp?.tid.map(safe))
-    add("Note", e.note.map(safe), .warning)
+    add("Note", e.note.map { safe(Format.noteWords($0)) }, .warning)
     return rows
 }
 

@@ -163,7 +163,7 @@ func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         let units = [String(Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).suffix(11)), Format.actionName(e.action),
                      Format.total(e).map { $0.formatted() } ?? "", elsewhere ? "IN PROGRESS" : Format.stateName(e)]
         let why = s.unresolved.asking[e.id] != nil ? "Asking the terminal… do not charge it again meanwhile."
-            : elsewhere ? "In progress on another till, which waits for the terminal's answer." : e.note
+            : elsewhere ? "In progress on another till, which waits for the terminal's answer." : e.note.map(Format.noteWords)
         return (wrapUnits(units, width: w), why.map { wrap($0, width: max(10, w - 2)) } ?? [])
     }
     let entries = s.unresolved.entries
