@@ -86,7 +86,7 @@ public struct RefundLinks: Sendable, Hashable {
         public var sentence: String {
             switch self {
             case .alreadyCaptured(let c):
-                return "The pre-auth was captured already (journal entry \(c.id)\(c.charged.map { ", " + $0.description } ?? "")): "
+                return "The pre-auth was captured already\(c.charged.map { " (" + $0.description + ")" } ?? ""): "
                     + "a second capture is refused by the terminal, or charges twice."
             case .moreThanThePreAuth(let asked, let pre):
                 return "A capture of \(asked) is more than the pre-auth of \(pre)."

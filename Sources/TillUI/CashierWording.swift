@@ -365,11 +365,11 @@ public enum CashierWording {
         case .resolved:
             let not = e.action.movesMoney ? "not " + e.action.reportRole.moneyVerb : "not done"
             return Verdict(role: .dim, mark: "✗", word: "SETTLED", headline: not.uppercased(),
-                           sentence: "Settled as \(not) after the outcome was unknown" + (e.note.map { ": " + $0 } ?? "."))
+                           sentence: "Settled as \(not) after the outcome was unknown" + (e.note.map { ": " + Format.noteWords($0) } ?? "."))
         case .review:
             // The journal's note says why (another amount, an answer that named no payment, a field given twice …).
             return Verdict(role: .unknown, mark: "?", word: "REVIEW", headline: "NEEDS REVIEW",
-                           sentence: (e.note.map { $0 + " " } ?? "The terminal's answer does not match what was asked. ")
+                           sentence: (e.note.map { Format.noteWords($0) + " " } ?? "The terminal's answer does not match what was asked. ")
                             + "Settle it on the Unresolved screen once checked.")
         case .duplicate:
             return Verdict(role: .dim, mark: "✓", word: "RECORDED", headline: "ALREADY RECORDED",

@@ -102,7 +102,7 @@ public enum Format {
 
     /// Everything a journal filter can match, lower-cased.
     public static func searchText(_ e: JournalEntry) -> String {
-        var parts: [String] = ["#\(e.id)", actionName(e.action), stateName(e).lowercased()]
+        var parts: [String] = [actionName(e.action), stateName(e).lowercased()]
         if let a = e.amount { parts.append(a.formatted()); parts.append(a.formatted(decimalSeparator: ",")) }
         if let t = e.tipAmount { parts.append(t.formatted()) }
         if let c = e.clientTransactionId { parts.append(c) }
@@ -148,6 +148,28 @@ public enum Format {
         // What the card pays (a tip on top included): the figure a cashier compares with the terminal's screen.
         guard let a = total(e) else { return what }
         return what + " " + money(a, currency)
+    }
+
+    /// A journal note in the cashier's words: the journal writes its notes naming entries by number ("An answer for
+    /// journal entry 12 (sale, approved) …", "… (journal entry 15)"), a programmer's identifier the screens never show
+    /// (the raw view and `till show` keep them). The number goes; what the note says of it stays.
+    public static func noteWords(_ note: String) -> String {
+        var t = note.replacingOccurrences(of: #" \(journal entry [0-9]+\)"#, with: "", options: .regularExpression)
+        t = t.replacingOccurrences(of: #"journal entry [0-9]+"#, with: "an earlier entry", options: .regularExpression)
+        return t
+    }
+
+    /// The reference the cashier typed for a payment; nil where none was, and the till made one up to send
+    /// (`Controller.newClientTransactionId`: a lower-case UUID, a programmer's identifier the raw view still shows).
+    public static func typedReference(_ e: JournalEntry) -> String? {
+        guard let r = e.clientTransactionId, !r.isEmpty else { return nil }
+        let made = r.count == 36 && r.enumerated().allSatisfy { i, c in [8, 13, 18, 23].contains(i) ? c == "-" : c.isHexDigit && !c.isUppercase }
+        return made ? nil : r
+    }
+
+    /// A journaled request named as a cashier knows it: `Sale € 13.13 at 10:31` (never the journal's entry number).
+    public static func entryName(_ e: JournalEntry, currency: String = "€", offsetMinutes: Int) -> String {
+        entrySummary(e, currency: currency) + " at " + hoursMinutesOfDay(e.createdAtMs, offsetMinutes: offsetMinutes)
     }
 
     /// What is in flight when this screen did not send it (start-up recovery's look-ups, another till).

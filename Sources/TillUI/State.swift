@@ -293,6 +293,8 @@ public struct Pending: Sendable, Hashable {
     public var entryId: Int64?
     /// Sent from this screen (a `.performed` follows), as opposed to seen in flight (recovery's look-ups).
     public var own: Bool
+    /// The money it moves, as sent (a sale's with its tip on top): drawn large where the pane has the room.
+    public var amount: Money?
     public init(summary: String, action: Action, startedAtMs: Int64, deadlineMs: Int64? = nil, abortRequested: Bool = false,
                 entryId: Int64? = nil, own: Bool = true) {
         self.summary = summary; self.action = action; self.startedAtMs = startedAtMs; self.deadlineMs = deadlineMs; self.abortRequested = abortRequested
@@ -359,6 +361,8 @@ public struct AppState: Sendable, Hashable {
     /// The notice says what a form kept ("STAN 1, Amount € 50 kept"): it holds only while that screen's form holds that
     /// text, and goes the moment a key changes it or the screen changes (`update`).
     public var noticeAboutKept: KeptText?
+    /// Counts the notices said: a notice said before the screen changed speaks of the screen left (`update`).
+    public var noticeSerial = 0
     /// Keys pressed while the window was too small to show anything: none is acted on blind; the cashier is told how
     /// many were not taken, there and once the window is back.
     public var keysNotTaken = 0

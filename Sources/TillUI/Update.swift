@@ -15,7 +15,12 @@ public func initialCommands(_ state: inout AppState) -> [Command] {
 
 /// Applies one message to the state and returns the commands it asks for. Pure: no I/O, no clock.
 public func update(_ state: inout AppState, _ msg: Msg) -> [Command] {
+    let (screen, serial) = (state.screen, state.noticeSerial)
     let commands = apply(&state, msg)
+    // A notice said on a screen the cashier has left speaks of that screen ("type the sale's STAN here" under the Batch
+    // screen): it goes. One said by this very message stays (the screen it was said for is the one shown), and so does
+    // one about the payment in flight, which is no screen's.
+    if state.screen != screen, state.noticeSerial == serial, !state.noticeEndsWithFlight { clearNotice(&state) }
     closeBoxNoLongerTrue(&state)
     if let k = state.noticeAboutKept, k.screen != state.screen || k.texts != state.form.fields.map(\.text) { clearNotice(&state) }
     return commands
@@ -37,7 +42,7 @@ func closeBoxNoLongerTrue(_ state: inout AppState) {
     case .unresolvedEntry(let id):
         guard !state.unresolved.entries.contains(where: { $0.id == id }) else { return }
         state.overlay = nil
-        setNotice(&state, "#\(id) was settled meanwhile: nothing to resolve.")
+        setNotice(&state, "That payment was settled meanwhile: nothing to resolve.")
     }
 }
 
@@ -153,13 +158,18 @@ func apply(_ state: inout AppState, _ msg: Msg) -> [Command] {
         }
         return []
     case .resolved(let id, let charged, let error):
+        // Named as the cashier knows it (the entry is still on the list it was marked from).
+        func named(_ id: Int64) -> String {
+            state.unresolved.entries.first { $0.id == id }.map { Format.entryName($0, currency: state.currency, offsetMinutes: state.tzOffsetMinutes) }
+                ?? "The payment"
+        }
         if let error {
             // Refused: the "charged" it was taken for (a new sale of its amount asks first) is not true either.
             state.foundCharged.removeAll { $0.entry.id == id }
-            setNotice(&state, "#\(id) not marked: " + error, error: true)
+            setNotice(&state, "\(named(id)) not marked: " + error, error: true)
             return []
         }
-        setNotice(&state, charged ? "#\(id) marked charged: it counts." : "#\(id) marked resolved: not charged.")
+        setNotice(&state, named(id) + (charged ? " marked charged: it counts." : " marked resolved: not charged."))
         // The result pane's "CHECK THE TERMINAL" about that payment is answered now: it gives way.
         if state.result?.outcome.entry?.id == id { state.result = nil }
         var cmds: [Command] = [.loadUnresolved]
@@ -179,6 +189,7 @@ public func update(_ state: AppState, _ msg: Msg) -> (AppState, [Command]) {
 
 func setNotice(_ s: inout AppState, _ text: String, error: Bool = false) {
     s.notice = text
+    s.noticeSerial &+= 1
     s.noticeIsError = error
     s.noticeEndsWithFlight = false
     s.noticeAboutKept = nil

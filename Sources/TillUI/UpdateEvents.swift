@@ -27,7 +27,7 @@ func handleEvent(_ state: inout AppState, _ e: ControllerEvent) -> [Command] {
     case .changed(let e):
         // As a recovery, then said for what it is: the terminal overturned what was journaled (a person's mark).
         let cmds = recoveredEvent(&state, e)
-        setNotice(&state, "CHECK THE TERMINAL: its own answer changed #\(e.id): \(Format.entrySummary(e, currency: state.currency)) "
+        setNotice(&state, "CHECK THE TERMINAL: its own answer changed a mark: \(Format.entryName(e, currency: state.currency, offsetMinutes: state.tzOffsetMinutes)) "
                   + CashierWording.foundWords(e) + ".", error: true)
         return cmds
     case .journalProblem(let m):
@@ -226,10 +226,23 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         // Enter, typed by habit, are a sale, never a second hold or refund. The cashier did not choose to come back:
         // an amount left there from before (a decline's, kept for another card) goes, so Enter by habit charges nothing.
         if let f = state.forms[state.homeScreen], f.life == .kept { state.forms[state.homeScreen] = Form.blank(state.homeScreen) }
+        // The next customer's amount typed on Pre-auth while it was with the terminal goes with the cashier, as typed
+        // (not selected: the next digit goes on): left behind, Enter on an empty Sale did nothing and F3 later found it.
+        let ahead = from == .preAuth ? state.forms[.preAuth].flatMap { $0.life == .nextCustomer && !$0[.amount].isEmpty ? $0 : nil } : nil
+        if ahead != nil { state.forms[.preAuth] = Form.blank(.preAuth) }
         cmds += go(&state, state.homeScreen)
+        if let ahead, state.forms[state.homeScreen]?.hasText != true {
+            var f = Form.blank(state.homeScreen)
+            f[.amount] = ahead[.amount]
+            f[.clientTransactionId] = ahead[.clientTransactionId]
+            f.life = .nextCustomer
+            f.focus = f.index(of: .amount) ?? 0
+            state.forms[state.homeScreen] = f
+        }
         let done = from == .preAuth ? "Pre-auth" : from == .capture ? "Capture" : "Refund"
+        let typed = ahead.map { " with the \(state.currency) \($0[.amount]) typed meanwhile" } ?? ""
         // Said while it is true: it goes once the cashier leaves the screen or types there (`setKeptNotice`).
-        setKeptNotice(&state, "\(done) done: back on \(state.homeScreen.title). Enter sends a \(state.homeScreen == .sale ? "SALE" : "PRE-AUTH").")
+        setKeptNotice(&state, "\(done) done: back on \(state.homeScreen.title)\(typed). Enter sends a \(state.homeScreen == .sale ? "SALE" : "PRE-AUTH").")
     }
     let needsAttention = outcome.journalEntry.map { $0.state.needsAttention } ?? false
     let listed = outcome.journalEntry.map { e in state.unresolved.entries.contains { $0.id == e.id } } ?? false

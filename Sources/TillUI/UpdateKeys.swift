@@ -213,6 +213,7 @@ func send(_ state: inout AppState, _ r: Request, confirming: Set<Int64> = []) ->
     }
     let summary = Format.summary(r, currency: state.currency, tipStyle: state.tipStyle)
     state.pending = Pending(summary: summary, action: r.action, startedAtMs: state.nowMs)
+    state.pending?.amount = Format.charged(r, state.tipStyle) ?? r.asked.amount
     state.notice = nil
     state.lastRequest = r
     if let screen = paymentScreen(r), let key = PaymentScreen.stateKey(screen) {

@@ -27,13 +27,15 @@ final class TillSession {
     /// (end of file or an error reading it) can tell it the terminal is gone. `wrapper`: a command that starts till
     /// (strace, to see its writes from the first); `tillPid` is then the wrapper's.
     init(width: Int = 80, height: Int = 24, args: [String] = [], env: [String: String] = [:], ignoreHangup: Bool = false,
-         wrapper: [String] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+         wrapper: [String] = [], journalSubdirectory: String = "", sourceLocation: SourceLocation = #_sourceLocation) throws {
         let id = UUID().uuidString.prefix(8).lowercased()
         socket = "till-e2e-\(getpid())-\(id)"
         name = "till-\(id)"
         dir = NSTemporaryDirectory() + "till-e2e-" + id
         try FileManager.default.createDirectory(atPath: dir + "/config", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: dir + "/data", withIntermediateDirectories: true)
+        journalPath = dir + journalSubdirectory + "/journal.sqlite"
+        try FileManager.default.createDirectory(atPath: dir + journalSubdirectory, withIntermediateDirectories: true)
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             throw E2EError("no till binary at \(Self.binary): run `swift build --product till` first")
         }
@@ -50,6 +52,8 @@ final class TillSession {
     }
 
     private let envText: String
+    /// The journal's path: in the test's directory, or deeper (`journalSubdirectory`).
+    let journalPath: String
     private let ignoreHangup: Bool
     private let wrapper: [String]
     private var pidFile: String { dir + "/till.pid" }
@@ -57,7 +61,7 @@ final class TillSession {
     /// The pane's command: an inner shell writes its pid, then becomes env, then till (the pid is till's);
     /// the outer shell shows the exit status and keeps the pane open.
     private func paneCommand(_ args: [String]) -> String {
-        let argText = (["--journal", dir + "/journal.sqlite"] + args).map(Self.quote).joined(separator: " ")
+        let argText = (["--journal", journalPath] + args).map(Self.quote).joined(separator: " ")
         let program = (wrapper + [Self.binary]).map(Self.quote).joined(separator: " ")
         let start = "echo $$ > \(Self.quote(pidFile)); exec env \(envText) \(program) \(argText)"
         return (ignoreHangup ? "trap '' HUP; " : "")

@@ -447,7 +447,7 @@ import TillProtocol
         _ = update(&s, .unresolvedLoaded([entry(2, cents: 909, state: .unknown, note: "Outcome unknown.")], recovered: true))
         #expect(s.screen == .unresolved)
         press(&s, .enter)
-        #expect(s.overlay == nil && s.notice?.contains("Enter again to resolve #2") == true, "\(s.notice ?? "")")
+        #expect(s.overlay == nil && s.notice?.contains("Enter again to resolve Sale € 9.09 at") == true, "\(s.notice ?? "")")
         type(&s, "1")
         let cmds = press(&s, .enter)
         #expect(!cmds.contains { if case .resolve = $0 { return true }; return false }, "\(cmds)")
@@ -456,10 +456,10 @@ import TillProtocol
         _ = update(&s, .key(.esc)); press(&s, .f(8))
         press(&s, .enter)
         guard case .confirm(let c)? = s.overlay else { Issue.record("no box"); return }
-        #expect(c.title.hasPrefix("Resolve #2"))
+        #expect(c.title.hasPrefix("Resolve Sale € 9.09 at"), "\(c.title)")
         // Settled meanwhile (recovery, another till): the box goes.
         _ = update(&s, .unresolvedLoaded([], recovered: false))
-        #expect(s.overlay == nil && s.notice?.contains("#2 was settled meanwhile") == true, "\(s.notice ?? "")")
+        #expect(s.overlay == nil && s.notice?.contains("was settled meanwhile") == true, "\(s.notice ?? "")")
     }
 
     /// Found by an outside cashier: a "charged" mark the service refused (the sale was still in flight) was remembered,
@@ -729,7 +729,7 @@ import TillProtocol
         _ = update(&s, .journalLoaded([marked]))
         press(&s, .f(5))
         #expect(s.screen == .journal)
-        #expect(s.notice?.contains("#1 has no STAN") == true && s.notice?.contains("refund it on the terminal") == true, "\(s.notice ?? "")")
+        #expect(s.notice?.contains("Sale € 9.09 at") == true && s.notice?.contains("has no STAN") == true && s.notice?.contains("refund it on the terminal") == true, "\(s.notice ?? "")")
     }
 
     /// Found by a cashier in tmux: a STAN typed into the refund's Amount field (`000009`) was read as 9.00, and a busy

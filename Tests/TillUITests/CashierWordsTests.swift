@@ -25,7 +25,8 @@ import TillProtocol
         press(&s, .f(7))
         let uuid = "c9415588-0d0b-4d3c-9a53-2f1f0a1b2c3d"
         var e = entry(1, response: response("status=success&action=sale&amount=1250&referenceNumber=000013&clientTransactionId=\(uuid)"))
-        e.clientTransactionId = nil
+        // As the real till journals it: the controller made the reference up (a UUID) when none was typed.
+        e.clientTransactionId = uuid
         _ = update(&s, .journalLoaded([e]))
         press(&s, .enter)
         let text = view(s, size: s.size).text
@@ -69,5 +70,29 @@ import TillProtocol
         let narrow = journal(Size(width: 80, height: 24))
         #expect(!narrow.contains("478212"), "\(narrow)")
         #expect(narrow.contains("654321"))
+    }
+}
+
+/// Issue 34's "programmer identifiers": the journal's notes name entries by number ("An answer for journal entry 12 …",
+/// "… (journal entry 15)"); the Unresolved list, a row's detail and the result pane showed them as written.
+@Suite struct NotesInCashierWordsTests {
+    static let note = "An answer for journal entry 12 (sale, approved) that contradicts what is journaled for it: check the terminal. (journal entry 15)"
+
+    @Test func noEntryNumberInANoteOnTheScreens() {
+        let e = entry(15, cents: 909, state: .review, note: Self.note)
+        var s = readyState(size: Size(width: 120, height: 40))
+        _ = update(&s, .unresolvedLoaded([e], recovered: false))
+        press(&s, .f(8))
+        var text = NothingCutTests.flat(s)
+        #expect(!text.contains("journal entry") && text.contains("An answer for an earlier entry (sale, approved) that contradicts"), "\(text)")
+        press(&s, .f(7))
+        _ = update(&s, .journalLoaded([e]))
+        press(&s, .enter)
+        text = NothingCutTests.flat(s)
+        #expect(!text.contains("journal entry") && text.contains("check the terminal."), "\(text)")
+        var r = readyState(size: Size(width: 120, height: 40))
+        _ = update(&r, .performed(.answered(e), summary: "Sale € 9.09"))
+        text = NothingCutTests.flat(r)
+        #expect(!text.contains("journal entry") && text.contains("an earlier entry"), "\(text)")
     }
 }

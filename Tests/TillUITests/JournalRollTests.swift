@@ -34,9 +34,11 @@ import TillProtocol
         view(s, size: s.size).text.split(separator: "\n").map(String.init).first { $0.hasPrefix("│ \(hhmm) ") } ?? ""
     }
 
+    /// The list's row of entry `id`, found by its STAN (the list shows no entry numbers).
     static func row(_ s: AppState, _ id: Int64) -> String {
+        guard let stan = s.journal.entries.first(where: { $0.id == id })?.response?.referenceNumber else { return "" }
         let text = view(s, size: s.size).text.split(separator: "\n").map(String.init)
-        return text.first { $0.hasPrefix("│ \(id) ") } ?? ""
+        return text.first { $0.contains(stan) } ?? ""
     }
 
     // MARK: - Refunds linked to their sale
@@ -48,7 +50,7 @@ import TillProtocol
         var wide = Self.journal(entries, size: Size(width: 120, height: 40))
         // 120 columns: the STAN, then as much of the link as fits.
         #expect(Self.row(wide, 2).contains("222222 of 22.00 sale 10:31"), "\(Self.row(wide, 2))")
-        #expect(Self.row(wide, 1).contains("111111 9.50 left"), "\(Self.row(wide, 1))")    // the declined refund gave nothing back
+        #expect(Self.row(wide, 1).contains("111111 part refunded, 9.50 left"), "\(Self.row(wide, 1))")    // the declined refund gave nothing back
         // 80 columns: what fits.
         var s = Self.journal(entries)
         // 80 columns: rows start with their time (10:40 the refund, 10:31 the sale), the entry number is in the detail.

@@ -31,7 +31,7 @@ import TillProtocol
         #expect(row.contains("PART REF") && row.contains("111111"), "\(row)")
         let wide = JournalRollTests.journal(entries, size: Size(width: 120, height: 40))
         let wideRow = JournalRollTests.row(wide, 1)
-        #expect(wideRow.contains("111111 9.50 left"), "\(wideRow)")
+        #expect(wideRow.contains("111111 part refunded, 9.50 left"), "\(wideRow)")
         // Refunded in full: no "part".
         let full = JournalRollTests.journal([JournalRollTests.sale, JournalRollTests.refund(2, cents: 2200, at: fixedNow - 20 * 60_000)])
         let fullRow = JournalRollTests.rowAt(full, "10:31")

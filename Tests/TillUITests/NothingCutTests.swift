@@ -51,7 +51,7 @@ import TillProtocol
         for _ in 0..<7 { press(&s, .down) }
         let text = Self.flat(s)
         #expect(s.unresolved.selected == 7)
-        #expect(text.contains("#8 ") && text.contains("more above"), "\(view(s, size: s.size).text)")
+        #expect(text.contains("10.08") && text.contains("more above"), "\(view(s, size: s.size).text)")
         #expect(text.contains(note.split(separator: " ").joined(separator: " ")), "the selected row's note is cut: \(view(s, size: s.size).text)")
     }
 

@@ -45,7 +45,7 @@ import TillProtocol
         let rows = text.split(separator: "\n").map(String.init)
         guard let saleRow = rows.first(where: { $0.contains("654321") && $0.contains("13.75") }),
               let refundRow = rows.first(where: { $0.contains("654322") }) else { Issue.record("rows missing:\n\(text)"); return }
-        #expect(saleRow.contains("Visa …7417") && saleRow.contains("654321 8.75 left"), "\(saleRow)")
+        #expect(saleRow.contains("Visa …7417") && saleRow.contains("654321 part refunded, 8.75 left"), "\(saleRow)")
         #expect(refundRow.contains("Visa …7417") && refundRow.contains("654322 of 13.75 sale 11:00"), "\(refundRow)")
     }
 }

@@ -132,7 +132,13 @@ func closeBox(_ state: inout AppState) {
 /// with the text it names (`setKeptNotice`).
 func cancelledNotice(_ state: inout AppState) {
     guard state.form.hasSelection, holdsTyping(state.screen) else { setNotice(&state, "Cancelled: nothing was done."); return }
-    setKeptNotice(&state, "Cancelled: nothing was done. " + keptWords(state.form, state) + " kept: typing replaces it.")
+    // "Typing replaces it" only where typing goes into what was kept: a refund from a journal row keeps its STAN with
+    // the cursor on Amount, where the next digits go.
+    guard let f = state.form.focused, !f.selected else {
+        setKeptNotice(&state, "Cancelled: nothing was done. " + keptWords(state.form, state) + " kept: typing replaces it.")
+        return
+    }
+    setKeptNotice(&state, "Cancelled: nothing was done. " + keptWords(state.form, state) + " kept; typing goes to \(f.label).")
 }
 
 func confirmOverlay(_ c: Confirmation, _ s: AppState, _ buf: inout ScreenBuffer) {
@@ -154,7 +160,10 @@ func confirmOverlay(_ c: Confirmation, _ s: AppState, _ buf: inout ScreenBuffer)
         // key (after the choice's number where there are several).
         let selected = c.selected == i
         let confirmKey = s.keymap.keys(for: .confirm).first.map(\.description)
-        let k = !c.isDeliberate ? (selected ? "Enter/" : "") + String(ch.key) + "/\(i + 1)"
+        // A keypad cashier has no letters: Enter and the number only (a box that moves money names its letter beside
+        // the keypad's confirm key, as before).
+        let letter = s.keymap.isKeypad ? "" : String(ch.key) + "/"
+        let k = !c.isDeliberate ? (selected ? "Enter/" : "") + letter + "\(i + 1)"
             : confirmKey.map { String(ch.key) + " or " + (c.choices.count == 1 ? $0 : "\(i + 1) \($0)") } ?? String(ch.key)
         let used = buf.put((selected ? "▸" : " ") + "[" + k + "] ", x: r.x + 2, y: y, role: .helpKey, attrs: .bold)
         buf.put(ch.label, x: r.x + 2 + used, y: y, role: .normal, maxWidth: r.width - 5 - used)

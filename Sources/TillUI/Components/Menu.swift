@@ -66,9 +66,17 @@ public struct Menu: Sendable, Hashable {
             case .preAuth:
                 own = [("Paid by: next method", .action(.paymentMethod))]
             case .journal:
-                if let e = s.journalRow, e.state == .approved, e.response?.referenceNumber != nil {
-                    if e.action == .sale { own.append(("Refund this sale", .action(.refund))) }
+                if let e = s.journalRow, e.state == .approved, e.response?.referenceNumber != nil,
+                   e.action.refundable || e.action.capturable {
+                    if e.action.refundable { own.append(("Refund this sale", .action(.refund))) }
                     if e.action.capturable { own.append(("Capture this pre-auth", .action(.capture))) }
+                } else if let e = s.journalRow, !e.state.needsAttention, s.journal.detail == nil,
+                          let i = nearestFromRow(s, .refund), s.visibleJournal[i].action == .sale {
+                    // On a row with nothing to refund (the decline the journal opens on right after it), the sale
+                    // nearest it, as F5 there selects it: a keypad cashier has no F5.
+                    let p = s.visibleJournal[i]
+                    own.append(("Refund: go to the sale " + (Format.total(p).map { $0.formatted() + " " } ?? "") + "of "
+                                + Format.hoursMinutesOfDay(p.createdAtMs, offsetMinutes: s.tzOffsetMinutes), .action(.refund)))
                 }
                 if s.journal.detail != nil { own.append(("Close the detail", .action(.submit))) }
                 else if s.journalRow != nil { own.append(("Detail of this row", .action(.submit))) }
@@ -189,6 +197,9 @@ func menuOverlay(_ m: Menu, _ s: AppState, _ buf: inout ScreenBuffer) {
         y += 1
     }
     let close = s.keymap.keys(for: .menu).first.map { $0.description + " " } ?? ""
-    buf.put("A number chooses; \(close.isEmpty ? "" : close.trimmingWhitespace() + ", ")- or Esc closes.", x: r.x + 3, y: r.maxY - 2,
+    // A keypad cashier has no Esc: only the keys a keypad has are named.
+    let closers = s.keymap.isKeypad ? "\(close.isEmpty ? "" : close.trimmingWhitespace() + " or ")- closes."
+        : "\(close.isEmpty ? "" : close.trimmingWhitespace() + ", ")- or Esc closes."
+    buf.put("A number chooses; " + closers, x: r.x + 3, y: r.maxY - 2,
             role: .hint, maxWidth: r.width - 6)
 }

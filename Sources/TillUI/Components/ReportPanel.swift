@@ -5,7 +5,7 @@ import TillModel
 func handleReportKey(_ state: inout AppState, _ panel: ReportPanel, _ key: Key) -> [Command] {
     var p = panel
     let lines = p.report.reportLines(state.reportFormat, store: state.storeSync).count
-    let page = Layout(state.size).reportPage
+    let page = reportPage(p, Layout(state.size))
     let maxScroll = max(0, lines - page)
     // A keypad cashier's `-` closes the report, as it closes the menu and goes back in a box (scrolling up is `-`
     // elsewhere; here the report is read from its top, `+` scrolls down).
@@ -111,7 +111,8 @@ func reportOverlay(_ p: ReportPanel, _ s: AppState, _ buf: inout ScreenBuffer) {
     buf.fill(r, role: .normal)
     buf.box(r, title: p.report.title)
     let lines = p.report.reportLines(s.reportFormat, store: s.storeSync)
-    let page = layout.reportPage
+    let saved = exportLines(p, width: r.width - 4)
+    let page = reportPage(p, layout)
     var y = r.y + 1
     for l in lines.dropFirst(p.scroll).prefix(page) {
         let role = reportRole(l.kind)
@@ -129,9 +130,32 @@ func reportOverlay(_ p: ReportPanel, _ s: AppState, _ buf: inout ScreenBuffer) {
         keys = "\(s.keymap.hint(.submit))/\(s.keymap.hint(.cancel)) close  \(s.keymap.hint(.export)) CSV  \(s.keymap.hint(.menu)) menu" + more
     }
     buf.put(keys, x: r.x + 2, y: r.maxY - 2, role: .hint, maxWidth: r.width - 4)
-    if let first = p.exported.first, let slash = first.lastIndex(of: "/") {
-        let dir = String(first[..<slash])
-        buf.put("Saved \(p.exported.count) CSV file\(p.exported.count == 1 ? "" : "s") in \(dir)/", x: r.x + 2, y: r.maxY - 3,
-                role: .approved, maxWidth: r.width - 4)
+    for (i, l) in saved.enumerated() {
+        buf.put(l, x: r.x + 2, y: r.maxY - 2 - saved.count + i, role: .approved, maxWidth: r.width - 4)
     }
+}
+
+/// Report lines shown at once: the layout's page, less the lines the export's "Saved …" takes beyond its one.
+func reportPage(_ p: ReportPanel, _ layout: Layout) -> Int {
+    max(1, layout.reportPage - max(0, exportLines(p, width: layout.overlay.width - 4).count - 1))
+}
+
+/// Where the export went, whole, in `width` columns: the folder (shortened in its middle where it does not fit,
+/// "/home/…/till/exports/"), then each file's name on its own line (its middle shortened only where even that does
+/// not fit, its end kept). A cashier is asked for the file by its name.
+func exportLines(_ p: ReportPanel, width: Int) -> [String] {
+    guard let first = p.exported.first, let slash = first.lastIndex(of: "/") else { return [] }
+    let dir = String(first[...slash])
+    let head = "Saved \(p.exported.count) CSV file\(p.exported.count == 1 ? "" : "s") in "
+    let names = p.exported.map { path in path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path }
+    return [head + middleShortened(dir, width: width - head.displayWidth)] + names.map { "  " + middleShortened($0, width: width - 2) }
+}
+
+/// `text` whole where it fits in `width` columns, else its start and end with "…" between (a path's end, the file,
+/// is what is looked for).
+func middleShortened(_ text: String, width: Int) -> String {
+    guard text.count > width, width > 3 else { return text }
+    let keep = width - 1
+    let tail = keep * 2 / 3, start = keep - tail
+    return String(text.prefix(start)) + "…" + String(text.suffix(tail))
 }

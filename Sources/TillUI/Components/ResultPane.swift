@@ -13,6 +13,17 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         // What is with the terminal, whole (its STAN or order code ends it): wrapped over two lines where it is long.
         for l in wrap(p.summary, width: w).prefix(2) { buf.put(l, x: x, y: y, role: .amount, attrs: .bold, maxWidth: w); y += 1 }
         y += 1
+        // Where the pane is large (as for a verdict), the amount with the terminal in block digits: the figure the
+        // customer checks on the terminal's screen, read from across the counter.
+        if inner.height >= 30, let amount = p.amount,
+           let big = BigText.fit([Format.money(amount, s.currency)], maxWidth: inner.width, maxHeight: BigText.height(.large)) {
+            for l in big.lines {
+                buf.put(String(repeating: " ", count: max(0, (inner.width - l.count) / 2)) + l, x: inner.x, y: y, role: .amount, attrs: .bold,
+                        maxWidth: inner.width)
+                y += 1
+            }
+            y += 1
+        }
         let elapsed = s.nowMs - p.startedAtMs
         let frame = spinnerFrames[Int((max(0, elapsed) / 100) % Int64(spinnerFrames.count))]
         buf.put(frame + (p.deadlineMs == nil ? " Sending…" : " Waiting for the terminal"), x: x, y: y, role: .inFlight, attrs: .bold, maxWidth: w); y += 1
@@ -140,6 +151,6 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     row("Order", resp?.orderCode)
     row("Auth", resp?.authorisationCode)
     if e?.action == .batch { row("Batch", resp?.batchName ?? resp?.batchId) }
-    if case .unknown(let u) = res.outcome, s.unresolved.asking[u.id] == nil { row("Note", u.note, role: .warning) }
+    if case .unknown(let u) = res.outcome, s.unresolved.asking[u.id] == nil { row("Note", u.note.map(Format.noteWords), role: .warning) }
     buf.put("at " + Format.clock(res.atMs, offsetMinutes: s.tzOffsetMinutes), x: x, y: inner.maxY - 1, role: .dim, maxWidth: w)
 }

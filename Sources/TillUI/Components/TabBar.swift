@@ -10,7 +10,7 @@ func screenTitle(_ s: AppState) -> String {
     case .refund: return "REFUND: Enter gives money BACK"
     case .batch: return "Batch (shift)"
     case .journal:
-        if let d = s.journal.detail { return "Journal #\(d.id)" }
+        if let d = s.journal.detail { return "Journal: " + Format.entryName(d, currency: s.currency, offsetMinutes: s.tzOffsetMinutes) }
         return "Journal: " + (s.journal.allBatches ? "all batches" : "current batch")
     case .unresolved: return "Unresolved transactions"
     case .admin: return "Terminal settings (shop owner)"
@@ -20,12 +20,21 @@ func screenTitle(_ s: AppState) -> String {
 func tabBar(_ s: AppState, _ buf: inout ScreenBuffer) {
     let w = buf.size.width
     buf.fill(Rect(x: 0, y: 0, width: w, height: 1), role: .tab)
-    let wide = w >= 100
+    // Training mode is on the bar wherever it fits beside every tab (from 100 columns, whatever the keymap): the tabs
+    // give up their padding and the "till" title before it goes (at 80 columns the status line says it alone).
+    let short = " TRAINING "
+    let screens = Screen.allCases.filter { $0 != .admin }
+    func labels(_ padded: Bool) -> [String] {
+        screens.map { (padded ? " " : "") + tabKey(s, .go($0), $0.action) + " " + $0.title + (padded ? " " : "") }
+    }
+    func width(_ padded: Bool) -> Int { (padded ? 6 : 0) + labels(padded).reduce(0) { $0 + $1.displayWidth + 1 } }
+    let reserve = s.isTraining ? short.count : 0
+    var wide = w >= 100
+    if wide, width(true) + reserve > w, width(false) + reserve <= w { wide = false }
     var x = 0
     if wide { x += buf.put(" till ", x: x, y: 0, role: .title, attrs: .bold) }
     // The admin screen has no tab: it is opened behind a confirmation (its key is in the help).
-    for screen in Screen.allCases where screen != .admin {
-        let label = (wide ? " " : "") + tabKey(s, .go(screen), screen.action) + " " + screen.title + (wide ? " " : "")
+    for (screen, label) in zip(screens, labels(wide)) {
         let role: Role = screen == s.screen ? .tabActive : .tab
         if x + label.count > w { break }
         x += buf.put(label, x: x, y: 0, role: role, attrs: screen == s.screen ? .bold : [])
@@ -35,10 +44,9 @@ func tabBar(_ s: AppState, _ buf: inout ScreenBuffer) {
     if s.isTraining {
         // Whatever the width: a demo never passes for money.
         let t = " TRAINING: no money moves "
-        let short = " TRAINING "
         let label = x + t.count <= w ? t : short
         if x + label.count <= w { buf.put(label, x: w - label.count, y: 0, role: .statusAlert, attrs: [.bold, .reverse]) }
-    } else if wide, x + help.count <= w { buf.put(help, x: w - help.count, y: 0, role: .tab) }
+    } else if w >= 100, x + help.count <= w { buf.put(help, x: w - help.count, y: 0, role: .tab) }
 }
 
 /// How the tab bar names the key to `command`: the action's key; for a keypad cashier (no F-keys) the keypad key the

@@ -196,12 +196,27 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> FromJourn
         let kindFits = screen == .refund ? e.action.refundable : e.action.capturable
         let why = !kindFits ? "not a \(target)"
             : e.state == .declined || e.state == .aborted ? "nothing to \(screen == .refund ? "refund" : "capture")" : "not approved"
+        // F7 F5 right after a decline: the newest row is the decline, and the sale meant is under it. The selection
+        // goes to the nearest row that can be refunded (captured) and the notice names it: the same key again opens its
+        // form (its box still names it and asks). Not from a row that may have charged (unknown): that one is checked
+        // first, never passed over.
+        if !e.state.needsAttention, let i = nearestFromRow(state, screen) {
+            state.journal.selected = i
+            clampJournal(&state)
+            let p = state.visibleJournal[i]
+            let named = target + (Format.total(p).map { " " + Format.money($0, state.currency) } ?? "") + " of "
+                + Format.hoursMinutesOfDay(p.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
+            let key = menuRouteHint(screen.action, state)
+            setNotice(&state, "\(what.capitalizedFirst): \(why). Selected: \(named) (\(key) again).",
+                      error: true)
+            return .stay
+        }
         let article = "aeiou".contains(what.first ?? "x") ? "an" : "a"
         return .blank("That row is \(article) \(what), \(why): type the \(target)'s STAN here.")
     }
     guard let stan = e.response?.referenceNumber, !stan.isEmpty else {
         // Approved, but by a person's mark (or an answer without one): the terminal knows it by nothing till holds.
-        setNotice(&state, "#\(e.id) has no STAN to find it by (marked by hand?): \(screen == .refund ? "refund" : "capture") it on the terminal.",
+        setNotice(&state, entryWords(e, state) + " has no STAN to find it by (marked by hand?): \(screen == .refund ? "refund" : "capture") it on the terminal.",
                   error: true)
         return .stay
     }
@@ -224,6 +239,19 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> FromJourn
     return .filled
 }
 
+/// The row nearest the selected one (below first: older) that `screen` can start from: a payment it can be of, with a
+/// STAN, with something left to refund (not captured yet); nil where the rows shown hold none.
+func nearestFromRow(_ state: AppState, _ screen: Screen) -> Int? {
+    let rows = state.visibleJournal
+    let capture = screen == .capture
+    func fits(_ e: JournalEntry) -> Bool {
+        FinderScreen.canBeOriginal(e, capture: capture) && e.response?.referenceNumber?.isEmpty == false
+            && RefundLinks.beyond(e, entries: state.journal.entries, amount: nil, capture: capture) == nil
+    }
+    let from = state.journal.selected
+    return rows.indices.filter { $0 > from }.first { fits(rows[$0]) } ?? rows.indices.filter { $0 < from }.last { fits(rows[$0]) }
+}
+
 /// The order code whose receipt a journal row can reprint: an approved sale, pre-auth, refund or
 /// capture with the order code the terminal answered; nil for every other row.
 func reprintableOrderCode(_ e: JournalEntry) -> String? {
@@ -237,7 +265,7 @@ func confirmReprint(_ state: inout AppState, _ e: JournalEntry) {
         let why = !e.action.movesMoney ? "only a sale, pre-auth, refund or capture has a receipt"
             : e.state != .approved ? "only an approved payment has a receipt (this one is \(Format.stateName(e.state)))"
             : "the terminal gave no order code for it"
-        setNotice(&state, "Cannot reprint #\(e.id): " + why + ".", error: true)
+        setNotice(&state, "Cannot reprint " + entryWords(e, state) + ": " + why + ".", error: true)
         return
     }
     var what = Format.actionName(e.action).capitalizedFirst
@@ -334,8 +362,8 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         : "\(list.count) entr\(list.count == 1 ? "y" : "ies")"
     buf.put(counts, x: r.maxX - counts.displayWidth - 1, y: r.y, role: filtered ? .warning : .hint, attrs: filtered ? .bold : [])
     let width = r.width - 2
-    // A till roll: time, what, amount, verdict. Where it is narrow (80 columns) the entry number goes
-    // (it is in the detail) and the time stays.
+    // A till roll: time, what, amount, verdict, STAN; never the journal's entry number (a programmer's identifier: the
+    // cashier finds a row by its time, amount and STAN). Where it is wide the columns take more room.
     let wide = width >= 50
     // The amount column is as wide as the widest amount listed (one column to spare): money is never cut, a sale of
     // 141975.30 included; the last column (STAN or refund link) gives up the room.
@@ -343,13 +371,12 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     // Where there is room for it beside the STAN and a whole refund link ("refund of 22.00 sale 10:31"), the card
     // too: the row a cashier looks for reads as the terminal's list does, and the room is not left blank. Its whole
     // masked number from 160 columns; at 120 its type and last four digits ("Visa …7417", `listCard`).
-    let room = width - [5, 6, 9, amountW, 10].reduce(0, +)
+    let room = width - [6, 9, amountW, 10].reduce(0, +)
     let cardW = wide && room - 24 >= 40 ? 24 : (wide && room - 16 >= 26 ? 16 : 0)
     let withCard = cardW > 0
-    let widths = withCard ? [5, 6, 9, amountW, 10, cardW] : wide ? [5, 6, 9, amountW, 10] : [6, 9, amountW, 9]
+    let widths = withCard ? [6, 9, amountW, 10, cardW] : wide ? [6, 9, amountW, 10] : [6, 9, amountW, 9]
     let lastWidth = width - widths.reduce(0, +)
-    let names = withCard ? ["#", "time", "what", "amount", "result", "card", "STAN"]
-        : wide ? ["#", "time", "what", "amount", "result", "STAN"] : ["time", "what", "amount", "result", "STAN"]
+    let names = withCard ? ["time", "what", "amount", "result", "card", "STAN"] : ["time", "what", "amount", "result", "STAN"]
     let header = columns(names, widths, width)
     buf.put(header, x: x, y: r.y + 1, role: .label, attrs: .bold)
     let rows = Layout(buf.size).journalRows
@@ -370,7 +397,6 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         let result = link == nil ? linkStateName(e, s) ?? Format.stateName(e) : Format.stateName(e)
         var values = [Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes), Format.actionName(e.action),
                       Format.total(e).map { $0.formatted() } ?? "", result, last]
-        if wide { values.insert("\(e.id)", at: 0) }
         if withCard { values.insert(listCard(e.response, width: cardW - 1), at: values.count - 1) }
         let line = columns(values, widths, width)
         buf.put(line, x: x, y: y, role: selected ? .selection : .normal, attrs: selected ? .bold : [], maxWidth: width)
@@ -482,7 +508,7 @@ func cashierDetailRows(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
         add("Refunded", known + (unknownBack && s.journal.links.refunded[e.id] != nil ? ", and a refund of unknown amount" : "")
             + (unknownBack ? ": check the terminal" : ""), .warning)
         let refunds = (s.journal.links.refunds[e.id] ?? []).compactMap { s.journal.entry($0) }.map { r in
-            "#\(r.id) at " + Format.hoursMinutesOfDay(r.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
+            "at " + Format.hoursMinutesOfDay(r.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
                 + (Format.total(r).map { " " + Format.money($0, s.currency) } ?? "")
         }
         add("Refunds", refunds.joined(separator: ", "))
@@ -492,12 +518,12 @@ func cashierDetailRows(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
     }
     if e.action.findsEarlierPayment == .toCapture, let id = s.journal.links.preAuthOf[e.id], let pre = s.journal.entry(id) {
         add("Capture of", "pre-auth" + (Format.total(pre).map { " " + Format.money($0, s.currency) } ?? "") + " at "
-            + Format.hoursMinutesOfDay(pre.createdAtMs, offsetMinutes: s.tzOffsetMinutes) + " (#\(pre.id))")
+            + Format.hoursMinutesOfDay(pre.createdAtMs, offsetMinutes: s.tzOffsetMinutes))
     }
     if let captures = s.journal.links.captures[e.id], !captures.isEmpty {
         add("Captured", captures.compactMap { s.journal.entry($0) }.map { c in
             (Format.total(c).map { Format.money($0, s.currency) + " " } ?? "") + "at "
-                + Format.hoursMinutesOfDay(c.createdAtMs, offsetMinutes: s.tzOffsetMinutes) + " (#\(c.id))"
+                + Format.hoursMinutesOfDay(c.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
         }.joined(separator: ", "), .warning)
     }
     add("Card", Format.card(resp).map(safe))
@@ -508,19 +534,19 @@ func cashierDetailRows(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
     add("Short code", resp?.shortOrderCode.map(safe))
     add("Auth code", resp?.authorisationCode.map(safe))
     // The reference the cashier typed, never one the terminal made up when none was (a UUID; it is in the raw view).
-    add("Reference", e.clientTransactionId.map(safe))
+    add("Reference", Format.typedReference(e).map(safe))
     if e.action == .batch { add("Batch", (resp?.batchName ?? resp?.batchId).map(safe)) }
     add("Shift", (e.batchName ?? e.batchId).map(safe))
     add("Terminal id", resp?.tid.map(safe))
-    add("Note", e.note.map(safe), .warning)
+    add("Note", e.note.map { safe(Format.noteWords($0)) }, .warning)
     return rows
 }
 
-/// "sale € 22.00 at 10:31 (#1)" for a refund whose sale is among the rows loaded; else the key it named.
+/// "sale € 22.00 at 10:31" for a refund whose sale is among the rows loaded; else the key it named.
 func refundOfText(_ e: JournalEntry, _ s: AppState) -> String {
     if let id = s.journal.links.original[e.id], let sale = s.journal.entry(id) {
         return Format.actionName(sale.action) + (Format.total(sale).map { " " + Format.money($0, s.currency) } ?? "") + " at "
-            + Format.hoursMinutesOfDay(sale.createdAtMs, offsetMinutes: s.tzOffsetMinutes) + " (#\(sale.id))"
+            + Format.hoursMinutesOfDay(sale.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
     }
     return RefundLinks.finder(of: e).key.map(Format.key) ?? "the payment picked on the terminal"
 }

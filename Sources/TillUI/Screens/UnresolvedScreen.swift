@@ -47,7 +47,7 @@ func unresolvedChar(_ state: inout AppState, _ ch: Character) -> [Command]? {
     case "a":
         if let e = state.unresolved.current, let cannot = cannotBeAsked(e), !state.unresolved.entries.contains(where: { cannotBeAsked($0) == nil && $0.state.awaitsTerminal }) {
             // Nothing here the terminal could be asked about: say so, and where to look.
-            setNotice(&state, "#\(e.id): " + cannot.joined(separator: " "), error: true)
+            setNotice(&state, entryWords(e, state) + ": " + cannot.joined(separator: " "), error: true)
             return []
         }
         return askAgain(&state)
@@ -83,7 +83,7 @@ func unresolvedAction(_ state: inout AppState, _ action: KeyAction) -> [Command]
     case .submit where !state.unresolved.chosen:
         state.unresolved.chosen = true
         if let e = state.unresolved.current {
-            setNotice(&state, "Enter again to resolve #\(e.id), or \(state.keymap.hint(.sale)) for Sale: this list came up at start.", error: true)
+            setNotice(&state, "Came up at start: Enter again to resolve \(entryWords(e, state)), \(state.keymap.hint(.sale)) for Sale.", error: true)
         }
     case .submit, .resolve:
         if let e = state.unresolved.current { confirmResolve(&state, e) }
@@ -101,14 +101,14 @@ func inProgressElsewhere(_ e: JournalEntry, _ s: AppState) -> Bool {
 
 func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
     if inProgressElsewhere(e, state) {
-        setNotice(&state, "#\(e.id) is in progress on another till: wait for it to finish.", error: true)
+        setNotice(&state, entryWords(e, state) + " is on another till: wait for it to finish.", error: true)
         return
     }
     guard e.state.needsAttention else {
-        setNotice(&state, "#\(e.id) is \(Format.stateName(e.state).lowercased()); only unknown ones need resolving.", error: true)
+        setNotice(&state, entryWords(e, state) + " is \(Format.stateName(e.state).lowercased()); only unknown ones need resolving.", error: true)
         return
     }
-    let what = "#\(e.id) \(Format.actionName(e.action)) \(Format.money(Format.total(e), state.currency))"
+    let what = entryWords(e, state)
     // In the words of what it does with the money: refunded, captured, done (a batch command).
     let verb = e.action.movesMoney ? e.action.reportRole.moneyVerb : "done"
     var lines = ["Check the terminal's own history first. Then say", "what really happened; nothing is sent again."]
@@ -160,10 +160,10 @@ func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     // that is what the note says (not "could not be asked").
     func block(_ e: JournalEntry) -> (row: [String], note: [String]) {
         let elsewhere = inProgressElsewhere(e, s)
-        let units = ["#\(e.id)", String(Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).suffix(11)), Format.actionName(e.action),
+        let units = [String(Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes).suffix(11)), Format.actionName(e.action),
                      Format.total(e).map { $0.formatted() } ?? "", elsewhere ? "IN PROGRESS" : Format.stateName(e)]
         let why = s.unresolved.asking[e.id] != nil ? "Asking the terminal… do not charge it again meanwhile."
-            : elsewhere ? "In progress on another till, which waits for the terminal's answer." : e.note
+            : elsewhere ? "In progress on another till, which waits for the terminal's answer." : e.note.map(Format.noteWords)
         return (wrapUnits(units, width: w), why.map { wrap($0, width: max(10, w - 2)) } ?? [])
     }
     let entries = s.unresolved.entries
@@ -200,4 +200,9 @@ func unresolvedScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     }
     let parts = ["\(s.keymap.hint(.submit)) resolve", s.keymap.isKeypad ? menuRoute(s, .askAgain).map { $0 + " ask again" } : "a ask again", backPart(s)]
     buf.put(parts.compactMap { $0 }.joined(separator: "  "), x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
+}
+
+/// A journal entry named on the screens as a cashier knows it: "Sale € 7.77 at 10:31".
+func entryWords(_ e: JournalEntry, _ s: AppState) -> String {
+    Format.entryName(e, currency: s.currency, offsetMinutes: s.tzOffsetMinutes)
 }
