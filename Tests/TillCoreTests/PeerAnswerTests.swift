@@ -21,9 +21,7 @@ import TillSimulator
     @Test func theSameApprovalWithItsFieldsReorderedIsNotAStrayForReview() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         guard let (c, peer, task, r) = try await MisbehavingTerminalTests.saleSent(dir, 1250, ctid: "order-reorder") else { return }
-        let approval = peer.answers(to: r.url)[0]
-        try peer.drop(approval, as: r.id)
-        #expect(await task.value.journalEntry?.state == .approved)
+        let approval = try await peer.approve(r, of: task)
 
         try peer.drop(Self.reordered(approval), as: "repeat")
         #expect(await peer.taken("repeat"))
@@ -40,9 +38,7 @@ import TillSimulator
     @Test func theSameApprovalInOtherWordsIsADuplicateAndAnotherTransactionIsForReview() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         guard let (c, peer, task, r) = try await MisbehavingTerminalTests.saleSent(dir, 1250, ctid: "order-words") else { return }
-        let approval = peer.answers(to: r.url)[0]
-        try peer.drop(approval, as: r.id)
-        #expect(await task.value.journalEntry?.state == .approved)
+        let approval = try await peer.approve(r, of: task)
 
         let fewer = approval.split(separator: "&").filter { !$0.hasPrefix("rrn=") }.joined(separator: "&")
         #expect(fewer != approval)
