@@ -95,6 +95,19 @@ import TillSimulator
         """
     }
 
+    /// A peer's Python lines that answer a look-up (`transactionDetails`) with the terminal's record of the payment
+    /// asked about: charged, `cents`, no tip, STAN 000001; then on to the next request.
+    static func lookUpFindsCharged(cents: Int) -> String {
+        """
+        if q.get("action") == "transactionDetails":
+            sys.stdout.write("interapp-callback://result?status=success&action=transactionDetails&message=Transaction%20Details%20Fetched"
+                + "&transactionStatus=success&amount=\(cents)&tipAmount=0&referenceNumber=000001&orderCode=9000000000000001"
+                + "&transactionId=00000000-0000-4000-8000-000000000001&clientTransactionId=" + q["clientTransactionId"] + "\\n")
+            sys.stdout.flush()
+            continue
+        """
+    }
+
     /// A pipe peer that approves every sale, naming it, for `cents` whatever was asked.
     static func approvingFor(_ dir: TempDir, cents: Int) throws -> String {
         try pipePeer(dir, "approves_\(cents)", """
