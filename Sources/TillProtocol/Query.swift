@@ -140,33 +140,10 @@ enum KnownField: UInt8 {
         }
     }
 
-    /// The name as a String; literals, so no allocation.
-    @inline(__always) var name: String {
-        switch self {
-        case .status: return "status"
-        case .message: return "message"
-        case .action: return "action"
-        case .clientTransactionId: return "clientTransactionId"
-        case .amount: return "amount"
-        case .tipAmount: return "tipAmount"
-        case .verificationMethod: return "verificationMethod"
-        case .rrn: return "rrn"
-        case .cardType: return "cardType"
-        case .accountNumber: return "accountNumber"
-        case .referenceNumber: return "referenceNumber"
-        case .authorisationCode: return "authorisationCode"
-        case .tid: return "tid"
-        case .orderCode: return "orderCode"
-        case .shortOrderCode: return "shortOrderCode"
-        case .installments: return "installments"
-        case .transactionDate: return "transactionDate"
-        case .transactionId: return "transactionId"
-        case .command: return "command"
-        case .batchName: return "batchName"
-        case .batchId: return "batchId"
-        case .unknown: return ""
-        }
-    }
+    /// The name as a String, spelled once (`staticName`): made once per field, so no allocation per call.
+    @inline(__always) var name: String { Self.names[Int(rawValue)] }
+
+    private static let names: [String] = (0...KnownField.unknown.rawValue).map { KnownField(rawValue: $0)!.staticName.description }
 
     static func match(_ s: String) -> KnownField {
         var copy = s

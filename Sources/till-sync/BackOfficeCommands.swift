@@ -7,12 +7,32 @@ import TillStore
 extension OutputFormat: ExpressibleByArgument {}
 extension BackOffice.Dimension: ExpressibleByArgument {}
 
-/// Which entries a back-office command reads.
-struct FilterOptions: ParsableArguments {
+/// Which shop and till a back-office command reads.
+struct PlaceOptions: ParsableArguments {
     @Option(help: "Only this shop (its id).")
     var shop: String?
     @Option(help: "Only this till (its id).")
     var till: String?
+
+    var filter: BackOffice.Filter { BackOffice.Filter(shop: shop, till: till) }
+}
+
+/// How a back-office command writes its rows.
+struct FormatOptions: ParsableArguments {
+    @Option(help: "text, csv or json.")
+    var format: OutputFormat = .text
+
+    /// A started table of these columns on standard output.
+    func writer(columns: [Column]) -> TableWriter {
+        let writer = TableWriter(format, columns: columns, sink: .standardOutput())
+        writer.start()
+        return writer
+    }
+}
+
+/// Which entries a back-office command reads.
+struct FilterOptions: ParsableArguments {
+    @OptionGroup var place: PlaceOptions
     @Option(help: "One local day (YYYY-MM-DD, in each shop's time zone).")
     var day: String?
     @Option(help: "From this local day on (YYYY-MM-DD).")
@@ -30,7 +50,9 @@ struct FilterOptions: ParsableArguments {
     }
 
     var filter: BackOffice.Filter {
-        BackOffice.Filter(shop: shop, till: till, fromDay: day ?? from, toDay: day ?? to)
+        var f = place.filter
+        (f.fromDay, f.toDay) = (day ?? from, day ?? to)
+        return f
     }
 }
 
@@ -46,13 +68,11 @@ struct ReportCommand: AsyncParsableCommand {
     @OptionGroup var filter: FilterOptions
     @Option(parsing: .upToNextOption, help: "What a row is per: any of shop, till, day, shift (a shift is a till's).")
     var by: [BackOffice.Dimension] = [.shop, .till, .day]
-    @Option(help: "text, csv or json.")
-    var format: OutputFormat = .text
+    @OptionGroup var output: FormatOptions
 
     func run() async throws {
         let dims = BackOffice.normalised(by)
-        let writer = TableWriter(format, columns: dims.map(BackOffice.dimensionColumn) + BackOffice.reportColumns, sink: .standardOutput())
-        writer.start()
+        let writer = output.writer(columns: dims.map(BackOffice.dimensionColumn) + BackOffice.reportColumns)
         do {
             let total = try await BackOffice(address: store.address).report(by: dims, filter: filter.filter) { row in
                 writer.row(row.key.map { Cell.text($0) } + BackOffice.reportCells(row.report))
@@ -78,8 +98,7 @@ struct FindCommand: AsyncParsableCommand {
     var amount: String?
     @Option(help: "At most this many rows.")
     var limit: Int?
-    @Option(help: "text, csv or json.")
-    var format: OutputFormat = .text
+    @OptionGroup var output: FormatOptions
 
     func run() async throws {
         var cents: Int?
@@ -87,8 +106,7 @@ struct FindCommand: AsyncParsableCommand {
             do { cents = try Money.parse(amount).cents } catch { throw ValidationError("--amount: \(error)") }
         }
         let search = BackOffice.Search(transactionId: transactionId, stan: stan, clientTransactionId: clientTransactionId, amountCents: cents)
-        let writer = TableWriter(format, columns: BackOffice.findColumns, sink: .standardOutput())
-        writer.start()
+        let writer = output.writer(columns: BackOffice.findColumns)
         do {
             let n = try await BackOffice(address: store.address).find(search, filter: filter.filter, limit: limit) { writer.row($0) }
             writer.note(n == 1 ? "1 entry" : "\(n) entries")
@@ -104,22 +122,17 @@ struct ReconcileCommand: AsyncParsableCommand {
         abstract: "Z reports against pushed entries, tills that stopped pushing, journals to adopt, unresolved entries, parked events.",
         discussion: "Exits 0 when nothing was found, 4 when something needs a look.")
     @OptionGroup var store: StoreOptions
-    @Option(help: "Only this shop (its id).")
-    var shop: String?
-    @Option(help: "Only this till (its id).")
-    var till: String?
+    @OptionGroup var place: PlaceOptions
     @Option(help: "A till not heard from for longer than this many minutes (the store's clock) has stopped pushing.")
     var stoppedAfterMinutes = 15
-    @Option(help: "text, csv or json.")
-    var format: OutputFormat = .text
+    @OptionGroup var output: FormatOptions
 
     func run() async throws {
-        let writer = TableWriter(format, columns: BackOffice.reconcileColumns, sink: .standardOutput())
-        writer.start()
+        let writer = output.writer(columns: BackOffice.reconcileColumns)
         let summary: BackOffice.ReconcileSummary
         do {
             summary = try await BackOffice(address: store.address).reconcile(
-                filter: BackOffice.Filter(shop: shop, till: till), stoppedAfter: .seconds(stoppedAfterMinutes * 60)) { writer.row(BackOffice.cells($0)) }
+                filter: place.filter, stoppedAfter: .seconds(stoppedAfterMinutes * 60)) { writer.row(BackOffice.cells($0)) }
         } catch { writer.finish(); throw fail(error) }
         let f = summary.findings
         writer.note("""

@@ -70,15 +70,8 @@ struct GlobalOptions: ParsableArguments {
                 j = r
             }
             return j
-        } catch let error as JournalDamagedError {
-            printToStandardError("till: JOURNAL ERROR: \(error)")
-            Foundation.exit(3)
-        } catch let error as JournalOpenError {
-            printToStandardError("till: \(error)")
-            Foundation.exit(2)
         } catch {
-            printToStandardError("till: cannot open the journal \(s.resolvedJournalPath): \(error)")
-            Foundation.exit(3)
+            exitUnopened(error, otherwise: "cannot open the journal \(s.resolvedJournalPath)")
         }
     }
 
@@ -88,15 +81,8 @@ struct GlobalOptions: ParsableArguments {
         let s = given ?? settings()
         Termination.install()
         let c: TillController
-        do { c = try await TillFactory.makeController(config: s, caller: caller, beforeStart: HeadlessNotices.follow) } catch let error as JournalOpenError {
-            printToStandardError("till: \(error)")
-            Foundation.exit(2)
-        } catch let error as JournalDamagedError {
-            printToStandardError("till: JOURNAL ERROR: \(error) Nothing was sent.")
-            Foundation.exit(3)
-        } catch {
-            printToStandardError("till: cannot start (\(s.resolvedTransport)): \(error)")
-            Foundation.exit(3)
+        do { c = try await TillFactory.makeController(config: s, caller: caller, beforeStart: HeadlessNotices.follow) } catch {
+            exitUnopened(error, damagedAlso: " Nothing was sent.", otherwise: "cannot start (\(s.resolvedTransport))")
         }
         Termination.watch(c)
         if recover {
@@ -112,6 +98,23 @@ struct GlobalOptions: ParsableArguments {
             }
         }
         return c
+    }
+
+    /// Says why the journal (or the controller on it) did not open, and exits: 2 for a journal that cannot be used
+    /// (`JournalOpenError`, a reason the user can act on), 3 for a damaged journal or anything else.
+    /// `damagedAlso`: said after a damaged journal's reason; `otherwise`: what failed, before any other error.
+    private func exitUnopened(_ error: Error, damagedAlso: String = "", otherwise: String) -> Never {
+        switch error {
+        case let error as JournalDamagedError:
+            printToStandardError("till: JOURNAL ERROR: \(error)" + damagedAlso)
+            Foundation.exit(3)
+        case let error as JournalOpenError:
+            printToStandardError("till: \(error)")
+            Foundation.exit(2)
+        default:
+            printToStandardError("till: \(otherwise): \(error)")
+            Foundation.exit(3)
+        }
     }
 }
 

@@ -93,14 +93,10 @@ func approvedAnswer(ctid: String, amount: Int) -> String {
             let drop = dir.path + "/drop-\(sub.isEmpty ? "top" : String(sub.dropFirst()))-\(String(mode, radix: 8))"
             for s in ["requests", "responses", "archive", "rejected", "claimed"] { try Path.makeDirectories(drop + "/" + s) }
             #expect(chmod(drop + sub, mode) == 0)
-            let transport = FileDropTransport(directory: drop)
-            do {
-                _ = try await transport.start(sink: { _ in })
-                Issue.record("a drop folder with \(drop + sub) at mode \(String(mode, radix: 8)) was accepted")
-                await transport.stop()
-            } catch {
-                let text = "\(error)"
+            if let text = await refusalToStart(drop) {
                 #expect(text.contains("chmod 700 " + drop + sub) && text.contains("writable"), "\(text)")
+            } else {
+                Issue.record("a drop folder with \(drop + sub) at mode \(String(mode, radix: 8)) was accepted")
             }
             #expect(chmod(drop + sub, 0o700) == 0)
             let fixed = FileDropTransport(directory: drop)
@@ -112,13 +108,10 @@ func approvedAnswer(ctid: String, amount: Int) -> String {
         try Path.makeDirectories(dir.path + "/elsewhere")
         try Path.makeDirectories(drop)
         #expect(symlink(dir.path + "/elsewhere", drop + "/responses") == 0)
-        let linked = FileDropTransport(directory: drop)
-        do {
-            _ = try await linked.start(sink: { _ in })
+        if let text = await refusalToStart(drop) {
+            #expect(text.contains("symbolic link"), "\(text)")
+        } else {
             Issue.record("responses/ as a symbolic link was accepted")
-            await linked.stop()
-        } catch {
-            #expect("\(error)".contains("symbolic link"), "\(error)")
         }
 
         // archive/ taken by a plain file: till still starts (answers are journaled and wait in responses/), and says so.
@@ -145,10 +138,7 @@ func approvedAnswer(ctid: String, amount: Int) -> String {
     @Test func aClaimedRequestCannotBeWithdrawnAndAWithdrawnOneCannotBeClaimed() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let drop = dir.path + "/drop"
-        let transport = FileDropTransport(directory: drop)
-        _ = try await transport.start(sink: { _ in })
-        try await transport.send(id: "req-1", url: "x://a?b=1")
-        try await transport.send(id: "req-2", url: "x://a?b=2")
+        let transport = try await fileDropHavingSent(drop, "req-1", "req-2")
         try Path.makeDirectories(drop + "/claimed")
         // A peer (another process) claims req-1 by rename.
         let mv = try Process.run(URL(fileURLWithPath: "/bin/mv"), arguments: [drop + "/requests/req-1.url", drop + "/claimed/req-1.url"])
@@ -264,10 +254,7 @@ struct FileDropLeftoverTests {
     @Test func anEarlierRunsUnclaimedRequestIsListedAndWithdrawn() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let drop = dir.path + "/drop"
-        let first = FileDropTransport(directory: drop)
-        _ = try await first.start(sink: { _ in })
-        try await first.send(id: "left-1", url: "x://a?b=1")
-        try await first.send(id: "left-2", url: "x://a?b=2")
+        let first = try await fileDropHavingSent(drop, "left-1", "left-2")
         await first.stop()
         #expect(rename(drop + "/requests/left-2.url", drop + "/claimed/left-2.url") == 0)   // a peer took this one
 
@@ -296,10 +283,7 @@ extension FileDropContractTests {
     /// does not end in a newline and is still open for writing is not taken; its close brings it.
     @Test func anAnswerStillBeingWrittenIsNotTakenHalf() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let selling = Task { await c.perform(sale(1000)) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); return }
+        guard let (c, peer, selling, r) = try await fileDropSent(dir, sale(1000)) else { return }
         let whole = peer.answers(to: r.url)[0] + "\n"
         let cut = try #require(whole.range(of: "amount=10")?.upperBound)
         let fd = open(dir.path + "/drop/responses/" + r.id + ".url", O_WRONLY | O_CREAT | O_EXCL, 0o600)
@@ -320,10 +304,7 @@ extension FileDropContractTests {
     /// `settledMs`; its writer's next close brings the whole line.
     @Test func anAnswerClosedWithoutItsNewlineAndFinishedLaterIsNotTakenCut() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let selling = Task { await c.perform(sale(5000)) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); return }
+        guard let (c, peer, selling, r) = try await fileDropSent(dir, sale(5000)) else { return }
         let whole = peer.answers(to: r.url)[0] + "\n"
         let cut = try #require(whole.range(of: "amount=5")?.upperBound)
         let path = dir.path + "/drop/responses/" + r.id + ".url"
@@ -347,10 +328,7 @@ extension FileDropContractTests {
     /// after `settledMs`, not left for ever.
     @Test func anAnswerWithoutANewlineIsTakenOnceClosedAndStable() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let selling = Task { await c.perform(sale(700)) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); return }
+        guard let (c, peer, selling, r) = try await fileDropSent(dir, sale(700)) else { return }
         let fd = open(dir.path + "/drop/responses/" + r.id + ".url", O_WRONLY | O_CREAT | O_EXCL, 0o600)
         let bytes = Array(peer.answers(to: r.url)[0].utf8)
         _ = bytes.withUnsafeBufferPointer { write(fd, $0.baseAddress, $0.count) }
@@ -358,5 +336,25 @@ extension FileDropContractTests {
         let outcome = await selling.value
         #expect(outcome.journalEntry?.state == .approved && outcome.journalEntry?.amount == Money(cents: 700), "\(outcome)")
         await c.shutdown()
+    }
+}
+
+/// A file-drop transport on `drop`, started, that has sent a request under each of `ids` (`x://a?b=1`, `b=2`, …).
+func fileDropHavingSent(_ drop: String, _ ids: String...) async throws -> FileDropTransport {
+    let transport = FileDropTransport(directory: drop)
+    _ = try await transport.start(sink: { _ in })
+    for (i, id) in ids.enumerated() { try await transport.send(id: id, url: "x://a?b=\(i + 1)") }
+    return transport
+}
+
+/// Why a file-drop transport on `drop` refuses to start (its error, as said); nil when it started (it is stopped again).
+func refusalToStart(_ drop: String) async -> String? {
+    let transport = FileDropTransport(directory: drop)
+    do {
+        _ = try await transport.start(sink: { _ in })
+        await transport.stop()
+        return nil
+    } catch {
+        return "\(error)"
     }
 }

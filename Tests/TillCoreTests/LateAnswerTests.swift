@@ -103,13 +103,7 @@ extension LateAnswerTests {
     /// `till recover` found the sale charged (the terminal's record) and said only "Nothing left unresolved.".
     @Test func recoverSaysWhatItFound() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let peer = try PeerAnswerTests.silentFirst(dir, "charged_on_record", """
-        if q.get("action") == "transactionDetails":
-            sys.stdout.write("interapp-callback://result?status=success&action=transactionDetails&message=Transaction%20Details%20Fetched"
-                + "&transactionStatus=success&amount=500&tipAmount=0&referenceNumber=000001&orderCode=9000000000000001"
-                + "&transactionId=00000000-0000-4000-8000-000000000001&clientTransactionId=" + q["clientTransactionId"] + "\\n")
-            sys.stdout.flush()
-        """)
+        let peer = try PeerAnswerTests.silentFirst(dir, "charged_on_record", PeerAnswerTests.lookUpFindsCharged(cents: 500))
         let journal = dir.path + "/journal.sqlite"
         #expect(try await runTillCapturing(["sale", "--amount", "5", "--journal", journal, "--timeout", "1", "--transport", peer]).status == 3)
         let r = try await runTillCapturing(["recover", "--journal", journal, "--timeout", "20", "--transport", peer])

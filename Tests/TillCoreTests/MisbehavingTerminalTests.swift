@@ -12,17 +12,10 @@ import TillSimulator
 @Suite(.serialized) struct MisbehavingTerminalTests {
     static let ok = "interapp-callback://result?status=success&message=Transaction%20successful."
 
-    /// A controller on a file-drop folder in `dir`, its peer, and a sale of `cents` the peer has received; nil (said)
-    /// when no request came. `graceMs`: how long the flight waits on after a failure that does not name it (the
-    /// controller's 3 s unless a test that needs an answer within it widens it for a loaded machine).
+    /// `fileDropSent` with a sale of `cents`.
     static func saleSent(_ dir: TempDir, _ cents: Int, ctid: String? = nil, graceMs: Int64? = nil) async throws
         -> (TillController, ScriptedPeer, Task<ActionOutcome, Never>, (id: String, url: String))? {
-        let (c, _) = try await fileDropController(dir)
-        if let graceMs { await c.setUnnamedAnswerGrace(graceMs) }
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(cents, ctid: ctid)) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return nil }
-        return (c, peer, task, r)
+        try await fileDropSent(dir, sale(cents, ctid: ctid), graceMs: graceMs)
     }
 
     static func ctid(_ url: String) throws -> String {

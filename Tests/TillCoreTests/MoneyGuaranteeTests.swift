@@ -56,6 +56,17 @@ final class ScriptedPeer: @unchecked Sendable {
         return approved
     }
 
+    /// Answers request `r` with this terminal's own answer (a sale's approval) under its id, and waits for `task`, the
+    /// request's flight, to end approved. Returns the answer.
+    @discardableResult
+    func approve(_ r: (id: String, url: String), of task: Task<ActionOutcome, Never>,
+                 sourceLocation: SourceLocation = #_sourceLocation) async throws -> String {
+        let approval = answers(to: r.url)[0]
+        try drop(approval, as: r.id)
+        #expect(await task.value.journalEntry?.state == .approved, sourceLocation: sourceLocation)
+        return approval
+    }
+
     /// Drops an answer file, atomically, under `name` (a request id, or any stray name).
     func drop(_ callbackURL: String, as name: String) throws {
         try AtomicFile.write(callbackURL + "\n", to: dir + "/responses/" + name + ".url")
@@ -70,6 +81,20 @@ func fileDropController(_ dir: TempDir, timeoutMs: Int64 = 60_000) async throws 
                            timeoutMs: timeoutMs)
     try await c.start()
     return (c, transport)
+}
+
+/// A controller on a file-drop folder in `dir` (`fileDropController`), its peer, `request` being performed and the
+/// request as the peer received it; nil (said, the controller shut down) when no request came. `graceMs`: how long a
+/// flight waits on after a failure that does not name it (the controller's 3 s unless a test that needs an answer
+/// within it widens it for a loaded machine).
+func fileDropSent(_ dir: TempDir, _ request: Request, graceMs: Int64? = nil) async throws
+    -> (TillController, ScriptedPeer, Task<ActionOutcome, Never>, (id: String, url: String))? {
+    let (c, _) = try await fileDropController(dir)
+    if let graceMs { await c.setUnnamedAnswerGrace(graceMs) }
+    let peer = ScriptedPeer(dir.path + "/drop")
+    let task = Task { await c.perform(request) }
+    guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return nil }
+    return (c, peer, task, r)
 }
 
 /// How long a test watches that answers already journaled, read again, are not journaled again: a check that nothing
@@ -106,13 +131,8 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
     // Guarantee 1 — an answer that repeats an approval already journaled is a duplicate, never a new sale.
     @Test func answerRepeatingAJournaledApprovalIsADuplicate() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let firstTask = Task { await c.perform(sale(1200)) }
-        guard let r1 = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
-        let approval = peer.answers(to: r1.url)[0]
-        try peer.drop(approval, as: r1.id)
-        #expect(await firstTask.value.journalEntry?.state == .approved)
+        guard let (c, peer, firstTask, r1) = try await fileDropSent(dir, sale(1200)) else { return }
+        let approval = try await peer.approve(r1, of: firstTask)
 
         let secondTask = Task { await c.perform(sale(1200)) }
         guard let r2 = await peer.nextRequest() else { Issue.record("no second request"); await c.shutdown(); return }
@@ -130,10 +150,7 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
     // Guarantee 1 — defect: an approval for 0.01 when 12.00 was asked was shown APPROVED with exit 0 and counted.
     @Test func approvalForAnotherAmountNeedsReviewAndStaysOutOfTheTotals() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(1200)) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
+        guard let (c, peer, task, r) = try await fileDropSent(dir, sale(1200)) else { return }
         try peer.drop(replacing(peer.answers(to: r.url)[0], "amount", with: "1"), as: r.id)
         let outcome = await task.value
         guard case .answered(let e) = outcome else { Issue.record("expected an answer, got \(outcome)"); await c.shutdown(); return }
@@ -191,13 +208,8 @@ func replacing(_ url: String, _ name: String, with value: String) -> String {
     // Guarantee 2 — a second, different answer for a sale already settled is kept for review, not counted.
     @Test func secondDifferentAnswerForASettledSaleIsReviewedNotCounted() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let (c, _) = try await fileDropController(dir)
-        let peer = ScriptedPeer(dir.path + "/drop")
-        let task = Task { await c.perform(sale(1500, ctid: "order-7")) }
-        guard let r = await peer.nextRequest() else { Issue.record("no request"); await c.shutdown(); return }
-        let approval = peer.answers(to: r.url)[0]
-        try peer.drop(approval, as: r.id)
-        #expect(await task.value.journalEntry?.state == .approved)
+        guard let (c, peer, task, r) = try await fileDropSent(dir, sale(1500, ctid: "order-7")) else { return }
+        let approval = try await peer.approve(r, of: task)
         try peer.drop(replacing(replacing(approval, "transactionId", with: "ffff"), "referenceNumber", with: "000777"), as: "second")
         #expect(await eventuallyAsync { (try? c.journal.count()) == 2 })
         #expect(try await c.running().sales == Tally(count: 1, cents: 1500))

@@ -10,6 +10,13 @@ import TillProtocol
 @Suite struct OutboxPruningTests {
     static let day: Int64 = 86_400_000
 
+    /// A journal in `dir` whose outbox is on from its start (time 0): every event since is in it.
+    func outboxJournal(_ dir: TempDir) throws -> Journal {
+        let j = try Journal(path: dir.path + "/j.sqlite")
+        try j.startOutbox(nowMs: 0)
+        return j
+    }
+
     /// `n` sales, one event each, at `atMs`.
     func sales(_ j: Journal, _ n: Int, atMs: Int64) throws {
         try j.insertSettled((0..<n).map { (.sale, .approved, 100 + $0, 0, "b", atMs) })
@@ -29,9 +36,8 @@ import TillProtocol
 
     @Test func onlyWhatTheStoreHoldsAndIsPastBothRetentionsGoes() throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let path = dir.path + "/j.sqlite"
-        let j = try Journal(path: path)
-        try j.startOutbox(nowMs: 0)
+        let j = try outboxJournal(dir)
+        let path = j.path
         let now = 100 * Self.day
         try sales(j, 20, atMs: now - 30 * Self.day)  // events 1-20: a month old
         try sales(j, 10, atMs: now - 3 * Self.day)   // events 21-30: this week
@@ -72,9 +78,8 @@ import TillProtocol
 
     @Test func theSequenceNeverGoesBackAndCountsStayAsTheyWere() throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let path = dir.path + "/j.sqlite"
-        let j = try Journal(path: path)
-        try j.startOutbox(nowMs: 0)
+        let j = try outboxJournal(dir)
+        let path = j.path
         try sales(j, 10, atMs: 1_000)
         try SyncStatus(journalId: try j.journalId(), storeLastSeq: 8, sentAtMs: 2_000).write(journal: path)
         #expect(j.storeSync()?.toSend == 2)
@@ -97,9 +102,8 @@ import TillProtocol
 
     @Test func anotherFileOrOneHoldingLessThanTheStoreIsNotPruned() throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let path = dir.path + "/j.sqlite"
-        let j = try Journal(path: path)
-        try j.startOutbox(nowMs: 0)
+        let j = try outboxJournal(dir)
+        let path = j.path
         try sales(j, 10, atMs: 1_000)
         let p = try OutboxPruner(path: path); defer { p.close() }
         #expect(throws: OutboxPruneRefused.self) { try p.deleteChunk(journalId: "another", storeHolds: 5, through: 4, limit: 10) }
@@ -115,9 +119,8 @@ import TillProtocol
     /// is 5 s, not a chunk's few milliseconds: on a loaded machine a synced commit alone can take a second or more.
     @Test func aSaleNeverWaitsLongForPruning() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let path = dir.path + "/j.sqlite"
-        let j = try Journal(path: path)
-        try j.startOutbox(nowMs: 0)
+        let j = try outboxJournal(dir)
+        let path = j.path
         for _ in 0..<6 { try sales(j, 5_000, atMs: 1_000) }
         let id = try j.journalId()
         let pruning = Task.detached {

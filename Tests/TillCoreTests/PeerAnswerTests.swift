@@ -21,9 +21,7 @@ import TillSimulator
     @Test func theSameApprovalWithItsFieldsReorderedIsNotAStrayForReview() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         guard let (c, peer, task, r) = try await MisbehavingTerminalTests.saleSent(dir, 1250, ctid: "order-reorder") else { return }
-        let approval = peer.answers(to: r.url)[0]
-        try peer.drop(approval, as: r.id)
-        #expect(await task.value.journalEntry?.state == .approved)
+        let approval = try await peer.approve(r, of: task)
 
         try peer.drop(Self.reordered(approval), as: "repeat")
         #expect(await peer.taken("repeat"))
@@ -40,9 +38,7 @@ import TillSimulator
     @Test func theSameApprovalInOtherWordsIsADuplicateAndAnotherTransactionIsForReview() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         guard let (c, peer, task, r) = try await MisbehavingTerminalTests.saleSent(dir, 1250, ctid: "order-words") else { return }
-        let approval = peer.answers(to: r.url)[0]
-        try peer.drop(approval, as: r.id)
-        #expect(await task.value.journalEntry?.state == .approved)
+        let approval = try await peer.approve(r, of: task)
 
         let fewer = approval.split(separator: "&").filter { !$0.hasPrefix("rrn=") }.joined(separator: "&")
         #expect(fewer != approval)
@@ -96,6 +92,19 @@ import TillSimulator
         sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=cancel\(amount.map { "&amount=" + $0 } ?? "")"
             + "&referenceNumber=\(n)&orderCode=\(code)&transactionId=00000000-0000-4000-8000-\(id)\\n")
         sys.stdout.flush()
+        """
+    }
+
+    /// A peer's Python lines that answer a look-up (`transactionDetails`) with the terminal's record of the payment
+    /// asked about: charged, `cents`, no tip, STAN 000001; then on to the next request.
+    static func lookUpFindsCharged(cents: Int) -> String {
+        """
+        if q.get("action") == "transactionDetails":
+            sys.stdout.write("interapp-callback://result?status=success&action=transactionDetails&message=Transaction%20Details%20Fetched"
+                + "&transactionStatus=success&amount=\(cents)&tipAmount=0&referenceNumber=000001&orderCode=9000000000000001"
+                + "&transactionId=00000000-0000-4000-8000-000000000001&clientTransactionId=" + q["clientTransactionId"] + "\\n")
+            sys.stdout.flush()
+            continue
         """
     }
 

@@ -561,12 +561,7 @@ extension PeerAttackTests {
     @Test func aConfirmationOfAnEntryFoundChargedSendsNothing() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
         let peer = try PeerAnswerTests.silentFirst(dir, "found_charged", """
-        if q.get("action") == "transactionDetails":
-            sys.stdout.write("interapp-callback://result?status=success&action=transactionDetails&message=Transaction%20Details%20Fetched"
-                + "&transactionStatus=success&amount=1000&referenceNumber=000001&orderCode=9000000000000001"
-                + "&transactionId=00000000-0000-4000-8000-000000000001&clientTransactionId=" + q["clientTransactionId"] + "\\n")
-            sys.stdout.flush()
-            continue
+        \(PeerAnswerTests.lookUpFindsCharged(cents: 1000))
         sys.stdout.write("interapp-callback://result?status=success&message=Transaction%20successful.&action=sale&amount=" + q["amount"]
             + "&tipAmount=0&clientTransactionId=" + q["clientTransactionId"] + "&referenceNumber=000002&orderCode=9000000000000002"
             + "&transactionId=00000000-0000-4000-8000-000000000002\\n")

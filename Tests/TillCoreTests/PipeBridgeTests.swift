@@ -57,16 +57,8 @@ func processGone(_ pid: pid_t) -> Bool {
         let dir = TempDir(); defer { dir.cleanup() }
         let journal = try Journal(path: dir.path + "/j.sqlite")
         let command = "till-no-such-bridge-42"
-        // The bridges here end at once, unread: `send` must see them end within its wait to call the request never
-        // sent. On a loaded machine the shell can take longer than the default 2 s to start and be reaped, so the
-        // wait is half a minute (it ends as soon as the bridge does), and the timeout a minute.
-        let c = TillController(transport: PipeTransport(command: command, handoverGraceMs: 30_000), journal: journal, caller: testCaller,
-                               timeoutMs: 60_000)
-        try await c.start()
-        let r = await c.perform(sale(1000))
-        guard case .transportError(let e?, let message) = r else { Issue.record("expected never sent, got \(r)"); await c.shutdown(); return }
+        guard let (c, message) = try await neverSentSale(through: command, journal: journal) else { return }
         #expect(message == "The bridge '\(command)' was not found (exit 127): check the command in --transport / the config.")
-        #expect(e.state == .resolved && r.exitCode == 3)
         #expect(await c.unresolved().isEmpty)
         // And again: still never sent, never unknown.
         #expect(await c.perform(sale(2000)).journalEntry?.state == .resolved)
@@ -75,12 +67,8 @@ func processGone(_ pid: pid_t) -> Bool {
         // Not executable: exit 126.
         let script = dir.path + "/bridge.sh"
         try AtomicFile.write("#!/bin/sh\nexec cat\n", to: script, mode: 0o644)
-        let c2 = TillController(transport: PipeTransport(command: "'\(script)'", handoverGraceMs: 30_000), journal: journal,
-                                caller: testCaller, timeoutMs: 60_000)
-        try await c2.start()
-        let r2 = await c2.perform(sale(1000))
-        guard case .transportError(let e2?, let m2) = r2 else { Issue.record("expected never sent, got \(r2)"); await c2.shutdown(); return }
-        #expect(e2.state == .resolved && m2.contains("exit 126") && m2.contains("not executable"), "\(m2)")
+        guard let (c2, m2) = try await neverSentSale(through: "'\(script)'", journal: journal) else { return }
+        #expect(m2.contains("exit 126") && m2.contains("not executable"), "\(m2)")
         await c2.shutdown()
     }
 
@@ -104,13 +92,8 @@ func processGone(_ pid: pid_t) -> Bool {
         #expect(await slow.perform(sale(1000)).journalEntry?.state == .approved)
         await slow.shutdown()
 
-        // It must be seen ending unread within `send`'s wait: half a minute, not the default 2 s, on a loaded machine.
-        let quitter = TillController(transport: PipeTransport(command: "sleep 0.1; exit 3", handoverGraceMs: 30_000), journal: journal,
-                                     caller: testCaller, timeoutMs: 60_000)
-        try await quitter.start()
-        let r = await quitter.perform(sale(1000))
-        guard case .transportError(let e?, let m) = r else { Issue.record("expected never sent, got \(r)"); await quitter.shutdown(); return }
-        #expect(e.state == .resolved && m.contains("exited with status 3") && m.contains("never read"), "\(m)")
+        guard let (quitter, m) = try await neverSentSale(through: "sleep 0.1; exit 3", journal: journal) else { return }
+        #expect(m.contains("exited with status 3") && m.contains("never read"), "\(m)")
         await quitter.shutdown()
     }
 
@@ -254,4 +237,25 @@ struct PipeTransportUnitTests {
         #expect(sale.state == .unknown, "\(sale.state) \(sale.note ?? "")")
         if first > 0 { kill(first, SIGKILL) }
     }
+}
+
+/// A sale of 10.00 on `journal` through a bridge `command` that ends before it reads the request: never sent, so its
+/// entry is resolved and the exit code 3. The controller (started; the caller shuts it down) and the transport's
+/// message; nil (said, the controller shut down) when the outcome was anything else.
+/// `send` must see the bridge end within its wait to call the request never sent. On a loaded machine the shell can
+/// take longer than the default 2 s to start and be reaped, so the wait is half a minute (it ends as soon as the
+/// bridge does), and the timeout a minute.
+func neverSentSale(through command: String, journal: Journal, sourceLocation: SourceLocation = #_sourceLocation) async throws
+    -> (TillController, String)? {
+    let c = TillController(transport: PipeTransport(command: command, handoverGraceMs: 30_000), journal: journal, caller: testCaller,
+                           timeoutMs: 60_000)
+    try await c.start()
+    let r = await c.perform(sale(1000))
+    guard case .transportError(let e?, let message) = r else {
+        Issue.record("expected never sent, got \(r)", sourceLocation: sourceLocation)
+        await c.shutdown()
+        return nil
+    }
+    #expect(e.state == .resolved && r.exitCode == 3, "\(r)", sourceLocation: sourceLocation)
+    return (c, message)
 }

@@ -104,10 +104,7 @@ import TillSimulator
         let command = "if [ -e '\(marker)' ]; then exec '\(tillBinary)' simulate --stdio --speed 0; else touch '\(marker)'; read x; exit 1; fi"
         let transport = PipeTransport(command: command)
         let (c, log) = try await startController(dir, transport, timeoutMs: 30_000)
-        let first = await c.perform(sale(1000))
-        guard case .unknown(let e) = first else { Issue.record("expected unknown, got \(first)"); await c.shutdown(); return }
-        #expect(e.note?.contains("exited with status 1") == true)
-        #expect(await eventuallyAsync { log.problems.contains { $0.contains("exited with status 1") } })
+        guard let e = await saleLeftUnknown(on: c, log, note: "exited with status 1", problem: "exited with status 1") else { return }
         // A new sale after an unknown one needs the cashier's confirmation naming it (guarantee 6).
         let second = await c.perform(sale(2000), confirmingUnknown: [e.id])
         #expect(second.journalEntry?.state == .approved)
@@ -132,13 +129,25 @@ import TillSimulator
         let dir = TempDir(); defer { dir.cleanup() }
         let transport = PipeTransport(command: "sh -c 'cat > /dev/null'")
         let (c, log) = try await startController(dir, transport, timeoutMs: 300)
-        let r = await c.perform(sale(1000))
-        guard case .unknown(let e) = r else { Issue.record("expected unknown, got \(r)"); await c.shutdown(); return }
-        #expect(e.note?.contains("No answer within 0.3 s") == true)
-        #expect(await eventuallyAsync { log.problems.contains { $0.contains("did not answer in time") } })
+        guard let e = await saleLeftUnknown(on: c, log, note: "No answer within 0.3 s", problem: "did not answer in time") else { return }
         let again = await c.perform(sale(2000), confirmingUnknown: [e.id])
         #expect(again.journalEntry?.state == .unknown)
         #expect(transport.bridgeStarts == 2)
         await c.shutdown()
     }
+}
+
+/// A sale of 10.00 on `c` whose bridge fails it: its outcome unknown, the entry's note saying `note` and a transport
+/// problem in `log` saying `problem`. The entry; nil (said, `c` shut down) when the outcome was anything else.
+func saleLeftUnknown(on c: TillController, _ log: EventLog, note: String, problem: String,
+                     sourceLocation: SourceLocation = #_sourceLocation) async -> JournalEntry? {
+    let r = await c.perform(sale(1000))
+    guard case .unknown(let e) = r else {
+        Issue.record("expected unknown, got \(r)", sourceLocation: sourceLocation)
+        await c.shutdown()
+        return nil
+    }
+    #expect(e.note?.contains(note) == true, "\(e.note ?? "")", sourceLocation: sourceLocation)
+    #expect(await eventuallyAsync { log.problems.contains { $0.contains(problem) } }, "\(log.problems)", sourceLocation: sourceLocation)
+    return e
 }

@@ -16,6 +16,19 @@ import TillProtocol
     static func invalid(_ o: ActionOutcome) -> Bool { if case .invalid = o { return true }; return false }
     static func needsConfirmation(_ o: ActionOutcome) -> Bool { if case .needsConfirmation = o { return true }; return false }
 
+    /// A controller on the built-in simulator in `dir`, with shift `batch` opened.
+    static func onShift(_ batch: String, _ dir: TempDir) async throws -> TillController {
+        let c = try await simulatorController(dir)
+        _ = await c.perform(.batch(BatchRequest(command: .open, batchName: batch)))
+        return c
+    }
+
+    /// The STAN of a sale of `cents` on `c`, approved (the test stops when it is not).
+    static func stanOfASale(_ cents: Int, on c: TillController) async throws -> String {
+        let paid = try #require(await c.perform(sale(cents)).journalEntry)
+        return try #require(paid.response?.referenceNumber)
+    }
+
     /// A request journaled and left `unknown` (sent, no answer), as a timeout leaves it.
     static func leftUnknown(_ c: TillController, _ request: Request) throws -> JournalEntry {
         let e = try c.journal.insertPending(requestId: UUID().uuidString.lowercased(), request: TerminalRequest(caller: testCaller, request: request),
@@ -27,10 +40,8 @@ import TillProtocol
     // Item 7: refunds of 10 + 10 + 500 on a 10.00 sale and a capture of 200 on a 100.00 pre-auth were all sent.
     @Test func refundsAndCapturesBeyondWhatIsLeftAreRefusedBeforeSending() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let c = try await simulatorController(dir)
-        _ = await c.perform(.batch(BatchRequest(command: .open, batchName: "left")))
-        let paid = try #require(await c.perform(sale(1000)).journalEntry)
-        let stan = try #require(paid.response?.referenceNumber)
+        let c = try await Self.onShift("left", dir)
+        let stan = try await Self.stanOfASale(1000, on: c)
         #expect(await c.perform(Self.refund(1000, stan)).journalEntry?.state == .approved)
         let before = try c.journal.entries(JournalFilter()).count
         for again in [Self.refund(1000, stan), Self.refund(50_000, stan), Self.refund(nil, stan)] {
@@ -53,8 +64,7 @@ import TillProtocol
     // were accepted.
     @Test func aPersonsFigureIsBoundedByWhatTheTerminalCouldHaveDone() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let c = try await simulatorController(dir)
-        _ = await c.perform(.batch(BatchRequest(command: .open, batchName: "bound")))
+        let c = try await Self.onShift("bound", dir)
         let pre = try #require(await c.perform(.preAuth(PreAuthRequest(amount: Money(cents: 3000)))).journalEntry)
         let capture = try Self.leftUnknown(c, Self.capture(nil, pre.response?.referenceNumber))
         #expect(throws: ResolveError.self) { try c.journal.resolve(capture.id, charged: true, note: "x", amount: Money(cents: 900_000)) }
@@ -74,10 +84,8 @@ import TillProtocol
     // refunds: three 20.00 refunds went out on one 20.00 sale.
     @Test func aKeylessRefundOfUnknownOutcomeBlocksTheNextRefund() async throws {
         let dir = TempDir(); defer { dir.cleanup() }
-        let c = try await simulatorController(dir)
-        _ = await c.perform(.batch(BatchRequest(command: .open, batchName: "keyless")))
-        let paid = try #require(await c.perform(sale(2000)).journalEntry)
-        let stan = try #require(paid.response?.referenceNumber)
+        let c = try await Self.onShift("keyless", dir)
+        let stan = try await Self.stanOfASale(2000, on: c)
         let keyless = try Self.leftUnknown(c, Self.refund(2000, nil))
         let keyed = await c.perform(Self.refund(2000, stan))
         #expect(Self.needsConfirmation(keyed), "\(keyed)")

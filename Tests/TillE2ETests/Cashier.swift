@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 
+/// The built-in simulator at a fifth of its delays: each step still shows on screen, and a test takes seconds.
+let fast = ["--sim-speed", "0.2"]
+
 /// The cashier's steps, as the tests say them: each sends the keys a cashier presses and waits (with a deadline)
 /// for what the screen must show before the next step. A step that does not come records an issue at the test's
 /// line, with the screen.
@@ -14,6 +17,15 @@ extension TillSession {
         waitFor(all: ["Open batch?"] + boxSays, sourceLocation: sourceLocation); try keys("y")
         waitFor("batch \(name)", "BATCH OPENED", sourceLocation: sourceLocation)
         try keys("F2")
+    }
+
+    /// A till on `args` (default: the fast simulator) with a shift opened (`openShift`), back on Sale: where most
+    /// tests start.
+    static func withShiftOpen(width: Int = 80, height: Int = 24, args: [String] = fast,
+                              sourceLocation: SourceLocation = #_sourceLocation) throws -> TillSession {
+        let t = try TillSession(width: width, height: height, args: args, sourceLocation: sourceLocation)
+        try t.openShift(sourceLocation: sourceLocation)
+        return t
     }
 
     /// Presses `keys` (tmux names), then waits until every text of `thenSee` is on screen.
@@ -34,6 +46,14 @@ extension TillSession {
     func sell(_ amount: String = "", approvedAs shown: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         try charge(amount)
         waitFor("SALE APPROVED", "Amount   € \(shown)", sourceLocation: sourceLocation)
+    }
+
+    /// Sells `amount` as the shift's first sale (STAN 000001) and opens its refund from its journal row (F7, F5): the
+    /// refund form on that STAN, the cursor on its empty amount (Enter there refunds it all, after the box).
+    func sellThenOpenItsRefund(_ amount: String, approvedAs shown: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try sell(amount, approvedAs: shown, sourceLocation: sourceLocation)
+        try press("F7", thenSee: shown, "APPROVED 000001", sourceLocation: sourceLocation)
+        try press("F5", thenSee: "REFUND: Enter", "000001", "€ _", sourceLocation: sourceLocation)
     }
 
     /// Sells `amount` and waits until the till waits for the terminal (and shows `also`).

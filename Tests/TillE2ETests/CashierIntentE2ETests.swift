@@ -5,12 +5,9 @@ import Testing
 /// reflex. Each test is a trap as a cashier fell into it, on the built-in simulator (7.77: the host takes 15 s × speed;
 /// 9.09: no answer; 13.13: approved, but the answer is never sent).
 @Suite(.serialized) struct CashierIntentE2ETests {
-    let fast = ["--sim-speed", "0.2"]
-
     @Test func typingWhileTheTerminalWorksIsTheNextCustomersAmountAlone() throws {
         // `7.77 Enter`, then `4` while the terminal works: the field read 7.774 and one Enter charged it.
-        let t = try TillSession(args: ["--sim-speed", "0.5"])
-        try t.openShift()
+        let t = try TillSession.withShiftOpen(args: ["--sim-speed", "0.5"])
         try t.startSale("7.77", also: ["Sale € 7.77"])
         try t.type("4")
         // The form became fresh when the sale was sent: the 4 is alone; the in-flight pane shows what was sent.
@@ -24,8 +21,7 @@ import Testing
 
     @Test func aKeyHeldDownIsNotChargedAtOnce() throws {
         // `9999999 Enter` (a key held down) asked the card for € 9999999.00 at once: no confirm_above by default.
-        let t = try TillSession(args: fast)
-        try t.openShift()
+        let t = try TillSession.withShiftOpen()
         try t.type("9999999")
         try t.press("Enter", thenSee: "Check the amount", "Charge € 9999999.00 on the card?", "(Above € 1000.00 the till asks first.)")
         try t.keys("Enter")
@@ -37,8 +33,7 @@ import Testing
     @Test func escThenTheAmountTypedQuicklyIsTheNewAmount() throws {
         // `30`, then `Esc 2 5` in one send (as a fast hand or SSH delivers it) charged 305.00 + 30.50: Esc and 2 were
         // read as Alt-2, the 10 % tip, and 5 was added to 30.
-        let t = try TillSession(args: fast)
-        try t.openShift()
+        let t = try TillSession.withShiftOpen()
         try t.type("30")
         t.waitFor("€ 30_")
         try t.keys("Escape", "2", "5")
@@ -60,8 +55,7 @@ import Testing
 
     @Test func aPreAuthAmountLeftAndComeBackToIsReplaced() throws {
         // Pre-auth `50`, F2, F3, `50` read 5050.
-        let t = try TillSession(args: fast)
-        try t.openShift()
+        let t = try TillSession.withShiftOpen()
         try t.press("F3", thenSee: "Pre-auth")
         try t.type("50")
         try t.press("F2", thenSee: "Tip")
@@ -84,11 +78,8 @@ import Testing
 
     @Test func theRefundBoxFromAJournalRowNeverAnswersEnterOrDigits() throws {
         // `F7 F5 Enter Enter` refunded in full; so did typed `15 Enter` with the ▸ preselected.
-        let t = try TillSession(args: fast)
-        try t.openShift()
-        try t.sell("12", approvedAs: "12.00")
-        try t.press("F7", thenSee: "12.00    APPROVED")
-        try t.press("F5", thenSee: "Refund", "€ _")
+        let t = try TillSession.withShiftOpen()
+        try t.sellThenOpenItsRefund("12", approvedAs: "12.00")
         try t.press("Enter", thenSee: "Refund?", "Refund the FULL amount")
         try t.press("Enter", thenSee: "Press y to refund")
         try t.charge("15", thenSee: "Press y to refund")
@@ -98,8 +89,7 @@ import Testing
     }
 
     @Test func enterDoesNotQuitInTheMiddleOfAPayment() throws {
-        let t = try TillSession(args: ["--sim-speed", "0.5"])
-        try t.openShift()
+        let t = try TillSession.withShiftOpen(args: ["--sim-speed", "0.5"])
         try t.startSale("7.77")
         try t.press("F10", thenSee: "Quit while waiting?")
         try t.press("Enter", thenSee: "Press y to quit anyway")
@@ -109,8 +99,7 @@ import Testing
     }
 
     @Test func ctrlCAndF10AskBeforeLosingWhatWasTyped() throws {
-        let t = try TillSession(args: fast)
-        try t.openShift()
+        let t = try TillSession.withShiftOpen()
         try t.type("12.50")
         try t.press("C-c", thenSee: "Quit?", "€ 12.50 typed on Sale")
         #expect(t.tillRunning)
@@ -124,8 +113,7 @@ import Testing
         // charged it again.
         // The shift is opened under the default timeout (its answer must come, on a loaded machine later than 2 s);
         // then till runs with the 2 s that the 13.13 (never answered) is meant to wait out.
-        let t = try TillSession(args: fast)
-        try t.openShift()
+        let t = try TillSession.withShiftOpen()
         try t.quit(status: 0)
         try t.restart(args: fast + ["--timeout", "2"])
         t.waitFor("Amount")
@@ -145,8 +133,7 @@ import Testing
     }
 
     @Test func aBusyTerminalIsNotShownAsDeclined() throws {
-        let t = try TillSession(args: fast + ["--timeout", "600"])
-        try t.openShift()
+        let t = try TillSession.withShiftOpen(args: fast + ["--timeout", "600"])
         try t.startSale("9.09")
         try t.stopWaiting()
         t.waitFor("CHECK THE TERMINAL")
@@ -162,8 +149,7 @@ import Testing
         // After a restart mid-payment, recovery said "the terminal could not be asked" (it was still running the
         // payment), then WAS CHARGED seconds later; in between `y` charged the customer again.
         let args = ["--sim-speed", "0.5", "--timeout", "60"]
-        let t = try TillSession(args: args)
-        try t.openShift()
+        let t = try TillSession.withShiftOpen(args: args)
         try t.startSale("7.77")
         try t.quitWhileWaiting()
         try t.restart(args: args)
@@ -179,8 +165,7 @@ import Testing
 
     @Test func theJournalOpensOnTheNewestRowWithAnEmptyFilter() throws {
         // `F7 F5` refunded the row picked the last time the journal was open; a STAN typed appended to the old filter.
-        let t = try TillSession(args: fast)
-        try t.openShift()
+        let t = try TillSession.withShiftOpen()
         try t.sell("12", approvedAs: "12.00")
         try t.sell("20", approvedAs: "20.00")
         try t.press("F7", thenSee: "20.00", "12.00")
@@ -197,8 +182,7 @@ import Testing
 
     @Test func aRefundByTypedStanNamesThePaymentAndWarnsAboveIt() throws {
         // A refund by a typed STAN named nothing but the STAN, with no warning above what the sale was.
-        let t = try TillSession(args: fast)
-        try t.openShift()
+        let t = try TillSession.withShiftOpen()
         try t.sell("12", approvedAs: "12.00")
         let stan = try #require(t.value(after: "STAN"))
         try t.press("F5", thenSee: "Find the payment")

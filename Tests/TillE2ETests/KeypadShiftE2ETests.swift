@@ -12,6 +12,22 @@ import Testing
         let t: TillSession
         var counts: [(String, Int)] = []
         init(_ t: TillSession) { self.t = t }
+
+        /// A till at 80x24 on the keypad keymap and the fast simulator, on its first screen with no shift open.
+        static func started(sourceLocation: SourceLocation = #_sourceLocation) throws -> Keypad {
+            let t = try TillSession(width: 80, height: 24, args: ["--keymap", "keypad", "--sim-speed", "0.2", "--timeout", "10"],
+                                    sourceLocation: sourceLocation)
+            t.waitFor("Amount", "no batch open", sourceLocation: sourceLocation)
+            return Keypad(t)
+        }
+
+        /// The first sale, `amount`, opening the shift on the way (its name in one key), until it is approved as `shown`.
+        func sellOpeningTheShift(_ amount: String, approvedAs shown: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+            try digits(amount); try keys("KPEnter", sourceLocation: sourceLocation)
+            t.waitFor("No shift open", "[Enter/1]", sourceLocation: sourceLocation); try keys("KPEnter", sourceLocation: sourceLocation)
+            t.waitFor("BATCH OPENED", sourceLocation: sourceLocation); try keys("KPEnter", sourceLocation: sourceLocation)
+            t.waitFor("SALE APPROVED € \(shown)", sourceLocation: sourceLocation)
+        }
         func begin(_ name: String) { counts.append((name, 0)) }
 
         /// Keypad keys only: anything else is a mistake of the test.
@@ -58,15 +74,11 @@ import Testing
     }
 
     @Test func aWholeShiftOnTheNumericKeypad() throws {
-        let t = try TillSession(width: 80, height: 24, args: ["--keymap", "keypad", "--sim-speed", "0.2", "--timeout", "10"])
-        let k = Keypad(t)
-        t.waitFor("Amount", "no batch open")
+        let k = try Keypad.started()
+        let t = k.t
 
         k.begin("open the shift (at the first sale, one-key name) and sell 20.00")
-        try k.digits("20"); try k.keys("KPEnter")
-        t.waitFor("No shift open", "[Enter/1]"); try k.keys("KPEnter")
-        t.waitFor("BATCH OPENED"); try k.keys("KPEnter")
-        t.waitFor("SALE APPROVED € 20.00")
+        try k.sellOpeningTheShift("20", approvedAs: "20.00")
         let stan = try #require(t.value(after: "STAN"))
 
         k.begin("sale of 12.50 with the 10 % tip preset")
@@ -111,14 +123,10 @@ import Testing
     /// on the journal KP- and KP* act (never typed into the filter) and KP- erases a filter typed; the X report says
     /// what Enter does and KP- closes it; MOTO is on the Sale menu. Each failed on the binary before this change.
     @Test func theKeypadGaps() throws {
-        let t = try TillSession(width: 80, height: 24, args: ["--keymap", "keypad", "--sim-speed", "0.2", "--timeout", "10"])
-        let k = Keypad(t)
-        t.waitFor("Amount", "no batch open")
+        let k = try Keypad.started()
+        let t = k.t
         k.begin("gaps")
-        try k.digits("5"); try k.keys("KPEnter")
-        t.waitFor("No shift open", "[Enter/1]"); try k.keys("KPEnter")
-        t.waitFor("BATCH OPENED"); try k.keys("KPEnter")
-        t.waitFor("SALE APPROVED € 5.00")
+        try k.sellOpeningTheShift("5", approvedAs: "5.00")
         func noDesktopKeys(_ where_: String, sourceLocation: SourceLocation = #_sourceLocation) {
             let s = t.screen()
             for name in ["Esc", "Ctrl-", "Alt-", "F1 help", "F10 quit"] where s.contains(name) {

@@ -5,15 +5,10 @@ import Testing
 /// that moves money or gives a payment up; after a pre-auth, capture or refund the screen is Sale again; a kept refund
 /// form comes back on its STAN. On the built-in simulator (9.09: no answer).
 @Suite(.serialized) struct MoneyBoxE2ETests {
-    let fast = ["--sim-speed", "0.2"]
-
     @Test func oneEnterOnTheRefundBoxFromAJournalRowRefundsNothing() throws {
         // `F7 F5 Enter 1 Enter` refunded 3.00.
-        let t = try TillSession(args: fast)
-        try t.openShift()
-        try t.sell("3", approvedAs: "3.00")
-        try t.press("F7", thenSee: "APPROVED 000001")
-        try t.press("F5", thenSee: "€ _")
+        let t = try TillSession.withShiftOpen()
+        try t.sellThenOpenItsRefund("3", approvedAs: "3.00")
         try t.press("Enter", thenSee: "Refund?", "Refund the FULL amount")
         try t.keys("1", "Enter")
         t.waitFor("Press y to refund")
@@ -27,8 +22,7 @@ import Testing
 
     @Test func oneEnterAfterAnUnknownOutcomeChargesNothingNorDoesTwoEnterClose() throws {
         // In "Earlier payment UNKNOWN" `1 Enter` charged anyway; closing with an unknown outcome `2 Enter` closed.
-        let t = try TillSession(args: fast + ["--timeout", "600"])
-        try t.openShift()
+        let t = try TillSession.withShiftOpen(args: fast + ["--timeout", "600"])
         try t.startSale("9.09")
         try t.stopWaiting()
         t.waitFor("CHECK THE TERMINAL", "1 unresolved")
@@ -49,8 +43,7 @@ import Testing
 
     @Test func afterAPreAuthTheNextAmountIsASale() throws {
         // `F3 20 Enter`, verdict, then `12 Enter` sent a second pre-auth.
-        let t = try TillSession(args: fast)
-        try t.openShift()
+        let t = try TillSession.withShiftOpen()
         try t.press("F3", thenSee: "PRE-AUTH: Enter HOLDS money")
         try t.charge("20", thenSee: "PRE-AUTHORISED € 20.00", "back on Sale", "Sale: Enter charges")
         try t.sell("12", approvedAs: "12.00")
@@ -59,8 +52,7 @@ import Testing
 
     @Test func aKeptRefundFormComesBackOnItsStan() throws {
         // `F5 1 S-Tab 50 Enter Esc F2 … F5 2 Enter` refunded 2.00.
-        let t = try TillSession(args: fast)
-        try t.openShift()
+        let t = try TillSession.withShiftOpen()
         try t.press("F5", thenSee: "Find the payment")
         try t.type("1"); try t.keys("BTab"); try t.type("50")
         try t.press("Enter", thenSee: "Refund?")
@@ -76,11 +68,8 @@ import Testing
     }
 
     @Test func onTheKeypadADigitAndEnterRefundNothingAndPlusRefunds() throws {
-        let t = try TillSession(args: ["--keymap", "keypad"] + fast)
-        try t.openShift()
-        try t.sell("3", approvedAs: "3.00")
-        try t.press("F7", thenSee: "APPROVED 000001")
-        try t.press("F5", thenSee: "€ _")
+        let t = try TillSession.withShiftOpen(args: ["--keymap", "keypad"] + fast)
+        try t.sellThenOpenItsRefund("3", approvedAs: "3.00")
         try t.press("KPEnter", thenSee: "Refund?", "[y or +] refund", "[-] cancel")
         try t.keys("KP1", "KPEnter")
         t.waitFor("Press + (or y) to refund")

@@ -5,14 +5,11 @@ import Testing
 /// outlived its screen, training mode missing from the bar at 100 columns, the export's path cut at 80, and the journal's
 /// entry numbers (`#`) on the cashier's screens.
 @Suite(.serialized) struct RoundFourE2ETests {
-    let fast = ["--sim-speed", "0.2"]
-
     /// F7 F5 right after a declined sale: the journal opens on its newest row, the decline. F5 there opened a blank
     /// refund form ("type the sale's STAN here") while the sale to refund was the row under it. Now it stays on the
     /// journal, selects that sale and says so; F5 again refunds it, the box naming it.
     @Test func f5OnADeclineRightAfterItSelectsTheSaleToRefund() throws {
-        let t = try TillSession(args: fast)
-        try t.openShift()
+        let t = try TillSession.withShiftOpen()
         try t.sell("3", approvedAs: "3.00")
         try t.charge("6.66", thenSee: "NOT CHARGED")
         try t.press("F7", thenSee: "DECLINED", "APPROVED 000001")
@@ -28,8 +25,7 @@ import Testing
     /// A notice about the screen it was said on goes when the cashier leaves that screen: "type the sale's STAN here"
     /// stayed under the Batch screen.
     @Test func aNoticeAboutAScreenGoesWithIt() throws {
-        let t = try TillSession(args: fast)
-        try t.openShift()
+        let t = try TillSession.withShiftOpen()
         try t.press("F7", thenSee: "1 entry")
         try t.type("999999")
         try t.press("F5", thenSee: "REFUND: Enter", "type the STAN of the sale here")
@@ -70,8 +66,7 @@ import Testing
     /// No journal entry number, `#N` or UUID on any screen the cashier works at 80, 120 and 200 columns.
     @Test(arguments: [(80, 24), (120, 40), (200, 50)])
     func noProgrammerIdentifiersOnTheScreens(size: (Int, Int)) throws {
-        let t = try TillSession(width: size.0, height: size.1, args: fast + ["--timeout", "3"])
-        try t.openShift()
+        let t = try TillSession.withShiftOpen(width: size.0, height: size.1, args: fast + ["--timeout", "3"])
         try t.sell("3", approvedAs: "3.00")
         try t.charge("6.66", thenSee: "NOT CHARGED")
         try t.charge("9.09", thenSee: "CHECK THE TERMINAL")
@@ -97,8 +92,7 @@ import Testing
     /// The verdict "NOT CHARGED" (a decline) and "CHECK THE TERMINAL" read whole in the result pane at every size.
     @Test(arguments: [(80, 24), (100, 30), (120, 40), (200, 50)])
     func theVerdictIsWholeAtEverySize(size: (Int, Int)) throws {
-        let t = try TillSession(width: size.0, height: size.1, args: fast + ["--timeout", "3"])
-        try t.openShift()
+        let t = try TillSession.withShiftOpen(width: size.0, height: size.1, args: fast + ["--timeout", "3"])
         try t.charge("6.66", thenSee: "✗ NOT CHARGED")
         try t.press("F7", thenSee: "DECLINED", "✗ NOT CHARGED")
         try t.press("F2", "9.09", "Enter", thenSee: "? CHECK THE TERMINAL")
@@ -108,11 +102,8 @@ import Testing
     /// Found by hand: the refund box cancelled over a form from a journal row said "STAN 000001 kept: typing replaces
     /// it" while the cursor was on Amount, where the digits typed next went.
     @Test func aCancelledRefundSaysWhereTypingGoes() throws {
-        let t = try TillSession(args: fast)
-        try t.openShift()
-        try t.sell("3", approvedAs: "3.00")
-        try t.press("F7", thenSee: "APPROVED 000001")
-        try t.press("F5", thenSee: "REFUND: Enter", "000001")
+        let t = try TillSession.withShiftOpen()
+        try t.sellThenOpenItsRefund("3", approvedAs: "3.00")
         try t.press("Enter", thenSee: "Refund?")
         try t.press("Escape", thenSee: "Cancelled: nothing was done")
         let screen = t.screen()
@@ -124,8 +115,7 @@ import Testing
     /// Found by hand: the next customer's amount typed on Pre-auth while the pre-auth was with the terminal stayed on
     /// Pre-auth when the screen went back to Sale; Enter by habit on the empty Sale did nothing, and F3 found it later.
     @Test func anAmountTypedDuringAPreAuthGoesBackToSaleWithIt() throws {
-        let t = try TillSession(args: ["--sim-speed", "0.5"])
-        try t.openShift()
+        let t = try TillSession.withShiftOpen(args: ["--sim-speed", "0.5"])
         try t.press("F3", thenSee: "PRE-AUTH: Enter HOLDS")
         try t.charge("30", thenSee: "Waiting for the terminal")
         try t.type("5")
@@ -139,8 +129,7 @@ import Testing
     /// line over an empty half. The amount with the terminal is in block digits there, as an approved verdict's is.
     @Test(arguments: [(120, 40), (200, 50)])
     func theAmountInFlightIsLargeWhereThereIsRoom(size: (Int, Int)) throws {
-        let t = try TillSession(width: size.0, height: size.1, args: ["--sim-speed", "0.5"])
-        try t.openShift()
+        let t = try TillSession.withShiftOpen(width: size.0, height: size.1, args: ["--sim-speed", "0.5"])
         try t.startSale("7.77")
         let screen = t.screen()
         let pane = screen.split(separator: "\n").map { $0.components(separatedBy: "││").dropFirst().joined() }

@@ -4,14 +4,9 @@ import Testing
 /// Issue 34, what was left of it, on the real binary at 80×24: F5 on a sale refunded in full says so and opens no
 /// refund of nothing; the keypad keymap's tab bar names keypad keys, and each route it names goes there.
 @Suite(.serialized) struct RoundThreeLeftE2ETests {
-    let fast = ["--sim-speed", "0.2"]
-
     @Test func f5OnASaleRefundedInFullSaysSo() throws {
-        let t = try TillSession(args: fast)
-        try t.openShift()
-        try t.sell("3", approvedAs: "3.00")
-        try t.press("F7", thenSee: "APPROVED 000001")
-        try t.press("F5", thenSee: "€ _")
+        let t = try TillSession.withShiftOpen()
+        try t.sellThenOpenItsRefund("3", approvedAs: "3.00")
         try t.press("Enter", thenSee: "Refund?", "Refund the FULL amount")
         try t.press("y", thenSee: "REFUNDED € 3.00", "Sale: Enter charges")
         // The same row again: it opened an empty refund form (the box then warned only after Enter).

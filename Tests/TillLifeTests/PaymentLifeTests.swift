@@ -17,6 +17,15 @@ import TillProtocol
         return (life, effects)
     }
 
+    /// A sale (`sale`) handed over at t0 + 10 ms and declined 3 s after its start: its flight as the decline left it.
+    func declinedSale(_ book: MemoryBook) throws -> PaymentLife? {
+        var (life, _) = try sale(book)
+        _ = life.handedOver(.request, book: book, now: t0 + 10)
+        var flight: PaymentLife? = life
+        _ = desk(book, t0 + 3_000).take(Self.decline, flight: &flight)
+        return flight
+    }
+
     func desk(_ book: MemoryBook, _ now: Int64, ids: [String] = ["look-1"]) -> AnswerDesk<MemoryBook> {
         var rest = ids
         return AnswerDesk(book: book, now: now, anotherTillSending: { false }, newRequestId: { rest.isEmpty ? "id" : rest.removeFirst() })
@@ -61,10 +70,7 @@ import TillProtocol
 
     @Test func aDeclineCorrectedByItsOwnApprovalAfterTheCommandEndedIsCountedLoudly() throws {
         let book = MemoryBook()
-        var (life, _) = try sale(book)
-        _ = life.handedOver(.request, book: book, now: t0 + 10)
-        var flight: PaymentLife? = life
-        _ = desk(book, t0 + 3_000).take(Self.decline, flight: &flight)
+        var flight = try declinedSale(book)
         #expect(flight?.outcome.map { if case .answered(let e) = $0 { return e.state == .declined }; return false } == true)
         // The command ended: nothing in flight. The approval comes 1.5 s later.
         flight = nil
@@ -77,10 +83,7 @@ import TillProtocol
 
     @Test func aDeclineThenAnotherCardThenTheFirstApprovalSaysTheCustomerMayHavePaidTwice() throws {
         let book = MemoryBook()
-        var (life, _) = try sale(book)
-        _ = life.handedOver(.request, book: book, now: t0 + 10)
-        var flight: PaymentLife? = life
-        _ = desk(book, t0 + 3_000).take(Self.decline, flight: &flight)
+        var flight = try declinedSale(book)
         // Enter again by habit: the same amount, another reference, approved.
         let again = TerminalRequest(caller: caller, request: .sale(SaleRequest(amount: Money(cents: 1250), clientTransactionId: "c-2")))
         let second = try book.insertPending(requestId: "req-2", request: again, batch: book.open, parentId: nil, nowMs: t0 + 4_000)

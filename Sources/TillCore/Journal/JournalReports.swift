@@ -25,6 +25,16 @@ extension Journal {
     /// transaction as every journal write, so a report costs a few rows whatever the batch's size.
     static func registerReportMigrations(_ m: inout DatabaseMigrator) {
         m.registerMigration("v2-reports") { db in
+            // Both triggers add the new row to its bucket alike. This migration's own text, as it ran: v5 replaces
+            // these triggers with its own (`summaryAddNew`).
+            let addNew = """
+                INSERT INTO batch_summary VALUES (COALESCE(NEW.batchId, ''), NEW.action, NEW.state, COALESCE(NEW.cardType, ''),
+                    COALESCE(NEW.verificationMethod, ''), 1, COALESCE(NEW.amountCents, 0), COALESCE(NEW.tipCents, 0),
+                    COALESCE(NEW.tipCents, 0) > 0, NEW.createdAtMs, NEW.createdAtMs)
+                  ON CONFLICT DO UPDATE SET n = n + 1, amountCents = amountCents + excluded.amountCents,
+                    tipCents = tipCents + excluded.tipCents, tipped = tipped + excluded.tipped,
+                    firstAtMs = MIN(firstAtMs, excluded.firstAtMs), lastAtMs = MAX(lastAtMs, excluded.lastAtMs);
+                """
             try db.execute(sql: """
             ALTER TABLE entry ADD COLUMN verificationMethod TEXT;
             CREATE TABLE batch_summary (
@@ -47,12 +57,7 @@ extension Journal {
               report TEXT NOT NULL
             );
             CREATE TRIGGER entry_summary_insert AFTER INSERT ON entry BEGIN
-              INSERT INTO batch_summary VALUES (COALESCE(NEW.batchId, ''), NEW.action, NEW.state, COALESCE(NEW.cardType, ''),
-                COALESCE(NEW.verificationMethod, ''), 1, COALESCE(NEW.amountCents, 0), COALESCE(NEW.tipCents, 0),
-                COALESCE(NEW.tipCents, 0) > 0, NEW.createdAtMs, NEW.createdAtMs)
-              ON CONFLICT DO UPDATE SET n = n + 1, amountCents = amountCents + excluded.amountCents,
-                tipCents = tipCents + excluded.tipCents, tipped = tipped + excluded.tipped,
-                firstAtMs = MIN(firstAtMs, excluded.firstAtMs), lastAtMs = MAX(lastAtMs, excluded.lastAtMs);
+              \(addNew)
             END;
             CREATE TRIGGER entry_summary_update AFTER UPDATE OF state, amountCents, tipCents, cardType, verificationMethod, batchId ON entry BEGIN
               UPDATE batch_summary SET n = n - 1, amountCents = amountCents - COALESCE(OLD.amountCents, 0),
@@ -60,12 +65,7 @@ extension Journal {
               WHERE batchKey = COALESCE(OLD.batchId, '') AND action = OLD.action AND state = OLD.state
                 AND cardType = COALESCE(OLD.cardType, '') AND verificationMethod = COALESCE(OLD.verificationMethod, '');
               DELETE FROM batch_summary WHERE n <= 0;
-              INSERT INTO batch_summary VALUES (COALESCE(NEW.batchId, ''), NEW.action, NEW.state, COALESCE(NEW.cardType, ''),
-                COALESCE(NEW.verificationMethod, ''), 1, COALESCE(NEW.amountCents, 0), COALESCE(NEW.tipCents, 0),
-                COALESCE(NEW.tipCents, 0) > 0, NEW.createdAtMs, NEW.createdAtMs)
-              ON CONFLICT DO UPDATE SET n = n + 1, amountCents = amountCents + excluded.amountCents,
-                tipCents = tipCents + excluded.tipCents, tipped = tipped + excluded.tipped,
-                firstAtMs = MIN(firstAtMs, excluded.firstAtMs), lastAtMs = MAX(lastAtMs, excluded.lastAtMs);
+              \(addNew)
             END;
             INSERT INTO batch_summary
               SELECT COALESCE(batchId, ''), action, state, COALESCE(cardType, ''), '', COUNT(*), COALESCE(SUM(amountCents), 0),
