@@ -398,6 +398,24 @@ public struct BackOffice: Sendable {
         public var findings: [Finding.Check: Int] = [:]
     }
 
+    /// Every Z report with the buckets of the entries the store holds of its batch (`reconcile`'s first check). The
+    /// batch is a key of the join (an entry of no batch is the Z report's of key ''), as `payment_summary_group`
+    /// indexes it: as a condition beside it, every entry of a journal was tried against every Z report of it.
+    static func zReportsAgainstEntries(_ filter: Filter) -> SQL {
+        var sql = SQL()
+        sql.add("""
+            SELECT z.till_id, z.journal_id, z.batch_key, z.report::text, s.id, \(BackOffice.bucketColumns)
+            FROM till_store.z_report z JOIN till_store.till t ON t.id = z.till_id JOIN till_store.shop s ON s.id = t.shop_id
+            LEFT JOIN till_store.payment p ON p.till_id = z.till_id AND p.journal_id = z.journal_id
+              AND COALESCE(p.batch_id, '') = z.batch_key
+              AND p.action IN (\(BackOffice.movingActions))
+            """)
+        sql.add(where: sql.scope(filter, till: "z.till_id"))
+        sql.add(" GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9")
+        sql.text = BackOffice.perGroup(sql.text, keys: 5, emptyGroups: true)
+        return sql
+    }
+
     /// Streams every finding, check by check: Z reports against their pushed entries, tills out of touch for longer
     /// than `stoppedAfter` (by the store's clock), journals waiting to be adopted, entries still unresolved, events parked.
     @discardableResult
@@ -410,19 +428,7 @@ public struct BackOffice: Sendable {
         try await with { store in
             // Z reports: the report as the till stored it at the close, against the entries the store holds of that
             // batch, both counted by TillModel's Report. One row per Z report, its batch's buckets as arrays.
-            var sql = SQL()
-            sql.add("""
-                SELECT z.till_id, z.journal_id, z.batch_key, z.report::text, s.id, \(BackOffice.bucketColumns)
-                FROM till_store.z_report z JOIN till_store.till t ON t.id = z.till_id JOIN till_store.shop s ON s.id = t.shop_id
-                LEFT JOIN till_store.payment p ON p.till_id = z.till_id AND p.journal_id = z.journal_id
-                  AND (p.batch_id = z.batch_key OR (z.batch_key = '' AND p.batch_id IS NULL))
-                  AND p.action IN (\(BackOffice.movingActions))
-                """)
-            let scope = sql.scope(filter, till: "z.till_id")
-            sql.add(where: scope)
-            sql.add(" GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9")
-            sql.text = BackOffice.perGroup(sql.text, keys: 5, emptyGroups: true)
-            try await store.forEachRow(sql.query) { row in
+            try await store.forEachRow(BackOffice.zReportsAgainstEntries(filter).query) { row in
                 let first = row.makeRandomAccess()
                 let buckets = try BackOffice.buckets(first, at: 5)
                 let k = (till: try first[0].decode(String.self), journal: try first[1].decode(String.self), batch: try first[2].decode(String.self))
