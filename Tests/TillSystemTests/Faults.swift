@@ -48,16 +48,22 @@ final class FaultyTransport: Transport, @unchecked Sendable {
     private var sink: (@Sendable (TransportEvent) -> Void)?
     private var nextFault: AnswerFault = .none
     private var held: [IncomingAnswer] = []
-    /// Approvals held by `declineThenLateApproval`: kept across a kill and a restart (handed to the next transport).
+    /// Approvals held by `declineThenLateApproval`, and those released that till has not acknowledged yet: kept
+    /// across a kill and a restart (handed to the next transport, which delivers them again, as a bridge re-delivers
+    /// what was not acknowledged).
     var late: [IncomingAnswer] {
-        get { lock.withLock { lateHeld } }
-        set { lock.withLock { lateHeld = newValue } }
+        get { lock.withLock { lateHeld + lateReleased } }
+        set { lock.withLock { lateHeld = newValue; lateReleased = [] } }
     }
     private var lateHeld: [IncomingAnswer] = []
-    /// Whether the link still holds the approval of the sale with this reference (the journal may say "not charged so
-    /// far" meanwhile, never after it was delivered).
+    /// Late approvals handed to till, until till acknowledges them (it does once they are journaled).
+    private var lateReleased: [IncomingAnswer] = []
+    /// Whether the approval of the sale with this reference is still on its way: held by the link, or handed to till
+    /// and not yet journaled (the journal may say "not charged so far" meanwhile, never after).
     func holdsApproval(of ctid: String) -> Bool {
-        lock.withLock { lateHeld.contains { $0.text.contains("clientTransactionId=" + ctid + "&") || $0.text.hasSuffix("clientTransactionId=" + ctid) } }
+        lock.withLock {
+            (lateHeld + lateReleased).contains { $0.text.contains("clientTransactionId=" + ctid + "&") || $0.text.hasSuffix("clientTransactionId=" + ctid) }
+        }
     }
     /// Every answer delivered so far (for repeats).
     private var delivered: [String] = []
@@ -157,7 +163,7 @@ final class FaultyTransport: Transport, @unchecked Sendable {
     /// Delivers what was held back, in order.
     func releaseHeld() {
         let (list, s) = lock.withLock { () -> ([IncomingAnswer], (@Sendable (TransportEvent) -> Void)?) in
-            let l = held + lateHeld; held = []; lateHeld = []; return (l, sink)
+            let l = held + lateHeld; held = []; lateReleased += lateHeld; lateHeld = []; return (l, sink)
         }
         for a in list { s?(.answer(a)) }
     }
@@ -169,7 +175,10 @@ final class FaultyTransport: Transport, @unchecked Sendable {
     }
 
     func send(id: String, url: String) async throws(TransportError) { try await inner.send(id: id, url: url) }
-    func acknowledge(_ answer: IncomingAnswer) async { await inner.acknowledge(answer) }
+    func acknowledge(_ answer: IncomingAnswer) async {
+        lock.withLock { lateReleased.removeAll { $0.text == answer.text } }
+        await inner.acknowledge(answer)
+    }
     func reject(_ answer: IncomingAnswer, reason: String) async { await inner.reject(answer, reason: reason) }
     func gaveUp(on id: String) async -> Bool { await inner.gaveUp(on: id) }
     func stop() async {

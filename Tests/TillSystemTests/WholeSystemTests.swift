@@ -575,6 +575,16 @@ final class SystemRun: @unchecked Sendable {
             try await step(s)
             if stopAtFirst && !violations.isEmpty { break }
         }
+        if violations.isEmpty {
+            // A calm end: every late approval delivered, and each journaled (acknowledged) by the running till.
+            transport.releaseHeld()
+            for _ in 0..<200 where !transport.late.isEmpty {
+                await quiesce()
+                try? await Task.sleep(nanoseconds: 50_000_000)
+            }
+            await check()
+            if !transport.late.isEmpty { violate("at the end, \(transport.late.count) late approval(s) handed to till were never journaled") }
+        }
         if let entries = try? controller.journal.entries(JournalFilter(limit: 1_000_000)) {
             for e in entries { stats[e.action.rawValue + "." + e.state.rawValue, default: 0] += 1 }
         }
