@@ -5,7 +5,7 @@ import TillProtocol
 
 // One action's command line, declared once (`ActionCommandLine`: its options, name and help), gives both
 // `till url <name>` (print the request URL) and `till <name>` (send it and wait for the answer) through the two
-// generic commands below. An action's CLI is its file under `Actions/` plus its line in `actionCommandLines`.
+// generic commands below. An action's CLI is its file under `Actions/` plus its line in `transactionCommandLines` or `setUpCommandLines`.
 
 /// What an action adds to the command line: `till url <name>` and `till <name>`.
 protocol ActionCommands: Sendable {
