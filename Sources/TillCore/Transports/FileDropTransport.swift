@@ -227,16 +227,23 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
     private var sink: (@Sendable (TransportEvent) -> Void)? { state.withLock { $0.sink } }
 
     /// Moves `responses/<name>` into `folder`, under a name not taken there. Nil when it was moved; else the error.
+    /// Either way the answer is no longer being delivered; one that could not be moved (and is not gone) is stuck:
+    /// skipped until the next start.
     private func moveOut(_ name: String, to folder: String) -> (target: String, error: FileError?) {
         let target = uniqueName(in: folder, name)
+        var failure: FileError?
         do {
             try AtomicFile.move(responsesDir + "/" + name, to: folder + "/" + target)
-            return (target, nil)
         } catch let e as FileError {
-            return (target, e)
+            failure = e
         } catch {
-            return (target, FileError(path: responsesDir + "/" + name, operation: "move", code: EIO))
+            failure = FileError(path: responsesDir + "/" + name, operation: "move", code: EIO)
         }
+        state.withLock { s in
+            s.delivered.remove(name)
+            if let failure, failure.code != ENOENT { s.stuck.insert(name) }
+        }
+        return (target, failure)
     }
 
     /// Sets `responses/<name>` aside in `rejected/` with `<name>.reason`; one that cannot be moved is reported once
@@ -244,18 +251,12 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
     private func setAside(_ name: String, reason: String) {
         let (target, error) = moveOut(name, to: rejectedDir)
         if let error {
-            let gone = error.code == ENOENT
-            state.withLock { s in
-                s.delivered.remove(name)
-                if !gone { s.stuck.insert(name) }
-            }
-            if !gone {
+            if error.code != ENOENT {
                 sink?(.problem("The file \(name) in \(responsesDir) is not an answer (\(reason)) and could not be moved to "
                                + "rejected/ (\(error)); till skips it until its next start. Remove it by hand."))
             }
             return
         }
-        _ = state.withLock { $0.delivered.remove(name) }
         do { try AtomicFile.write(reason + "\n", to: rejectedDir + "/" + target + ".reason") } catch {
             sink?(.problem("Could not write rejected/\(target).reason: \(error)"))
         }
@@ -314,21 +315,14 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
         guard let name = answer.receipt else { return }
         let (_, error) = moveOut(name, to: archiveDir)
         if let error {
-            let gone = error.code == ENOENT
-            state.withLock { s in
-                s.delivered.remove(name)
-                if !gone { s.stuck.insert(name) }
-            }
-            if gone {
+            if error.code == ENOENT {
                 sink?(.problem("The answer \(name) is journaled, but it was removed from responses/ before till could archive it."))
             } else {
                 sink?(.problem("The answer \(name) is journaled, but it could not be moved to archive/ (\(error)). It stays in "
                                + "responses/; till reads it again at its next start and only archives it then (never a "
                                + "second sale). Check that \(archiveDir) is a folder till can write to."))
             }
-            return
         }
-        _ = state.withLock { $0.delivered.remove(name) }
     }
 
     public func reject(_ answer: IncomingAnswer, reason: String) async {
