@@ -75,9 +75,12 @@ import TillSimulator
             #expect(!r.signalled, "till \(args) was killed by a signal")
             return (r.status, r.output, r.errors)
         }
-        /// Each entry left to a person (unknown, or an answer to review) settled as the terminal's own record says:
-        /// charged when the ledger holds that transaction approved, else not charged.
-        func settleLikeAPerson() async throws {
+        /// What a person does after an unknown outcome, by the guide: `till recover` (its bridge first delivers what
+        /// the last one could not; it asks the terminal about what is still unknown), then each entry left to a person
+        /// (unknown, or an answer to review) settled as the terminal's own record says: charged when the ledger holds
+        /// that transaction approved, else not charged.
+        func recoverLikeAPerson() async throws {
+            _ = try await till(["recover"])
             let listed = try await till(["journal", "--unresolved", "--json"]).out
             let entries = (try? JSONSerialization.jsonObject(with: Data(listed.utf8)) as? [[String: Any]]) ?? []
             let ledger = try Self.ledger(ledgerPath)
@@ -109,8 +112,7 @@ import TillSimulator
             } else if roll < 30, let pick = try Self.ledger(ledgerPath).refundable.randomElement(using: &rng) {
                 let cents = rng.next(4) == 0 ? pick.1 + 100 : 1 + rng.next(pick.1)
                 if try await till(["refund", "--reference", pick.0, "--amount", Self.money(cents)]).status == 3 {
-                    _ = try await till(["recover"])
-                    try await settleLikeAPerson()
+                    try await recoverLikeAPerson()
                 }
             } else {
                 let ctid = "s\(seed)-\(step)"
@@ -125,18 +127,14 @@ import TillSimulator
                     failures.append("step \(step): the cashier was told DECLINED for \(ctid), which the peer charged:\n\(r.out)")
                 }
                 if r.status == 3 {
-                    // Unknown, or not sent for an earlier unknown: what a person does next, by the guide. The bridge
-                    // that recover starts first delivers what the last one could not; recover then asks the terminal
-                    // about what is still unknown; what is left the person checks on the terminal (the ledger).
-                    _ = try await till(["recover"])
-                    try await settleLikeAPerson()
+                    // Unknown, or not sent for an earlier unknown.
+                    try await recoverLikeAPerson()
                 }
             }
         }
         // A last sale (its bridge delivers whatever an earlier one could not), then recovery.
         _ = try await till(["sale", "--amount", "1.00", "--client-transaction-id", "s\(seed)-last"])
-        _ = try await till(["recover"])
-        try await settleLikeAPerson()
+        try await recoverLikeAPerson()
         let recovered = try await till(["recover"])
         #expect(recovered.status == 0, "\(recovered.out) \(recovered.err)")
         #expect(failures.isEmpty, "\(failures)")
