@@ -61,38 +61,50 @@ public final class DirectoryWatcher: @unchecked Sendable {
 
     /// Blocks up to `timeoutMs` (-1: forever) for events; returns them in order (hidden names left out).
     public func events(timeoutMs: Int32) -> [Event] {
-        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0), pollfd(fd: wakePipe.read, events: Int16(POLLIN), revents: 0)]
-        let r = poll(&fds, 2, timeoutMs)
-        guard r > 0 else { return [] }
-        if fds[1].revents != 0 {
-            var drain = [UInt8](repeating: 0, count: 64)
-            while drain.withUnsafeMutableBytes({ read(wakePipe.read, $0.baseAddress, $0.count) }) > 0 {}
-        }
-        guard fds[0].revents != 0 else { return [] }
         var out: [Event] = []
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n <= 0 { break }
+        var buffer = [UInt8](repeating: 0, count: DirectoryWatcher.chunkSize)
+        var wait = timeoutMs
+        // What the kernel holds now, read to its end (the descriptor does not block); the first read waits.
+        while case .read(let n) = buffer.withUnsafeMutableBytes({ DescriptorReader.readOnce(fd, wake: wakePipe.read, timeoutMs: wait, into: $0) }) {
+            out += DirectoryWatcher.events(in: buffer[0..<n])
+            wait = 0
+        }
+        return out
+    }
+
+    /// The events as an async sequence, one batch a read (hidden names left out), for a task that watches until it is
+    /// cancelled; `idleMs`: an empty batch after that long without any (see `DescriptorReader`). `wake()` does not
+    /// reach it: cancel the task that reads it.
+    public func eventBatches(thread name: String, idleMs: Int32? = nil) -> AsyncMapSequence<DescriptorReader, [Event]> {
+        let reader = DescriptorReader(fd: fd, name: name, chunkSize: DirectoryWatcher.chunkSize, idleMs: idleMs,
+                                      closesDescriptor: false, owner: self)
+        return reader.map { DirectoryWatcher.events(in: $0[...]) }
+    }
+
+    /// A read holds whole events; 64 KiB hold hundreds.
+    static let chunkSize = 64 * 1024
+
+    /// The events in what one read of the inotify descriptor gave.
+    static func events(in bytes: ArraySlice<UInt8>) -> [Event] {
+        var out: [Event] = []
+        bytes.withUnsafeBytes { raw in
+            let n = raw.count
             var offset = 0
-            buffer.withUnsafeBytes { raw in
-                while offset + MemoryLayout<inotify_event>.size <= n {
-                    let mask = raw.load(fromByteOffset: offset + 4, as: UInt32.self)
-                    let len = Int(raw.load(fromByteOffset: offset + 12, as: UInt32.self))
-                    let nameStart = offset + MemoryLayout<inotify_event>.size
-                    if mask & UInt32(IN_Q_OVERFLOW) != 0 { out.append(Event(name: "", kind: .overflow)) }
-                    if len > 0 {
-                        let bytes = raw[nameStart..<min(nameStart + len, n)].prefix { $0 != 0 }
-                        let name = String(decoding: bytes, as: UTF8.self)
-                        if !name.isEmpty && !name.hasPrefix(".") {
-                            let kind: Kind = mask & UInt32(IN_CREATE) != 0 ? .created
-                                : mask & UInt32(IN_MOVED_TO) != 0 ? .renamedIn
-                                : mask & UInt32(IN_MODIFY) != 0 ? .modified : .complete
-                            out.append(Event(name: name, kind: kind))
-                        }
+            while offset + MemoryLayout<inotify_event>.size <= n {
+                let mask = raw.load(fromByteOffset: offset + 4, as: UInt32.self)
+                let len = Int(raw.load(fromByteOffset: offset + 12, as: UInt32.self))
+                let nameStart = offset + MemoryLayout<inotify_event>.size
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 { out.append(Event(name: "", kind: .overflow)) }
+                if len > 0 {
+                    let name = String(decoding: raw[nameStart..<min(nameStart + len, n)].prefix { $0 != 0 }, as: UTF8.self)
+                    if !name.isEmpty && !name.hasPrefix(".") {
+                        let kind: Kind = mask & UInt32(IN_CREATE) != 0 ? .created
+                            : mask & UInt32(IN_MOVED_TO) != 0 ? .renamedIn
+                            : mask & UInt32(IN_MODIFY) != 0 ? .modified : .complete
+                        out.append(Event(name: name, kind: kind))
                     }
-                    offset = nameStart + len
                 }
+                offset = nameStart + len
             }
         }
         return out

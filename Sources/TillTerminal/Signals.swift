@@ -47,26 +47,26 @@ public enum SignalPipe {
     }
 
     /// The signals that arrived since the last call, oldest first (never blocks).
-    public static func take() -> [Int32] {
-        guard fds.read >= 0 else { return [] }
-        var out: [Int32] = []
-        var buf = [UInt8](repeating: 0, count: 64)
-        while true {
-            let n = buf.withUnsafeMutableBytes { read(fds.read, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            out += buf[0..<n].map { Int32($0) }
-        }
-        return out
-    }
+    public static func take() -> [Int32] { take(waitingMs: 0) }
 
     /// Blocks until a signal arrives; returns it.
     public static func wait() -> Int32 {
         while true {
-            var p = pollfd(fd: fds.read, events: Int16(POLLIN), revents: 0)
-            _ = poll(&p, 1, -1)
-            if let s = take().first { return s }
+            if let s = take(waitingMs: -1).first { return s }
         }
+    }
+
+    /// The signals on the pipe, after waiting up to `waitingMs` (-1: no limit) for the first.
+    private static func take(waitingMs: Int32) -> [Int32] {
+        guard fds.read >= 0 else { return [] }
+        var out: [Int32] = []
+        var buf = [UInt8](repeating: 0, count: 64)
+        var wait = waitingMs
+        while case .read(let n) = buf.withUnsafeMutableBytes({ DescriptorReader.readOnce(fds.read, wake: -1, timeoutMs: wait, into: $0) }) {
+            out += buf[0..<n].map { Int32($0) }
+            wait = 0
+        }
+        return out
     }
 
     /// Ends the process as the signal would have: its default action, after the work is done. The signal ends the

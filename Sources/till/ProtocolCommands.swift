@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TillIO
 import TillProtocol
 
 /// `till url` and `till decode`.
@@ -157,9 +158,9 @@ struct LineReader {
                 defer { carry.removeAll() }
                 return String(decoding: carry, as: UTF8.self)
             }
-            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { eof = true; start = 0; end = 0; continue }
+            guard case .read(let n) = buffer.withUnsafeMutableBytes({ DescriptorReader.readOnce(fd, wake: -1, timeoutMs: -1, into: $0) }) else {
+                eof = true; start = 0; end = 0; continue
+            }
             start = 0
             end = n
         }

@@ -78,8 +78,7 @@ import TillProtocol
         let dir = TempDir(); defer { dir.cleanup() }
         let watcher = try DirectoryWatcher(directory: dir.path)
         let returned = Outcome<[DirectoryWatcher.Event]>()
-        let box = UncheckedBox(watcher)
-        Thread { returned.set(.success(box.value.events(timeoutMs: 120_000))) }.start()
+        Thread { returned.set(.success(watcher.events(timeoutMs: 120_000))) }.start()
         try await Task.sleep(nanoseconds: 50_000_000)
         watcher.wake()
         #expect(await eventuallyAsync(30) { returned.result != nil }, "a wait of two minutes did not end when woken")

@@ -48,13 +48,10 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
         var stuck: Set<String> = []
         /// Request ids this run wrote and has not seen withdrawn or answered.
         var sent: Set<String> = []
-        var stopping = false
-        var running = false
-        /// Woken by `stop()`, so the watching thread ends at once, not at its next timeout.
-        var watcher: DirectoryWatcher?
+        /// The task that watches `responses/`: `stop()` cancels it, which ends its wait at once, and waits for it.
+        var watching: Task<Void, Never>?
     }
     private let state = Mutex(State())
-    private let finished = DispatchSemaphore(value: 0)
 
     public init(directory: String) {
         var d = directory
@@ -93,7 +90,7 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
     public func start(sink: @escaping @Sendable (TransportEvent) -> Void) async throws -> [IncomingAnswer] {
         let warnings = try prepareFolders()
         let watcher = try DirectoryWatcher(directory: responsesDir)
-        state.withLock { $0.sink = sink; $0.running = true; $0.stopping = false; $0.watcher = watcher }
+        state.withLock { $0.sink = sink }
         for w in warnings { sink(.problem(w)) }
         // The watcher is on before the scan, so nothing that lands in between is missed (the set drops doubles).
         var backlog: [IncomingAnswer] = []
@@ -101,13 +98,9 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
         for name in Path.list(responsesDir) where !name.hasPrefix(".") && looksWhole(name) {
             if let a = take(name) { backlog.append(a) }
         }
-        let box = UncheckedBox(watcher)
-        let t = Thread { [weak self] in
-            guard let self else { return }
-            self.watchLoop(box.value)
-        }
-        t.name = "till-file-drop"
-        t.start()
+        let batches = watcher.eventBatches(thread: "till-file-drop", idleMs: 250)
+        let watching = Task.detached { [weak self] in _ = await self?.watch(batches) }
+        state.withLock { $0.watching = watching }
         return backlog
     }
 
@@ -186,13 +179,13 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
         return errno == EAGAIN || errno == EBUSY
     }
 
-    private func watchLoop(_ watcher: DirectoryWatcher) {
-        defer { finished.signal() }
+    /// Takes what lands in `responses/` until the task is cancelled: each batch of events as it comes, and a listing
+    /// every `rescanMs` (an idle batch, empty, comes every 250 ms).
+    private func watch(_ batches: AsyncMapSequence<DescriptorReader, [DirectoryWatcher.Event]>) async {
         var lastScan = WallClock.nowMs()
-        while true {
-            let (stopping, sink) = state.withLock { ($0.stopping, $0.sink) }
-            if stopping { return }
-            for event in watcher.events(timeoutMs: 250) {
+        for await events in batches {
+            let sink = self.sink
+            for event in events {
                 switch event.kind {
                 case .renamedIn:
                     if let a = take(event.name) { sink?(.answer(a)) }
@@ -358,23 +351,12 @@ public final class FileDropTransport: Transport, @unchecked Sendable {
     }
 
     public func stop() async {
-        let (wasRunning, watcher) = state.withLock { s -> (Bool, DirectoryWatcher?) in
-            let r = s.running
-            s.stopping = true; s.running = false; s.sink = nil
-            let w = s.watcher
-            s.watcher = nil
-            return (r, w)
+        let watching = state.withLock { s -> Task<Void, Never>? in
+            s.sink = nil
+            defer { s.watching = nil }
+            return s.watching
         }
-        watcher?.wake()
-        if wasRunning {
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                DispatchQueue.global().async { self.finished.wait(); c.resume() }
-            }
-        }
+        watching?.cancel()
+        await watching?.value
     }
-}
-
-struct UncheckedBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }

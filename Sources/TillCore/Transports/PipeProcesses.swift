@@ -80,6 +80,23 @@ extension PipeTransport {
         kill(-pgid, SIGKILL)
     }
 
+    /// Waits for the bridge `pid` to end and reaps it; returns its wait status. Called once its output has ended and
+    /// its group was killed or is being stopped, so the wait is short: it looks again and again (from 0.5 ms, doubling
+    /// to 20 ms) rather than block one of the two threads of Swift's shared pool in `waitpid`.
+    static func reap(_ pid: pid_t) async -> Int32 {
+        var status: Int32 = 0
+        var pause: UInt64 = 500_000
+        while true {
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid { return status }
+            if r < 0 && errno != EINTR { return status }   // not our child any more (ECHILD): nothing to learn
+            if r == 0 {
+                await Pause.sleep(nanoseconds: pause)
+                pause = min(pause * 2, 20_000_000)
+            }
+        }
+    }
+
     // MARK: a bridge that outlives its till
 
     /// When process `pid` started (clock ticks since boot, `/proc/<pid>/stat` field 22): with the pid, it names one

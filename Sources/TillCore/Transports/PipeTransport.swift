@@ -163,11 +163,9 @@ public final class PipeTransport: Transport, @unchecked Sendable {
             return s.generation
         }
         noteBridge(pid)
-        let readFd = outPipe[0]
+        let output = DescriptorReader(fd: outPipe[0], name: "till-pipe-bridge", closesDescriptor: true)
         let childPid = pid
-        let t = Thread { [weak self] in self?.readLoop(fd: readFd, pid: childPid, generation: generation) }
-        t.name = "till-pipe-bridge"
-        t.start()
+        Task.detached { [weak self] in await self?.readBridge(output, pid: childPid, generation: generation) }
     }
 
     /// Splits the bridge's output into lines, scanning each byte once; a line over `lineLimit` is dropped (reported
@@ -261,15 +259,12 @@ public final class PipeTransport: Transport, @unchecked Sendable {
             + "flight: they were dropped, not journaled. A terminal does not send that many: check the bridge."
     }
 
-    private func readLoop(fd: Int32, pid: pid_t, generation: Int) {
+    /// Reads the bridge's output until its end (the reader closes it then), then reaps the bridge and says how it ended.
+    private func readBridge(_ output: DescriptorReader, pid: pid_t, generation: Int) async {
         var gate = StrayGate()
         var splitter = LineSplitter(limit: PipeTransport.lineLimit)
-        var buf = [UInt8](repeating: 0, count: 16 * 1024)
-        while true {
-            let n = buf.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            let pieces = buf.withUnsafeBytes { splitter.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        for await chunk in output {
+            let pieces = chunk.withUnsafeBytes { splitter.feed($0) }
             let held = splitter.line.count
             state.withLock { $0.lineHighWater = max($0.lineHighWater, held) }
             for piece in pieces {
@@ -304,14 +299,12 @@ public final class PipeTransport: Transport, @unchecked Sendable {
                                + "bytes without a newline); till dropped it. It may have been an answer: check the terminal."))
             }
         }
-        close(fd)
         state.withLock { s in if s.closing == generation { s.closingOutputEnded = true } }
         // Standard output is closed: the bridge (and whatever it started that held it) ended. Unless till is stopping
         // it, end the rest of its group now, so nothing left can still read its input, then see what it left unread.
         let deliberate = state.withLock { s in s.bridge?.generation != generation || s.bridge?.stopping == true }
         if !deliberate { kill(-pid, SIGKILL) }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let status = await PipeTransport.reap(pid)
         let how = PipeTransport.describe(status: status)
         let (sink, lost, reportedBySend) = state.withLock { s -> ((@Sendable (TransportEvent) -> Void)?, (id: String, length: Int)?, Bool) in
             guard let b = s.bridge, b.generation == generation, !b.stopping else { return (nil, nil, true) }
