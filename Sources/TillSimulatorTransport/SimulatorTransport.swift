@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TillCore
 import TillSimulator
 
@@ -13,7 +14,7 @@ import TillSimulator
 /// frame, is never held up by it. Requests sent meanwhile wait, and are handed over in the order they came.
 /// A log that cannot be read leaves the terminal unreachable: every request is certainly not sent, and the cashier
 /// is told why at once.
-public final class SimulatorTransport: Transport, @unchecked Sendable {
+public final class SimulatorTransport: Transport, Sendable {
     public var description: String { "simulator" }
 
     private enum Phase {
@@ -31,31 +32,32 @@ public final class SimulatorTransport: Transport, @unchecked Sendable {
         var sender: CheckedContinuation<Void, any Error>
     }
 
-    private let lock = NSLock()
-    // Guarded by `lock`:
-    private var phase = Phase.loading([], [])
-    /// The controller's sink, set by `start` and cleared by `stop`; the runner calls back on a thread of its own.
-    private var sink: (@Sendable (TransportEvent) -> Void)?
-    private var started = false
-    /// Once stopped, a runner whose log is read later is never started: it would deliver the answers that fell due
-    /// into no sink, and save the state without them.
-    private var stopped = false
+    private struct State {
+        var phase = Phase.loading([], [])
+        /// The controller's sink, set by `start` and cleared by `stop`; the runner calls back on a thread of its own.
+        var sink: (@Sendable (TransportEvent) -> Void)?
+        var started = false
+        /// Once stopped, a runner whose log is read later is never started: it would deliver the answers that fell
+        /// due into no sink, and save the state without them.
+        var stopped = false
+        /// The log's reading has begun.
+        var reading = false
+    }
+    private let state = Mutex(State())
 
     private let config: SimulatorConfig
     private let statePath: String?
-    /// Guarded by `lock`: the log's reading has begun.
-    private var reading = false
 
     public init(config: SimulatorConfig, statePath: String?) {
         self.config = config
         self.statePath = statePath
     }
 
-    /// Under `lock`: begins reading the log, once. Not on Swift's shared pool (two threads on two cores): reading
+    /// Under the lock: begins reading the log, once. Not on Swift's shared pool (two threads on two cores): reading
     /// the log waits for another till's lock of it, and decoding a long history takes a while.
-    private func beginReading() {
-        guard !reading else { return }
-        reading = true
+    private func beginReading(_ s: inout State) {
+        guard !s.reading else { return }
+        s.reading = true
         let (config, statePath) = (config, statePath)
         let reader = Thread { [self] in
             loaded(Result { try SimulatorRunner(config: config, statePath: statePath) })
@@ -64,47 +66,48 @@ public final class SimulatorTransport: Transport, @unchecked Sendable {
         reader.start()
     }
 
-    private func locked<R>(_ body: () -> R) -> R {
-        lock.lock(); defer { lock.unlock() }
-        return body()
-    }
-
     private static func unreachable(_ error: any Error) -> String {
         "The simulated terminal cannot start (\(error)): move that file away, then start till again."
     }
 
     private func loaded(_ result: Result<SimulatorRunner, any Error>) {
-        lock.lock()
-        guard case .loading(let waiting, let askers) = phase else { lock.unlock(); return }
-        switch result {
-        case .success(let runner) where !stopped:
-            phase = .ready(runner)
-            // Handed over under the lock, in the order they came, before any later request can be.
-            for w in waiting { runner.submit(w.url, tag: w.id) }
-            if started { startRunner(runner) }
-            lock.unlock()
-            for w in waiting { w.sender.resume() }
-            for a in askers { a.resume(returning: runner) }
-        case .success(let runner):
-            phase = .ready(runner)
-            lock.unlock()
-            for w in waiting { w.sender.resume(throwing: TransportError.notSent("till stopped before the simulated terminal had started")) }
-            for a in askers { a.resume(returning: runner) }
-        case .failure(let error):
-            let why = Self.unreachable(error)
-            phase = .unreachable(why)
-            let s = sink
-            lock.unlock()
-            for w in waiting { w.sender.resume(throwing: TransportError.notSent(why)) }
-            for a in askers { a.resume(throwing: TransportError.notSent(why)) }
-            s?(.problem(why))
+        // Each request waiting is handed over under the lock, in the order they came, before any later request can be;
+        // the senders and askers are resumed after it.
+        let after: (@Sendable () -> Void)? = state.withLock { s in
+            guard case .loading(let waiting, let askers) = s.phase else { return nil }
+            switch result {
+            case .success(let runner) where !s.stopped:
+                s.phase = .ready(runner)
+                for w in waiting { runner.submit(w.url, tag: w.id) }
+                if s.started { startRunner(runner) }
+                return {
+                    for w in waiting { w.sender.resume() }
+                    for a in askers { a.resume(returning: runner) }
+                }
+            case .success(let runner):
+                s.phase = .ready(runner)
+                return {
+                    for w in waiting { w.sender.resume(throwing: TransportError.notSent("till stopped before the simulated terminal had started")) }
+                    for a in askers { a.resume(returning: runner) }
+                }
+            case .failure(let error):
+                let why = Self.unreachable(error)
+                s.phase = .unreachable(why)
+                let sink = s.sink
+                return {
+                    for w in waiting { w.sender.resume(throwing: TransportError.notSent(why)) }
+                    for a in askers { a.resume(throwing: TransportError.notSent(why)) }
+                    sink?(.problem(why))
+                }
+            }
         }
+        after?()
     }
 
-    /// Under `lock`. The runner's callbacks take `lock` (for the sink) from its own thread, which `start` only makes.
+    /// Under the lock. The runner's callbacks take the lock (for the sink) from its own thread, which `start` only makes.
     private func startRunner(_ runner: SimulatorRunner) {
         runner.start(onAnswer: { [weak self] out in
-            guard let s = self?.locked({ self?.sink }) else { return }
+            guard let s = self?.state.withLock({ $0.sink }) else { return }
             s(.answer(IncomingAnswer(text: out.url, receipt: nil, requestIdHint: out.tag)))
         })
     }
@@ -112,24 +115,26 @@ public final class SimulatorTransport: Transport, @unchecked Sendable {
     /// The simulator, once its log is read (tests look at its ledger).
     public func runner() async throws -> SimulatorRunner {
         try await withCheckedThrowingContinuation { asker in
-            lock.lock()
-            beginReading()
-            switch phase {
-            case .loading(let waiting, let askers):
-                phase = .loading(waiting, askers + [asker])
-                lock.unlock()
-            case .ready(let r): lock.unlock(); asker.resume(returning: r)
-            case .unreachable(let why): lock.unlock(); asker.resume(throwing: TransportError.notSent(why))
+            let now: Result<SimulatorRunner, TransportError>? = state.withLock { s in
+                beginReading(&s)
+                switch s.phase {
+                case .loading(let waiting, let askers):
+                    s.phase = .loading(waiting, askers + [asker])
+                    return nil
+                case .ready(let r): return .success(r)
+                case .unreachable(let why): return .failure(.notSent(why))
+                }
             }
+            if let now { asker.resume(with: now.mapError { $0 as any Error }) }
         }
     }
 
     public func start(sink: @escaping @Sendable (TransportEvent) -> Void) async throws -> [IncomingAnswer] {
-        let problem = locked { () -> String? in
-            self.sink = sink
-            started = true
-            beginReading()
-            switch phase {
+        let problem = state.withLock { s -> String? in
+            s.sink = sink
+            s.started = true
+            beginReading(&s)
+            switch s.phase {
             case .ready(let r): startRunner(r); return nil
             case .unreachable(let why): return why
             case .loading: return nil   // started once its log is read
@@ -142,20 +147,20 @@ public final class SimulatorTransport: Transport, @unchecked Sendable {
     public func send(id: String, url: String) async throws(TransportError) {
         do {
             try await withCheckedThrowingContinuation { (sender: CheckedContinuation<Void, any Error>) in
-                lock.lock()
-                beginReading()
-                switch phase {
-                case .loading(let waiting, let askers):
-                    phase = .loading(waiting + [Waiting(id: id, url: url, sender: sender)], askers)
-                    lock.unlock()
-                case .ready(let r):
-                    r.submit(url, tag: id)
-                    lock.unlock()
-                    sender.resume()
-                case .unreachable(let why):
-                    lock.unlock()
-                    sender.resume(throwing: TransportError.notSent(why))
+                let now: Result<Void, TransportError>? = state.withLock { s in
+                    beginReading(&s)
+                    switch s.phase {
+                    case .loading(let waiting, let askers):
+                        s.phase = .loading(waiting + [Waiting(id: id, url: url, sender: sender)], askers)
+                        return nil
+                    case .ready(let r):
+                        r.submit(url, tag: id)
+                        return .success(())
+                    case .unreachable(let why):
+                        return .failure(.notSent(why))
+                    }
                 }
+                if let now { sender.resume(with: now.mapError { $0 as any Error }) }
             }
         } catch let e as TransportError { throw e } catch { throw .notSent("\(error)") }
     }
@@ -163,12 +168,12 @@ public final class SimulatorTransport: Transport, @unchecked Sendable {
     /// A request still waiting for the log was never handed to the terminal: taken back, it never will be (till is
     /// stopping, or gave up on it). One handed over is the terminal's, as with the real app.
     public func withdrawIfUnclaimed(id: String) async -> Bool {
-        let taken = locked { () -> Waiting? in
-            guard case .loading(var waiting, let askers) = phase, let i = waiting.firstIndex(where: { $0.id == id }) else {
+        let taken = state.withLock { s -> Waiting? in
+            guard case .loading(var waiting, let askers) = s.phase, let i = waiting.firstIndex(where: { $0.id == id }) else {
                 return nil
             }
             let w = waiting.remove(at: i)
-            phase = .loading(waiting, askers)
+            s.phase = .loading(waiting, askers)
             return w
         }
         taken?.sender.resume(throwing: TransportError.notSent("withdrawn before the simulated terminal had started"))
@@ -180,10 +185,10 @@ public final class SimulatorTransport: Transport, @unchecked Sendable {
     public func gaveUp(on id: String) async -> Bool { await withdrawIfUnclaimed(id: id) }
 
     public func stop() async {
-        let runner = locked { () -> SimulatorRunner? in
-            sink = nil
-            stopped = true
-            if case .ready(let r) = phase { return r }
+        let runner = state.withLock { s -> SimulatorRunner? in
+            s.sink = nil
+            s.stopped = true
+            if case .ready(let r) = s.phase { return r }
             return nil
         }
         guard let runner else { return }   // still reading its log: never started
