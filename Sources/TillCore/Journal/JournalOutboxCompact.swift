@@ -137,16 +137,12 @@ public enum OutboxStart {
 /// Starts a journal's outbox for `till-sync` (see `OutboxStart`), through a connection of its own that waits for the
 /// till's write lock only briefly: each chunk is a transaction of milliseconds, and a sale waiting for the lock gets it
 /// between two chunks.
-public final class OutboxStarter: Sendable {
-    let queue: DatabaseQueue
-    public let path: String
+public final class OutboxStarter: JournalSideWriter {
+    public let side: JournalSideConnection
 
     public init(path: String, busyTimeout: TimeInterval = 2) throws {
-        self.path = path
-        queue = try Journal.sideQueue(path: path, busyTimeout: busyTimeout, missing: "there is no journal there")
+        side = try JournalSideConnection(path: path, busyTimeout: busyTimeout, missing: "there is no journal there")
     }
-
-    public func close() { try? queue.close() }
 
     /// Runs the start to its end (nothing when the outbox is on); returns the chunks it took.
     @discardableResult

@@ -33,16 +33,13 @@ public struct OutboxPruneRefused: Error, Sendable, CustomStringConvertible {
 /// file stops growing at the outbox's largest (the retention's events), whatever the journal's age. They are not given
 /// back to the file system (no vacuum, incremental or whole): the file never shrinks while a till has it open, which is
 /// how till tells a journal cut short by someone else (`Journal.checkFile`).
-public final class OutboxPruner: Sendable {
-    let queue: DatabaseQueue
-    public let path: String
+public final class OutboxPruner: JournalSideWriter {
+    public let side: JournalSideConnection
 
     public init(path: String, busyTimeout: TimeInterval = 0.1) throws {
-        self.path = path
-        queue = try Journal.sideQueue(path: path, busyTimeout: busyTimeout, missing: "there is no journal there (moved or deleted since the push)")
+        side = try JournalSideConnection(path: path, busyTimeout: busyTimeout,
+                                         missing: "there is no journal there (moved or deleted since the push)")
     }
-
-    public func close() { try? queue.close() }
 
     /// The last outbox event that may go now (nil: fewer than `minimum` may), judged on the journal and on what the
     /// store holds (`storeHolds`, its last event of this journal). The event the store holds last is always kept: every
@@ -104,17 +101,35 @@ extension Journal {
     }
 }
 
-extension Journal {
-    /// A connection of the sync's own to the journal at `path`, that waits for the till's write lock at most
-    /// `busyTimeout`, with the outbox chain's function (a statement that fires the chain's trigger needs it). SQLite
-    /// creates a missing file on a writable open: one taken away is not made again (an lstat, not an open: a descriptor
-    /// of the file closed in this process would drop SQLite's locks on it); `missing` says why in the sync's words.
-    static func sideQueue(path: String, busyTimeout: TimeInterval, missing: String) throws -> DatabaseQueue {
+/// A connection of the sync's own to the journal at `path`, that waits for the till's write lock at most `busyTimeout`,
+/// with the outbox chain's function (a statement that fires the chain's trigger needs it): what the sync's two writers
+/// of the journal (`OutboxStarter`, `OutboxPruner`) open. SQLite creates a missing file on a writable open: one taken
+/// away is not made again (an lstat, not an open: a descriptor of the file closed in this process would drop SQLite's
+/// locks on it); `missing` says why in the sync's words.
+public final class JournalSideConnection: Sendable {
+    let queue: DatabaseQueue
+    public let path: String
+
+    init(path: String, busyTimeout: TimeInterval, missing: String) throws {
         var st = stat()
         guard lstat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { throw JournalOpenError(path: path, reason: missing) }
         var config = Configuration()
         config.busyMode = .timeout(busyTimeout)
         config.prepareDatabase { db in db.add(function: OutboxChain.function) }
-        return try DatabaseQueue(path: path, configuration: config)
+        self.path = path
+        queue = try DatabaseQueue(path: path, configuration: config)
     }
+
+    public func close() { try? queue.close() }
+}
+
+/// The sync's writers of a journal: each through a `JournalSideConnection` of its own.
+public protocol JournalSideWriter: Sendable {
+    var side: JournalSideConnection { get }
+}
+
+extension JournalSideWriter {
+    var queue: DatabaseQueue { side.queue }
+    public var path: String { side.path }
+    public func close() { side.close() }
 }
