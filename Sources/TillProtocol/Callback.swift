@@ -377,6 +377,3 @@ public enum CardNumber {
 extension String {
     func replacingSpaces() -> String { String(map { $0 == " " ? "_" : $0 }) }
 }
-extension Substring {
-    func trimmingWhitespaceSub() -> String { String(self).trimmingWhitespace() }
-}

@@ -268,13 +268,6 @@ struct RawFieldList: Sendable {
         return withBytes { RawFieldList.value(r, $0) }
     }
 
-    /// The raw bytes of a field's value when they are its text exactly (no '%', not overridden), else nil.
-    @inline(__always) func withPlainValue<R>(_ i: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
-        let r = records[i]
-        guard r.flags & (RawField.valuePercent | RawField.overridden) == 0 else { return nil }
-        return withBytes { body(RawFieldList.slice($0, r.valueStart, r.valueEnd)) }
-    }
-
     mutating func setOverride(_ i: Int, _ f: QueryField) {
         if records[i].flags & RawField.overridden != 0 {
             overrides[Int(records[i].valueStart)] = f

@@ -112,9 +112,6 @@ public final class NcursesBackend {
     /// Rings the terminal's bell.
     public func bell() { till_beep() }
 
-    /// Forgets the last frame so the next paint redraws everything.
-    public func invalidate() { previous = nil }
-
     /// The next key ncurses has, without waiting (the read timeout is 0: the UI loop waits in `poll`);
     /// nil when it has none.
     public func read() -> InputEvent? {

@@ -60,31 +60,26 @@ import Glibc
         #expect((status >> 8) & 0xff == 3)
     }
 
-    /// A writer that stays silent (a bridge that holds its output open and says nothing) cannot hold up a stop.
-    @Test func cancelEndsAReadThatBlocksAndClosesTheDescriptorThen() async {
+    /// A writer that stays silent (a bridge that holds its output open and says nothing) cannot hold up a stop, by
+    /// `cancel()` or by the task's cancellation. A reader closes the descriptor it owns once it stopped reading; one
+    /// not its own is left open for its owner.
+    @Test(arguments: [true, false])
+    func aStopEndsAReadThatBlocks(byTheTask: Bool) async {
         let p = pipePair(); defer { close(p.write) }
-        let reader = DescriptorReader(fd: p.read, name: "test-reader", closesDescriptor: true)
+        let reader = DescriptorReader(fd: p.read, name: "test-reader", closesDescriptor: !byTheTask)
         let ended = Flag()
         let task = Task { for await _ in reader {}; ended.set() }
         try? await Task.sleep(nanoseconds: 100_000_000)
         #expect(!ended.isSet, "nothing was written and the writer is open: the read waits")
-        reader.cancel()
-        #expect(await eventuallyAsync(10) { ended.isSet }, "cancel did not end the read that waited")
+        if byTheTask { task.cancel() } else { reader.cancel() }
+        #expect(await eventuallyAsync(10) { ended.isSet }, "the stop did not end the read that waited")
         await task.value
-        #expect(readEndClosed(p.write), "the reader closes the descriptor it owns once it stopped reading")
-    }
-
-    @Test func theTasksCancellationEndsAReadThatBlocks() async {
-        let p = pipePair(); defer { close(p.write) }
-        let reader = DescriptorReader(fd: p.read, name: "test-reader", closesDescriptor: false)
-        let ended = Flag()
-        let task = Task { for await _ in reader {}; ended.set() }
-        try? await Task.sleep(nanoseconds: 100_000_000)
-        task.cancel()
-        #expect(await eventuallyAsync(10) { ended.isSet }, "the task's cancellation did not end the read that waited")
-        // Not its descriptor: left open for its owner.
-        #expect(put(p.write, "x") == 1)
-        close(p.read)
+        if byTheTask {
+            #expect(put(p.write, "x") == 1)
+            close(p.read)
+        } else {
+            #expect(readEndClosed(p.write))
+        }
     }
 
     @Test func aQuietDescriptorGivesEmptyChunksOnItsRhythm() async {
