@@ -231,12 +231,25 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> FromJourn
         return .stay
     default: break
     }
+    fill(&state, screen, from: e, stan: stan)
+    return .filled
+}
+
+/// Refund's (Capture's) form for the payment `e`: its STAN filled in, the cursor on the amount (nothing typed: all of
+/// it), and the payment remembered so that the box names it.
+func fill(_ state: inout AppState, _ screen: Screen, from e: JournalEntry, stan: String) {
     var f = Form.blank(screen)
     f[.referenceNumber] = stan
     f.focus = f.index(of: .amount) ?? 0
     state.forms[screen] = f
     if let key = FinderScreen.stateKey(screen) { state[keyPath: key].origin = e }
-    return .filled
+}
+
+/// The pre-auth whose verdict the pane shows, approved, before anything else was typed: what F4 captures.
+func preAuthJustMade(_ state: AppState) -> (JournalEntry, String)? {
+    guard let r = state.result, !r.recovered, !state.resultIsStale, case .answered(let e) = r.outcome,
+          e.action == .preAuth, e.state == .approved, let stan = e.response?.referenceNumber, !stan.isEmpty else { return nil }
+    return (e, stan)
 }
 
 /// The row nearest the selected one (below first: older) that `screen` can start from: a payment it can be of, with a
