@@ -448,8 +448,12 @@ public struct AppState: Sendable, Hashable {
     /// The name a shift opened with one key gets: the cashier's name and the date, `Ana 2026-11-23`.
     public var defaultShiftName: String {
         let day = Format.day(nowMs, offsetMinutes: tzOffsetMinutes)
-        guard let c = cashier?.trimmingWhitespace(), !c.isEmpty else { return "Shift " + day }
-        return String(c.prefix(40)) + " " + day
+        let c = cashier?.trimmingWhitespace() ?? ""
+        let base = c.isEmpty ? "Shift " + day : String(c.prefix(40)) + " " + day
+        // A second shift the same day is not named as the first: two Z reports of one name read as one.
+        guard let last = batch?.name, last == base || last.hasPrefix(base + " (") else { return base }
+        let n = last == base ? 1 : Int(last.dropFirst(base.count + 2).dropLast()) ?? 1
+        return base + " (\(n + 1))"
     }
 
     /// The built-in simulator moves no money: the screen says TRAINING so nobody mistakes a demo for a sale.

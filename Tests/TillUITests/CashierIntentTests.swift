@@ -1097,3 +1097,20 @@ import TillProtocol
         #expect(s.screen == .capture && s.form[.referenceNumber] == "")
     }
 }
+
+/// The shift's one-key name: a second shift the same day is not named as the first.
+@Suite struct ShiftNameTests {
+    @Test func theNextShiftOfTheDayIsNumbered() {
+        var s = readyState()
+        s.cashier = "Ana"
+        let base = "Ana " + Format.day(s.nowMs, offsetMinutes: s.tzOffsetMinutes)
+        _ = update(&s, .batchLoaded(BatchInfo()))
+        #expect(s.defaultShiftName == base)
+        _ = update(&s, .batchLoaded(BatchInfo(id: "b1", name: base, openedAtMs: s.nowMs, isOpen: false)))
+        #expect(s.defaultShiftName == base + " (2)")
+        _ = update(&s, .batchLoaded(BatchInfo(id: "b2", name: base + " (2)", openedAtMs: s.nowMs, isOpen: false)))
+        #expect(s.defaultShiftName == base + " (3)")
+        _ = update(&s, .batchLoaded(BatchInfo(id: "b3", name: "Bob yesterday", openedAtMs: s.nowMs, isOpen: false)))
+        #expect(s.defaultShiftName == base)
+    }
+}
