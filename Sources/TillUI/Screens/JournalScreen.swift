@@ -207,8 +207,10 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> FromJourn
             let named = target + (Format.total(p).map { " " + Format.money($0, state.currency) } ?? "") + " of "
                 + Format.hoursMinutesOfDay(p.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
             let key = menuRouteHint(screen.action, state)
-            setNotice(&state, "\(what.capitalizedFirst): \(why). Selected: \(named) (\(key) again).",
-                      error: true)
+            // One line at 80 columns, the key to press included: a declined row says its state alone (its kind is the
+            // one the key wants), another kind says what it is.
+            let head = kindFits ? Format.stateName(e).lowercased().capitalizedFirst : what.capitalizedFirst
+            setNotice(&state, "\(head): \(why). \(key) again: \(named).", error: true)
             return .stay
         }
         let article = "aeiou".contains(what.first ?? "x") ? "an" : "a"

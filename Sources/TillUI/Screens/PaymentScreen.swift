@@ -91,7 +91,7 @@ enum PaymentScreen: ScreenComponent {
         state.overlay = .confirm(Confirmation(
             title: "No shift open",
             lines: ["Payments go into a shift (batch); none is open.",
-                    "Open the shift '\(name)' and \(verb) \(what)?"],
+                    "Open the shift '\(name)' and \(verb) \(request.action == .preAuth ? what : amount)?"],
             choices: [ConfirmChoice(key: "o", label: "open the shift and \(verb) \(request.action == .preAuth ? what : amount)",
                                     action: .openShiftThenSend(BatchRequest(command: .open, batchName: name), payment: what))]))
     }
