@@ -233,7 +233,8 @@ import TillProtocol
     @Test func abortedSaysWhatToDoNext() {
         let e = entry(8, cents: 808, state: .aborted, response: response("status=fail&message=(-57) ABORTED&action=sale&amount=808"))
         let v = CashierWording.verdict(for: e, tipStyle: .onTop)
-        #expect(v.sentence.contains("type the amount and press Enter"), "\(v.sentence)")
+        // Shown on every screen (on Refund, "type the amount and press Enter" refunded): it names where to do it.
+        #expect(v.sentence.contains("type it again on Sale and press Enter"), "\(v.sentence)")
     }
 
     @Test func terminalBusySaysWhatToDoNext() {
