@@ -7,11 +7,14 @@ public struct JournalState: Sendable, Hashable {
     public var entries: [JournalEntry] = [] {
         didSet {
             searchTexts = entries.map(Format.searchText)
+            numberTexts = entries.map(Format.numberText)
             links = RefundLinks(entries)
         }
     }
     /// What the filter matches, per entry, built once when the entries arrive.
     public private(set) var searchTexts: [String] = []
+    /// What a number typed in the filter matches (`Format.numberText`), per entry.
+    public private(set) var numberTexts: [String] = []
     /// Refunds and the sales they refund, among the entries loaded.
     public private(set) var links = RefundLinks()
     public var selected: Int = 0
@@ -49,9 +52,11 @@ extension AppState {
         var stanFirst: [JournalEntry] = []
         var rest: [JournalEntry] = []
         let stan = f.count <= 6 && !f.isEmpty && f.allSatisfy { $0.isASCII && $0.isNumber } ? Int(f) : nil
+        // A number is a STAN, an amount, a code or a card's digits: never the shift's name or a note that holds digits.
+        let texts = !f.isEmpty && f.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == ",") }) ? journal.numberTexts : journal.searchTexts
         for (i, e) in journal.entries.enumerated() where !offTheRoll(e) || asked(e) {
             of += 1
-            guard f.isEmpty || journal.searchTexts[i].contains(f) else { continue }
+            guard f.isEmpty || texts[i].contains(f) else { continue }
             if let stan, let r = e.response?.referenceNumber, Int(r) == stan { stanFirst.append(e) } else { rest.append(e) }
         }
         return (stanFirst + rest, of)
