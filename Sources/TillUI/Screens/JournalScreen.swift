@@ -413,7 +413,9 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         // the card: under "STAN" a masked card number reads as a piece of one (the card is in the detail).
         let stan = e.response?.referenceNumber.map(SafeText.terminal) ?? "—"
         let link = refundLinkTexts(e, s).first { $0.displayWidth <= lastWidth - stan.displayWidth - 1 }
-        let last = link.map { stan + " " + $0 } ?? stan
+        var last = link.map { stan + " " + $0 } ?? stan
+        // Where the list is wide (from about 160 columns) the row's why follows: the reference typed, the note.
+        if lastWidth - last.displayWidth >= 30, let why = rowWhy(e) { last += "  " + why }
         let result = link == nil ? linkStateName(e, s) ?? Format.stateName(e) : Format.stateName(e)
         var values = [Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes), Format.actionName(e.action),
                       Format.total(e).map { $0.formatted() } ?? "", result, last]
@@ -442,6 +444,14 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     if parts.joined(separator: "  ").displayWidth > r.width - 2, parts.count > 3 { parts.remove(at: 1) }
     let hint = parts.joined(separator: "  ")
     buf.put(hint, x: x, y: r.maxY - 1, role: .hint, maxWidth: r.width - 2)
+}
+
+/// What a wide journal row says after its STAN: the reference the cashier typed, and the journal's note in the
+/// cashier's words (why it is unknown, what a late answer was).
+func rowWhy(_ e: JournalEntry) -> String? {
+    let parts = [Format.typedReference(e).map { "ref. " + SafeText.terminal($0) }, e.note.map { SafeText.terminal(Format.noteWords($0)) }]
+        .compactMap { $0 }
+    return parts.isEmpty ? nil : parts.joined(separator: " · ")
 }
 
 /// The card in the journal list's card column of `width`: the whole masked number where it fits, else the card's type
