@@ -7,11 +7,14 @@ public struct JournalState: Sendable, Hashable {
     public var entries: [JournalEntry] = [] {
         didSet {
             searchTexts = entries.map(Format.searchText)
+            numberTexts = entries.map(Format.numberText)
             links = RefundLinks(entries)
         }
     }
     /// What the filter matches, per entry, built once when the entries arrive.
     public private(set) var searchTexts: [String] = []
+    /// What a number typed in the filter matches (`Format.numberText`), per entry.
+    public private(set) var numberTexts: [String] = []
     /// Refunds and the sales they refund, among the entries loaded.
     public private(set) var links = RefundLinks()
     public var selected: Int = 0
@@ -49,9 +52,11 @@ extension AppState {
         var stanFirst: [JournalEntry] = []
         var rest: [JournalEntry] = []
         let stan = f.count <= 6 && !f.isEmpty && f.allSatisfy { $0.isASCII && $0.isNumber } ? Int(f) : nil
+        // A number is a STAN, an amount, a code or a card's digits: never the shift's name or a note that holds digits.
+        let texts = !f.isEmpty && f.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == ",") }) ? journal.numberTexts : journal.searchTexts
         for (i, e) in journal.entries.enumerated() where !offTheRoll(e) || asked(e) {
             of += 1
-            guard f.isEmpty || journal.searchTexts[i].contains(f) else { continue }
+            guard f.isEmpty || texts[i].contains(f) else { continue }
             if let stan, let r = e.response?.referenceNumber, Int(r) == stan { stanFirst.append(e) } else { rest.append(e) }
         }
         return (stanFirst + rest, of)
@@ -207,8 +212,10 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> FromJourn
             let named = target + (Format.total(p).map { " " + Format.money($0, state.currency) } ?? "") + " of "
                 + Format.hoursMinutesOfDay(p.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
             let key = menuRouteHint(screen.action, state)
-            setNotice(&state, "\(what.capitalizedFirst): \(why). Selected: \(named) (\(key) again).",
-                      error: true)
+            // One line at 80 columns, the key to press included: a declined row says its state alone (its kind is the
+            // one the key wants), another kind says what it is.
+            let head = kindFits ? Format.stateName(e).lowercased().capitalizedFirst : what.capitalizedFirst
+            setNotice(&state, "\(head): \(why). \(key) again: \(named).", error: true)
             return .stay
         }
         let article = "aeiou".contains(what.first ?? "x") ? "an" : "a"
@@ -231,12 +238,25 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> FromJourn
         return .stay
     default: break
     }
+    fill(&state, screen, from: e, stan: stan)
+    return .filled
+}
+
+/// Refund's (Capture's) form for the payment `e`: its STAN filled in, the cursor on the amount (nothing typed: all of
+/// it), and the payment remembered so that the box names it.
+func fill(_ state: inout AppState, _ screen: Screen, from e: JournalEntry, stan: String) {
     var f = Form.blank(screen)
     f[.referenceNumber] = stan
     f.focus = f.index(of: .amount) ?? 0
     state.forms[screen] = f
     if let key = FinderScreen.stateKey(screen) { state[keyPath: key].origin = e }
-    return .filled
+}
+
+/// The pre-auth whose verdict the pane shows, approved, before anything else was typed: what F4 captures.
+func preAuthJustMade(_ state: AppState) -> (JournalEntry, String)? {
+    guard let r = state.result, !r.recovered, !state.resultIsStale, case .answered(let e) = r.outcome,
+          e.action == .preAuth, e.state == .approved, let stan = e.response?.referenceNumber, !stan.isEmpty else { return nil }
+    return (e, stan)
 }
 
 /// The row nearest the selected one (below first: older) that `screen` can start from: a payment it can be of, with a
@@ -393,7 +413,9 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         // the card: under "STAN" a masked card number reads as a piece of one (the card is in the detail).
         let stan = e.response?.referenceNumber.map(SafeText.terminal) ?? "—"
         let link = refundLinkTexts(e, s).first { $0.displayWidth <= lastWidth - stan.displayWidth - 1 }
-        let last = link.map { stan + " " + $0 } ?? stan
+        var last = link.map { stan + " " + $0 } ?? stan
+        // Where the list is wide (from about 160 columns) the row's why follows: the reference typed, the note.
+        if lastWidth - last.displayWidth >= 30, let why = rowWhy(e) { last += "  " + why }
         let result = link == nil ? linkStateName(e, s) ?? Format.stateName(e) : Format.stateName(e)
         var values = [Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes), Format.actionName(e.action),
                       Format.total(e).map { $0.formatted() } ?? "", result, last]
@@ -422,6 +444,14 @@ func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
     if parts.joined(separator: "  ").displayWidth > r.width - 2, parts.count > 3 { parts.remove(at: 1) }
     let hint = parts.joined(separator: "  ")
     buf.put(hint, x: x, y: r.maxY - 1, role: .hint, maxWidth: r.width - 2)
+}
+
+/// What a wide journal row says after its STAN: the reference the cashier typed, and the journal's note in the
+/// cashier's words (why it is unknown, what a late answer was).
+func rowWhy(_ e: JournalEntry) -> String? {
+    let parts = [Format.typedReference(e).map { "ref. " + SafeText.terminal($0) }, e.note.map { SafeText.terminal(Format.noteWords($0)) }]
+        .compactMap { $0 }
+    return parts.isEmpty ? nil : parts.joined(separator: " · ")
 }
 
 /// The card in the journal list's card column of `width`: the whole masked number where it fits, else the card's type
