@@ -148,7 +148,7 @@ func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
     state.screen = screen
     if from != screen { keepForm(&state, screen) }
     if let stan = capturing {
-        setNotice(&state, "The pre-auth just made, STAN \(stan): Enter captures all of it, or type the amount first.")
+        setNotice(&state, "The pre-auth just made, STAN \(stan): type the amount, or Enter for all.")
     }
     if screen == .unresolved { state.unresolved.chosen = true }
     switch screen {
