@@ -175,7 +175,7 @@ func apply(_ state: inout AppState, _ msg: Msg) -> [Command] {
         var cmds: [Command] = [.loadUnresolved]
         // Counted now: the running report moves, and a batch command marked done opened or closed the shift.
         if charged { cmds += [.loadBatch, .loadReport(batch: .current, show: false)] }
-        if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
+        cmds += state.screen.component.journalChanged(state)
         return cmds
     }
 }

@@ -210,7 +210,7 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         buf.put(Format.money(total, s.currency), x: fieldX + 1, y: y, role: .amount, attrs: .bold)
         y += 1
     }
-    let submit = s.screen == .refund ? "\(s.keymap.hint(.submit)) refund (asks first)" : "\(s.keymap.hint(.submit)) send"
+    let submit = "\(s.keymap.hint(.submit)) " + s.screen.component.submitHint
     let hint = hintLine([submit, keyPart(s, .next, "next field"), backPart(s)].compactMap { $0 }, width: textW)
     buf.put(hint, x: r.x + 2, y: r.maxY - 1, role: .hint, maxWidth: textW)
 }
@@ -282,7 +282,7 @@ struct FormReader {
 func escWord(_ s: AppState) -> String {
     if s.escAborts { return "abort" }
     if PaymentScreen.holdsInput(s) { return "clear" }
-    if let f = s.form.focused, !f.text.isEmpty, s.screen != .journal { return "clear" }
+    if let f = s.form.focused, !f.text.isEmpty, s.screen.component.escClearsField { return "clear" }
     return s.screen == .sale ? "clear" : "back"
 }
 

@@ -29,7 +29,18 @@ enum AdminScreen: ScreenComponent {
     static let switchLabels = ["Customer receipt", "Merchant receipt", "Print receipts", "Logo (merchant)", "VAT (merchant)",
                                "Barcode", "Address", "Business descr."]
 
-    static func blankForm() -> Form {
+    static let screen = Screen.admin
+    static let title = "Terminal settings"
+    static let key = KeyAction.admin
+    static func frameTitle(_ state: AppState) -> String { "Terminal settings (shop owner)" }
+    /// Opened behind a confirmation, for the shop owner: no tab (its key is in the help).
+    static let hasTab = false
+    static func enter(_ state: inout AppState, from: Screen) -> [Command] {
+        syncFocus(&state)
+        return []
+    }
+
+    static var blankForm: Form {
         var f = Form([
             Field(.activationCode, "Activation code", .text, placeholder: "from Get code", maxLength: 32),
             Field(.sourceID, "Source id", .text, placeholder: "optional", maxLength: 64),
@@ -67,9 +78,12 @@ enum AdminScreen: ScreenComponent {
         return []
     }
 
+    /// The shop owner types secrets that may hold the menu key.
+    static let menuKeyIsTyped = true
+
     /// A character on a row that is not a field: Space toggles (as Enter does).
     static func char(_ state: inout AppState, _ ch: Character) -> [Command]? {
-        guard ch == " " else { return nil }
+        guard ch == " ", state.form.focused == nil else { return nil }
         switch rows[state.admin.row] {
         case .printingSwitch, .descriptionType, .flag: return submit(&state)
         default: return nil
@@ -136,7 +150,6 @@ enum AdminScreen: ScreenComponent {
         return cmds
     }
 
-    /// An answer to one of the admin requests: what the terminal said goes on the screen.
     static func answered(_ state: inout AppState, _ e: JournalEntry) {
         guard e.state == .approved, let resp = e.response else { return }
         switch e.action {

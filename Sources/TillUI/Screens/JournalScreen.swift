@@ -66,9 +66,173 @@ extension AppState {
 
 /// The journal: every request and its outcome, filtered as typed, a detail view per entry.
 enum JournalScreen: ScreenComponent {
-    static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] { journalAction(&state, action) }
-    static func submit(_ state: inout AppState) -> [Command] { journalAction(&state, .submit) }
-    static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { journalScreen(state, r, &buf) }
+    static let screen = Screen.journal
+    static let title = "Journal"
+    static let key = KeyAction.journal
+    static var blankForm: Form { Form([Field(.filter, "Filter", .text, placeholder: "STAN, amount, card, text", maxLength: 40)]) }
+    static func frameTitle(_ s: AppState) -> String {
+        if let d = s.journal.detail { return "Journal: " + Format.entryName(d, currency: s.currency, offsetMinutes: s.tzOffsetMinutes) }
+        return "Journal: " + (s.journal.allBatches ? "all batches" : "current batch")
+    }
+    static func enter(_ state: inout AppState, from: Screen) -> [Command] {
+        // The journal opens on its newest row with an empty filter: F7 then F5 refunds the sale just made, never a row
+        // picked (or a filter typed) the last time the journal was open. The rows come fresh: until they do, F4/F5
+        // say the journal is loading.
+        state.journal.detail = nil
+        state.journal.loading = true
+        if from != .journal {
+            state.forms[.journal] = Form.blank(.journal)
+            state.journal.entries = []
+            state.journal.selected = 0
+            state.journal.top = 0
+        }
+        return [.loadJournal(journalFilter(state))]
+    }
+    static func journalChanged(_ state: AppState) -> [Command] { [.loadJournal(journalFilter(state))] }
+    static let menuPageLine: (key: Character, label: String)? = ("6", "Journal")
+    static func menu(_ s: AppState) -> [(String, MenuCommand)] {
+        var own: [(String, MenuCommand)] = []
+        if let e = s.journalRow, e.state == .approved, e.response?.referenceNumber != nil,
+           e.action.refundable || e.action.capturable {
+            if e.action.refundable { own.append(("Refund this sale", .action(.refund))) }
+            if e.action.capturable { own.append(("Capture this pre-auth", .action(.capture))) }
+        } else if let e = s.journalRow, !e.state.needsAttention, s.journal.detail == nil,
+                  let i = nearestFromRow(s, .refund), s.visibleJournal[i].action == .sale {
+            // On a row with nothing to refund (the decline the journal opens on right after it), the sale
+            // nearest it, as F5 there selects it: a keypad cashier has no F5.
+            let p = s.visibleJournal[i]
+            own.append(("Refund: go to the sale " + (Format.total(p).map { $0.formatted() + " " } ?? "") + "of "
+                        + Format.hoursMinutesOfDay(p.createdAtMs, offsetMinutes: s.tzOffsetMinutes), .action(.refund)))
+        }
+        if s.journal.detail != nil { own.append(("Close the detail", .action(.submit))) }
+        else if s.journalRow != nil { own.append(("Detail of this row", .action(.submit))) }
+        own.append((s.journal.allBatches ? "This batch only" : "All batches", .action(.scope)))
+        return own
+    }
+
+    static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] {
+        let rows = journalRows(state.size)
+        let list = state.visibleJournal
+        if let d = state.journal.detail {
+            // ↑/↓ (and Tab, bound to the same keys), PgUp/PgDn scroll the detail when it does not fit.
+            let page = max(1, detailWindow(d, state).shown)
+            var scroll = state.journal.detailScroll
+            switch action {
+            case .down, .next: scroll += 1
+            case .up, .previous: scroll -= 1
+            case .pageDown: scroll += page
+            case .pageUp: scroll -= page
+            default: break
+            }
+            if scroll != state.journal.detailScroll {
+                state.journal.detailScroll = max(0, scroll)
+                state.journal.detailScroll = detailWindow(d, state).first
+                return []
+            }
+            if [.down, .next, .up, .previous, .pageDown, .pageUp].contains(action) { return [] }
+        }
+        switch action {
+        case .next, .down: state.journal.selected += 1
+        case .previous, .up: state.journal.selected -= 1
+        case .pageDown: state.journal.selected += rows
+        case .pageUp: state.journal.selected -= rows
+        case .submit:
+            if state.journal.detail != nil { state.journal.detail = nil; return [] }
+            if list.indices.contains(state.journal.selected) { state.journal.detail = list[state.journal.selected]; state.journal.detailScroll = 0 }
+            return []
+        case .scope:
+            state.journal.allBatches.toggle()
+            state.journal.loading = true
+            state.journal.detail = nil
+            return [.loadJournal(journalFilter(state))]
+        case .resolve:
+            if let e = state.journalRow { confirmResolve(&state, e) }
+            return []
+        case .reprint:
+            if let e = state.journalRow { confirmReprint(&state, e) } else { setNotice(&state, "No journal row selected to reprint.", error: true) }
+            return []
+        default: return []
+        }
+        clampJournal(&state)
+        return []
+    }
+    static func submit(_ state: inout AppState) -> [Command] { update(&state, .submit) }
+    static func render(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
+        if let d = s.journal.detail { journalDetail(d, s, r, &buf); return }
+        let form = s.form
+        let x = r.x + 1
+        if let f = form.fields.first {
+            drawField(f, focused: true, error: nil, x: x, labelW: 8, fieldX: x + 8, fieldW: min(30, r.width - 10), y: r.y, currency: s.currency, &buf)
+        }
+        let (list, of) = s.journalRows()
+        // The count says what it counts: the rows shown, plainly; with a filter typed, how many of the same rows match,
+        // loudly.
+        let filtered = !(form.fields.first?.text ?? "").trimmingWhitespace().isEmpty
+        let counts = filtered ? "\(list.count) of \(of) match"
+            : "\(list.count) entr\(list.count == 1 ? "y" : "ies")"
+        buf.put(counts, x: r.maxX - counts.displayWidth - 1, y: r.y, role: filtered ? .warning : .hint, attrs: filtered ? .bold : [])
+        let width = r.width - 2
+        // A till roll: time, what, amount, verdict, STAN; never the journal's entry number (a programmer's identifier: the
+        // cashier finds a row by its time, amount and STAN). Where it is wide the columns take more room.
+        let wide = width >= 50
+        // The amount column is as wide as the widest amount listed (one column to spare): money is never cut, a sale of
+        // 141975.30 included; the last column (STAN or refund link) gives up the room.
+        let amountW = max(wide ? 10 : 9, (list.compactMap { Format.total($0)?.formatted().displayWidth }.max() ?? 0) + 1)
+        // Where there is room for it beside the STAN and a whole refund link ("refund of 22.00 sale 10:31"), the card
+        // too: the row a cashier looks for reads as the terminal's list does, and the room is not left blank. Its whole
+        // masked number from 160 columns; at 120 its type and last four digits ("Visa …7417", `listCard`).
+        let room = width - [6, 9, amountW, 10].reduce(0, +)
+        let cardW = wide && room - 24 >= 40 ? 24 : (wide && room - 16 >= 26 ? 16 : 0)
+        let withCard = cardW > 0
+        let widths = withCard ? [6, 9, amountW, 10, cardW] : wide ? [6, 9, amountW, 10] : [6, 9, amountW, 9]
+        let lastWidth = width - widths.reduce(0, +)
+        let names = withCard ? ["time", "what", "amount", "result", "card", "STAN"] : ["time", "what", "amount", "result", "STAN"]
+        let header = columns(names, widths, width)
+        buf.put(header, x: x, y: r.y + 1, role: .label, attrs: .bold)
+        let rows = Layout(buf.size).journalRows
+        if s.journal.loading && list.isEmpty { buf.put("Loading…", x: x, y: r.y + 2, role: .hint) }
+        else if list.isEmpty { buf.put(s.journal.entries.isEmpty ? "No transactions yet." : "Nothing matches the filter.", x: x, y: r.y + 2, role: .hint) }
+        var y = r.y + 2
+        var i = s.journal.top
+        while i < list.count && y < r.y + 2 + rows {
+            let e = list[i]
+            let selected = i == s.journal.selected
+            // The last column: the STAN, always (it is what a cashier looks for; "—" where there is none), then the refund
+            // or capture link where it fits (a refund names its sale, a refunded sale says how much went back). Where the
+            // link does not fit (80 columns), a refunded or captured payment says so in its result column instead. Never
+            // the card: under "STAN" a masked card number reads as a piece of one (the card is in the detail).
+            let stan = e.response?.referenceNumber.map(SafeText.terminal) ?? "—"
+            let link = refundLinkTexts(e, s).first { $0.displayWidth <= lastWidth - stan.displayWidth - 1 }
+            let last = link.map { stan + " " + $0 } ?? stan
+            let result = link == nil ? linkStateName(e, s) ?? Format.stateName(e) : Format.stateName(e)
+            var values = [Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes), Format.actionName(e.action),
+                          Format.total(e).map { $0.formatted() } ?? "", result, last]
+            if withCard { values.insert(listCard(e.response, width: cardW - 1), at: values.count - 1) }
+            let line = columns(values, widths, width)
+            buf.put(line, x: x, y: y, role: selected ? .selection : .normal, attrs: selected ? .bold : [], maxWidth: width)
+            if selected { buf.restyle(Rect(x: x, y: y, width: width, height: 1), role: .selection, attrs: .bold) }
+            else {
+                // Colour the result column by its state.
+                let col = widths.prefix(widths.count - (withCard ? 2 : 1)).reduce(0, +)
+                buf.restyle(Rect(x: x + col, y: y, width: result.count, height: 1), role: stateRole(e.state))
+            }
+            y += 1; i += 1
+        }
+        var parts = ["\(s.keymap.hint(.submit)) detail", keyPart(s, .scope, s.journal.allBatches ? "this batch" : "all")].compactMap { $0 }
+        if list.indices.contains(s.journal.selected), reprintableOrderCode(list[s.journal.selected]) != nil,
+           let reprint = keyPart(s, .reprint, "reprint") {
+            parts.append(reprint)
+        }
+        // A keypad cashier erases the filter with `-` (it has no Esc).
+        if s.keymap.isKeypad, filtered, let minus = s.keymap.keys(for: .previous).first(where: \.isOnKeypad) {
+            parts.append("\(minus) erase filter")
+        }
+        if let back = backPart(s) { parts.append(back) }
+        // Where it does not fit, the batch/all key goes (it is in the help).
+        if parts.joined(separator: "  ").displayWidth > r.width - 2, parts.count > 3 { parts.remove(at: 1) }
+        let hint = parts.joined(separator: "  ")
+        buf.put(hint, x: x, y: r.maxY - 1, role: .hint, maxWidth: r.width - 2)
+    }
 
     /// The key that switches the detail between the cashier's labels and the raw protocol fields.
     static let rawKey: Character = "r"
@@ -76,7 +240,7 @@ enum JournalScreen: ScreenComponent {
     /// A keypad cashier's keypad keys that its keymap binds (`*` Sale, `+` `-`, `/`) act on the journal as on every
     /// other screen, never typed into the filter (no STAN, order code or card holds them); and, a keypad having no
     /// Esc, `-` erases a filter typed (then moves up, as `-` does). nil: the key is handled as any other.
-    static func keypadKey(_ state: inout AppState, _ key: Key) -> [Command]? {
+    static func key(_ state: inout AppState, _ key: Key) -> [Command]? {
         guard state.keymap.isKeypad, key.isOnKeypad, case .char = key, let action = state.keymap.action(for: key) else { return nil }
         if action == .previous, state.journal.detail == nil, !state.form[.filter].isEmpty {
             state.form[.filter] = ""
@@ -91,8 +255,13 @@ enum JournalScreen: ScreenComponent {
         return screenAction(&state, action, key: key)
     }
 
-    /// A character typed while the detail is shown (the filter is out of sight then): `r` toggles the raw
-    /// fields; a key the keymap binds (`?` help) does its action; any other is ignored, never typed.
+    /// Nothing is typed into the filter while the detail is shown (the filter is out of sight then).
+    static func takesTyping(_ state: AppState) -> Bool { state.journal.detail == nil }
+    /// Esc never clears the filter (it goes back, or closes the detail).
+    static let escClearsField = false
+
+    /// A character typed while the detail is shown: `r` toggles the raw fields; a key the keymap binds (`?` help)
+    /// does its action; any other is ignored, never typed.
     static func char(_ state: inout AppState, _ ch: Character) -> [Command]? {
         guard state.journal.detail != nil else { return nil }
         if Character(ch.lowercased()) == rawKey {
@@ -116,53 +285,6 @@ func clampJournal(_ state: inout AppState) {
     if state.journal.selected >= state.journal.top + rows { state.journal.top = state.journal.selected - rows + 1 }
     state.journal.top = max(0, min(state.journal.top, max(0, n - rows)))
     if let d = state.journal.detail { state.journal.detailScroll = detailWindow(d, state).first }
-}
-
-func journalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
-    let rows = journalRows(state.size)
-    let list = state.visibleJournal
-    if let d = state.journal.detail {
-        // ↑/↓ (and Tab, bound to the same keys), PgUp/PgDn scroll the detail when it does not fit.
-        let page = max(1, detailWindow(d, state).shown)
-        var scroll = state.journal.detailScroll
-        switch action {
-        case .down, .next: scroll += 1
-        case .up, .previous: scroll -= 1
-        case .pageDown: scroll += page
-        case .pageUp: scroll -= page
-        default: break
-        }
-        if scroll != state.journal.detailScroll {
-            state.journal.detailScroll = max(0, scroll)
-            state.journal.detailScroll = detailWindow(d, state).first
-            return []
-        }
-        if [.down, .next, .up, .previous, .pageDown, .pageUp].contains(action) { return [] }
-    }
-    switch action {
-    case .next, .down: state.journal.selected += 1
-    case .previous, .up: state.journal.selected -= 1
-    case .pageDown: state.journal.selected += rows
-    case .pageUp: state.journal.selected -= rows
-    case .submit:
-        if state.journal.detail != nil { state.journal.detail = nil; return [] }
-        if list.indices.contains(state.journal.selected) { state.journal.detail = list[state.journal.selected]; state.journal.detailScroll = 0 }
-        return []
-    case .scope:
-        state.journal.allBatches.toggle()
-        state.journal.loading = true
-        state.journal.detail = nil
-        return [.loadJournal(journalFilter(state))]
-    case .resolve:
-        if let e = state.journalRow { confirmResolve(&state, e) }
-        return []
-    case .reprint:
-        if let e = state.journalRow { confirmReprint(&state, e) } else { setNotice(&state, "No journal row selected to reprint.", error: true) }
-        return []
-    default: return []
-    }
-    clampJournal(&state)
-    return []
 }
 
 /// F5 (refund) or F4 (capture) on a journal row: the finder is filled with the row's STAN (amount blank:
@@ -346,83 +468,6 @@ func linkStateName(_ e: JournalEntry, _ s: AppState) -> String? {
 }
 
 // MARK: - The list
-
-func journalScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
-    if let d = s.journal.detail { journalDetail(d, s, r, &buf); return }
-    let form = s.form
-    let x = r.x + 1
-    if let f = form.fields.first {
-        drawField(f, focused: true, error: nil, x: x, labelW: 8, fieldX: x + 8, fieldW: min(30, r.width - 10), y: r.y, currency: s.currency, &buf)
-    }
-    let (list, of) = s.journalRows()
-    // The count says what it counts: the rows shown, plainly; with a filter typed, how many of the same rows match,
-    // loudly.
-    let filtered = !(form.fields.first?.text ?? "").trimmingWhitespace().isEmpty
-    let counts = filtered ? "\(list.count) of \(of) match"
-        : "\(list.count) entr\(list.count == 1 ? "y" : "ies")"
-    buf.put(counts, x: r.maxX - counts.displayWidth - 1, y: r.y, role: filtered ? .warning : .hint, attrs: filtered ? .bold : [])
-    let width = r.width - 2
-    // A till roll: time, what, amount, verdict, STAN; never the journal's entry number (a programmer's identifier: the
-    // cashier finds a row by its time, amount and STAN). Where it is wide the columns take more room.
-    let wide = width >= 50
-    // The amount column is as wide as the widest amount listed (one column to spare): money is never cut, a sale of
-    // 141975.30 included; the last column (STAN or refund link) gives up the room.
-    let amountW = max(wide ? 10 : 9, (list.compactMap { Format.total($0)?.formatted().displayWidth }.max() ?? 0) + 1)
-    // Where there is room for it beside the STAN and a whole refund link ("refund of 22.00 sale 10:31"), the card
-    // too: the row a cashier looks for reads as the terminal's list does, and the room is not left blank. Its whole
-    // masked number from 160 columns; at 120 its type and last four digits ("Visa …7417", `listCard`).
-    let room = width - [6, 9, amountW, 10].reduce(0, +)
-    let cardW = wide && room - 24 >= 40 ? 24 : (wide && room - 16 >= 26 ? 16 : 0)
-    let withCard = cardW > 0
-    let widths = withCard ? [6, 9, amountW, 10, cardW] : wide ? [6, 9, amountW, 10] : [6, 9, amountW, 9]
-    let lastWidth = width - widths.reduce(0, +)
-    let names = withCard ? ["time", "what", "amount", "result", "card", "STAN"] : ["time", "what", "amount", "result", "STAN"]
-    let header = columns(names, widths, width)
-    buf.put(header, x: x, y: r.y + 1, role: .label, attrs: .bold)
-    let rows = Layout(buf.size).journalRows
-    if s.journal.loading && list.isEmpty { buf.put("Loading…", x: x, y: r.y + 2, role: .hint) }
-    else if list.isEmpty { buf.put(s.journal.entries.isEmpty ? "No transactions yet." : "Nothing matches the filter.", x: x, y: r.y + 2, role: .hint) }
-    var y = r.y + 2
-    var i = s.journal.top
-    while i < list.count && y < r.y + 2 + rows {
-        let e = list[i]
-        let selected = i == s.journal.selected
-        // The last column: the STAN, always (it is what a cashier looks for; "—" where there is none), then the refund
-        // or capture link where it fits (a refund names its sale, a refunded sale says how much went back). Where the
-        // link does not fit (80 columns), a refunded or captured payment says so in its result column instead. Never
-        // the card: under "STAN" a masked card number reads as a piece of one (the card is in the detail).
-        let stan = e.response?.referenceNumber.map(SafeText.terminal) ?? "—"
-        let link = refundLinkTexts(e, s).first { $0.displayWidth <= lastWidth - stan.displayWidth - 1 }
-        let last = link.map { stan + " " + $0 } ?? stan
-        let result = link == nil ? linkStateName(e, s) ?? Format.stateName(e) : Format.stateName(e)
-        var values = [Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes), Format.actionName(e.action),
-                      Format.total(e).map { $0.formatted() } ?? "", result, last]
-        if withCard { values.insert(listCard(e.response, width: cardW - 1), at: values.count - 1) }
-        let line = columns(values, widths, width)
-        buf.put(line, x: x, y: y, role: selected ? .selection : .normal, attrs: selected ? .bold : [], maxWidth: width)
-        if selected { buf.restyle(Rect(x: x, y: y, width: width, height: 1), role: .selection, attrs: .bold) }
-        else {
-            // Colour the result column by its state.
-            let col = widths.prefix(widths.count - (withCard ? 2 : 1)).reduce(0, +)
-            buf.restyle(Rect(x: x + col, y: y, width: result.count, height: 1), role: stateRole(e.state))
-        }
-        y += 1; i += 1
-    }
-    var parts = ["\(s.keymap.hint(.submit)) detail", keyPart(s, .scope, s.journal.allBatches ? "this batch" : "all")].compactMap { $0 }
-    if list.indices.contains(s.journal.selected), reprintableOrderCode(list[s.journal.selected]) != nil,
-       let reprint = keyPart(s, .reprint, "reprint") {
-        parts.append(reprint)
-    }
-    // A keypad cashier erases the filter with `-` (it has no Esc).
-    if s.keymap.isKeypad, filtered, let minus = s.keymap.keys(for: .previous).first(where: \.isOnKeypad) {
-        parts.append("\(minus) erase filter")
-    }
-    if let back = backPart(s) { parts.append(back) }
-    // Where it does not fit, the batch/all key goes (it is in the help).
-    if parts.joined(separator: "  ").displayWidth > r.width - 2, parts.count > 3 { parts.remove(at: 1) }
-    let hint = parts.joined(separator: "  ")
-    buf.put(hint, x: x, y: r.maxY - 1, role: .hint, maxWidth: r.width - 2)
-}
 
 /// The card in the journal list's card column of `width`: the whole masked number where it fits, else the card's type
 /// (its words that fit, never a cut one) and the number's last four digits ("Visa Credit …7417", "Visa …7417"), never
