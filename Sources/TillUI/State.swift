@@ -139,6 +139,9 @@ public enum ConfirmAction: Sendable, Hashable {
     case stopWaiting
     /// Ask the terminal again about the unresolved entries.
     case askAgain
+    /// Open a shift, then send the payment whose Enter found none open (`AppState.sendOnceShiftOpens`), named in
+    /// the cashier's words ("Sale € 5.00").
+    case openShiftThenSend(BatchRequest, payment: String)
 
     /// Moves money, or gives up on a payment (closing a shift settles it, unknown outcomes and all): never the answer
     /// to an Enter, nor to a number typed by habit, nor to both; the cashier picks it with its letter, or on a keypad
@@ -147,7 +150,7 @@ public enum ConfirmAction: Sendable, Hashable {
         switch self {
         case .send(.batch(let b)): return b.command == .close
         case .send(let r): return r.action.movesMoney
-        case .sendConfirmingUnknown, .sendChecked, .stopWaiting, .resolve: return true
+        case .sendConfirmingUnknown, .sendChecked, .stopWaiting, .resolve, .openShiftThenSend: return true
         case .quit, .goTo, .askAgain: return false
         }
     }
@@ -158,6 +161,14 @@ public struct ConfirmChoice: Sendable, Hashable {
     public var label: String
     public var action: ConfirmAction
     public init(key: Character, label: String, action: ConfirmAction) { self.key = key; self.label = label; self.action = action }
+}
+
+/// A payment's form as it stood when a box interrupted its Enter.
+public struct InterruptedPayment: Sendable, Hashable {
+    public var screen: Screen
+    public var texts: [String]
+    public var method: PaymentMethod
+    public var summary: String
 }
 
 /// What a box asks about that can stop being true while it is open (the payment it waited on was answered, the unknown
@@ -335,6 +346,9 @@ public struct AppState: Sendable, Hashable {
     /// cashier's "charged"), with when that became known: a new sale or pre-auth of the same amount within
     /// `chargedAgainWindowMs` asks first, naming it.
     public var foundCharged: [FoundCharged] = []
+    /// The payment the no-shift box interrupted, sent once the shift it opens is open: as it was typed then, or not at
+    /// all (the cashier changed it meanwhile, or went elsewhere), so a sale never goes unsent because the box came.
+    public var sendOnceShiftOpens: InterruptedPayment?
     public static let chargedAgainWindowMs: Int64 = 10 * 60_000
 
     /// How many verdicts have been shown: the runtime rings the bell when it grows (if the bell is on).
@@ -375,8 +389,12 @@ public struct AppState: Sendable, Hashable {
     /// The name a shift opened with one key gets: the cashier's name and the date, `Ana 2026-11-23`.
     public var defaultShiftName: String {
         let day = Format.day(nowMs, offsetMinutes: tzOffsetMinutes)
-        guard let c = cashier?.trimmingWhitespace(), !c.isEmpty else { return "Shift " + day }
-        return String(c.prefix(40)) + " " + day
+        let c = cashier?.trimmingWhitespace() ?? ""
+        let base = c.isEmpty ? "Shift " + day : String(c.prefix(40)) + " " + day
+        // A second shift the same day is not named as the first: two Z reports of one name read as one.
+        guard let last = batch?.name, last == base || last.hasPrefix(base + " (") else { return base }
+        let n = last == base ? 1 : Int(last.dropFirst(base.count + 2).dropLast()) ?? 1
+        return base + " (\(n + 1))"
     }
 
     /// The built-in simulator moves no money: the screen says TRAINING so nobody mistakes a demo for a sale.

@@ -162,6 +162,15 @@ func askAgainIfDue(_ state: inout AppState) -> [Command] {
 }
 
 func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) -> [Command] {
+    // The payment the no-shift box interrupted goes (or is said not to) with the answer about its shift, whatever it is.
+    let interrupted = state.pending?.action == .batch ? state.sendOnceShiftOpens : nil
+    if interrupted != nil { state.sendOnceShiftOpens = nil }
+    var cmds = settleOutcome(&state, outcome, summary: summary)
+    if let interrupted { cmds += PaymentScreen.shiftOpened(&state, interrupted, opened: state.batch?.isOpen == true) }
+    return cmds
+}
+
+private func settleOutcome(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) -> [Command] {
     let action = state.pending?.action
     let from = state.pending?.screen
     endFlight(&state)

@@ -204,6 +204,30 @@ final class TillSession {
         return false
     }
 
+    /// Waits until one of the texts is on screen (an outcome that may come either way); records an issue otherwise.
+    @discardableResult
+    func waitFor(any texts: [String], timeout: Double = 20, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last = ""
+        while Date() < deadline {
+            last = screen()
+            if texts.contains(where: { last.contains($0) }) { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Issue.record("timed out after \(timeout) s waiting for one of \(texts); screen:\n\(last)", sourceLocation: sourceLocation)
+        return false
+    }
+
+    /// The action of every journal entry, oldest first, read with `till journal --json` (read-only: never waits for the UI).
+    func journalActions() throws -> [String] {
+        let out = dir + "/journal-actions.json"
+        let status = TillSession.spawn(["/usr/bin/env", "XDG_CONFIG_HOME=/nonexistent-till-config", TillSession.binary,
+                                        "journal", "--json", "--journal", journalPath], stdout: out)
+        guard status == 0 else { throw E2EError("till journal failed with \(status)") }
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [[String: Any]] ?? []
+        return json.compactMap { $0["action"] as? String }
+    }
+
     func resize(width: Int, height: Int) throws { try tmux(["resize-window", "-t", name, "-x", "\(width)", "-y", "\(height)"]) }
 
     /// The value after a label in the result pane, e.g. `STAN     000002`.

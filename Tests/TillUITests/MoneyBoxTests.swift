@@ -75,7 +75,7 @@ import TillProtocol
         #expect(!moves(press(&s, .char("1"), .enter)))
         #expect(box(s) != nil && s.notice?.contains("+") == true, "\(s.notice ?? "")")
         let shown = view(s, size: s.size)
-        #expect(shown.contains("[y or +] refund") && shown.contains("[-] cancel"), "\(shown.text)")
+        #expect(shown.contains("[+] refund") && shown.contains("[-] cancel"), "\(shown.text)")
         #expect(!shown.contains("Esc"))
         #expect(moves(press(&s, .char("+"))))
     }
@@ -89,7 +89,7 @@ import TillProtocol
         // + with nothing picked, Enter, a digit and Enter: nothing.
         #expect(!moves(press(&s, .char("+"), .enter, .char("1"), .enter)))
         #expect(box(s) != nil)
-        #expect(view(s, size: s.size).contains("[y or 1 +] charge anyway"))
+        #expect(view(s, size: s.size).contains("[1 +] charge anyway"))
         #expect(moves(press(&s, .char("1"), .char("+"))))
     }
 }
@@ -233,7 +233,8 @@ import TillProtocol
     @Test func abortedSaysWhatToDoNext() {
         let e = entry(8, cents: 808, state: .aborted, response: response("status=fail&message=(-57) ABORTED&action=sale&amount=808"))
         let v = CashierWording.verdict(for: e, tipStyle: .onTop)
-        #expect(v.sentence.contains("type the amount and press Enter"), "\(v.sentence)")
+        // Shown on every screen (on Refund, "type the amount and press Enter" refunded): it names where to do it.
+        #expect(v.sentence.contains("type it again on Sale and press Enter"), "\(v.sentence)")
     }
 
     @Test func terminalBusySaysWhatToDoNext() {

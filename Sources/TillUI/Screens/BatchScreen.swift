@@ -147,7 +147,7 @@ func confirmOpen(_ state: inout AppState, name: String) -> [Command] {
     if !state.unresolved.entries.isEmpty {
         let n = state.unresolved.entries.count
         lines.insert(contentsOf: ["⚠ \(n) transaction\(n == 1 ? " has" : "s have") an UNKNOWN outcome.",
-                                  "  The Z report cannot say if that money moved.", "  Check the terminal first (F8 Unresolved).", ""], at: 0)
+                                  "  The Z report cannot say if that money moved.", "  Check the terminal first (\(state.keymap.hint(.unresolved)) Unresolved).", ""], at: 0)
     }
     state.overlay = .confirm(Confirmation(title: "Open batch?", lines: lines,
                                           choices: [ConfirmChoice(key: "y", label: "close the active one, open '\(name)'", action: .send(r))],
@@ -179,7 +179,8 @@ func confirmClose(_ state: inout AppState, target: BatchKey) -> [Command] {
     }
     let errs = TerminalRequest(caller: validationCaller, request: .batch(r)).validationErrors()
     if let e = errs.first { state.form.errors[.batchId] = e.message; return [] }
-    lines.append("Its payments are settled; new payments go to")
+    // With an unknown outcome the shift's payments are not all settled: that one stays on Unresolved.
+    lines.append((state.unresolved.entries.isEmpty ? "Its payments are settled" : "Its other payments are settled") + "; new payments go to")
     lines.append("the next batch you open.")
     if let p = state.pending {
         state.overlay = nil
@@ -190,7 +191,7 @@ func confirmClose(_ state: inout AppState, target: BatchKey) -> [Command] {
         let n = state.unresolved.entries.count
         lines.insert("⚠ \(n) transaction\(n == 1 ? " has" : "s have") an UNKNOWN outcome.", at: 0)
         lines.insert("  The Z report cannot say if that money moved.", at: 1)
-        lines.insert("  Check the terminal first (F8 Unresolved).", at: 2)
+        lines.insert("  Check the terminal first (\(state.keymap.hint(.unresolved)) Unresolved).", at: 2)
         lines.insert("", at: 3)
         state.overlay = .confirm(Confirmation(title: "Close batch with unknown outcomes?", lines: lines,
                                               choices: [ConfirmChoice(key: "y", label: "close anyway", action: .send(.batch(r))),

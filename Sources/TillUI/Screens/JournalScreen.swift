@@ -329,8 +329,10 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> FromJourn
             let named = target + (Format.total(p).map { " " + Format.money($0, state.currency) } ?? "") + " of "
                 + Format.hoursMinutesOfDay(p.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
             let key = menuRouteHint(screen.action, state)
-            setNotice(&state, "\(what.capitalizedFirst): \(why). Selected: \(named) (\(key) again).",
-                      error: true)
+            // One line at 80 columns, the key to press included: a declined row says its state alone (its kind is the
+            // one the key wants), another kind says what it is.
+            let head = kindFits ? Format.stateName(e).lowercased().capitalizedFirst : what.capitalizedFirst
+            setNotice(&state, "\(head): \(why). \(key) again: \(named).", error: true)
             return .stay
         }
         let article = "aeiou".contains(what.first ?? "x") ? "an" : "a"
@@ -353,12 +355,25 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> FromJourn
         return .stay
     default: break
     }
+    fill(&state, screen, from: e, stan: stan)
+    return .filled
+}
+
+/// Refund's (Capture's) form for the payment `e`: its STAN filled in, the cursor on the amount (nothing typed: all of
+/// it), and the payment remembered so that the box names it.
+func fill(_ state: inout AppState, _ screen: Screen, from e: JournalEntry, stan: String) {
     var f = Form.blank(screen)
     f[.referenceNumber] = stan
     f.focus = f.index(of: .amount) ?? 0
     state.forms[screen] = f
     if let key = FinderScreen.stateKey(screen) { state[keyPath: key].origin = e }
-    return .filled
+}
+
+/// The pre-auth whose verdict the pane shows, approved, before anything else was typed: what F4 captures.
+func preAuthJustMade(_ state: AppState) -> (JournalEntry, String)? {
+    guard let r = state.result, !r.recovered, !state.resultIsStale, case .answered(let e) = r.outcome,
+          e.action == .preAuth, e.state == .approved, let stan = e.response?.referenceNumber, !stan.isEmpty else { return nil }
+    return (e, stan)
 }
 
 /// The row nearest the selected one (below first: older) that `screen` can start from: a payment it can be of, with a

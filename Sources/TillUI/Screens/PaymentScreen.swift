@@ -147,18 +147,53 @@ enum PaymentScreen {
         clearNotice(&state)
     }
 
-    static func submit(_ state: inout AppState) -> [Command] {
-        if let b = state.batch, !b.isOpen, state.pending == nil {
-            // A shift must be open to sell: offer to open one, with one key. The sale stays typed; Enter then charges it.
-            let name = state.defaultShiftName
-            state.overlay = .confirm(Confirmation(
-                title: "No shift open",
-                lines: ["Payments go into a shift (batch); none is open.",
-                        "Open the shift '\(name)' now?",
-                        "Then press \(state.keymap.hint(.submit)) again to charge."],
-                choices: [ConfirmChoice(key: "o", label: "open shift '\(name)'", action: .send(.batch(BatchRequest(command: .open, batchName: name))))]))
+    /// A shift must be open to sell: one key opens it and sends the payment typed, once the shift is open
+    /// (`sendOnceShiftOpens`). Opening and paying in one answer makes it a box that moves money: Enter by habit never
+    /// answers it (it opened the shift alone, the next customer's amount replaced the one typed, and that sale was
+    /// never sent).
+    static func offerToOpenTheShift(_ state: inout AppState, _ request: Request) {
+        let name = state.defaultShiftName
+        let what = Format.summary(request, currency: state.currency, tipStyle: state.tipStyle)
+        let verb = request.action == .preAuth ? "send" : "charge"
+        let amount = Format.charged(request, state.tipStyle).map { Format.money($0, state.currency) } ?? what
+        state.overlay = .confirm(Confirmation(
+            title: "No shift open",
+            lines: ["Payments go into a shift (batch); none is open.",
+                    "Open the shift '\(name)' and \(verb) \(request.action == .preAuth ? what : amount)?"],
+            choices: [ConfirmChoice(key: "o", label: "open the shift and \(verb) \(request.action == .preAuth ? what : amount)",
+                                    action: .openShiftThenSend(BatchRequest(command: .open, batchName: name), payment: what))]))
+    }
+
+    /// The payment the no-shift box interrupted, as it stands now: sent once the shift is open only while it is
+    /// still exactly this.
+    static func interrupted(_ state: AppState) -> InterruptedPayment? {
+        guard stateKey(state.screen) != nil, state.form.hasText else { return nil }
+        return InterruptedPayment(screen: state.screen, texts: state.form.fields.map(\.text),
+                                  method: state.paymentMethod(state.screen), summary: "")
+    }
+
+    /// The shift the no-shift box opened is open (or did not open): the payment it interrupted is sent now if the
+    /// form still holds it as it was, and the cashier is told otherwise; nothing is ever sent that was not on the screen.
+    static func shiftOpened(_ state: inout AppState, _ p: InterruptedPayment, opened: Bool) -> [Command] {
+        guard opened else {
+            // After what the answer's own notice said (the shift's refusal, a busy terminal), if anything.
+            let said = state.notice.map { $0 + " " } ?? "The shift did not open. "
+            setNotice(&state, said + "\(p.summary) was not charged: Enter tries again.", error: true)
             return []
         }
+        guard state.screen == p.screen, state.overlay == nil, state.pending == nil, var now = interrupted(state) else {
+            setNotice(&state, "Shift opened. \(p.summary) was not sent: Enter sends what is typed.")
+            return []
+        }
+        now.summary = p.summary
+        guard now == p else {
+            setNotice(&state, "Shift opened. \(p.summary) was not sent: the form changed. Enter sends what it shows now.")
+            return []
+        }
+        return submit(&state)
+    }
+
+    static func submit(_ state: inout AppState) -> [Command] {
         if let p = state.pending, !state.form.hasText {
             // Enter again by habit while the terminal works: nothing typed is nothing to check or send.
             sayWaitForFlight(&state, p)
@@ -186,6 +221,10 @@ enum PaymentScreen {
         state.form = form
         // What the screen shows ("Paid by") is what the request carries.
         let request = withPaymentMethod(draft.request, state.paymentMethod(state.screen))
+        if let b = state.batch, !b.isOpen, state.pending == nil {
+            offerToOpenTheShift(&state, request)
+            return []
+        }
         let charged = Format.charged(request, state.tipStyle)
         if let a = state.unresolved.entries.first(where: { state.unresolved.asking[$0.id] != nil && $0.action == request.action
                                                            && Format.total($0) == charged }) {
