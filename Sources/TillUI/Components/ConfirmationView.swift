@@ -92,7 +92,7 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         setFlightNotice(&state, "Stopping the wait…")
         return [.stopWaiting]
     case .askAgain:
-        return askAgain(&state)
+        return UnresolvedScreen.askAgain(&state)
     case .openShiftThenSend(let b, let payment):
         var interrupted = PaymentScreen.interrupted(state)
         interrupted?.summary = payment

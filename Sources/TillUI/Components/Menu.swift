@@ -127,7 +127,7 @@ func runMenuCommand(_ state: inout AppState, _ command: MenuCommand, _ menu: Men
         setNotice(&state, "Exporting…")
         return [.exportReport(batch: ReportPanel(report: r).batchKey, format: state.reportFormat)]
     case .askAgain:
-        return askAgain(&state)
+        return UnresolvedScreen.askAgain(&state)
     case .closeReport:
         state.overlay = nil
         return []

@@ -146,7 +146,7 @@ enum JournalScreen: ScreenComponent {
             state.journal.detail = nil
             return [.loadJournal(journalFilter(state))]
         case .resolve:
-            if let e = state.journalRow { confirmResolve(&state, e) }
+            if let e = state.journalRow { UnresolvedScreen.confirmResolve(&state, e) }
             return []
         case .reprint:
             if let e = state.journalRow { confirmReprint(&state, e) } else { setNotice(&state, "No journal row selected to reprint.", error: true) }
@@ -271,20 +271,34 @@ enum JournalScreen: ScreenComponent {
         }
         return state.keymap.action(for: .char(ch)) == nil ? [] : nil
     }
-}
 
-func journalFilter(_ s: AppState) -> JournalFilter {
-    JournalFilter(scope: s.journal.allBatches ? .all : .currentBatch)
-}
+    /// The journal's rows arrived (`Command.loadJournal`).
+    static func loaded(_ state: inout AppState, _ entries: [JournalEntry]) -> [Command] {
+        // While the journal is open, the highlight stays on the entry it was on, not on the row number: a payment
+        // journaled meanwhile comes in at the top, and F5 must refund the sale the cashier picked. (Opening the
+        // journal starts with no rows, so it opens on the newest.)
+        let picked = state.visibleJournal.indices.contains(state.journal.selected) ? state.visibleJournal[state.journal.selected].id : nil
+        state.journal.entries = entries
+        if let picked, let i = state.visibleJournal.firstIndex(where: { $0.id == picked }) { state.journal.selected = i }
+        state.journal.loading = false
+        if let d = state.journal.detail, let fresh = entries.first(where: { $0.id == d.id }) { state.journal.detail = fresh }
+        clampJournal(&state)
+        return []
+    }
 
-func clampJournal(_ state: inout AppState) {
-    let n = state.visibleJournal.count
-    state.journal.selected = max(0, min(state.journal.selected, n - 1))
-    let rows = journalRows(state.size)
-    if state.journal.selected < state.journal.top { state.journal.top = state.journal.selected }
-    if state.journal.selected >= state.journal.top + rows { state.journal.top = state.journal.selected - rows + 1 }
-    state.journal.top = max(0, min(state.journal.top, max(0, n - rows)))
-    if let d = state.journal.detail { state.journal.detailScroll = detailWindow(d, state).first }
+    static func journalFilter(_ s: AppState) -> JournalFilter {
+        JournalFilter(scope: s.journal.allBatches ? .all : .currentBatch)
+    }
+
+    static func clampJournal(_ state: inout AppState) {
+        let n = state.visibleJournal.count
+        state.journal.selected = max(0, min(state.journal.selected, n - 1))
+        let rows = journalRows(state.size)
+        if state.journal.selected < state.journal.top { state.journal.top = state.journal.selected }
+        if state.journal.selected >= state.journal.top + rows { state.journal.top = state.journal.selected - rows + 1 }
+        state.journal.top = max(0, min(state.journal.top, max(0, n - rows)))
+        if let d = state.journal.detail { state.journal.detailScroll = detailWindow(d, state).first }
+    }
 }
 
 /// F5 (refund) or F4 (capture) on a journal row: the finder is filled with the row's STAN (amount blank:
@@ -324,7 +338,7 @@ func startFromJournalRow(_ state: inout AppState, _ screen: Screen) -> FromJourn
         // first, never passed over.
         if !e.state.needsAttention, let i = nearestFromRow(state, screen) {
             state.journal.selected = i
-            clampJournal(&state)
+            JournalScreen.clampJournal(&state)
             let p = state.visibleJournal[i]
             let named = target + (Format.total(p).map { " " + Format.money($0, state.currency) } ?? "") + " of "
                 + Format.hoursMinutesOfDay(p.createdAtMs, offsetMinutes: state.tzOffsetMinutes)
@@ -432,244 +446,246 @@ func stateRole(_ st: EntryState) -> Role {
     }
 }
 
-// MARK: - Refunds and their sales, in words
+extension JournalScreen {
+    // MARK: - Refunds and their sales, in words
 
-/// What a journal row says about its refund or capture link, longest first (the list takes the longest that fits):
-/// a refund names the sale it refunds ("refund of 22.00 sale 10:31"); a sale refunded in full says "refunded", one
-/// refunded in part says so and what is left ("part refunded, 9.50 left": never read as a refund in full); a capture
-/// names its pre-auth, a captured pre-auth says "captured". Empty for a row with no link.
-func refundLinkTexts(_ e: JournalEntry, _ s: AppState) -> [String] {
-    let links = s.journal.links
-    func names(_ id: Int64, _ verb: String) -> [String] {
-        guard let paid = s.journal.entry(id) else { return [] }
-        let when = Format.hoursMinutesOfDay(paid.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
-        let what = Format.actionName(paid.action)
-        let amount = Format.total(paid).map { $0.formatted() + " " } ?? ""
-        return ["\(verb) of \(amount)\(what) \(when)", "of \(amount)\(what) \(when)", "of \(what) \(when)", "\(what) \(when)", "of \(when)"]
-    }
-    if let id = links.original[e.id] { return names(id, "refund") }
-    if let id = links.preAuthOf[e.id] { return names(id, "capture") }
-    if links.unknownAmount.contains(e.id) {
-        return [links.refunded[e.id].map { "refunded " + $0.formatted() + " + ?" } ?? "refunded, amount ?", "refunded ?"]
-    }
-    if let back = links.refunded[e.id] {
-        if let total = Format.total(e), back < total {
-            let left = (total - back).formatted()
-            // The last, for the narrow list when what is left has two digits before the point ("17.00 left" is one too wide).
-            return ["part refunded \(back.formatted()), \(left) left", "part refunded, \(left) left", "\(left) left", "part refunded", "part ref."]
+    /// What a journal row says about its refund or capture link, longest first (the list takes the longest that fits):
+    /// a refund names the sale it refunds ("refund of 22.00 sale 10:31"); a sale refunded in full says "refunded", one
+    /// refunded in part says so and what is left ("part refunded, 9.50 left": never read as a refund in full); a capture
+    /// names its pre-auth, a captured pre-auth says "captured". Empty for a row with no link.
+    static func refundLinkTexts(_ e: JournalEntry, _ s: AppState) -> [String] {
+        let links = s.journal.links
+        func names(_ id: Int64, _ verb: String) -> [String] {
+            guard let paid = s.journal.entry(id) else { return [] }
+            let when = Format.hoursMinutesOfDay(paid.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
+            let what = Format.actionName(paid.action)
+            let amount = Format.total(paid).map { $0.formatted() + " " } ?? ""
+            return ["\(verb) of \(amount)\(what) \(when)", "of \(amount)\(what) \(when)", "of \(what) \(when)", "\(what) \(when)", "of \(when)"]
         }
-        return ["refunded " + back.formatted(), "refunded"]
-    }
-    if let captures = links.captures[e.id], !captures.isEmpty {
-        let taken = captures.compactMap { s.journal.entry($0).flatMap(Format.total) }
-        let sum = taken.count == captures.count ? taken.reduce(Money.zero, +) : nil
-        return [sum.map { "captured " + $0.formatted() }, "captured"].compactMap { $0 }
-    }
-    return []
-}
-
-/// An approved payment's result in one word where its link does not fit beside the STAN: `REFUNDED`, `PART REF`
-/// (refunded in part), `CAPTURED`; nil for any other row (a refund row says "refund" in its own column).
-func linkStateName(_ e: JournalEntry, _ s: AppState) -> String? {
-    guard e.state == .approved else { return nil }
-    let links = s.journal.links
-    if links.unknownAmount.contains(e.id) { return "REFUND ?" }
-    if let back = links.refunded[e.id] {
-        if let total = Format.total(e), back < total { return "PART REF" }
-        return "REFUNDED"
-    }
-    if let c = links.captures[e.id], !c.isEmpty { return "CAPTURED" }
-    return nil
-}
-
-// MARK: - The list
-
-/// The card in the journal list's card column of `width`: the whole masked number where it fits, else the card's type
-/// (its words that fit, never a cut one) and the number's last four digits ("Visa Credit …7417", "Visa …7417"), never
-/// a piece of the number cut short.
-func listCard(_ r: CallbackResponse?, width: Int) -> String {
-    guard let full = Format.card(r).map(SafeText.terminal) else { return "" }
-    if full.displayWidth <= width { return full }
-    let last4 = r?.accountNumber.map { "…" + SafeText.terminal(String($0.suffix(4))) } ?? ""
-    var type = ""
-    for word in SafeText.terminal(r?.cardType ?? "").split(separator: " ") {
-        let longer = type.isEmpty ? String(word) : type + " " + word
-        guard longer.displayWidth + 1 + last4.displayWidth <= width else { break }
-        type = longer
-    }
-    return type.isEmpty ? last4 : type + " " + last4
-}
-
-// MARK: - The detail
-
-/// One line of the detail view: a label (on the first line of a value only) and a value's line.
-struct DetailLine: Sendable, Hashable {
-    var label: String
-    var value: String
-    var role: Role
-    /// A section heading of the raw view (drawn across, bold).
-    var heading = false
-}
-
-/// The detail's label column: the cashier's labels, or the protocol's field names (up to 19 letters).
-func detailLabelWidth(raw: Bool) -> Int { raw ? 20 : 18 }
-
-/// The detail of one entry as the lines it takes at the screen's width: the cashier's labels, or (`r`) the
-/// raw protocol fields. Everything that came from the terminal goes through `SafeText.terminal` (an escape
-/// sequence in a field is shown as `\u{1B}`, never acted on). Render draws these lines and update scrolls
-/// by them, so both agree on how far the detail goes.
-func detailLines(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
-    let rows = s.journal.raw ? rawDetailRows(e) : cashierDetailRows(e, s)
-    let width = Layout(s.size, screen: .journal).screenBody.width - 2
-    let labelW = detailLabelWidth(raw: s.journal.raw)
-    let valueW = max(8, width - labelW)
-    var out: [DetailLine] = []
-    for row in rows {
-        if row.heading { out.append(row); continue }
-        let parts = row.value.displayWidth <= valueW ? [row.value] : wrap(row.value, width: valueW)
-        for (i, p) in (parts.isEmpty ? [""] : parts).enumerated() {
-            out.append(DetailLine(label: i == 0 ? row.label : "", value: p, role: row.role))
+        if let id = links.original[e.id] { return names(id, "refund") }
+        if let id = links.preAuthOf[e.id] { return names(id, "capture") }
+        if links.unknownAmount.contains(e.id) {
+            return [links.refunded[e.id].map { "refunded " + $0.formatted() + " + ?" } ?? "refunded, amount ?", "refunded ?"]
         }
-    }
-    return out
-}
-
-/// The rows a cashier reads: what, when, the verdict in words, money, card, keys, the refund link.
-func cashierDetailRows(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
-    let safe = SafeText.terminal
-    let resp = e.response
-    let v = CashierWording.verdict(for: e, currency: s.currency, tipStyle: s.tipStyle)
-    var rows: [DetailLine] = []
-    func add(_ label: String, _ value: String?, _ role: Role = .normal) {
-        guard let value, !value.isEmpty else { return }
-        rows.append(DetailLine(label: label, value: value, role: role))
-    }
-    add("Result", "\(v.mark) " + v.headline, v.role)
-    let answer = resp == nil && !v.sentence.hasPrefix("No answer") ? "None received. " + v.sentence : v.sentence
-    add("Terminal's answer", answer, v.role == .approved ? .normal : (v.role == .dim ? .dim : .error))
-    add("What", Format.actionName(e.action).capitalizedFirst)
-    add("When", Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes))
-    let request = QueryFields(url: e.requestURL)
-    if let m = request?.value(named: "paymentMethod"), !m.isEmpty { add("Paid by", safe(m)) }
-    if e.action.movesMoney || e.amount != nil {
-        // Goods, tip and what the card paid, read with the tip style (the amount holds the tip when it is included).
-        let tip = resp?.tipAmount ?? e.tipAmount
-        add("Amount", Format.goods(e).map { Format.money($0, s.currency) } ?? (e.action.amountMayBeLess ? "in full" : nil), .amount)
-        if let tip, tip.cents > 0 {
-            add("Tip", Format.money(tip, s.currency), .amount)
-            add("Total", Format.total(e).map { Format.money($0, s.currency) }, .amount)
+        if let back = links.refunded[e.id] {
+            if let total = Format.total(e), back < total {
+                let left = (total - back).formatted()
+                // The last, for the narrow list when what is left has two digits before the point ("17.00 left" is one too wide).
+                return ["part refunded \(back.formatted()), \(left) left", "part refunded, \(left) left", "\(left) left", "part refunded", "part ref."]
+            }
+            return ["refunded " + back.formatted(), "refunded"]
         }
-    }
-    if e.action.findsEarlierPayment == .toRefund { add("Refund of", refundOfText(e, s)) }
-    let unknownBack = s.journal.links.unknownAmount.contains(e.id)
-    if s.journal.links.refunded[e.id] != nil || unknownBack {
-        let of = Format.total(e).map { " of " + Format.money($0, s.currency) } ?? ""
-        let known = s.journal.links.refunded[e.id].map { Format.money($0, s.currency) + of } ?? "amount unknown" + of
-        add("Refunded", known + (unknownBack && s.journal.links.refunded[e.id] != nil ? ", and a refund of unknown amount" : "")
-            + (unknownBack ? ": check the terminal" : ""), .warning)
-        let refunds = (s.journal.links.refunds[e.id] ?? []).compactMap { s.journal.entry($0) }.map { r in
-            "at " + Format.hoursMinutesOfDay(r.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
-                + (Format.total(r).map { " " + Format.money($0, s.currency) } ?? "")
+        if let captures = links.captures[e.id], !captures.isEmpty {
+            let taken = captures.compactMap { s.journal.entry($0).flatMap(Format.total) }
+            let sum = taken.count == captures.count ? taken.reduce(Money.zero, +) : nil
+            return [sum.map { "captured " + $0.formatted() }, "captured"].compactMap { $0 }
         }
-        add("Refunds", refunds.joined(separator: ", "))
-        if !unknownBack, let back = s.journal.links.refunded[e.id], let total = Format.total(e), back < total {
-            add("Left", Format.money(total - back, s.currency) + " left to refund", .amount)
+        return []
+    }
+
+    /// An approved payment's result in one word where its link does not fit beside the STAN: `REFUNDED`, `PART REF`
+    /// (refunded in part), `CAPTURED`; nil for any other row (a refund row says "refund" in its own column).
+    static func linkStateName(_ e: JournalEntry, _ s: AppState) -> String? {
+        guard e.state == .approved else { return nil }
+        let links = s.journal.links
+        if links.unknownAmount.contains(e.id) { return "REFUND ?" }
+        if let back = links.refunded[e.id] {
+            if let total = Format.total(e), back < total { return "PART REF" }
+            return "REFUNDED"
         }
+        if let c = links.captures[e.id], !c.isEmpty { return "CAPTURED" }
+        return nil
     }
-    if e.action.findsEarlierPayment == .toCapture, let id = s.journal.links.preAuthOf[e.id], let pre = s.journal.entry(id) {
-        add("Capture of", "pre-auth" + (Format.total(pre).map { " " + Format.money($0, s.currency) } ?? "") + " at "
-            + Format.hoursMinutesOfDay(pre.createdAtMs, offsetMinutes: s.tzOffsetMinutes))
-    }
-    if let captures = s.journal.links.captures[e.id], !captures.isEmpty {
-        add("Captured", captures.compactMap { s.journal.entry($0) }.map { c in
-            (Format.total(c).map { Format.money($0, s.currency) + " " } ?? "") + "at "
-                + Format.hoursMinutesOfDay(c.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
-        }.joined(separator: ", "), .warning)
-    }
-    add("Card", Format.card(resp).map(safe))
-    add("Method", resp?.verificationMethod.map(safe))
-    if let n = resp?.installments, n > 0 { add("Installments", "\(n)") }
-    add("STAN", resp?.referenceNumber.map(safe))
-    add("Order code", resp?.orderCode.map(safe))
-    add("Short code", resp?.shortOrderCode.map(safe))
-    add("Auth code", resp?.authorisationCode.map(safe))
-    // The reference the cashier typed, never one the terminal made up when none was (a UUID; it is in the raw view).
-    add("Reference", Format.typedReference(e).map(safe))
-    if e.action == .batch { add("Batch", (resp?.batchName ?? resp?.batchId).map(safe)) }
-    add("Shift", (e.batchName ?? e.batchId).map(safe))
-    add("Terminal id", resp?.tid.map(safe))
-    add("Note", e.note.map { safe(Format.noteWords($0)) }, .warning)
-    return rows
-}
 
-/// "sale € 22.00 at 10:31" for a refund whose sale is among the rows loaded; else the key it named.
-func refundOfText(_ e: JournalEntry, _ s: AppState) -> String {
-    if let id = s.journal.links.original[e.id], let sale = s.journal.entry(id) {
-        return Format.actionName(sale.action) + (Format.total(sale).map { " " + Format.money($0, s.currency) } ?? "") + " at "
-            + Format.hoursMinutesOfDay(sale.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
-    }
-    return RefundLinks.finder(of: e).key.map(Format.key) ?? "the payment picked on the terminal"
-}
+    // MARK: - The list
 
-/// The raw protocol fields: the request URL's fields as sent (secrets redacted), the callback's fields as
-/// received (card number masked), the raw result code, what the decoder warned about.
-func rawDetailRows(_ e: JournalEntry) -> [DetailLine] {
-    let safe = SafeText.terminal
-    var rows: [DetailLine] = [DetailLine(label: "Sent to the terminal", value: "", role: .label, heading: true)]
-    rows.append(DetailLine(label: "journal state", value: e.state.rawValue, role: stateRole(e.state)))
-    rows.append(DetailLine(label: "request id", value: safe(e.requestId), role: .normal))
-    if let fields = QueryFields(url: e.requestURL) {
-        for f in fields { rows.append(DetailLine(label: safe(f.name), value: safe(f.value), role: .normal)) }
-    } else {
-        rows.append(DetailLine(label: "request", value: safe(e.requestURL), role: .normal))
+    /// The card in the journal list's card column of `width`: the whole masked number where it fits, else the card's type
+    /// (its words that fit, never a cut one) and the number's last four digits ("Visa Credit …7417", "Visa …7417"), never
+    /// a piece of the number cut short.
+    static func listCard(_ r: CallbackResponse?, width: Int) -> String {
+        guard let full = Format.card(r).map(SafeText.terminal) else { return "" }
+        if full.displayWidth <= width { return full }
+        let last4 = r?.accountNumber.map { "…" + SafeText.terminal(String($0.suffix(4))) } ?? ""
+        var type = ""
+        for word in SafeText.terminal(r?.cardType ?? "").split(separator: " ") {
+            let longer = type.isEmpty ? String(word) : type + " " + word
+            guard longer.displayWidth + 1 + last4.displayWidth <= width else { break }
+            type = longer
+        }
+        return type.isEmpty ? last4 : type + " " + last4
     }
-    rows.append(DetailLine(label: "The terminal's answer", value: "", role: .label, heading: true))
-    guard let resp = e.response else {
-        rows.append(DetailLine(label: "answer", value: "none received", role: .unknown))
+
+    // MARK: - The detail
+
+    /// One line of the detail view: a label (on the first line of a value only) and a value's line.
+    struct DetailLine: Sendable, Hashable {
+        var label: String
+        var value: String
+        var role: Role
+        /// A section heading of the raw view (drawn across, bold).
+        var heading = false
+    }
+
+    /// The detail's label column: the cashier's labels, or the protocol's field names (up to 19 letters).
+    static func detailLabelWidth(raw: Bool) -> Int { raw ? 20 : 18 }
+
+    /// The detail of one entry as the lines it takes at the screen's width: the cashier's labels, or (`r`) the
+    /// raw protocol fields. Everything that came from the terminal goes through `SafeText.terminal` (an escape
+    /// sequence in a field is shown as `\u{1B}`, never acted on). Render draws these lines and update scrolls
+    /// by them, so both agree on how far the detail goes.
+    static func detailLines(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
+        let rows = s.journal.raw ? rawDetailRows(e) : cashierDetailRows(e, s)
+        let width = Layout(s.size, screen: .journal).screenBody.width - 2
+        let labelW = detailLabelWidth(raw: s.journal.raw)
+        let valueW = max(8, width - labelW)
+        var out: [DetailLine] = []
+        for row in rows {
+            if row.heading { out.append(row); continue }
+            let parts = row.value.displayWidth <= valueW ? [row.value] : wrap(row.value, width: valueW)
+            for (i, p) in (parts.isEmpty ? [""] : parts).enumerated() {
+                out.append(DetailLine(label: i == 0 ? row.label : "", value: p, role: row.role))
+            }
+        }
+        return out
+    }
+
+    /// The rows a cashier reads: what, when, the verdict in words, money, card, keys, the refund link.
+    static func cashierDetailRows(_ e: JournalEntry, _ s: AppState) -> [DetailLine] {
+        let safe = SafeText.terminal
+        let resp = e.response
+        let v = CashierWording.verdict(for: e, currency: s.currency, tipStyle: s.tipStyle)
+        var rows: [DetailLine] = []
+        func add(_ label: String, _ value: String?, _ role: Role = .normal) {
+            guard let value, !value.isEmpty else { return }
+            rows.append(DetailLine(label: label, value: value, role: role))
+        }
+        add("Result", "\(v.mark) " + v.headline, v.role)
+        let answer = resp == nil && !v.sentence.hasPrefix("No answer") ? "None received. " + v.sentence : v.sentence
+        add("Terminal's answer", answer, v.role == .approved ? .normal : (v.role == .dim ? .dim : .error))
+        add("What", Format.actionName(e.action).capitalizedFirst)
+        add("When", Format.dateTime(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes))
+        let request = QueryFields(url: e.requestURL)
+        if let m = request?.value(named: "paymentMethod"), !m.isEmpty { add("Paid by", safe(m)) }
+        if e.action.movesMoney || e.amount != nil {
+            // Goods, tip and what the card paid, read with the tip style (the amount holds the tip when it is included).
+            let tip = resp?.tipAmount ?? e.tipAmount
+            add("Amount", Format.goods(e).map { Format.money($0, s.currency) } ?? (e.action.amountMayBeLess ? "in full" : nil), .amount)
+            if let tip, tip.cents > 0 {
+                add("Tip", Format.money(tip, s.currency), .amount)
+                add("Total", Format.total(e).map { Format.money($0, s.currency) }, .amount)
+            }
+        }
+        if e.action.findsEarlierPayment == .toRefund { add("Refund of", refundOfText(e, s)) }
+        let unknownBack = s.journal.links.unknownAmount.contains(e.id)
+        if s.journal.links.refunded[e.id] != nil || unknownBack {
+            let of = Format.total(e).map { " of " + Format.money($0, s.currency) } ?? ""
+            let known = s.journal.links.refunded[e.id].map { Format.money($0, s.currency) + of } ?? "amount unknown" + of
+            add("Refunded", known + (unknownBack && s.journal.links.refunded[e.id] != nil ? ", and a refund of unknown amount" : "")
+                + (unknownBack ? ": check the terminal" : ""), .warning)
+            let refunds = (s.journal.links.refunds[e.id] ?? []).compactMap { s.journal.entry($0) }.map { r in
+                "at " + Format.hoursMinutesOfDay(r.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
+                    + (Format.total(r).map { " " + Format.money($0, s.currency) } ?? "")
+            }
+            add("Refunds", refunds.joined(separator: ", "))
+            if !unknownBack, let back = s.journal.links.refunded[e.id], let total = Format.total(e), back < total {
+                add("Left", Format.money(total - back, s.currency) + " left to refund", .amount)
+            }
+        }
+        if e.action.findsEarlierPayment == .toCapture, let id = s.journal.links.preAuthOf[e.id], let pre = s.journal.entry(id) {
+            add("Capture of", "pre-auth" + (Format.total(pre).map { " " + Format.money($0, s.currency) } ?? "") + " at "
+                + Format.hoursMinutesOfDay(pre.createdAtMs, offsetMinutes: s.tzOffsetMinutes))
+        }
+        if let captures = s.journal.links.captures[e.id], !captures.isEmpty {
+            add("Captured", captures.compactMap { s.journal.entry($0) }.map { c in
+                (Format.total(c).map { Format.money($0, s.currency) + " " } ?? "") + "at "
+                    + Format.hoursMinutesOfDay(c.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
+            }.joined(separator: ", "), .warning)
+        }
+        add("Card", Format.card(resp).map(safe))
+        add("Method", resp?.verificationMethod.map(safe))
+        if let n = resp?.installments, n > 0 { add("Installments", "\(n)") }
+        add("STAN", resp?.referenceNumber.map(safe))
+        add("Order code", resp?.orderCode.map(safe))
+        add("Short code", resp?.shortOrderCode.map(safe))
+        add("Auth code", resp?.authorisationCode.map(safe))
+        // The reference the cashier typed, never one the terminal made up when none was (a UUID; it is in the raw view).
+        add("Reference", Format.typedReference(e).map(safe))
+        if e.action == .batch { add("Batch", (resp?.batchName ?? resp?.batchId).map(safe)) }
+        add("Shift", (e.batchName ?? e.batchId).map(safe))
+        add("Terminal id", resp?.tid.map(safe))
+        add("Note", e.note.map { safe(Format.noteWords($0)) }, .warning)
         return rows
     }
-    for f in resp.fields where !f.value.isEmpty {
-        let role: Role = f.name == "message" || f.name == "status" ? (resp.isApproved ? .normal : .error) : .normal
-        rows.append(DetailLine(label: safe(f.name), value: safe(f.value), role: role))
-    }
-    if let code = resp.messageCode { rows.append(DetailLine(label: "result code", value: "\(code)", role: resp.isApproved ? .normal : .error)) }
-    for w in resp.warnings { rows.append(DetailLine(label: "decoder", value: safe(w.description), role: .warning)) }
-    return rows
-}
 
-/// Which detail lines are shown: from the scroll, within the room the layout gives.
-func detailWindow(_ e: JournalEntry, _ s: AppState) -> ScrollWindow { detailWindow(count: detailLines(e, s).count, s) }
-
-func detailWindow(count: Int, _ s: AppState) -> ScrollWindow {
-    ScrollWindow(total: count, room: Layout(s.size).detailRows, first: s.journal.detailScroll)
-}
-
-func journalDetail(_ e: JournalEntry, _ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
-    let lines = detailLines(e, s)
-    let x = r.x + 1
-    let labelW = detailLabelWidth(raw: s.journal.raw)
-    let vx = x + labelW
-    let window = detailWindow(count: lines.count, s)
-    window.drawMarks(x: x, top: r.y, width: r.width - 2, &buf)
-    for i in window.range {
-        let line = lines[i], y = window.row(of: i, top: r.y)
-        if line.heading {
-            buf.put(line.label, x: x, y: y, role: .label, attrs: .bold, maxWidth: r.width - 2)
-            continue
+    /// "sale € 22.00 at 10:31" for a refund whose sale is among the rows loaded; else the key it named.
+    static func refundOfText(_ e: JournalEntry, _ s: AppState) -> String {
+        if let id = s.journal.links.original[e.id], let sale = s.journal.entry(id) {
+            return Format.actionName(sale.action) + (Format.total(sale).map { " " + Format.money($0, s.currency) } ?? "") + " at "
+                + Format.hoursMinutesOfDay(sale.createdAtMs, offsetMinutes: s.tzOffsetMinutes)
         }
-        buf.put(line.label, x: x, y: y, role: .label, maxWidth: labelW - 1)
-        buf.put(line.value, x: vx, y: y, role: line.role, maxWidth: r.maxX - vx - 1)
+        return RefundLinks.finder(of: e).key.map(Format.key) ?? "the payment picked on the terminal"
     }
-    let y = r.maxY - 1
-    // The footer, most important first; what does not fit goes (every key is in the help).
-    // A keypad cashier closes the detail with Enter (it has no Esc) and scrolls with + and -; `r` is not on a keypad.
-    var parts = s.keymap.isKeypad ? ["\(s.keymap.hint(.submit)) back"]
-        : ["\(s.keymap.hint(.cancel)) back", "\(JournalScreen.rawKey) " + (s.journal.raw ? "cashier's view" : "raw fields")]
-    if window.scrolls {
-        parts.append(s.keymap.isKeypad ? [keyPart(s, .next, ""), keyPart(s, .previous, "")].compactMap { $0?.trimmingWhitespace() }.joined(separator: "/") + " scroll"
-                     : "\(s.keymap.hint(.up))/\(s.keymap.hint(.down)) scroll")
+
+    /// The raw protocol fields: the request URL's fields as sent (secrets redacted), the callback's fields as
+    /// received (card number masked), the raw result code, what the decoder warned about.
+    static func rawDetailRows(_ e: JournalEntry) -> [DetailLine] {
+        let safe = SafeText.terminal
+        var rows: [DetailLine] = [DetailLine(label: "Sent to the terminal", value: "", role: .label, heading: true)]
+        rows.append(DetailLine(label: "journal state", value: e.state.rawValue, role: stateRole(e.state)))
+        rows.append(DetailLine(label: "request id", value: safe(e.requestId), role: .normal))
+        if let fields = QueryFields(url: e.requestURL) {
+            for f in fields { rows.append(DetailLine(label: safe(f.name), value: safe(f.value), role: .normal)) }
+        } else {
+            rows.append(DetailLine(label: "request", value: safe(e.requestURL), role: .normal))
+        }
+        rows.append(DetailLine(label: "The terminal's answer", value: "", role: .label, heading: true))
+        guard let resp = e.response else {
+            rows.append(DetailLine(label: "answer", value: "none received", role: .unknown))
+            return rows
+        }
+        for f in resp.fields where !f.value.isEmpty {
+            let role: Role = f.name == "message" || f.name == "status" ? (resp.isApproved ? .normal : .error) : .normal
+            rows.append(DetailLine(label: safe(f.name), value: safe(f.value), role: role))
+        }
+        if let code = resp.messageCode { rows.append(DetailLine(label: "result code", value: "\(code)", role: resp.isApproved ? .normal : .error)) }
+        for w in resp.warnings { rows.append(DetailLine(label: "decoder", value: safe(w.description), role: .warning)) }
+        return rows
     }
-    if reprintableOrderCode(e) != nil, let reprint = keyPart(s, .reprint, "reprint") { parts.append(reprint) }
-    while parts.count > 2, parts.joined(separator: "  ").displayWidth > r.width - 2 { parts.removeLast() }
-    buf.put(parts.joined(separator: "  "), x: x, y: y, role: .hint, maxWidth: r.width - 2)
+
+    /// Which detail lines are shown: from the scroll, within the room the layout gives.
+    static func detailWindow(_ e: JournalEntry, _ s: AppState) -> ScrollWindow { detailWindow(count: detailLines(e, s).count, s) }
+
+    static func detailWindow(count: Int, _ s: AppState) -> ScrollWindow {
+        ScrollWindow(total: count, room: Layout(s.size).detailRows, first: s.journal.detailScroll)
+    }
+
+    static func journalDetail(_ e: JournalEntry, _ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
+        let lines = detailLines(e, s)
+        let x = r.x + 1
+        let labelW = detailLabelWidth(raw: s.journal.raw)
+        let vx = x + labelW
+        let window = detailWindow(count: lines.count, s)
+        window.drawMarks(x: x, top: r.y, width: r.width - 2, &buf)
+        for i in window.range {
+            let line = lines[i], y = window.row(of: i, top: r.y)
+            if line.heading {
+                buf.put(line.label, x: x, y: y, role: .label, attrs: .bold, maxWidth: r.width - 2)
+                continue
+            }
+            buf.put(line.label, x: x, y: y, role: .label, maxWidth: labelW - 1)
+            buf.put(line.value, x: vx, y: y, role: line.role, maxWidth: r.maxX - vx - 1)
+        }
+        let y = r.maxY - 1
+        // The footer, most important first; what does not fit goes (every key is in the help).
+        // A keypad cashier closes the detail with Enter (it has no Esc) and scrolls with + and -; `r` is not on a keypad.
+        var parts = s.keymap.isKeypad ? ["\(s.keymap.hint(.submit)) back"]
+            : ["\(s.keymap.hint(.cancel)) back", "\(JournalScreen.rawKey) " + (s.journal.raw ? "cashier's view" : "raw fields")]
+        if window.scrolls {
+            parts.append(s.keymap.isKeypad ? [keyPart(s, .next, ""), keyPart(s, .previous, "")].compactMap { $0?.trimmingWhitespace() }.joined(separator: "/") + " scroll"
+                         : "\(s.keymap.hint(.up))/\(s.keymap.hint(.down)) scroll")
+        }
+        if reprintableOrderCode(e) != nil, let reprint = keyPart(s, .reprint, "reprint") { parts.append(reprint) }
+        while parts.count > 2, parts.joined(separator: "  ").displayWidth > r.width - 2 { parts.removeLast() }
+        buf.put(parts.joined(separator: "  "), x: x, y: y, role: .hint, maxWidth: r.width - 2)
+    }
 }

@@ -137,6 +137,36 @@ enum UnresolvedScreen: ScreenComponent {
         buf.put(parts.compactMap { $0 }.joined(separator: "  "), x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
     }
 
+    /// The service listed what needs checking (`Command.loadUnresolved`, `Command.recover`): after a recovery, the
+    /// till says what it found and leaves this screen when nothing is left.
+    static func loaded(_ state: inout AppState, _ list: [JournalEntry], recovered: Bool) -> [Command] {
+        state.unresolved.entries = list
+        state.unresolved.selected = min(state.unresolved.selected, max(0, list.count - 1))
+        if recovered { state.unresolved.atStart = false }
+        let stillOpen = Set(list.map(\.id))
+        state.unresolved.asking = state.unresolved.asking.filter { stillOpen.contains($0.key) }
+        if recovered, state.unresolved.askingQuietly {
+            // The till asked again by itself: what it learned came as results; the cashier stays where they are.
+            state.unresolved.recovering = false
+            state.unresolved.askingQuietly = false
+        } else if recovered {
+            state.unresolved.recovering = false
+            if list.isEmpty {
+                if state.screen == .unresolved { state.screen = .sale }
+                // Not "Ready" while the terminal cannot be reached: its problem stays the notice.
+                if case .problem(let m) = state.connection { setNotice(&state, m, error: true) }
+                else if let w = state.startupWarnings.first { setNotice(&state, w, error: true) }
+                else { setNotice(&state, "Ready. No unfinished transactions in the journal.") }
+            } else {
+                // Shown first only where the till starts on it (the journal held them at start); a cashier already
+                // typing on another screen stays there, told where to look.
+                let n = "\(list.count) transaction\(list.count == 1 ? "" : "s") need\(list.count == 1 ? "s" : "") checking"
+                setNotice(&state, state.screen == .unresolved ? n + "." : n + " (\(state.keymap.hint(.unresolved))).", error: true)
+            }
+        }
+        return []
+    }
+
     /// Letters on the Unresolved screen: `a` asks the terminal again, `c` / `x` settle the selected one.
     static func char(_ state: inout AppState, _ ch: Character) -> [Command]? {
         switch Character(ch.lowercased()) {
@@ -163,56 +193,58 @@ enum UnresolvedScreen: ScreenComponent {
     }
 }
 
-/// The cashier asks the terminal again about the unresolved entries (`a`, the menu, the resolve box): what it learns
-/// is shown as results, and the Unresolved list follows.
-func askAgain(_ state: inout AppState) -> [Command] {
-    setNotice(&state, "Asking the terminal again…")
-    state.unresolved.recovering = true
-    state.unresolved.askingQuietly = false
-    return [.recover]
-}
-
-/// A request still pending or sent that this till is not waiting for: another till on the journal is (start-up
-/// recovery leaves none of a till that stopped in these states), so it is that till's to settle.
-func inProgressElsewhere(_ e: JournalEntry, _ s: AppState) -> Bool {
-    e.state.isWithItsSender && s.pending?.entryId != e.id && s.unresolved.asking[e.id] == nil
-}
-
-func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
-    if inProgressElsewhere(e, state) {
-        setNotice(&state, entryWords(e, state) + " is on another till: wait for it to finish.", error: true)
-        return
+extension UnresolvedScreen {
+    /// The cashier asks the terminal again about the unresolved entries (`a`, the menu, the resolve box): what it learns
+    /// is shown as results, and the Unresolved list follows.
+    static func askAgain(_ state: inout AppState) -> [Command] {
+        setNotice(&state, "Asking the terminal again…")
+        state.unresolved.recovering = true
+        state.unresolved.askingQuietly = false
+        return [.recover]
     }
-    guard e.state.needsAttention else {
-        setNotice(&state, entryWords(e, state) + " is \(Format.stateName(e.state).lowercased()); only unknown ones need resolving.", error: true)
-        return
-    }
-    let what = entryWords(e, state)
-    // In the words of what it does with the money: refunded, captured, done (a batch command).
-    let verb = e.action.movesMoney ? e.action.reportRole.moneyVerb : "done"
-    var lines = ["Check the terminal's own history first. Then say", "what really happened; nothing is sent again."]
-    // Verbs, as every box's choices are: "Press c to mark charged …", never "c to charged".
-    var choices = [ConfirmChoice(key: "c", label: "mark \(verb) (it went through)", action: .resolve(entryId: e.id, charged: true, note: "")),
-                   ConfirmChoice(key: "x", label: "mark not \(verb)", action: .resolve(entryId: e.id, charged: false, note: ""))]
-    if let cannot = cannotBeAsked(e) {
-        lines += cannot
-    } else {
-        lines.append("Or ask the terminal again (a).")
-        choices.append(ConfirmChoice(key: "a", label: "ask the terminal again", action: .askAgain))
-    }
-    var box = Confirmation(title: "Resolve \(what)?", lines: lines, choices: choices, enterPicksFirst: false)
-    // Opened on the list, it goes when the entry leaves the list (the journal's rows may hold one the list does not).
-    if state.screen == .unresolved { box.standsWhile = .unresolvedEntry(e.id) }
-    state.overlay = .confirm(box)
-}
 
-/// Why the terminal cannot be asked about `e`, and where to look instead; nil when it can (a sale or pre-auth, looked
-/// up by its reference, as recovery does). A refund, a capture or a batch command carries no reference to look it up by.
-func cannotBeAsked(_ e: JournalEntry) -> [String]? {
-    if e.action.recovery == .askByClientTransactionId, e.clientTransactionId != nil { return nil }
-    let key = RefundLinks.finder(of: e).key.map(Format.key)
-    return ["It cannot be looked up on the terminal (it carries", "no reference): find it in the terminal's list"
-            + (key.map { ", by \($0)." } ?? ".")]
+    /// A request still pending or sent that this till is not waiting for: another till on the journal is (start-up
+    /// recovery leaves none of a till that stopped in these states), so it is that till's to settle.
+    static func inProgressElsewhere(_ e: JournalEntry, _ s: AppState) -> Bool {
+        e.state.isWithItsSender && s.pending?.entryId != e.id && s.unresolved.asking[e.id] == nil
+    }
+
+    static func confirmResolve(_ state: inout AppState, _ e: JournalEntry) {
+        if inProgressElsewhere(e, state) {
+            setNotice(&state, entryWords(e, state) + " is on another till: wait for it to finish.", error: true)
+            return
+        }
+        guard e.state.needsAttention else {
+            setNotice(&state, entryWords(e, state) + " is \(Format.stateName(e.state).lowercased()); only unknown ones need resolving.", error: true)
+            return
+        }
+        let what = entryWords(e, state)
+        // In the words of what it does with the money: refunded, captured, done (a batch command).
+        let verb = e.action.movesMoney ? e.action.reportRole.moneyVerb : "done"
+        var lines = ["Check the terminal's own history first. Then say", "what really happened; nothing is sent again."]
+        // Verbs, as every box's choices are: "Press c to mark charged …", never "c to charged".
+        var choices = [ConfirmChoice(key: "c", label: "mark \(verb) (it went through)", action: .resolve(entryId: e.id, charged: true, note: "")),
+                       ConfirmChoice(key: "x", label: "mark not \(verb)", action: .resolve(entryId: e.id, charged: false, note: ""))]
+        if let cannot = cannotBeAsked(e) {
+            lines += cannot
+        } else {
+            lines.append("Or ask the terminal again (a).")
+            choices.append(ConfirmChoice(key: "a", label: "ask the terminal again", action: .askAgain))
+        }
+        var box = Confirmation(title: "Resolve \(what)?", lines: lines, choices: choices, enterPicksFirst: false)
+        // Opened on the list, it goes when the entry leaves the list (the journal's rows may hold one the list does not).
+        if state.screen == .unresolved { box.standsWhile = .unresolvedEntry(e.id) }
+        state.overlay = .confirm(box)
+    }
+
+    /// Why the terminal cannot be asked about `e`, and where to look instead; nil when it can (a sale or pre-auth, looked
+    /// up by its reference, as recovery does). A refund, a capture or a batch command carries no reference to look it up by.
+    static func cannotBeAsked(_ e: JournalEntry) -> [String]? {
+        if e.action.recovery == .askByClientTransactionId, e.clientTransactionId != nil { return nil }
+        let key = RefundLinks.finder(of: e).key.map(Format.key)
+        return ["It cannot be looked up on the terminal (it carries", "no reference): find it in the terminal's list"
+                + (key.map { ", by \($0)." } ?? ".")]
+    }
 }
 
 /// A journal entry named on the screens as a cashier knows it: "Sale € 7.77 at 10:31".
