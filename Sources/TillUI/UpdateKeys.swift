@@ -38,7 +38,7 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
     if state.keymap.action(for: key) == .menu, !(component.menuKeyIsTyped && key.isPrintable && state.form.focused != nil) {
         return openMenu(&state)
     }
-    if let cmds = component.key(&state, key) { return cmds }
+    if let cmds = component.keyBeforeFields(&state, key) { return cmds }
     // A printable character goes into the focused field when that field takes it.
     if case .char(let ch) = key, let field = state.form.focused, field.kind.accepts(ch), component.takesTyping(state) {
         type(&state, ch)
@@ -72,7 +72,7 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
     case .closeBatch:
         // From any screen, as the help lists it: the Batch screen, with the close to confirm.
         let cmds = state.screen == .batch ? [] : go(&state, .batch)
-        return cmds + confirmClose(&state, target: .current)
+        return cmds + BatchScreen.confirmClose(&state, target: .current)
     case .admin:
         guard state.screen != .admin else { return [] }
         state.overlay = .confirm(Confirmation(
@@ -112,20 +112,7 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
         return [.quit]
     default:
         guard let screen = Screen.allCases.first(where: { $0.action == action }) else { return [] }
-        if state.screen == .journal, screen == .refund || screen == .capture {
-            switch startFromJournalRow(&state, screen) {
-            case .filled: break
-            case .stay: return []
-            case .blank(let why):
-                // No row it can act on: its form, blank, the cursor on the STAN, so the digits typed next are the STAN
-                // (never the journal's filter); the notice says why, in one line.
-                state.forms[screen] = Form.blank(screen)
-                if let key = FinderScreen.stateKey(screen) { state[keyPath: key].origin = nil }
-                let cmds = go(&state, screen)
-                setNotice(&state, why, error: true)
-                return cmds
-            }
-        }
+        if let cmds = state.screen.component.opening(&state, screen) { return cmds }
         return go(&state, screen)
     }
 }
@@ -282,7 +269,7 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
             setFlightNotice(&state, "Abort requested…")
             return [.abort]
         }
-        if state.screen == .journal, state.journal.detail != nil { state.journal.detail = nil; return [] }
+        if state.screen.component.escape(&state) { return [] }
         // On Sale and Pre-auth a customer's form is cleared whole: nothing of it is inherited by the next customer.
         if PaymentScreen.holdsInput(state) { PaymentScreen.clear(&state); return [] }
         if let f = state.form.focused, !f.text.isEmpty, state.screen.component.escClearsField {

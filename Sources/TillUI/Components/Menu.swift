@@ -118,7 +118,7 @@ func runMenuCommand(_ state: inout AppState, _ command: MenuCommand, _ menu: Men
         return go(&state, screen)
     case .openShift:
         let typed = (state.forms[.batch]?[.batchName] ?? "").trimmingWhitespace()
-        return confirmOpen(&state, name: typed.isEmpty ? state.defaultShiftName : typed)
+        return BatchScreen.confirmOpen(&state, name: typed.isEmpty ? state.defaultShiftName : typed)
     case .export:
         guard let r = menu.report?.report ?? state.batchScreen.runningReport else {
             setNotice(&state, "No report to export yet.", error: true)

@@ -121,87 +121,87 @@ enum BatchScreen: ScreenComponent {
         let parts = [keyPart(s, .closeBatch, "close"), keyPart(s, .report, "report"), backPart(s)].compactMap { $0 }
         buf.put(parts.joined(separator: "  "), x: x, y: r.maxY - 1, role: .hint, maxWidth: w)
     }
-}
 
-/// Asks before opening a batch (shift) with this name; the active one, if any, is closed first.
-func confirmOpen(_ state: inout AppState, name: String) -> [Command] {
-    let r = Request.batch(BatchRequest(command: .open, batchName: name))
-    if let e = TerminalRequest(caller: validationCaller, request: r).validationErrors().first {
-        state.forms[.batch]?.errors[.batchName] = e.message
-        setNotice(&state, e.message, error: true)
-        return []
-    }
-    var lines = ["Open a new batch named '\(name)'."]
-    guard let b = state.batch, b.isOpen else {
-        state.overlay = .confirm(Confirmation(title: "Open batch?", lines: lines,
-                                              choices: [ConfirmChoice(key: "y", label: "open", action: .send(r))]))
-        return []
-    }
-    // Opening closes the active shift: asked as closing it is (not while a payment is in flight, unknown outcomes
-    // said, answered with y).
-    if let p = state.pending {
-        setFlightNotice(&state, "Wait: \(p.summary) is in flight; open the new batch once it is settled.", error: true)
-        return []
-    }
-    lines.append("The active batch \(b.name.map { "'\($0)'" } ?? "") is closed first (its Z report kept).")
-    if !state.unresolved.entries.isEmpty {
-        let n = state.unresolved.entries.count
-        lines.insert(contentsOf: ["⚠ \(n) transaction\(n == 1 ? " has" : "s have") an UNKNOWN outcome.",
-                                  "  The Z report cannot say if that money moved.", "  Check the terminal first (\(state.keymap.hint(.unresolved)) Unresolved).", ""], at: 0)
-    }
-    state.overlay = .confirm(Confirmation(title: "Open batch?", lines: lines,
-                                          choices: [ConfirmChoice(key: "y", label: "close the active one, open '\(name)'", action: .send(r))],
-                                          enterPicksFirst: false))
-    return []
-}
-
-/// Asks before closing the batch the cashier typed in Close (read as `till report --batch` reads it, `BatchKey`):
-/// nothing, `current` or `last` is the active batch; a UUID is closed by id, any other text by name.
-func confirmClose(_ state: inout AppState, target: BatchKey) -> [Command] {
-    let r: BatchRequest
-    var lines: [String]
-    switch target {
-    case .current, .last:
-        guard let b = state.batch, b.isOpen else {
-            state.form.errors[.batchId] = "No batch is open; type the name or id of the batch to close."
+    /// Asks before opening a batch (shift) with this name; the active one, if any, is closed first.
+    static func confirmOpen(_ state: inout AppState, name: String) -> [Command] {
+        let r = Request.batch(BatchRequest(command: .open, batchName: name))
+        if let e = TerminalRequest(caller: validationCaller, request: r).validationErrors().first {
+            state.forms[.batch]?.errors[.batchName] = e.message
+            setNotice(&state, e.message, error: true)
             return []
         }
-        r = BatchRequest(command: .close)
-        lines = ["Close the active batch \(b.name.map { "'\($0)'" } ?? "(no name)")" + (b.openedAtMs.map { ", opened " + Format.dateTime($0, offsetMinutes: state.tzOffsetMinutes) } ?? "") + "."]
-    case .id(let target), .idOrName(let target):
-        if UUIDText.isValid(target) {
-            r = BatchRequest(command: .close, batchId: target)
-            lines = ["Close the batch with id", target + "."]
-        } else {
-            r = BatchRequest(command: .close, batchName: target)
-            lines = ["Close the batch named '\(target)'."]
+        var lines = ["Open a new batch named '\(name)'."]
+        guard let b = state.batch, b.isOpen else {
+            state.overlay = .confirm(Confirmation(title: "Open batch?", lines: lines,
+                                                  choices: [ConfirmChoice(key: "y", label: "open", action: .send(r))]))
+            return []
         }
-    }
-    let errs = TerminalRequest(caller: validationCaller, request: .batch(r)).validationErrors()
-    if let e = errs.first { state.form.errors[.batchId] = e.message; return [] }
-    // With an unknown outcome the shift's payments are not all settled: that one stays on Unresolved.
-    lines.append((state.unresolved.entries.isEmpty ? "Its payments are settled" : "Its other payments are settled") + "; new payments go to")
-    lines.append("the next batch you open.")
-    if let p = state.pending {
-        state.overlay = nil
-        setFlightNotice(&state, "Wait: \(p.summary) is in flight; close the batch once it is settled.", error: true)
+        // Opening closes the active shift: asked as closing it is (not while a payment is in flight, unknown outcomes
+        // said, answered with y).
+        if let p = state.pending {
+            setFlightNotice(&state, "Wait: \(p.summary) is in flight; open the new batch once it is settled.", error: true)
+            return []
+        }
+        lines.append("The active batch \(b.name.map { "'\($0)'" } ?? "") is closed first (its Z report kept).")
+        if !state.unresolved.entries.isEmpty {
+            let n = state.unresolved.entries.count
+            lines.insert(contentsOf: ["⚠ \(n) transaction\(n == 1 ? " has" : "s have") an UNKNOWN outcome.",
+                                      "  The Z report cannot say if that money moved.", "  Check the terminal first (\(state.keymap.hint(.unresolved)) Unresolved).", ""], at: 0)
+        }
+        state.overlay = .confirm(Confirmation(title: "Open batch?", lines: lines,
+                                              choices: [ConfirmChoice(key: "y", label: "close the active one, open '\(name)'", action: .send(r))],
+                                              enterPicksFirst: false))
         return []
     }
-    if !state.unresolved.entries.isEmpty {
-        let n = state.unresolved.entries.count
-        lines.insert("⚠ \(n) transaction\(n == 1 ? " has" : "s have") an UNKNOWN outcome.", at: 0)
-        lines.insert("  The Z report cannot say if that money moved.", at: 1)
-        lines.insert("  Check the terminal first (\(state.keymap.hint(.unresolved)) Unresolved).", at: 2)
-        lines.insert("", at: 3)
-        state.overlay = .confirm(Confirmation(title: "Close batch with unknown outcomes?", lines: lines,
-                                              choices: [ConfirmChoice(key: "y", label: "close anyway", action: .send(.batch(r))),
-                                                        ConfirmChoice(key: "u", label: "go to Unresolved", action: .goTo(.unresolved))]))
+
+    /// Asks before closing the batch the cashier typed in Close (read as `till report --batch` reads it, `BatchKey`):
+    /// nothing, `current` or `last` is the active batch; a UUID is closed by id, any other text by name.
+    static func confirmClose(_ state: inout AppState, target: BatchKey) -> [Command] {
+        let r: BatchRequest
+        var lines: [String]
+        switch target {
+        case .current, .last:
+            guard let b = state.batch, b.isOpen else {
+                state.form.errors[.batchId] = "No batch is open; type the name or id of the batch to close."
+                return []
+            }
+            r = BatchRequest(command: .close)
+            lines = ["Close the active batch \(b.name.map { "'\($0)'" } ?? "(no name)")" + (b.openedAtMs.map { ", opened " + Format.dateTime($0, offsetMinutes: state.tzOffsetMinutes) } ?? "") + "."]
+        case .id(let target), .idOrName(let target):
+            if UUIDText.isValid(target) {
+                r = BatchRequest(command: .close, batchId: target)
+                lines = ["Close the batch with id", target + "."]
+            } else {
+                r = BatchRequest(command: .close, batchName: target)
+                lines = ["Close the batch named '\(target)'."]
+            }
+        }
+        let errs = TerminalRequest(caller: validationCaller, request: .batch(r)).validationErrors()
+        if let e = errs.first { state.form.errors[.batchId] = e.message; return [] }
+        // With an unknown outcome the shift's payments are not all settled: that one stays on Unresolved.
+        lines.append((state.unresolved.entries.isEmpty ? "Its payments are settled" : "Its other payments are settled") + "; new payments go to")
+        lines.append("the next batch you open.")
+        if let p = state.pending {
+            state.overlay = nil
+            setFlightNotice(&state, "Wait: \(p.summary) is in flight; close the batch once it is settled.", error: true)
+            return []
+        }
+        if !state.unresolved.entries.isEmpty {
+            let n = state.unresolved.entries.count
+            lines.insert("⚠ \(n) transaction\(n == 1 ? " has" : "s have") an UNKNOWN outcome.", at: 0)
+            lines.insert("  The Z report cannot say if that money moved.", at: 1)
+            lines.insert("  Check the terminal first (\(state.keymap.hint(.unresolved)) Unresolved).", at: 2)
+            lines.insert("", at: 3)
+            state.overlay = .confirm(Confirmation(title: "Close batch with unknown outcomes?", lines: lines,
+                                                  choices: [ConfirmChoice(key: "y", label: "close anyway", action: .send(.batch(r))),
+                                                            ConfirmChoice(key: "u", label: "go to Unresolved", action: .goTo(.unresolved))]))
+            return []
+        }
+        // Never Enter alone: Ctrl-k works from every screen, and the Enter meant for the sale typed there must not end the
+        // shift in the middle of service.
+        state.overlay = .confirm(Confirmation(title: "Close batch?", lines: lines.filter { !$0.isEmpty },
+                                              choices: [ConfirmChoice(key: "y", label: "close it", action: .send(.batch(r)))],
+                                              enterPicksFirst: false))
         return []
     }
-    // Never Enter alone: Ctrl-k works from every screen, and the Enter meant for the sale typed there must not end the
-    // shift in the middle of service.
-    state.overlay = .confirm(Confirmation(title: "Close batch?", lines: lines.filter { !$0.isEmpty },
-                                          choices: [ConfirmChoice(key: "y", label: "close it", action: .send(.batch(r)))],
-                                          enterPicksFirst: false))
-    return []
 }

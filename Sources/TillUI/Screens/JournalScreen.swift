@@ -240,7 +240,7 @@ enum JournalScreen: ScreenComponent {
     /// A keypad cashier's keypad keys that its keymap binds (`*` Sale, `+` `-`, `/`) act on the journal as on every
     /// other screen, never typed into the filter (no STAN, order code or card holds them); and, a keypad having no
     /// Esc, `-` erases a filter typed (then moves up, as `-` does). nil: the key is handled as any other.
-    static func key(_ state: inout AppState, _ key: Key) -> [Command]? {
+    static func keyBeforeFields(_ state: inout AppState, _ key: Key) -> [Command]? {
         guard state.keymap.isKeypad, key.isOnKeypad, case .char = key, let action = state.keymap.action(for: key) else { return nil }
         if action == .previous, state.journal.detail == nil, !state.form[.filter].isEmpty {
             state.form[.filter] = ""
@@ -253,6 +253,30 @@ enum JournalScreen: ScreenComponent {
         if action == .menu { return nil }
         if action.isGlobal { return globalAction(&state, action) }
         return screenAction(&state, action, key: key)
+    }
+
+    /// F5 / F4 here refund / capture the row selected (`startFromJournalRow`).
+    static func opening(_ state: inout AppState, _ screen: Screen) -> [Command]? {
+        guard screen == .refund || screen == .capture else { return nil }
+        switch startFromJournalRow(&state, screen) {
+        case .filled: return nil
+        case .stay: return []
+        case .blank(let why):
+            // No row it can act on: its form, blank, the cursor on the STAN, so the digits typed next are the STAN
+            // (never the journal's filter); the notice says why, in one line.
+            state.forms[screen] = Form.blank(screen)
+            if let key = FinderScreen.stateKey(screen) { state[keyPath: key].origin = nil }
+            let cmds = go(&state, screen)
+            setNotice(&state, why, error: true)
+            return cmds
+        }
+    }
+
+    /// Esc closes the detail.
+    static func escape(_ state: inout AppState) -> Bool {
+        guard state.journal.detail != nil else { return false }
+        state.journal.detail = nil
+        return true
     }
 
     /// Nothing is typed into the filter while the detail is shown (the filter is out of sight then).

@@ -55,8 +55,15 @@ protocol ScreenComponent {
     /// Esc clears the focused field's text (and the footer says "Esc clear") before it goes back. Default yes.
     static var escClearsField: Bool { get }
 
+    /// Another screen's key pressed here (F5 on a journal row refunds that row): what it does instead of going there as
+    /// it is. nil: it goes there (`go`). Default nil.
+    static func opening(_ state: inout AppState, _ screen: Screen) -> [Command]?
+    /// Esc here, with no payment of this screen's in flight: true where the screen
+    /// took it (the journal closes its detail), else it clears the focused field or goes back to Sale. Default false.
+    static func escape(_ state: inout AppState) -> Bool
+
     /// A key before any field sees it (after the overlays and the menu key). nil: handled as any other. Default nil.
-    static func key(_ state: inout AppState, _ key: Key) -> [Command]?
+    static func keyBeforeFields(_ state: inout AppState, _ key: Key) -> [Command]?
     /// Whether a character goes into the focused field now. Default yes.
     static func takesTyping(_ state: AppState) -> Bool
     /// The menu key, where it is a printable one (a keypad's `/`), is typed into a focused field here rather than
@@ -85,7 +92,9 @@ extension ScreenComponent {
     static func menu(_ state: AppState) -> [(String, MenuCommand)] { [] }
     static var submitHint: String { "send" }
     static var escClearsField: Bool { true }
-    static func key(_ state: inout AppState, _ key: Key) -> [Command]? { nil }
+    static func opening(_ state: inout AppState, _ screen: Screen) -> [Command]? { nil }
+    static func escape(_ state: inout AppState) -> Bool { false }
+    static func keyBeforeFields(_ state: inout AppState, _ key: Key) -> [Command]? { nil }
     static func takesTyping(_ state: AppState) -> Bool { true }
     static var menuKeyIsTyped: Bool { false }
     static func char(_ state: inout AppState, _ ch: Character) -> [Command]? { nil }
