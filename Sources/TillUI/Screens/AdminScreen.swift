@@ -14,6 +14,28 @@ public struct AdminState: Sendable, Hashable {
     /// The activation flags to send (absent: not sent).
     public var flags: [String: Bool] = [:]
     public init() {}
+
+    /// A printing switch as shown, on ↔ off (unknown: on).
+    mutating func toggle(switch i: Int) {
+        let path = PrintingSettings.switches[i].path
+        printing[keyPath: path] = !(printing[keyPath: path] ?? false)
+    }
+
+    /// The name on the receipt: the next kind.
+    mutating func nextDescriptionType() {
+        let all = BusinessDescriptionType.allCases
+        let now = printing.businessDescriptionType
+        printing.businessDescriptionType = now.map { all[((all.firstIndex(of: $0) ?? 0) + 1) % all.count] } ?? all[0]
+    }
+
+    /// An activation flag: not sent → on → off → not sent.
+    mutating func cycle(flag name: String) {
+        switch flags[name] {
+        case nil: flags[name] = true
+        case true?: flags[name] = false
+        case false?: flags[name] = nil
+        }
+    }
 }
 
 /// One row of the admin screen.
@@ -95,13 +117,10 @@ enum AdminScreen: ScreenComponent {
         switch rows[state.admin.row] {
         case .getPrinting: return send(&state, .getPrintingSettings)
         case .printingSwitch(let i):
-            let path = PrintingSettings.switches[i].path
-            state.admin.printing[keyPath: path] = !(state.admin.printing[keyPath: path] ?? false)
+            state.admin.toggle(switch: i)
             return []
         case .descriptionType:
-            let all = BusinessDescriptionType.allCases
-            let now = state.admin.printing.businessDescriptionType
-            state.admin.printing.businessDescriptionType = now.map { all[((all.firstIndex(of: $0) ?? 0) + 1) % all.count] } ?? all[0]
+            state.admin.nextDescriptionType()
             return []
         case .setPrinting:
             let r = Request.setPrintingSettings(state.admin.printing)
@@ -116,12 +135,7 @@ enum AdminScreen: ScreenComponent {
             syncFocus(&state)
             return []
         case .flag(let name):
-            // Not sent → on → off → not sent.
-            switch state.admin.flags[name] {
-            case nil: state.admin.flags[name] = true
-            case true?: state.admin.flags[name] = false
-            case false?: state.admin.flags[name] = nil
-            }
+            state.admin.cycle(flag: name)
             return []
         case .activate:
             return activate(&state)

@@ -27,6 +27,16 @@ public struct JournalState: Sendable, Hashable {
 
     /// A loaded entry by its journal id.
     public func entry(_ id: Int64) -> JournalEntry? { entries.first { $0.id == id } }
+
+    /// What the journal's rows are asked for with (`Command.loadJournal`): this batch's, or all.
+    var filter: JournalFilter { JournalFilter(scope: allBatches ? .all : .currentBatch) }
+
+    /// Esc on the detail: back to the list. False where no detail is shown.
+    mutating func closeDetail() -> Bool {
+        guard detail != nil else { return false }
+        detail = nil
+        return true
+    }
 }
 
 extension AppState {
@@ -86,9 +96,9 @@ enum JournalScreen: ScreenComponent {
             state.journal.selected = 0
             state.journal.top = 0
         }
-        return [.loadJournal(journalFilter(state))]
+        return [.loadJournal(state.journal.filter)]
     }
-    static func journalChanged(_ state: AppState) -> [Command] { [.loadJournal(journalFilter(state))] }
+    static func journalChanged(_ state: AppState) -> [Command] { [.loadJournal(state.journal.filter)] }
     static let menuPageLine: (key: Character, label: String)? = ("6", "Journal")
     static func menu(_ s: AppState) -> [(String, MenuCommand)] {
         var own: [(String, MenuCommand)] = []
@@ -144,7 +154,7 @@ enum JournalScreen: ScreenComponent {
             state.journal.allBatches.toggle()
             state.journal.loading = true
             state.journal.detail = nil
-            return [.loadJournal(journalFilter(state))]
+            return [.loadJournal(state.journal.filter)]
         case .resolve:
             if let e = state.journalRow { UnresolvedScreen.confirmResolve(&state, e) }
             return []
@@ -273,11 +283,7 @@ enum JournalScreen: ScreenComponent {
     }
 
     /// Esc closes the detail.
-    static func escape(_ state: inout AppState) -> Bool {
-        guard state.journal.detail != nil else { return false }
-        state.journal.detail = nil
-        return true
-    }
+    static func escape(_ state: inout AppState) -> Bool { state.journal.closeDetail() }
 
     /// Nothing is typed into the filter while the detail is shown (the filter is out of sight then).
     static func takesTyping(_ state: AppState) -> Bool { state.journal.detail == nil }
@@ -308,10 +314,6 @@ enum JournalScreen: ScreenComponent {
         if let d = state.journal.detail, let fresh = entries.first(where: { $0.id == d.id }) { state.journal.detail = fresh }
         clampJournal(&state)
         return []
-    }
-
-    static func journalFilter(_ s: AppState) -> JournalFilter {
-        JournalFilter(scope: s.journal.allBatches ? .all : .currentBatch)
     }
 
     static func clampJournal(_ state: inout AppState) {
