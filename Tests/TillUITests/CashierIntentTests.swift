@@ -573,6 +573,8 @@ import TillProtocol
     @Test func untilRecoveryHasAskedTheTillSaysAskingAndRefusesTheSameAmount() {
         var s = Self.startedWhileRecoveryCouldNotAsk(cents: 777)
         #expect(view(s, size: s.size).contains("ASKING THE TERMINAL"))
+        // How long asking may still take, counted down (a look-up with no answer waited 90 s in silence).
+        #expect(view(s, size: s.size).contains("01:00"), "\(view(s, size: s.size).text)")
         #expect(s.screen == .unresolved && view(s, size: s.size).contains("Asking the terminal…"))
         #expect(!view(s, size: s.size).contains("could not be asked"))
         press(&s, .f(2)); type(&s, "7.77")
@@ -582,6 +584,7 @@ import TillProtocol
         // The till asks again by itself, without moving the cashier: its clock ticks each second while it asks.
         #expect(s.tickPeriodMs == 1_000)
         #expect(update(&s, .tick(nowMs: fixedNow + 5_000)) == [.recover])
+        #expect(view(s, size: s.size).contains("00:55"), "\(view(s, size: s.size).text)")
         var charged = s.unresolved.entries[0]; charged.state = .approved
         _ = update(&s, .event(.recovered(charged)))
         _ = update(&s, .unresolvedLoaded([], recovered: true))

@@ -220,6 +220,21 @@ import TillProtocol
         #expect(s.screen == .refund && s.form[.referenceNumber] == "000013")
     }
 
+    /// `1` in the journal's filter matched every row of the shift "Shift 2026-11-29" (the batch name on each row) and
+    /// every note with a digit: a number typed is a STAN, an amount, a code or a card's digits, never a date or a note.
+    @Test func aNumberMatchesNumbersOnlyNotTheShiftsNameOrANote() {
+        var named = other
+        named.batchName = "Shift 2026-11-29"
+        var noted = entry(4, cents: 800, state: .unknown, note: "No answer within 15 s", at: fixedNow - 5 * 60_000)
+        noted.batchName = "Shift 2026-11-29"
+        var s = JournalRollTests.journal([noted, named, sale13])
+        type(&s, "1")
+        #expect(s.visibleJournal.map(\.id) == [2, 1], "\(s.visibleJournal.map(\.id))")
+        press(&s, .backspace)
+        type(&s, "shift")
+        #expect(s.visibleJournal.count == 2, "a word still finds the shift's name: \(s.visibleJournal.map(\.id))")
+    }
+
     @Test func aFilterNamingLookUpsShowsThem() {
         var s = JournalRollTests.journal([lookUp, other, sale13])
         type(&s, "details")

@@ -7,11 +7,14 @@ public struct JournalState: Sendable, Hashable {
     public var entries: [JournalEntry] = [] {
         didSet {
             searchTexts = entries.map(Format.searchText)
+            numberTexts = entries.map(Format.numberText)
             links = RefundLinks(entries)
         }
     }
     /// What the filter matches, per entry, built once when the entries arrive.
     public private(set) var searchTexts: [String] = []
+    /// What a number typed in the filter matches (`Format.numberText`), per entry.
+    public private(set) var numberTexts: [String] = []
     /// Refunds and the sales they refund, among the entries loaded.
     public private(set) var links = RefundLinks()
     public var selected: Int = 0
@@ -59,9 +62,11 @@ extension AppState {
         var stanFirst: [JournalEntry] = []
         var rest: [JournalEntry] = []
         let stan = f.count <= 6 && !f.isEmpty && f.allSatisfy { $0.isASCII && $0.isNumber } ? Int(f) : nil
+        // A number is a STAN, an amount, a code or a card's digits: never the shift's name or a note that holds digits.
+        let texts = !f.isEmpty && f.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == "." || $0 == ",") }) ? journal.numberTexts : journal.searchTexts
         for (i, e) in journal.entries.enumerated() where !offTheRoll(e) || asked(e) {
             of += 1
-            guard f.isEmpty || journal.searchTexts[i].contains(f) else { continue }
+            guard f.isEmpty || texts[i].contains(f) else { continue }
             if let stan, let r = e.response?.referenceNumber, Int(r) == stan { stanFirst.append(e) } else { rest.append(e) }
         }
         return (stanFirst + rest, of)
@@ -213,7 +218,9 @@ enum JournalScreen: ScreenComponent {
             // the card: under "STAN" a masked card number reads as a piece of one (the card is in the detail).
             let stan = e.response?.referenceNumber.map(SafeText.terminal) ?? "—"
             let link = refundLinkTexts(e, s).first { $0.displayWidth <= lastWidth - stan.displayWidth - 1 }
-            let last = link.map { stan + " " + $0 } ?? stan
+            var last = link.map { stan + " " + $0 } ?? stan
+            // Where the list is wide (from about 160 columns) the row's why follows: the reference typed, the note.
+            if lastWidth - last.displayWidth >= 30, let why = rowWhy(e) { last += "  " + why }
             let result = link == nil ? linkStateName(e, s) ?? Format.stateName(e) : Format.stateName(e)
             var values = [Format.hoursMinutesOfDay(e.createdAtMs, offsetMinutes: s.tzOffsetMinutes), Format.actionName(e.action),
                           Format.total(e).map { $0.formatted() } ?? "", result, last]
@@ -524,6 +531,14 @@ extension JournalScreen {
     }
 
     // MARK: - The list
+
+    /// What a wide journal row says after its STAN: the reference the cashier typed, and the journal's note in the
+    /// cashier's words (why it is unknown, what a late answer was).
+    static func rowWhy(_ e: JournalEntry) -> String? {
+        let parts = [Format.typedReference(e).map { "ref. " + SafeText.terminal($0) }, e.note.map { SafeText.terminal(Format.noteWords($0)) }]
+            .compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: " · ")
+    }
 
     /// The card in the journal list's card column of `width`: the whole masked number where it fits, else the card's type
     /// (its words that fit, never a cut one) and the number's last four digits ("Visa Credit …7417", "Visa …7417"), never
