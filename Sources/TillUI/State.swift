@@ -402,7 +402,7 @@ public struct AppState: Sendable, Hashable {
 
     /// Whether the result shown belongs to the previous customer: the next amount is being typed.
     public var resultIsStale: Bool {
-        guard result != nil, pending == nil, screen == .sale || screen == .preAuth, let f = forms[screen] else { return false }
+        guard result != nil, pending == nil, screen.takesPayment, let f = forms[screen] else { return false }
         // An amount kept, selected, from the verdict shown (a decline's, to try another card) is still its customer's.
         return !f[.amount].isEmpty && !(f.life == .kept && f.hasSelection)
     }

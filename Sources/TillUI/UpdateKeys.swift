@@ -119,18 +119,9 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
 
 func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
     let from = state.screen
-    var capturing: String?
-    if screen == .capture, from != .capture, from != .journal, state.forms[.capture]?.hasText != true,
-       let (e, stan) = preAuthJustMade(state) {
-        // Right after a pre-auth its capture is what Capture means (as F7 F4 on its row): the box still names it and asks.
-        fill(&state, .capture, from: e, stan: stan)
-        capturing = stan
-    }
+    if from != screen { screen.component.arriving(&state, from: from) }
     state.screen = screen
     if from != screen { keepForm(&state, screen) }
-    if let stan = capturing {
-        setNotice(&state, "The pre-auth just made, STAN \(stan): Enter captures all of it, or type the amount first.")
-    }
     return screen.component.enter(&state, from: from)
 }
 

@@ -43,6 +43,19 @@ enum CaptureScreen: FinderComponent {
     static let key = KeyAction.capture
     static func frameTitle(_ state: AppState) -> String { "CAPTURE: Enter charges a pre-auth" }
     static let menuPageLine: (key: Character, label: String)? = ("3", "Capture a pre-auth")
+    static func arriving(_ state: inout AppState, from: Screen) {
+        guard from != .journal, state.forms[screen]?.hasText != true, let (e, stan) = preAuthJustMade(state) else { return }
+        // Right after a pre-auth its capture is what Capture means (as F7 F4 on its row): the box still names it and asks.
+        fill(&state, screen, from: e, stan: stan)
+        setNotice(&state, "The pre-auth just made, STAN \(stan): Enter captures all of it, or type the amount first.")
+    }
+
+    /// The pre-auth whose verdict the pane shows, approved, before anything else was typed: what F4 captures.
+    static func preAuthJustMade(_ state: AppState) -> (JournalEntry, String)? {
+        guard let r = state.result, !r.recovered, !state.resultIsStale, case .answered(let e) = r.outcome,
+              e.action == .preAuth, e.state == .approved, let stan = e.response?.referenceNumber, !stan.isEmpty else { return nil }
+        return (e, stan)
+    }
 }
 
 enum RefundScreen: FinderComponent {

@@ -416,13 +416,6 @@ func fill(_ state: inout AppState, _ screen: Screen, from e: JournalEntry, stan:
     if let key = FinderScreen.stateKey(screen) { state[keyPath: key].origin = e }
 }
 
-/// The pre-auth whose verdict the pane shows, approved, before anything else was typed: what F4 captures.
-func preAuthJustMade(_ state: AppState) -> (JournalEntry, String)? {
-    guard let r = state.result, !r.recovered, !state.resultIsStale, case .answered(let e) = r.outcome,
-          e.action == .preAuth, e.state == .approved, let stan = e.response?.referenceNumber, !stan.isEmpty else { return nil }
-    return (e, stan)
-}
-
 /// The row nearest the selected one (below first: older) that `screen` can start from: a payment it can be of, with a
 /// STAN, with something left to refund (not captured yet); nil where the rows shown hold none.
 func nearestFromRow(_ state: AppState, _ screen: Screen) -> Int? {

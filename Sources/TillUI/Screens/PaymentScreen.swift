@@ -79,11 +79,10 @@ enum PreAuthScreen: PaymentComponent {
     static let menuPageLine: (key: Character, label: String)? = ("2", "Pre-auth")
     static func menu(_ state: AppState) -> [(String, MenuCommand)] { [("Paid by: next method", .action(.paymentMethod))] }
     static let loudTitle = true
-    static func enter(_ state: inout AppState, from: Screen) -> [Command] {
-        // Back from another screen: the cursor is on Amount, so no key lands in a field the cashier cannot see; unless
-        // the form kept from before put it on the field typed first (`keepForm` ran: the form is kept, with text).
-        if from != screen, !(state.form.life == .kept && state.form.hasText) { state.form.focus = 0 }
-        return []
+    static func arriving(_ state: inout AppState, from: Screen) {
+        // Back on a payment screen: the cursor is on Amount, so no key lands in a field the cashier cannot see (a form
+        // kept from before then puts it on the field typed first).
+        state.forms[screen]?.focus = 0
     }
 }
 

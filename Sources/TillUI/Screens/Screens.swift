@@ -25,6 +25,9 @@ protocol ScreenComponent {
     /// It has a tab on the bar. Default yes.
     static var hasTab: Bool { get }
 
+    /// The cashier is coming here from another screen, still shown (`state.screen` is `from`): what the screen takes
+    /// from the one left before its form kept from before is selected (`keepForm`). Default: nothing.
+    static func arriving(_ state: inout AppState, from: Screen)
     /// The cashier came here (`from` is where from: this very screen when its key is pressed again), after the form
     /// kept from before was selected (`keepForm`): where the cursor goes, what to load. Default: nothing.
     static func enter(_ state: inout AppState, from: Screen) -> [Command]
@@ -84,6 +87,7 @@ extension ScreenComponent {
     static var loudTitle: Bool { false }
     static var holdsTyping: Bool { false }
     static var hasTab: Bool { true }
+    static func arriving(_ state: inout AppState, from: Screen) {}
     static func enter(_ state: inout AppState, from: Screen) -> [Command] { [] }
     static func settled(_ state: inout AppState, _ outcome: ActionOutcome) -> [Command] { [] }
     static var leavesAfterVerdict: Bool { false }
@@ -130,6 +134,9 @@ extension Screen {
     public var title: String { component.title }
     /// The key action that opens it, as its component says it.
     public var action: KeyAction { component.key }
+    /// Sale or Pre-auth: a customer's payment is typed here (`PaymentComponent`), with its method and the next
+    /// customer's amount typed while the terminal works.
+    var takesPayment: Bool { component is any PaymentComponent.Type }
 }
 
 // Each action's place among the screens. Switches with every action and no `default`: a new action does not build
