@@ -47,7 +47,7 @@ enum CaptureScreen: FinderComponent {
         guard from != .journal, state.forms[screen]?.hasText != true, let (e, stan) = preAuthJustMade(state) else { return }
         // Right after a pre-auth its capture is what Capture means (as F7 F4 on its row): the box still names it and asks.
         fill(&state, screen, from: e, stan: stan)
-        setNotice(&state, "The pre-auth just made, STAN \(stan): Enter captures all of it, or type the amount first.")
+        setNotice(&state, "The pre-auth just made, STAN \(stan): type the amount, or Enter for all.")
     }
 
     /// The pre-auth whose verdict the pane shows, approved, before anything else was typed: what F4 captures.

@@ -113,6 +113,11 @@ enum PaymentScreen {
             if let i = state.form.index(of: .tipAmount) { state.form.fields[i].selected = false }
             if state.form.life == .fresh || state.form.life == .kept { state.form.life = typedLife(state, state.form.life) }
             return []
+        case .installments:
+            guard state.screen == .sale, let i = state.form.index(of: .preferredInstallments) else { return [] }
+            state.form.focus = i
+            if !state.form.fields[i].text.isEmpty { state.form.fields[i].selected = true }
+            return []
         case .paymentMethod:
             // One key: card present → MOTO (phone orders) → the other methods → card present.
             guard let key = stateKey(state.screen) else { return [] }
