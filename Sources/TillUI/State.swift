@@ -6,32 +6,7 @@ public enum Screen: String, CaseIterable, Sendable, Hashable {
     case sale, preAuth, capture, refund, batch, journal, unresolved
     /// The terminal's settings (printing, logs, activation): for the shop owner, behind a confirmation, no tab.
     case admin
-
-    public var title: String {
-        switch self {
-        case .sale: return "Sale"
-        case .preAuth: return "Pre-auth"
-        case .capture: return "Capture"
-        case .refund: return "Refund"
-        case .batch: return "Batch"
-        case .journal: return "Journal"
-        case .unresolved: return "Unresolved"
-        case .admin: return "Terminal settings"
-        }
-    }
-
-    public var action: KeyAction {
-        switch self {
-        case .sale: return .sale
-        case .preAuth: return .preAuth
-        case .capture: return .capture
-        case .refund: return .refund
-        case .batch: return .batch
-        case .journal: return .journal
-        case .unresolved: return .unresolved
-        case .admin: return .admin
-        }
-    }
+    // Its title, key, form and the rest: its component (`Screen.component`, Screens/).
 }
 
 /// What a field accepts as the cashier types.
@@ -118,42 +93,8 @@ public struct Form: Sendable, Hashable {
     public var focused: Field? { fields.indices.contains(focus) ? fields[focus] : nil }
     public func index(of id: FieldID) -> Int? { fields.firstIndex { $0.id == id } }
 
-    public static func blank(_ screen: Screen) -> Form {
-        switch screen {
-        case .sale:
-            return Form([
-                Field(.amount, "Amount", .money, placeholder: "12.50"),
-                Field(.tipAmount, "Tip", .tip, placeholder: "amount or 10%"),
-                Field(.preferredInstallments, "Installments", .integer, placeholder: "none", maxLength: 2),
-                Field(.clientTransactionId, "Reference", .text, placeholder: "optional", maxLength: 64),
-            ])
-        case .preAuth:
-            return Form([
-                Field(.amount, "Amount", .money, placeholder: "50.00"),
-                Field(.clientTransactionId, "Reference", .text, placeholder: "optional", maxLength: 64),
-            ])
-        case .capture, .refund:
-            return Form([
-                Field(.referenceNumber, "STAN", .digits, placeholder: "6 digits", maxLength: 6),
-                Field(.orderCode, "Order code", .digits, placeholder: "10-20 digits", maxLength: 20),
-                Field(.shortOrderCode, "Short code", .digits, placeholder: "10 digits", maxLength: 10),
-                Field(.txnDateFrom, "From date", .date, placeholder: "YYYY-MM-DD", maxLength: 32),
-                Field(.txnDateTo, "To date", .date, placeholder: "YYYY-MM-DD", maxLength: 32),
-                Field(.amount, "Amount", .money, placeholder: "blank: full"),
-            ])
-        case .batch:
-            return Form([
-                Field(.batchName, "New batch", .text, placeholder: "e.g. Evening", maxLength: 64),
-                Field(.batchId, "Close", .text, placeholder: "active, or name / id", maxLength: 64),
-            ])
-        case .journal:
-            return Form([Field(.filter, "Filter", .text, placeholder: "STAN, amount, card, text", maxLength: 40)])
-        case .unresolved:
-            return Form([])
-        case .admin:
-            return AdminScreen.blankForm()
-        }
-    }
+    /// The screen's form with nothing typed, as its component declares it.
+    public static func blank(_ screen: Screen) -> Form { screen.component.blankForm }
 }
 
 /// A form's lifetime: the transitions are explicit (`Form.keep`, a payment sent, a key typed) and tested.
@@ -461,7 +402,7 @@ public struct AppState: Sendable, Hashable {
 
     /// Whether the result shown belongs to the previous customer: the next amount is being typed.
     public var resultIsStale: Bool {
-        guard result != nil, pending == nil, screen == .sale || screen == .preAuth, let f = forms[screen] else { return false }
+        guard result != nil, pending == nil, screen.takesPayment, let f = forms[screen] else { return false }
         // An amount kept, selected, from the verdict shown (a decline's, to try another card) is still its customer's.
         return !f[.amount].isEmpty && !(f.life == .kept && f.hasSelection)
     }

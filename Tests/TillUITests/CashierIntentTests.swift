@@ -1084,6 +1084,17 @@ import TillProtocol
         #expect(view(s, size: s.size).contains("STAN 000007"))
     }
 
+    /// The habit of F4 then the STAN: the STAN is filled in and the cursor is on Amount, so the digits typed by habit
+    /// go into the amount. Refused on its field (an amount never begins with 0), nothing looked up or sent.
+    @Test func theStanTypedByHabitIntoTheAmountIsRefused() {
+        var s = preAuthApproved()
+        press(&s, .f(4))
+        type(&s, "000007")
+        #expect(press(&s, .enter) == [])
+        #expect(s.overlay == nil && s.pending == nil)
+        #expect(s.form.errors[.amount]?.contains("begins with 0") == true, "\(s.form.errors)")
+    }
+
     @Test func f4OnceTheNextAmountIsTypedOpensABlankCapture() {
         var s = preAuthApproved()
         type(&s, "3")
@@ -1115,5 +1126,21 @@ import TillProtocol
         #expect(s.defaultShiftName == base + " (3)")
         _ = update(&s, .batchLoaded(BatchInfo(id: "b3", name: "Bob yesterday", openedAtMs: s.nowMs, isOpen: false)))
         #expect(s.defaultShiftName == base)
+    }
+}
+
+/// Installments in one key from anywhere on the Sale form (Alt-i), as Ctrl-t sets the tip: "40 Tab Tab 6" took two
+/// Tabs past the tip.
+@Suite struct InstallmentsKeyTests {
+    @Test func altIGoesToInstallmentsAndTypingReplacesThem() {
+        var s = readyState()
+        type(&s, "40")
+        press(&s, .alt("i"))
+        #expect(s.form.focused?.id == .preferredInstallments)
+        type(&s, "6")
+        #expect(s.form[.preferredInstallments] == "6" && s.form[.amount] == "40")
+        press(&s, .alt("i"))
+        type(&s, "3")
+        #expect(s.form[.preferredInstallments] == "3", "what was there is replaced, never 63")
     }
 }

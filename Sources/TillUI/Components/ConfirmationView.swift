@@ -92,7 +92,7 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         setFlightNotice(&state, "Stopping the wait…")
         return [.stopWaiting]
     case .askAgain:
-        return askAgain(&state)
+        return UnresolvedScreen.askAgain(&state)
     case .openShiftThenSend(let b, let payment):
         var interrupted = PaymentScreen.interrupted(state)
         interrupted?.summary = payment
@@ -130,7 +130,7 @@ func enterHint(_ c: Confirmation) -> String {
 /// amount instead of being appended to it. A payment then sent makes its form fresh (`send`).
 func closeBox(_ state: inout AppState) {
     state.overlay = nil
-    guard holdsTyping(state.screen), var f = state.forms[state.screen], f.hasText else { return }
+    guard state.screen.component.holdsTyping, var f = state.forms[state.screen], f.hasText else { return }
     f.keep()
     state.forms[state.screen] = f
 }
@@ -138,7 +138,7 @@ func closeBox(_ state: inout AppState) {
 /// "Cancelled: nothing was done. Amount € 20 kept …" after a box over a form closed: the part about the form goes
 /// with the text it names (`setKeptNotice`).
 func cancelledNotice(_ state: inout AppState) {
-    guard state.form.hasSelection, holdsTyping(state.screen) else { setNotice(&state, "Cancelled: nothing was done."); return }
+    guard state.form.hasSelection, state.screen.component.holdsTyping else { setNotice(&state, "Cancelled: nothing was done."); return }
     // "Typing replaces it" only where typing goes into what was kept: a refund from a journal row keeps its STAN with
     // the cursor on Amount, where the next digits go.
     guard let f = state.form.focused, !f.selected else {

@@ -15,15 +15,82 @@ public struct PaymentState: Sendable, Hashable {
 }
 
 /// Sale and pre-auth: an amount (a tip, installments and a reference on Sale), read by the same
-/// function as `till sale` / `till pre-auth`, so both send the identical request.
-enum PaymentScreen: ScreenComponent {
-    /// Where a payment screen's own state is kept; nil for the other screens.
+/// function as `till sale` / `till pre-auth`, so both send the identical request. One component (`PaymentScreen`) runs
+/// both; each declares its own name, key, form and title.
+protocol PaymentComponent: ScreenComponent {
+    /// Its own memory in the state.
+    static var slice: WritableKeyPath<AppState, PaymentState> { get }
+}
+
+extension PaymentComponent {
+    static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { formScreen(state, r, &buf) }
+    static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] { PaymentScreen.update(&state, action) }
+    static func submit(_ state: inout AppState) -> [Command] { PaymentScreen.submit(&state) }
+    static var holdsTyping: Bool { true }
+    static func settled(_ state: inout AppState, _ outcome: ActionOutcome) -> [Command] {
+        // The form became fresh when it was sent; what is in it now is the next customer's. (A request not started or
+        // declined gave the form as sent back: `notSent`.)
+        if !(outcome.notStarted || outcome.declinedNothingMoved) { state[keyPath: slice].sent = nil }
+        return []
+    }
+}
+
+enum SaleScreen: PaymentComponent {
+    static let screen = Screen.sale
+    static var slice: WritableKeyPath<AppState, PaymentState> { \.sale }
+    static let title = "Sale"
+    static let key = KeyAction.sale
+    static var blankForm: Form {
+        Form([
+            Field(.amount, "Amount", .money, placeholder: "12.50"),
+            Field(.tipAmount, "Tip", .tip, placeholder: "amount or 10%"),
+            Field(.preferredInstallments, "Installments", .integer, placeholder: "none", maxLength: 2),
+            Field(.clientTransactionId, "Reference", .text, placeholder: "optional", maxLength: 64),
+        ])
+    }
+    static func frameTitle(_ state: AppState) -> String { "Sale: Enter charges the card" }
+    static let menuPageLine: (key: Character, label: String)? = ("1", "Sale")
+    static func menu(_ state: AppState) -> [(String, MenuCommand)] {
+        // Paid by too: a keypad cashier's only way to MOTO (a phone order) has no Alt-m.
+        [("Tip 5 %", .action(.tip5)), ("Tip 10 %", .action(.tip10)), ("Tip 15 %", .action(.tip15)), ("No tip", .action(.tipNone)),
+         ("Paid by: next method", .action(.paymentMethod))]
+    }
+    static func enter(_ state: inout AppState, from: Screen) -> [Command] {
+        // F2 is a sale for the next customer: the cursor is on the amount.
+        state.form.focus = state.form.index(of: .amount) ?? 0
+        return []
+    }
+}
+
+enum PreAuthScreen: PaymentComponent {
+    static let screen = Screen.preAuth
+    static var slice: WritableKeyPath<AppState, PaymentState> { \.preAuth }
+    static let leavesAfterVerdict = true
+    static let title = "Pre-auth"
+    static let key = KeyAction.preAuth
+    static var blankForm: Form {
+        Form([
+            Field(.amount, "Amount", .money, placeholder: "50.00"),
+            Field(.clientTransactionId, "Reference", .text, placeholder: "optional", maxLength: 64),
+        ])
+    }
+    // What Enter sends, said loudly where it is not a sale: the next customer's amount typed there is no sale.
+    static func frameTitle(_ state: AppState) -> String { "PRE-AUTH: Enter HOLDS money, no sale" }
+    static let menuPageLine: (key: Character, label: String)? = ("2", "Pre-auth")
+    static func menu(_ state: AppState) -> [(String, MenuCommand)] { [("Paid by: next method", .action(.paymentMethod))] }
+    static let loudTitle = true
+    static func arriving(_ state: inout AppState, from: Screen) {
+        // Back on a payment screen: the cursor is on Amount, so no key lands in a field the cashier cannot see (a form
+        // kept from before then puts it on the field typed first).
+        state.forms[screen]?.focus = 0
+    }
+}
+
+/// What Sale and Pre-auth do, each on its own form and its own `PaymentState`.
+enum PaymentScreen {
+    /// Where a payment screen's own state is kept (its component's `slice`); nil for the other screens.
     static func stateKey(_ screen: Screen) -> WritableKeyPath<AppState, PaymentState>? {
-        switch screen {
-        case .sale: return \.sale
-        case .preAuth: return \.preAuth
-        default: return nil
-        }
+        (screen.component as? any PaymentComponent.Type)?.slice
     }
 
     static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] {
@@ -45,6 +112,11 @@ enum PaymentScreen: ScreenComponent {
             // A preset is typed anew: no longer a selection kept from before.
             if let i = state.form.index(of: .tipAmount) { state.form.fields[i].selected = false }
             if state.form.life == .fresh || state.form.life == .kept { state.form.life = typedLife(state, state.form.life) }
+            return []
+        case .installments:
+            guard state.screen == .sale, let i = state.form.index(of: .preferredInstallments) else { return [] }
+            state.form.focus = i
+            if !state.form.fields[i].text.isEmpty { state.form.fields[i].selected = true }
             return []
         case .paymentMethod:
             // One key: card present → MOTO (phone orders) → the other methods → card present.
@@ -201,8 +273,6 @@ enum PaymentScreen: ScreenComponent {
         }
         return sendAskingAbove(&state, request)
     }
-
-    static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { formScreen(state, r, &buf) }
 }
 
 /// How a payment method reads on the screen.
