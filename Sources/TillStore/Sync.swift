@@ -155,14 +155,16 @@ public struct Sync: Sendable {
         while true {
             // Asked before the read: once the start has ended, the read sees every event it made.
             let startEnded = starting?.ended ?? true
-            // From the last event the store holds, which the store compares with its own: the proof that this file
-            // goes on from what the store has (see the store's push).
-            let events = try reader.events(after: max(0, storeLast - 1), limit: batchSize)
-            if !startEnded && events.count < batchSize {
-                // The start is still making the history's events: whole round trips only, as a push of it always had.
+            // While the start is still making the history's events: whole round trips only, as a push of it always
+            // had, and the outbox's count asked until there is one (not a round trip's events read again and again
+            // while the till works).
+            if !startEnded, try reader.identity().lastSeq < max(0, storeLast - 1) + Int64(batchSize) {
                 try await Task.sleep(for: .milliseconds(10))
                 continue
             }
+            // From the last event the store holds, which the store compares with its own: the proof that this file
+            // goes on from what the store has (see the store's push).
+            let events = try reader.events(after: max(0, storeLast - 1), limit: batchSize)
             guard events.contains(where: { $0.seq > storeLast }) else {
                 // Nothing to send: an empty push all the same, so the back office sees the till is there and when
                 // (reconcile's "stopped pushing" reads the store's clock of the last call, not of the last sale). It
