@@ -354,8 +354,9 @@ public enum CashierWording {
             return Verdict(role: .declined, mark: "✗", word: word, headline: headline, sentence: said)
         case .aborted:
             let moneyAction = e.action.movesMoney
-            // What to do next, in one sentence: nothing moved, so a new try is a new request.
-            let next = e.action.startsPayment ? " To take the payment now, type the amount and press Enter."
+            // What to do next, in one sentence: nothing moved, so a new try is a new request. The pane shows it on every
+            // screen (on Refund, "type the amount and press Enter" would refund): it names the screen to do it on.
+            let next = e.action.startsPayment ? " To take the payment now, type it again on \(e.action.screen.title) and press Enter."
                 : moneyAction ? " Nothing is left open: send it again if it is still wanted." : ""
             return Verdict(role: .aborted, mark: "✗", word: "ABORTED", headline: "ABORTED",
                            sentence: (moneyAction ? "Aborted on the terminal: no money was taken." : "Aborted on the terminal.") + next)

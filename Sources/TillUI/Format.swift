@@ -105,11 +105,26 @@ public enum Format {
         var parts: [String] = [actionName(e.action), stateName(e).lowercased()]
         if let a = e.amount { parts.append(a.formatted()); parts.append(a.formatted(decimalSeparator: ",")) }
         if let t = e.tipAmount { parts.append(t.formatted()) }
-        if let c = e.clientTransactionId { parts.append(c) }
+        if let c = typedReference(e) { parts.append(c) }
         if let b = e.batchName { parts.append(b) }
         if let n = e.note { parts.append(n) }
         if let r = e.response {
             for k in ["referenceNumber", "orderCode", "shortOrderCode", "cardType", "accountNumber", "message", "authorisationCode"] {
+                if let v = r[k] { parts.append(v) }
+            }
+        }
+        return parts.joined(separator: " ").lowercased()
+    }
+
+    /// The numbers of a journal row a number typed in the filter can mean: its amounts, its reference, and the
+    /// terminal's STAN, order codes, card digits and authorisation code.
+    public static func numberText(_ e: JournalEntry) -> String {
+        var parts: [String] = []
+        if let a = e.amount { parts.append(a.formatted()); parts.append(a.formatted(decimalSeparator: ",")) }
+        if let t = e.tipAmount { parts.append(t.formatted()) }
+        if let c = typedReference(e) { parts.append(c) }   // not the id till made up when none was typed
+        if let r = e.response {
+            for k in ["referenceNumber", "orderCode", "shortOrderCode", "accountNumber", "authorisationCode"] {
                 if let v = r[k] { parts.append(v) }
             }
         }

@@ -83,6 +83,8 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
     /// bytes as Esc then that digit typed quickly (the cashier's "clear, then the amount"), which set a tip on the old
     /// amount and added the digits to it (30, Esc 2 5 charged 305.00 + 30.50).
     case tip
+    /// To the Sale form's installments, whatever field the cursor is on (its text selected: typing replaces it).
+    case installments
     case scope, resolve, closeBatch = "close-batch"
     case report, export
     case stopWaiting = "stop-waiting"
@@ -133,6 +135,7 @@ public enum KeyAction: String, CaseIterable, Sendable, Hashable {
         case .tip10: return "Tip 10 %"
         case .tip15: return "Tip 15 %"
         case .tipNone: return "No tip"
+        case .installments: return "Installments field"
         case .tip: return "Tip 5/10/15%, none"
         case .scope: return "Journal batch/all"
         case .resolve: return "Resolve an unknown"
@@ -215,7 +218,7 @@ public struct Keymap: Sendable, Hashable {
             .journal: [.f(7), .alt("j")], .unresolved: [.f(8), .alt("u")], .quit: [.f(10), .alt("q"), .ctrl("c")],
             .submit: [.enter], .cancel: [.esc], .next: [.tab, .down], .previous: [.backTab, .up], .up: [.up],
             .down: [.down], .pageUp: [.pageUp], .pageDown: [.pageDown], .erase: [.backspace],
-            .clear: [.ctrl("u"), .delete], .tip: [.ctrl("t")], .scope: [.ctrl("a")], .resolve: [.ctrl("r")], .closeBatch: [.ctrl("k")],
+            .clear: [.ctrl("u"), .delete], .tip: [.ctrl("t")], .installments: [.alt("i")], .scope: [.ctrl("a")], .resolve: [.ctrl("r")], .closeBatch: [.ctrl("k")],
             .report: [.f(9), .alt("x")], .export: [.ctrl("e")], .stopWaiting: [.ctrl("w"), .alt("w")],
             .paymentMethod: [.alt("m"), .f(12)], .reprint: [.ctrl("p")], .admin: [.f(11), .alt("a")],
             .menu: [.alt("o")], .confirm: [],

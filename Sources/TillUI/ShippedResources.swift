@@ -409,6 +409,7 @@ public enum ShippedResources {
         erase = "backspace"
         clear = ["ctrl-u", "delete"]
         tip = "ctrl-t"                  # in turn: 5 %, 10 %, 15 %, none
+        installments = "alt-i"          # to the installments field from anywhere on Sale
         # tip-5, tip-10, tip-15, tip-none: one preset each, unbound. Not Alt-digits: those are the bytes of Esc then a
         # digit typed quickly ("clear, then the amount"), which would set a tip on the old amount and add the digits to it.
         scope = "ctrl-a"
@@ -460,6 +461,7 @@ public enum ShippedResources {
         erase = "backspace"
         clear = ["ctrl-u", "delete"]
         tip = []                        # a keypad has no Ctrl: the tips are on the menu (/), each on a digit
+        installments = []               # a keypad has no Alt: Tab goes there
         scope = "ctrl-a"
         resolve = "ctrl-r"
         close-batch = "ctrl-k"

@@ -6,32 +6,7 @@ public enum Screen: String, CaseIterable, Sendable, Hashable {
     case sale, preAuth, capture, refund, batch, journal, unresolved
     /// The terminal's settings (printing, logs, activation): for the shop owner, behind a confirmation, no tab.
     case admin
-
-    public var title: String {
-        switch self {
-        case .sale: return "Sale"
-        case .preAuth: return "Pre-auth"
-        case .capture: return "Capture"
-        case .refund: return "Refund"
-        case .batch: return "Batch"
-        case .journal: return "Journal"
-        case .unresolved: return "Unresolved"
-        case .admin: return "Terminal settings"
-        }
-    }
-
-    public var action: KeyAction {
-        switch self {
-        case .sale: return .sale
-        case .preAuth: return .preAuth
-        case .capture: return .capture
-        case .refund: return .refund
-        case .batch: return .batch
-        case .journal: return .journal
-        case .unresolved: return .unresolved
-        case .admin: return .admin
-        }
-    }
+    // Its title, key, form and the rest: its component (`Screen.component`, Screens/).
 }
 
 /// What a field accepts as the cashier types.
@@ -118,42 +93,8 @@ public struct Form: Sendable, Hashable {
     public var focused: Field? { fields.indices.contains(focus) ? fields[focus] : nil }
     public func index(of id: FieldID) -> Int? { fields.firstIndex { $0.id == id } }
 
-    public static func blank(_ screen: Screen) -> Form {
-        switch screen {
-        case .sale:
-            return Form([
-                Field(.amount, "Amount", .money, placeholder: "12.50"),
-                Field(.tipAmount, "Tip", .tip, placeholder: "amount or 10%"),
-                Field(.preferredInstallments, "Installments", .integer, placeholder: "none", maxLength: 2),
-                Field(.clientTransactionId, "Reference", .text, placeholder: "optional", maxLength: 64),
-            ])
-        case .preAuth:
-            return Form([
-                Field(.amount, "Amount", .money, placeholder: "50.00"),
-                Field(.clientTransactionId, "Reference", .text, placeholder: "optional", maxLength: 64),
-            ])
-        case .capture, .refund:
-            return Form([
-                Field(.referenceNumber, "STAN", .digits, placeholder: "6 digits", maxLength: 6),
-                Field(.orderCode, "Order code", .digits, placeholder: "10-20 digits", maxLength: 20),
-                Field(.shortOrderCode, "Short code", .digits, placeholder: "10 digits", maxLength: 10),
-                Field(.txnDateFrom, "From date", .date, placeholder: "YYYY-MM-DD", maxLength: 32),
-                Field(.txnDateTo, "To date", .date, placeholder: "YYYY-MM-DD", maxLength: 32),
-                Field(.amount, "Amount", .money, placeholder: "blank: full"),
-            ])
-        case .batch:
-            return Form([
-                Field(.batchName, "New batch", .text, placeholder: "e.g. Evening", maxLength: 64),
-                Field(.batchId, "Close", .text, placeholder: "active, or name / id", maxLength: 64),
-            ])
-        case .journal:
-            return Form([Field(.filter, "Filter", .text, placeholder: "STAN, amount, card, text", maxLength: 40)])
-        case .unresolved:
-            return Form([])
-        case .admin:
-            return AdminScreen.blankForm()
-        }
-    }
+    /// The screen's form with nothing typed, as its component declares it.
+    public static func blank(_ screen: Screen) -> Form { screen.component.blankForm }
 }
 
 /// A form's lifetime: the transitions are explicit (`Form.keep`, a payment sent, a key typed) and tested.
@@ -198,6 +139,9 @@ public enum ConfirmAction: Sendable, Hashable {
     case stopWaiting
     /// Ask the terminal again about the unresolved entries.
     case askAgain
+    /// Open a shift, then send the payment whose Enter found none open (`AppState.sendOnceShiftOpens`), named in
+    /// the cashier's words ("Sale € 5.00").
+    case openShiftThenSend(BatchRequest, payment: String)
 
     /// Moves money, or gives up on a payment (closing a shift settles it, unknown outcomes and all): never the answer
     /// to an Enter, nor to a number typed by habit, nor to both; the cashier picks it with its letter, or on a keypad
@@ -206,7 +150,7 @@ public enum ConfirmAction: Sendable, Hashable {
         switch self {
         case .send(.batch(let b)): return b.command == .close
         case .send(let r): return r.action.movesMoney
-        case .sendConfirmingUnknown, .sendChecked, .stopWaiting, .resolve: return true
+        case .sendConfirmingUnknown, .sendChecked, .stopWaiting, .resolve, .openShiftThenSend: return true
         case .quit, .goTo, .askAgain: return false
         }
     }
@@ -217,6 +161,14 @@ public struct ConfirmChoice: Sendable, Hashable {
     public var label: String
     public var action: ConfirmAction
     public init(key: Character, label: String, action: ConfirmAction) { self.key = key; self.label = label; self.action = action }
+}
+
+/// A payment's form as it stood when a box interrupted its Enter.
+public struct InterruptedPayment: Sendable, Hashable {
+    public var screen: Screen
+    public var texts: [String]
+    public var method: PaymentMethod
+    public var summary: String
 }
 
 /// What a box asks about that can stop being true while it is open (the payment it waited on was answered, the unknown
@@ -394,6 +346,9 @@ public struct AppState: Sendable, Hashable {
     /// cashier's "charged"), with when that became known: a new sale or pre-auth of the same amount within
     /// `chargedAgainWindowMs` asks first, naming it.
     public var foundCharged: [FoundCharged] = []
+    /// The payment the no-shift box interrupted, sent once the shift it opens is open: as it was typed then, or not at
+    /// all (the cashier changed it meanwhile, or went elsewhere), so a sale never goes unsent because the box came.
+    public var sendOnceShiftOpens: InterruptedPayment?
     public static let chargedAgainWindowMs: Int64 = 10 * 60_000
 
     /// How many verdicts have been shown: the runtime rings the bell when it grows (if the bell is on).
@@ -434,8 +389,12 @@ public struct AppState: Sendable, Hashable {
     /// The name a shift opened with one key gets: the cashier's name and the date, `Ana 2026-11-23`.
     public var defaultShiftName: String {
         let day = Format.day(nowMs, offsetMinutes: tzOffsetMinutes)
-        guard let c = cashier?.trimmingWhitespace(), !c.isEmpty else { return "Shift " + day }
-        return String(c.prefix(40)) + " " + day
+        let c = cashier?.trimmingWhitespace() ?? ""
+        let base = c.isEmpty ? "Shift " + day : String(c.prefix(40)) + " " + day
+        // A second shift the same day is not named as the first: two Z reports of one name read as one.
+        guard let last = batch?.name, last == base || last.hasPrefix(base + " (") else { return base }
+        let n = last == base ? 1 : Int(last.dropFirst(base.count + 2).dropLast()) ?? 1
+        return base + " (\(n + 1))"
     }
 
     /// The built-in simulator moves no money: the screen says TRAINING so nobody mistakes a demo for a sale.
@@ -443,7 +402,7 @@ public struct AppState: Sendable, Hashable {
 
     /// Whether the result shown belongs to the previous customer: the next amount is being typed.
     public var resultIsStale: Bool {
-        guard result != nil, pending == nil, screen == .sale || screen == .preAuth, let f = forms[screen] else { return false }
+        guard result != nil, pending == nil, screen.takesPayment, let f = forms[screen] else { return false }
         // An amount kept, selected, from the verdict shown (a decline's, to try another card) is still its customer's.
         return !f[.amount].isEmpty && !(f.life == .kept && f.hasSelection)
     }

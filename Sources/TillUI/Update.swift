@@ -63,7 +63,7 @@ func apply(_ state: inout AppState, _ msg: Msg) -> [Command] {
         return []
     case .resize(let size):
         state.size = size
-        clampJournal(&state)
+        JournalScreen.clampJournal(&state)
         if Layout(size).fits, state.keysNotTaken > 0 {
             let n = state.keysNotTaken
             state.keysNotTaken = 0
@@ -98,16 +98,7 @@ func apply(_ state: inout AppState, _ msg: Msg) -> [Command] {
         }
         return []
     case .journalLoaded(let entries):
-        // While the journal is open, the highlight stays on the entry it was on, not on the row number: a payment
-        // journaled meanwhile comes in at the top, and F5 must refund the sale the cashier picked. (Opening the
-        // journal starts with no rows, so it opens on the newest.)
-        let picked = state.visibleJournal.indices.contains(state.journal.selected) ? state.visibleJournal[state.journal.selected].id : nil
-        state.journal.entries = entries
-        if let picked, let i = state.visibleJournal.firstIndex(where: { $0.id == picked }) { state.journal.selected = i }
-        state.journal.loading = false
-        if let d = state.journal.detail, let fresh = entries.first(where: { $0.id == d.id }) { state.journal.detail = fresh }
-        clampJournal(&state)
-        return []
+        return JournalScreen.loaded(&state, entries)
     case .batchLoaded(let b):
         state.batch = b
         return [.loadReport(batch: .current, show: false)]
@@ -132,31 +123,7 @@ func apply(_ state: inout AppState, _ msg: Msg) -> [Command] {
         setNotice(&state, "Exported: " + paths.joined(separator: ", "))
         return []
     case .unresolvedLoaded(let list, let recovered):
-        state.unresolved.entries = list
-        state.unresolved.selected = min(state.unresolved.selected, max(0, list.count - 1))
-        if recovered { state.unresolved.atStart = false }
-        let stillOpen = Set(list.map(\.id))
-        state.unresolved.asking = state.unresolved.asking.filter { stillOpen.contains($0.key) }
-        if recovered, state.unresolved.askingQuietly {
-            // The till asked again by itself: what it learned came as results; the cashier stays where they are.
-            state.unresolved.recovering = false
-            state.unresolved.askingQuietly = false
-        } else if recovered {
-            state.unresolved.recovering = false
-            if list.isEmpty {
-                if state.screen == .unresolved { state.screen = .sale }
-                // Not "Ready" while the terminal cannot be reached: its problem stays the notice.
-                if case .problem(let m) = state.connection { setNotice(&state, m, error: true) }
-                else if let w = state.startupWarnings.first { setNotice(&state, w, error: true) }
-                else { setNotice(&state, "Ready. No unfinished transactions in the journal.") }
-            } else {
-                // Shown first only where the till starts on it (the journal held them at start); a cashier already
-                // typing on another screen stays there, told where to look.
-                let n = "\(list.count) transaction\(list.count == 1 ? "" : "s") need\(list.count == 1 ? "s" : "") checking"
-                setNotice(&state, state.screen == .unresolved ? n + "." : n + " (\(state.keymap.hint(.unresolved))).", error: true)
-            }
-        }
-        return []
+        return UnresolvedScreen.loaded(&state, list, recovered: recovered)
     case .resolved(let id, let charged, let error):
         // Named as the cashier knows it (the entry is still on the list it was marked from).
         func named(_ id: Int64) -> String {
@@ -175,7 +142,7 @@ func apply(_ state: inout AppState, _ msg: Msg) -> [Command] {
         var cmds: [Command] = [.loadUnresolved]
         // Counted now: the running report moves, and a batch command marked done opened or closed the shift.
         if charged { cmds += [.loadBatch, .loadReport(batch: .current, show: false)] }
-        if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
+        cmds += state.screen.component.journalChanged(state)
         return cmds
     }
 }

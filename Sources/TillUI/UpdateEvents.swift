@@ -128,7 +128,7 @@ func recoveredEvent(_ state: inout AppState, _ e: JournalEntry) -> [Command] {
         state.verdicts += 1
     }
     var cmds: [Command] = [.loadUnresolved, .loadReport(batch: .current, show: false)]
-    if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
+    cmds += state.screen.component.journalChanged(state)
     return cmds
 }
 
@@ -162,6 +162,15 @@ func askAgainIfDue(_ state: inout AppState) -> [Command] {
 }
 
 func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) -> [Command] {
+    // The payment the no-shift box interrupted goes (or is said not to) with the answer about its shift, whatever it is.
+    let interrupted = state.pending?.action == .batch ? state.sendOnceShiftOpens : nil
+    if interrupted != nil { state.sendOnceShiftOpens = nil }
+    var cmds = settleOutcome(&state, outcome, summary: summary)
+    if let interrupted { cmds += PaymentScreen.shiftOpened(&state, interrupted, opened: state.batch?.isOpen == true) }
+    return cmds
+}
+
+private func settleOutcome(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) -> [Command] {
     let action = state.pending?.action
     let from = state.pending?.screen
     endFlight(&state)
@@ -200,7 +209,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
     }
     state.result = ResultInfo(summary: summary, outcome: outcome, atMs: state.nowMs)
     state.verdicts += 1
-    if case .answered(let e) = outcome { AdminScreen.answered(&state, e) }
+    if case .answered(let e) = outcome { e.action.screen.component.answered(&state, e) }
     var cmds: [Command] = []
     if outcome.notStarted || outcome.declinedNothingMoved {
         // The terminal never started it (not sent, terminal busy), or declined it: nothing was charged, the same
@@ -209,18 +218,13 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         if outcome.declinedNothingMoved, state.screen == from, state.form.hasSelection {
             setKeptNotice(&state, keptWords(state.form, state) + " kept: Enter sends it again for another card; typing replaces it.")
         }
-    } else {
-        // The form of a sale or pre-auth became fresh when it was sent; what is in it now is the next customer's.
-        if let key = from.flatMap(PaymentScreen.stateKey) { state[keyPath: key].sent = nil }
     }
-    if case .answered(let e) = outcome, e.state == .approved {
+    if case .answered(let e) = outcome, e.state == .approved, let done = e.action.formDoneWhenApproved {
         // A sent form is done: clear it for the next customer.
-        if let done = e.action.formDoneWhenApproved { state.forms[done] = Form.blank(done) }
-    } else if let from, from == .refund || from == .capture || from == .batch {
-        // Not done: what was typed stays, selected, so typing replaces it (a STAN corrected is typed anew).
-        keepForm(&state, from)
+        state.forms[done] = Form.blank(done)
     }
-    if let from, from == .preAuth || from == .capture || from == .refund, from != state.homeScreen, state.screen == from,
+    if let from { cmds += from.component.settled(&state, outcome) }
+    if let from, from.component.leavesAfterVerdict, from != state.homeScreen, state.screen == from,
        !outcome.notStarted, state.overlay == nil {
         // Done with it (whatever the verdict, shown in the pane): back to the usual payment, so the next amount and
         // Enter, typed by habit, are a sale, never a second hold or refund. The cashier did not choose to come back:
@@ -239,7 +243,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
             f.focus = f.index(of: .amount) ?? 0
             state.forms[state.homeScreen] = f
         }
-        let done = from == .preAuth ? "Pre-auth" : from == .capture ? "Capture" : "Refund"
+        let done = from.title
         let typed = ahead.map { " with the \(state.currency) \($0[.amount]) typed meanwhile" } ?? ""
         // Said while it is true: it goes once the cashier leaves the screen or types there (`setKeptNotice`).
         setKeptNotice(&state, "\(done) done: back on \(state.homeScreen.title)\(typed). Enter sends a \(state.homeScreen == .sale ? "SALE" : "PRE-AUTH").")
@@ -274,7 +278,7 @@ func settle(_ state: inout AppState, _ outcome: ActionOutcome, summary: String) 
         cmds.append(.loadReport(batch: .current, show: false))
     }
     if needsAttention || listed { cmds.append(.loadUnresolved) }
-    if state.screen == .journal { cmds.append(.loadJournal(journalFilter(state))) }
+    cmds += state.screen.component.journalChanged(state)
     return cmds
 }
 

@@ -32,20 +32,19 @@ func handleKey(_ state: inout AppState, _ key: Key) -> [Command] {
             return handleMenuKey(&state, m, key)
         }
     }
-    // The menu key opens the menu from any field (a keypad's `/` never types), but on Terminal settings, where
-    // the shop owner types secrets that may hold one.
-    if state.keymap.action(for: key) == .menu, !(state.screen == .admin && key.isPrintable && state.form.focused != nil) {
+    let component = state.screen.component
+    // The menu key opens the menu from any field (a keypad's `/` never types), but where the screen types it
+    // (`menuKeyIsTyped`).
+    if state.keymap.action(for: key) == .menu, !(component.menuKeyIsTyped && key.isPrintable && state.form.focused != nil) {
         return openMenu(&state)
     }
-    if state.screen == .journal, let cmds = JournalScreen.keypadKey(&state, key) { return cmds }
+    if let cmds = component.keyBeforeFields(&state, key) { return cmds }
     // A printable character goes into the focused field when that field takes it.
-    if case .char(let ch) = key, let field = state.form.focused, field.kind.accepts(ch), !(state.screen == .journal && state.journal.detail != nil) {
+    if case .char(let ch) = key, let field = state.form.focused, field.kind.accepts(ch), component.takesTyping(state) {
         type(&state, ch)
         return []
     }
-    if state.screen == .unresolved, case .char(let ch) = key, let cmds = unresolvedChar(&state, ch) { return cmds }
-    if state.screen == .journal, case .char(let ch) = key, let cmds = JournalScreen.char(&state, ch) { return cmds }
-    if state.screen == .admin, state.form.focused == nil, case .char(let ch) = key, let cmds = AdminScreen.char(&state, ch) { return cmds }
+    if case .char(let ch) = key, let cmds = component.char(&state, ch) { return cmds }
     guard let action = state.keymap.action(for: key) else {
         if case .char(let ch) = key, let field = state.form.focused {
             // Refused, never dropped: the character stays in sight with the reason (where the field has room), and
@@ -73,7 +72,7 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
     case .closeBatch:
         // From any screen, as the help lists it: the Batch screen, with the close to confirm.
         let cmds = state.screen == .batch ? [] : go(&state, .batch)
-        return cmds + confirmClose(&state, target: .current)
+        return cmds + BatchScreen.confirmClose(&state, target: .current)
     case .admin:
         guard state.screen != .admin else { return [] }
         state.overlay = .confirm(Confirmation(
@@ -97,7 +96,7 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
             state.overlay = .confirm(box)
             return []
         }
-        let typed = Screen.allCases.filter { holdsTyping($0) && state.forms[$0]?.hasText == true }
+        let typed = Screen.allCases.filter { $0.component.holdsTyping && state.forms[$0]?.hasText == true }
         if !typed.isEmpty {
             // What was typed is lost on quitting: ask, naming where.
             let amount = typed.contains(.sale) ? state.forms[.sale]?[.amount] ?? "" : ""
@@ -113,74 +112,24 @@ func globalAction(_ state: inout AppState, _ action: KeyAction) -> [Command] {
         return [.quit]
     default:
         guard let screen = Screen.allCases.first(where: { $0.action == action }) else { return [] }
-        if state.screen == .journal, screen == .refund || screen == .capture {
-            switch startFromJournalRow(&state, screen) {
-            case .filled: break
-            case .stay: return []
-            case .blank(let why):
-                // No row it can act on: its form, blank, the cursor on the STAN, so the digits typed next are the STAN
-                // (never the journal's filter); the notice says why, in one line.
-                state.forms[screen] = Form.blank(screen)
-                if let key = FinderScreen.stateKey(screen) { state[keyPath: key].origin = nil }
-                let cmds = go(&state, screen)
-                setNotice(&state, why, error: true)
-                return cmds
-            }
-        }
+        if let cmds = state.screen.component.opening(&state, screen) { return cmds }
         return go(&state, screen)
     }
 }
 
 func go(_ state: inout AppState, _ screen: Screen) -> [Command] {
-    if screen != state.screen, screen == .preAuth, var f = state.forms[screen] {
-        // Back on a payment screen: the cursor is on Amount, so no key lands in a field the cashier cannot see.
-        f.focus = 0
-        state.forms[screen] = f
-    }
     let from = state.screen
+    if from != screen { screen.component.arriving(&state, from: from) }
     state.screen = screen
     if from != screen { keepForm(&state, screen) }
-    if screen == .unresolved { state.unresolved.chosen = true }
-    switch screen {
-    case .sale:
-        // F2 is a sale for the next customer: the cursor is on the amount.
-        state.form.focus = state.form.index(of: .amount) ?? 0
-        return []
-    case .journal:
-        // The journal opens on its newest row with an empty filter: F7 then F5 refunds the sale just made, never a row
-        // picked (or a filter typed) the last time the journal was open. The rows come fresh: until they do, F4/F5
-        // say the journal is loading.
-        state.journal.detail = nil
-        state.journal.loading = true
-        if from != .journal {
-            state.forms[.journal] = Form.blank(.journal)
-            state.journal.entries = []
-            state.journal.selected = 0
-            state.journal.top = 0
-        }
-        return [.loadJournal(journalFilter(state))]
-    case .batch: return [.loadBatch]
-    case .unresolved: return [.loadUnresolved]
-    case .admin:
-        AdminScreen.syncFocus(&state)
-        return []
-    default: return []
-    }
-}
-
-/// The screens whose form holds what the cashier typed for a request (not the journal's filter or the settings).
-func holdsTyping(_ screen: Screen) -> Bool {
-    switch screen {
-    case .sale, .preAuth, .capture, .refund, .batch: return true
-    case .journal, .unresolved, .admin: return false
-    }
+    return screen.component.enter(&state, from: from)
 }
 
 /// A form the cashier comes back to (from another screen, a cancelled box, a box that did something else) is kept:
 /// its text selected, so the next key replaces it, and the screen says so. A form still fresh (blank, or filled from a
 /// journal row) stays as it is.
 func keepForm(_ state: inout AppState, _ screen: Screen) {
-    guard holdsTyping(screen), var f = state.forms[screen], f.life != .fresh, f.hasText else { return }
+    guard screen.component.holdsTyping, var f = state.forms[screen], f.life != .fresh, f.hasText else { return }
     f.keep()
     // The cursor on the field typed first (a refund's STAN, a sale's amount): what the cashier types next goes where
     // a form of that screen starts, never into the amount left focused from before.
@@ -244,7 +193,7 @@ func giveBack(_ state: inout AppState, _ screen: Screen, _ form: Form, errors: [
     for e in errors {
         if let id = FieldID(rawValue: e.field), f.index(of: id) != nil { f.errors[id] = e.message } else { f.message = e.message }
     }
-    if holdsTyping(screen) {
+    if screen.component.holdsTyping {
         f.keep()
         for i in f.fields.indices where f.errors[f.fields[i].id] != nil { f.fields[i].selected = false }
     }
@@ -311,10 +260,10 @@ func screenAction(_ state: inout AppState, _ action: KeyAction, key: Key) -> [Co
             setFlightNotice(&state, "Abort requested…")
             return [.abort]
         }
-        if state.screen == .journal, state.journal.detail != nil { state.journal.detail = nil; return [] }
+        if state.screen.component.escape(&state) { return [] }
         // On Sale and Pre-auth a customer's form is cleared whole: nothing of it is inherited by the next customer.
         if PaymentScreen.holdsInput(state) { PaymentScreen.clear(&state); return [] }
-        if let f = state.form.focused, !f.text.isEmpty, state.screen != .journal {
+        if let f = state.form.focused, !f.text.isEmpty, state.screen.component.escClearsField {
             state.form.fields[state.form.focus].text = ""
             corrected(&state, f.id)
             return []

@@ -21,9 +21,9 @@ public func render(_ state: AppState, into buf: inout ScreenBuffer) {
         return
     }
     tabBar(state, &buf)
-    let loud = state.screen == .preAuth || state.screen == .capture || state.screen == .refund
-    buf.box(layout.screen, title: screenTitle(state), titleRole: loud ? .warning : .title)
-    state.screen.component.render(state, layout.screenBody, &buf)
+    let component = state.screen.component
+    buf.box(layout.screen, title: component.frameTitle(state), titleRole: component.loudTitle ? .warning : .title)
+    component.render(state, layout.screenBody, &buf)
     resultPane(state, layout.result, &buf)
     noticeLine(state, y: layout.noticeRow, &buf)
     statusLine(state, y: layout.statusRow, &buf)

@@ -43,14 +43,33 @@ import Testing
     }
 
     @Test func openingAShiftFromTheSaleBoxThenTypingReplacesTheAmount() throws {
-        // `5 Enter o 7 Enter` charged 57.00.
+        // `5 Enter o 7 Enter` charged 57.00. The box's `o` opens the shift and charges the 5 it interrupted, unless the
+        // form changed before the shift was open (the 7 typed at once): then the 5 is not sent, and says so.
         let t = try TillSession(args: fast)
-        try t.chargeWithNoShiftOpen("5")
+        try t.chargeWithNoShiftOpen("5", boxSays: ["open the shift and charge € 5.00"])
         try t.keys("o")
         try t.type("7")
-        t.waitFor("BATCH OPENED", "€ 7_")
+        t.waitFor("€ 7_")
+        t.waitFor(any: ["SALE APPROVED € 5.00", "Sale € 5.00 was not sent: the form changed"])
+        t.waitFor("€ 7_")
         try t.sell(approvedAs: "7.00")
         #expect(!t.screen().contains("57.00"))
+    }
+
+    @Test func enterByHabitInTheNoShiftBoxNeverLosesTheSale() throws {
+        // `12.50 Enter Enter 6.66 Enter`: the second Enter opened the shift only ("BATCH OPENED"), 6.66 replaced 12.50
+        // and was charged; the 12.50 the cashier meant was never sent. Neither Enter nor digits answer the box now.
+        let t = try TillSession(args: fast)
+        try t.chargeWithNoShiftOpen("12.50")
+        try t.keys("Enter")
+        try t.type("6.66")
+        try t.keys("Enter")
+        t.waitFor("Press o to open the shift and charge € 12.50")
+        #expect(!t.screen().contains("BATCH OPENED") && !t.screen().contains("6.66"), "\(t.screen())")
+        // Answered with its letter: the shift opens and the 12.50 is charged, with no second Enter.
+        try t.keys("o")
+        t.waitFor("SALE APPROVED € 12.50")
+        #expect(try t.journalActions().filter { $0 == "sale" }.count == 1)
     }
 
     @Test func aPreAuthAmountLeftAndComeBackToIsReplaced() throws {

@@ -50,9 +50,8 @@ import Testing
         try "cashier = \"Ana\"\n".write(toFile: t.dir + "/config/till/config.toml", atomically: true, encoding: .utf8)
         // Written after start would be too late: restart with the file in place.
         try t.restart(args: fast)
-        try t.chargeWithNoShiftOpen("7.50", boxSays: ["open shift 'Ana "])
-        try t.press("o", thenSee: "batch Ana ", "BATCH OPENED")
-        try t.sell(approvedAs: "7.50")
+        try t.chargeWithNoShiftOpen("7.50", boxSays: ["Open the shift 'Ana "])
+        try t.press("o", thenSee: "batch Ana ", "SALE APPROVED € 7.50")
     }
 
     @Test func refundFromAJournalRowWithTheOriginalSaleShown() throws {

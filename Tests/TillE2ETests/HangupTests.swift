@@ -67,11 +67,6 @@ import Testing
 
     /// `state` of every journal entry, read with `till journal --json` (read-only: never waits for the UI).
     func journalStates(_ journal: String, _ dir: String) throws -> [String] {
-        let out = dir + "/journal.json"
-        let status = TillSession.spawn(["/usr/bin/env", "XDG_CONFIG_HOME=/nonexistent-till-config", TillSession.binary,
-                                        "journal", "--json", "--journal", journal], stdout: out)
-        guard status == 0 else { throw E2EError("till journal failed with \(status)") }
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [[String: Any]] ?? []
-        return json.compactMap { $0["state"] as? String }
+        try TillSession.journalValues("state", journal: journal, dir: dir)
     }
 }

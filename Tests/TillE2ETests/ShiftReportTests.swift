@@ -37,8 +37,8 @@ import Testing
         try t.keys("F3"); try t.charge("50")
         t.waitFor("PRE-AUTHORISED", "Amount   € 50.00")
         let preStan = try #require(t.value(after: "STAN"))
-        try t.keys("F4"); try t.type(preStan)
-        for _ in 0..<5 { try t.keys("Tab") }
+        // F4 right after it: its STAN is filled in, the cursor on the amount.
+        try t.press("F4", thenSee: "STAN           \(preStan)", "The pre-auth just made")
         try t.charge("42")
         t.waitFor("Capture?", "Capture € 42.00"); try t.keys("y")   // a capture is confirmed, as a refund is
         t.waitFor("CAPTURED", "Amount   € 42.00")

@@ -192,16 +192,39 @@ final class TillSession {
     /// `waitFor` with the texts as an array, for helpers that add texts of their own.
     @discardableResult
     func waitFor(all texts: [String], timeout: Double = 20, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        waitUntil("\(texts)", timeout: timeout, sourceLocation: sourceLocation) { screen in texts.allSatisfy { screen.contains($0) } }
+    }
+
+    /// Waits until one of the texts is on screen (an outcome that may come either way); records an issue otherwise.
+    @discardableResult
+    func waitFor(any texts: [String], timeout: Double = 20, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        waitUntil("one of \(texts)", timeout: timeout, sourceLocation: sourceLocation) { screen in texts.contains { screen.contains($0) } }
+    }
+
+    private func waitUntil(_ what: String, timeout: Double, sourceLocation: SourceLocation, _ shown: (String) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         var last = ""
         while Date() < deadline {
             last = screen()
-            if texts.allSatisfy({ last.contains($0) }) { return true }
+            if shown(last) { return true }
             Thread.sleep(forTimeInterval: 0.05)
         }
         let err = (try? String(contentsOfFile: dir + "/stderr", encoding: .utf8)) ?? ""
-        Issue.record("timed out after \(timeout) s waiting for \(texts); screen:\n\(last)\nstderr:\n\(err)", sourceLocation: sourceLocation)
+        Issue.record("timed out after \(timeout) s waiting for \(what); screen:\n\(last)\nstderr:\n\(err)", sourceLocation: sourceLocation)
         return false
+    }
+
+    /// The action of every journal entry, oldest first, read with `till journal --json` (read-only: never waits for the UI).
+    func journalActions() throws -> [String] { try Self.journalValues("action", journal: journalPath, dir: dir) }
+
+    /// One field of every journal entry, read with `till journal --json` (read-only: never waits for the UI).
+    static func journalValues(_ key: String, journal: String, dir: String) throws -> [String] {
+        let out = dir + "/journal-\(key).json"
+        let status = spawn(["/usr/bin/env", "XDG_CONFIG_HOME=/nonexistent-till-config", binary, "journal", "--json", "--journal", journal],
+                           stdout: out)
+        guard status == 0 else { throw E2EError("till journal failed with \(status)") }
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out))) as? [[String: Any]] ?? []
+        return json.compactMap { $0[key] as? String }
     }
 
     func resize(width: Int, height: Int) throws { try tmux(["resize-window", "-t", name, "-x", "\(width)", "-y", "\(height)"]) }

@@ -36,6 +36,8 @@ struct LifeSimulation {
         case slowRead
         /// The cashier refunds part of a sale now and then (by its STAN; a refund's answer names no payment).
         case refunds
+        /// Some payments are pre-auths (a hold on the card, answered and looked up as a sale is).
+        case preAuths
         static func < (a: Fault, b: Fault) -> Bool { a.rawValue < b.rawValue }
     }
 
@@ -213,11 +215,14 @@ struct LifeSimulation {
             return
         }
         queue.push(clock + 100 + Int64(pick(3_000)), .cashier)
-        if chance(.refunds, 5), refund() { return }
+        if chance(.refunds, 5), takeFrom(capture: false) { return }
+        if chance(.preAuths, 4), takeFrom(capture: true) { return }
         started += 1
         let ctid = "p\(options.seed)-\(started)"
-        let sale = Request.sale(SaleRequest(amount: Money(cents: 1 + pick(9_999)), clientTransactionId: ctid))
-        let request = TerminalRequest(caller: caller, request: sale)
+        let amount = Money(cents: 1 + pick(9_999))
+        let payment = chance(.preAuths, 4) ? Request.preAuth(PreAuthRequest(amount: amount, clientTransactionId: ctid))
+            : Request.sale(SaleRequest(amount: amount, clientTransactionId: ctid))
+        let request = TerminalRequest(caller: caller, request: payment)
         if chance(.journalFailure, 40) { book.failNextWrite = true }
         let entry: JournalEntry
         do {
@@ -226,7 +231,7 @@ struct LifeSimulation {
             note("sale \(ctid) not journaled, not sent")
             return
         }
-        note("sale \(ctid) \(entry.amount?.description ?? "") journaled as entry \(entry.id)")
+        note("\(payment.action.rawValue) \(ctid) \(entry.amount?.description ?? "") journaled as entry \(entry.id)")
         payments[ctid] = entry.id
         paymentIds.insert(entry.id)
         var effects: [LifeEffect] = []
@@ -238,28 +243,29 @@ struct LifeSimulation {
         perform(effects)
     }
 
-    /// A refund of part of what is left of a sale the journal counts, as a cashier sends one from the journal (never
-    /// while another refund's outcome is not known: the controller asks first then, and this cashier does not
-    /// confirm). False: nothing to refund now.
-    mutating func refund() -> Bool {
-        let counted = book.entries.filter { $0.action == .sale && $0.state == .approved && $0.response?.referenceNumber != nil }
-        guard !counted.isEmpty, !book.entries.contains(where: { $0.action == .cancel && ($0.state.awaitsTerminal || $0.state == .review) }) else {
+    /// A refund of part of what is left of a sale the journal counts, or the capture of a pre-auth it counts (in full
+    /// or in part, once), as a cashier sends one from the journal (never while another one's outcome is not known: the
+    /// controller asks first then, and this cashier does not confirm). False: nothing to refund or capture now.
+    mutating func takeFrom(capture: Bool) -> Bool {
+        let (of, by): (Action, Action) = capture ? (.preAuth, .capturePreAuth) : (.sale, .cancel)
+        let counted = book.entries.filter { $0.action == of && $0.state == .approved && $0.response?.referenceNumber != nil }
+        guard !counted.isEmpty, !book.entries.contains(where: { $0.action == by && ($0.state.awaitsTerminal || $0.state == .review) }) else {
             return false
         }
-        let sale = counted[pick(counted.count)]
-        let stan = sale.response?.referenceNumber ?? ""
-        let back = book.entries.filter { e in
-            e.action == .cancel && e.state == .approved && (try? TerminalRequest.parse(e.requestURL).request)
-                .flatMap { if case .cancel(let r) = $0 { return r.finder.referenceNumber } else { return nil } } == stan
-        }.reduce(0) { $0 + ($1.amount?.cents ?? 0) }
-        let left = (sale.amount?.cents ?? 0) - back
+        let original = counted[pick(counted.count)]
+        let stan = original.response?.referenceNumber ?? ""
+        let earlier = book.entries.filter { e in
+            e.action == by && e.state == .approved && (try? TerminalRequest.parse(e.requestURL).request)
+                .flatMap { if case .cancel(let r) = $0 { return r.finder.referenceNumber } else if case .capturePreAuth(let r) = $0 { return r.finder.referenceNumber } else { return nil } } == stan
+        }
+        let left = capture && !earlier.isEmpty ? 0 : (original.amount?.cents ?? 0) - earlier.reduce(0) { $0 + ($1.amount?.cents ?? 0) }
         guard left > 0 else { return false }
-        let request = TerminalRequest(caller: caller, request: .cancel(FinderRequest(amount: Money(cents: 1 + pick(left)),
-                                                                                     finder: TransactionFinder(referenceNumber: stan))))
+        let finder = FinderRequest(amount: Money(cents: 1 + pick(left)), finder: TransactionFinder(referenceNumber: stan))
+        let request = TerminalRequest(caller: caller, request: capture ? .capturePreAuth(finder) : .cancel(finder))
         let id = newId()
         guard let entry = try? book.insertPending(requestId: id, request: request, batch: book.open, parentId: nil, nowMs: wall) else { return true }
-        note("refund of STAN \(stan) \(entry.amount?.description ?? "") journaled as entry \(entry.id)")
-        payments["refund:" + id] = entry.id
+        note("\(by.rawValue) of STAN \(stan) \(entry.amount?.description ?? "") journaled as entry \(entry.id)")
+        payments["finder:" + id] = entry.id
         paymentIds.insert(entry.id)
         var effects: [LifeEffect] = []
         let now = wall
@@ -456,8 +462,8 @@ struct LifeSimulation {
         for id in ids.sorted() {
             guard let e = try? book.entry(id: id) else { continue }
             if Self.notCharged.contains(e.state) { notCharged.insert(id) } else { notCharged.remove(id) }
-            if e.action == .cancel {
-                checkRefund(e, final: final)
+            if e.action == .cancel || e.action == .capturePreAuth {
+                checkTaken(e, final: final)
                 if failure != nil { return }
                 continue
             }
@@ -489,29 +495,32 @@ struct LifeSimulation {
         }
     }
 
-    /// A refund entry against the terminal's refunds: counted only for a refund the terminal made, for its amount,
-    /// once; never "not charged" for one it made once every answer about it has come; counted or for review at the end.
-    mutating func checkRefund(_ e: JournalEntry, final: Bool) {
-        let key = "refund:" + e.requestId
-        let made = terminal.refunds[e.requestId]
+    /// A refund (capture) entry against the terminal's refunds (captures): counted only for one the terminal made,
+    /// for its amount, once; never "not charged" for one it made once every answer about it has come; counted or
+    /// flagged at the end.
+    mutating func checkTaken(_ e: JournalEntry, final: Bool) {
+        let what = e.action == .cancel ? "refund" : "capture"
+        let made = e.action == .cancel ? terminal.refunds : terminal.captures
+        let key = "finder:" + e.requestId
+        let mine = made[e.requestId]
         if e.state == .approved {
-            guard let t = book.transactionId(of: e.id), let truth = terminal.refunds.values.first(where: { $0.transactionId == t }) else {
-                return fail("refund entry \(e.id) is counted; the terminal made no refund \(book.transactionId(of: e.id) ?? "(none named)")")
+            guard let t = book.transactionId(of: e.id), let truth = made.values.first(where: { $0.transactionId == t }) else {
+                return fail("\(what) entry \(e.id) is counted; the terminal made no \(what) \(book.transactionId(of: e.id) ?? "(none named)")")
             }
-            if let other = counted[t], other != e.id { return fail("one refund, two rows: \(t) is counted by entries \(other) and \(e.id)") }
+            if let other = counted[t], other != e.id { return fail("one \(what), two rows: \(t) is counted by entries \(other) and \(e.id)") }
             counted[t] = e.id
-            if e.amount != truth.amount { return fail("refund entry \(e.id) counts \(e.amount?.description ?? "nil"); the terminal gave back \(truth.amount)") }
+            if e.amount != truth.amount { return fail("\(what) entry \(e.id) counts \(e.amount?.description ?? "nil"); the terminal took \(truth.amount)") }
         }
-        guard let made else { return }
-        // A refund names no payment the terminal can be asked about (no client transaction id): one whose answer never
-        // came stays unknown, for a person, and that is what it must say.
+        guard let mine else { return }
+        // A refund or capture names no payment the terminal can be asked about (no client transaction id): one whose
+        // answer never came stays unknown, for a person, and that is what it must say.
         if final && e.state != .approved && e.state != .review && e.state != .unknown {
-            return fail("after the last start, the terminal's refund \(made.transactionId) \(made.amount) is neither counted nor flagged: "
+            return fail("after the last start, the terminal's \(what) \(mine.transactionId) \(mine.amount) is neither counted nor flagged: "
                         + "entry \(e.id) says \(e.state.rawValue) (\(e.note ?? ""))")
         }
         guard Self.notCharged.contains(e.state) else { return }
         if final || ((undelivered[key] ?? 0) == 0 && alive && life == nil && recoveryAsk == nil && recovering.isEmpty) {
-            return fail("the terminal refunded \(made.amount) (\(made.transactionId)); entry \(e.id) says \(e.state.rawValue) (\(e.note ?? "")), "
+            return fail("the terminal made the \(what) \(mine.amount) (\(mine.transactionId)); entry \(e.id) says \(e.state.rawValue) (\(e.note ?? "")), "
                         + "and no answer about it is still on its way")
         }
     }

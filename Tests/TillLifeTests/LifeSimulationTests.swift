@@ -22,7 +22,7 @@ import TillModel
         let fixed = Int(env["TILL_LIFE_SEEDS"] ?? "")
         let first = UInt64(env["TILL_LIFE_FIRST"] ?? "") ?? 1
         let start = Date()
-        var events = 0, payments = 0, queued = 0, retries = 0, seeds = 0, refunds = 0
+        var events = 0, payments = 0, queued = 0, retries = 0, seeds = 0, refunds = 0, captures = 0, preAuths = 0
         var seed = first
         while fixed.map({ seeds < $0 }) ?? (events < 1_000_000) {
             let options = LifeSimulation.Options.all(seed: seed, payments: Self.paymentsPerSeed)
@@ -41,11 +41,13 @@ import TillModel
             queued += sim.queued
             retries += sim.retries
             refunds += sim.terminal.refunds.count
+            captures += sim.terminal.captures.count
+            preAuths += sim.terminal.ledger.values.filter { $0.action == .preAuth }.count
             seeds += 1
             seed += 1
         }
         let seconds = Date().timeIntervalSince(start)
-        print("life simulation: \(seeds) seeds (\(first)…\(seed - 1)), \(payments) sales, \(refunds) refunds made, \(events) events in \(String(format: "%.1f", seconds)) s "
+        print("life simulation: \(seeds) seeds (\(first)…\(seed - 1)), \(payments) payments (\(preAuths) pre-auths the terminal read), \(refunds) refunds and \(captures) captures made, \(events) events in \(String(format: "%.1f", seconds)) s "
               + "(\(queued) scheduled events, \(retries) of them a cashier's retry)")
     }
 }

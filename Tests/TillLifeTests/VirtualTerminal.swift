@@ -10,6 +10,8 @@ import struct TillSimulator.SplitMix64
 struct VirtualTerminal {
     enum Fate: Hashable { case waiting, charged, declined, aborted }
     struct Transaction {
+        /// A sale charges the card; a pre-auth holds the amount on it (what a capture later charges).
+        var action: Action = .sale
         var ctid: String
         var amount: Money
         var fate: Fate
@@ -32,6 +34,8 @@ struct VirtualTerminal {
     struct Refund: Hashable { var transactionId: String; var of: String; var amount: Money }
     /// The refunds it made, by the request id of the refund request that made each.
     private(set) var refunds: [String: Refund] = [:]
+    /// The captures it made (of a pre-auth's STAN, at most once each, for at most what it holds), by request id.
+    private(set) var captures: [String: Refund] = [:]
     /// The transaction the terminal is working on (waiting for a card).
     private(set) var working: String?
     var rng: SplitMix64
@@ -54,7 +58,7 @@ struct VirtualTerminal {
         } else {
             f += [("status", "fail"), ("message", "(-12) TRANSACTION_DECLINED_BY_SERVER")]
         }
-        f += [("action", "sale"), ("amount", String(t.amount.cents)), ("tipAmount", "0")]
+        f += [("action", t.action.rawValue), ("amount", String(t.amount.cents)), ("tipAmount", "0")]
         if named { f.append(("clientTransactionId", t.ctid)) }
         if t.fate == .charged { f += [("referenceNumber", t.stan), ("orderCode", "9" + t.stan), ("transactionId", "tx-" + t.stan)] }
         return f
@@ -64,19 +68,22 @@ struct VirtualTerminal {
     /// sale is read (then `cardRead` is called).
     mutating func read(_ url: String, requestId: String, now: Int64) -> (answers: [Answer], cardAt: Int64?) {
         guard let request = try? TerminalRequest.parse(url) else { return ([], nil) }
-        switch request.request {
-        case .sale(let s):
-            guard let ctid = s.clientTransactionId else { return ([], nil) }
+        func cardPayment(_ action: Action, _ amount: Money, _ ctid: String?) -> (answers: [Answer], cardAt: Int64?) {
+            guard let ctid else { return ([], nil) }
             if working != nil || ledger[ctid] != nil {
                 // Busy with another one (or a request read twice): not started, nothing charged.
-                let f: [(String, String)] = [("status", "fail"), ("message", "(-20) TRANSACTION_IN_PROGRESS"), ("action", "sale"),
+                let f: [(String, String)] = [("status", "fail"), ("message", "(-20) TRANSACTION_IN_PROGRESS"), ("action", action.rawValue),
                                              ("clientTransactionId", ctid)]
                 return ([Answer(at: now + 50, text: Self.url(f), hint: requestId, ctid: ctid)], nil)
             }
             stanCounter += 1
-            ledger[ctid] = Transaction(ctid: ctid, amount: s.amount, fate: .waiting, stan: String(100_000 + stanCounter))
+            ledger[ctid] = Transaction(action: action, ctid: ctid, amount: amount, fate: .waiting, stan: String(100_000 + stanCounter))
             working = ctid
             return ([], now + 200 + Int64(pick(4_000)))
+        }
+        switch request.request {
+        case .sale(let s): return cardPayment(.sale, s.amount, s.clientTransactionId)
+        case .preAuth(let p): return cardPayment(.preAuth, p.amount, p.clientTransactionId)
         case .abort:
             guard let ctid = working, var t = ledger[ctid] else {
                 let f: [(String, String)] = [("status", "success"), ("message", "(-55) NOTHING_TO_ABORT"), ("action", "abort")]
@@ -104,34 +111,8 @@ struct VirtualTerminal {
                                   hint: nil, ctid: ctid))
             }
             return (out, nil)
-        case .cancel(let r):
-            if working != nil {
-                let f: [(String, String)] = [("status", "fail"), ("message", "(-20) TRANSACTION_IN_PROGRESS"), ("action", "cancel")]
-                return ([Answer(at: now + 50, text: Self.url(f), hint: requestId, ctid: "refund:" + requestId)], nil)
-            }
-            let of = r.finder.referenceNumber ?? ""
-            let sale = ledger.values.first { $0.stan == of && $0.fate == .charged }
-            let back = refunds.values.filter { $0.of == of }.reduce(0) { $0 + $1.amount.cents }
-            let left = (sale?.amount.cents ?? 0) - back
-            let want = r.amount?.cents ?? left
-            guard sale != nil, want > 0, want <= left else {
-                let f: [(String, String)] = [("status", "fail"), ("message", "(-12) TRANSACTION_DECLINED_BY_SERVER"), ("action", "cancel"),
-                                             ("amount", String(want))]
-                return ([Answer(at: now + 100, text: Self.url(f), hint: requestId, ctid: "refund:" + requestId)], nil)
-            }
-            stanCounter += 1
-            let stan = String(100_000 + stanCounter)
-            refunds[requestId] = Refund(transactionId: "rf-" + stan, of: of, amount: Money(cents: want))
-            let own = Self.url([("status", "success"), ("message", "Transaction successful."), ("action", "cancel"), ("amount", String(want)),
-                                ("referenceNumber", stan), ("orderCode", "8" + stan), ("transactionId", "rf-" + stan)])
-            let key = "refund:" + requestId
-            switch manners[pick(manners.count)] {
-            case .late: return ([Answer(at: now + 60_000 + Int64(pick(200_000)), text: own, hint: requestId, ctid: key)], nil)
-            case .twice: return ([Answer(at: now + 300, text: own, hint: requestId, ctid: key),
-                                  Answer(at: now + 300 + Int64(pick(30_000)), text: own, hint: nil, ctid: key)], nil)
-            case .never: return ([], nil)
-            default: return ([Answer(at: now + 300, text: own, hint: requestId, ctid: key)], nil)
-            }
+        case .cancel(let r): return takeFrom(r, capture: false, requestId: requestId, now: now)
+        case .capturePreAuth(let r): return takeFrom(r, capture: true, requestId: requestId, now: now)
         case .transactionDetails(let d):
             let ctid = d.clientTransactionId
             var f: [(String, String)]
@@ -152,6 +133,42 @@ struct VirtualTerminal {
             return ([Answer(at: now + 40 + Int64(pick(400)), text: Self.url(f), hint: requestId, ctid: nil)], nil)
         default:
             return ([], nil)
+        }
+    }
+
+    /// A refund of a charged sale, or a capture of a held pre-auth, by its STAN: made at most for what is left (a
+    /// pre-auth is captured once), answered in one of the terminal's manners; the answer names no payment.
+    mutating func takeFrom(_ r: FinderRequest, capture: Bool, requestId: String, now: Int64) -> (answers: [Answer], cardAt: Int64?) {
+        let action: Action = capture ? .capturePreAuth : .cancel
+        let key = "finder:" + requestId
+        if working != nil {
+            let f: [(String, String)] = [("status", "fail"), ("message", "(-20) TRANSACTION_IN_PROGRESS"), ("action", action.rawValue)]
+            return ([Answer(at: now + 50, text: Self.url(f), hint: requestId, ctid: key)], nil)
+        }
+        let of = r.finder.referenceNumber ?? ""
+        let original = ledger.values.first { $0.stan == of && $0.fate == .charged && $0.action == (capture ? .preAuth : .sale) }
+        let made = capture ? captures : refunds
+        let taken = made.values.filter { $0.of == of }
+        let left = capture && !taken.isEmpty ? 0 : (original?.amount.cents ?? 0) - taken.reduce(0) { $0 + $1.amount.cents }
+        let want = r.amount?.cents ?? left
+        guard original != nil, want > 0, want <= left else {
+            let f: [(String, String)] = [("status", "fail"), ("message", "(-12) TRANSACTION_DECLINED_BY_SERVER"), ("action", action.rawValue),
+                                         ("amount", String(want))]
+            return ([Answer(at: now + 100, text: Self.url(f), hint: requestId, ctid: key)], nil)
+        }
+        stanCounter += 1
+        let stan = String(100_000 + stanCounter)
+        let tx = (capture ? "cp-" : "rf-") + stan
+        if capture { captures[requestId] = Refund(transactionId: tx, of: of, amount: Money(cents: want)) }
+        else { refunds[requestId] = Refund(transactionId: tx, of: of, amount: Money(cents: want)) }
+        let own = Self.url([("status", "success"), ("message", "Transaction successful."), ("action", action.rawValue), ("amount", String(want)),
+                            ("referenceNumber", stan), ("orderCode", "8" + stan), ("transactionId", tx)])
+        switch manners[pick(manners.count)] {
+        case .late: return ([Answer(at: now + 60_000 + Int64(pick(200_000)), text: own, hint: requestId, ctid: key)], nil)
+        case .twice: return ([Answer(at: now + 300, text: own, hint: requestId, ctid: key),
+                              Answer(at: now + 300 + Int64(pick(30_000)), text: own, hint: nil, ctid: key)], nil)
+        case .never: return ([], nil)
+        default: return ([Answer(at: now + 300, text: own, hint: requestId, ctid: key)], nil)
         }
     }
 

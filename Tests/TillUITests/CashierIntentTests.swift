@@ -86,13 +86,44 @@ import TillProtocol
         #expect(saleAmount(press(&s, .enter)) == Money(cents: 700))
     }
 
-    @Test func openingAShiftFromTheSaleBoxThenEnterChargesTheAmountShown() {
+    /// The box's `o` opens the shift and charges the sale it interrupted: one key, and the sale cannot be forgotten.
+    @Test func openingAShiftFromTheSaleBoxChargesTheSaleItInterrupted() {
+        var s = readyState()
+        _ = update(&s, .batchLoaded(BatchInfo()))
+        type(&s, "5"); press(&s, .enter)
+        #expect(view(s, size: s.size).contains("charge € 5.00"))
+        press(&s, .char("o"))
+        let cmds = update(&s, .performed(approved(1, cents: 0, .batch), summary: "Open batch"))
+        #expect(saleAmount(cmds) == Money(cents: 500), "\(cmds)")
+        #expect(s.pending?.action == .sale)
+    }
+
+    /// `12.50 Enter Enter 6.66 Enter`: Enter by habit in the no-shift box opened the shift only, the pane said
+    /// BATCH OPENED, and the next customer's 6.66 replaced 12.50, which was never charged. The box moves money now:
+    /// neither Enter nor digits answer it, and the 12.50 stays until the cashier answers it.
+    @Test func enterByHabitInTheNoShiftBoxNeitherOpensNorLosesTheSale() {
+        var s = readyState()
+        _ = update(&s, .batchLoaded(BatchInfo()))
+        type(&s, "12.50"); press(&s, .enter)
+        #expect(!sends(press(&s, .enter)))
+        type(&s, "6.66")
+        #expect(!sends(press(&s, .enter)))
+        guard case .confirm(let box)? = s.overlay else { Issue.record("the box went: \(String(describing: s.overlay))"); return }
+        #expect(box.title == "No shift open")
+        #expect(s.forms[.sale]?[.amount] == "12.50")
+    }
+
+    /// A shift that does not open charges nothing: the amount stays, and the cashier is told.
+    @Test func aShiftThatDoesNotOpenChargesNothing() {
         var s = readyState()
         _ = update(&s, .batchLoaded(BatchInfo()))
         type(&s, "5"); press(&s, .enter); press(&s, .char("o"))
-        _ = update(&s, .performed(approved(1, cents: 0, .batch), summary: "Open batch"))
-        #expect(s.form[.amount] == "5" && s.form.fields[0].selected)
-        #expect(saleAmount(press(&s, .enter)) == Money(cents: 500))
+        let declined = ActionOutcome.answered(entry(1, .batch, cents: 0, state: .declined,
+            response: response("status=fail&message=Batch error.&action=batch")))
+        let cmds = update(&s, .performed(declined, summary: "Open batch"))
+        #expect(saleAmount(cmds) == nil)
+        #expect(s.form[.amount] == "5")
+        #expect(s.notice?.contains("not charged") == true, "\(String(describing: s.notice))")
     }
 
     // MARK: Esc clear on Sale
@@ -542,6 +573,8 @@ import TillProtocol
     @Test func untilRecoveryHasAskedTheTillSaysAskingAndRefusesTheSameAmount() {
         var s = Self.startedWhileRecoveryCouldNotAsk(cents: 777)
         #expect(view(s, size: s.size).contains("ASKING THE TERMINAL"))
+        // How long asking may still take, counted down (a look-up with no answer waited 90 s in silence).
+        #expect(view(s, size: s.size).contains("01:00"), "\(view(s, size: s.size).text)")
         #expect(s.screen == .unresolved && view(s, size: s.size).contains("Asking the terminal…"))
         #expect(!view(s, size: s.size).contains("could not be asked"))
         press(&s, .f(2)); type(&s, "7.77")
@@ -551,6 +584,7 @@ import TillProtocol
         // The till asks again by itself, without moving the cashier: its clock ticks each second while it asks.
         #expect(s.tickPeriodMs == 1_000)
         #expect(update(&s, .tick(nowMs: fixedNow + 5_000)) == [.recover])
+        #expect(view(s, size: s.size).contains("00:55"), "\(view(s, size: s.size).text)")
         var charged = s.unresolved.entries[0]; charged.state = .approved
         _ = update(&s, .event(.recovered(charged)))
         _ = update(&s, .unresolvedLoaded([], recovered: true))
@@ -1025,4 +1059,88 @@ import TillProtocol
     #expect(s.notice?.contains("Esc aborts it on Sale, F2") == true, "\(s.notice ?? "")")
     press(&s, .f(2)); type(&s, "5"); press(&s, .enter)
     #expect(s.notice?.hasSuffix("(Esc aborts).") == true, "\(s.notice ?? "")")
+}
+
+/// F4 right after a pre-auth's verdict: the capture of that pre-auth, its STAN filled in, as F7 F4 on its row does.
+/// It took the journal, the STAN typed in its filter and F4 (issue 34's whole shift: 12 keys for a capture).
+@Suite struct CaptureAfterPreAuthTests {
+    func preAuthApproved() -> AppState {
+        var s = readyState()
+        press(&s, .f(3))
+        type(&s, "50"); press(&s, .enter)
+        let r = response("status=success&message=Transaction successful.&action=pre_auth&amount=5000&referenceNumber=000007")
+        _ = update(&s, .performed(.answered(entry(7, .preAuth, cents: 5000, response: r)), summary: "Pre-auth € 50.00"))
+        return s
+    }
+
+    @Test func f4AfterAPreAuthCapturesIt() {
+        var s = preAuthApproved()
+        #expect(s.screen == .sale)
+        press(&s, .f(4))
+        #expect(s.screen == .capture)
+        #expect(s.form[.referenceNumber] == "000007")
+        #expect(s.form.focused?.id == .amount)
+        #expect(s.capture.origin?.id == 7)
+        #expect(view(s, size: s.size).contains("STAN 000007"))
+    }
+
+    /// The habit of F4 then the STAN: the STAN is filled in and the cursor is on Amount, so the digits typed by habit
+    /// go into the amount. Refused on its field (an amount never begins with 0), nothing looked up or sent.
+    @Test func theStanTypedByHabitIntoTheAmountIsRefused() {
+        var s = preAuthApproved()
+        press(&s, .f(4))
+        type(&s, "000007")
+        #expect(press(&s, .enter) == [])
+        #expect(s.overlay == nil && s.pending == nil)
+        #expect(s.form.errors[.amount]?.contains("begins with 0") == true, "\(s.form.errors)")
+    }
+
+    @Test func f4OnceTheNextAmountIsTypedOpensABlankCapture() {
+        var s = preAuthApproved()
+        type(&s, "3")
+        press(&s, .f(4))
+        #expect(s.screen == .capture && s.form[.referenceNumber] == "" && s.capture.origin == nil)
+    }
+
+    @Test func f4AfterASaleOpensABlankCapture() {
+        var s = readyState()
+        type(&s, "5"); press(&s, .enter)
+        let r = response("status=success&message=Transaction successful.&action=sale&amount=500&referenceNumber=000003")
+        _ = update(&s, .performed(.answered(entry(3, .sale, cents: 500, response: r)), summary: "Sale € 5.00"))
+        press(&s, .f(4))
+        #expect(s.screen == .capture && s.form[.referenceNumber] == "")
+    }
+}
+
+/// The shift's one-key name: a second shift the same day is not named as the first.
+@Suite struct ShiftNameTests {
+    @Test func theNextShiftOfTheDayIsNumbered() {
+        var s = readyState()
+        s.cashier = "Ana"
+        let base = "Ana " + Format.day(s.nowMs, offsetMinutes: s.tzOffsetMinutes)
+        _ = update(&s, .batchLoaded(BatchInfo()))
+        #expect(s.defaultShiftName == base)
+        _ = update(&s, .batchLoaded(BatchInfo(id: "b1", name: base, openedAtMs: s.nowMs, isOpen: false)))
+        #expect(s.defaultShiftName == base + " (2)")
+        _ = update(&s, .batchLoaded(BatchInfo(id: "b2", name: base + " (2)", openedAtMs: s.nowMs, isOpen: false)))
+        #expect(s.defaultShiftName == base + " (3)")
+        _ = update(&s, .batchLoaded(BatchInfo(id: "b3", name: "Bob yesterday", openedAtMs: s.nowMs, isOpen: false)))
+        #expect(s.defaultShiftName == base)
+    }
+}
+
+/// Installments in one key from anywhere on the Sale form (Alt-i), as Ctrl-t sets the tip: "40 Tab Tab 6" took two
+/// Tabs past the tip.
+@Suite struct InstallmentsKeyTests {
+    @Test func altIGoesToInstallmentsAndTypingReplacesThem() {
+        var s = readyState()
+        type(&s, "40")
+        press(&s, .alt("i"))
+        #expect(s.form.focused?.id == .preferredInstallments)
+        type(&s, "6")
+        #expect(s.form[.preferredInstallments] == "6" && s.form[.amount] == "40")
+        press(&s, .alt("i"))
+        type(&s, "3")
+        #expect(s.form[.preferredInstallments] == "3", "what was there is replaced, never 63")
+    }
 }

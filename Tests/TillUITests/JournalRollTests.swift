@@ -373,3 +373,17 @@ import TillProtocol
         #expect(s.overlay == nil)
     }
 }
+
+/// At 200×50 the journal's rows left half the list blank while each row's why (a note, the reference typed) was only in
+/// its detail: where there is room, the row says it after the STAN.
+@Suite struct WideJournalTests {
+    @Test func aWideListSaysEachRowsWhy() {
+        var lost = entry(4, cents: 909, state: .unknown, note: "No answer within 90 s: the outcome is unknown; check the terminal.")
+        lost.clientTransactionId = "table 12"
+        let wide = JournalRollTests.journal([lost], size: Size(width: 200, height: 50))
+        let row = view(wide, size: wide.size).text.split(separator: "\n").first { $0.contains("9.09") } ?? ""
+        #expect(row.contains("ref. table 12") && row.contains("No answer within 90 s"), "\(row)")
+        let narrow = JournalRollTests.journal([lost])
+        #expect(!view(narrow, size: narrow.size).text.contains("No answer within"), "80 columns keep the STAN's room")
+    }
+}

@@ -75,7 +75,7 @@ import TillProtocol
         #expect(!moves(press(&s, .char("1"), .enter)))
         #expect(box(s) != nil && s.notice?.contains("+") == true, "\(s.notice ?? "")")
         let shown = view(s, size: s.size)
-        #expect(shown.contains("[y or +] refund") && shown.contains("[-] cancel"), "\(shown.text)")
+        #expect(shown.contains("[+] refund") && shown.contains("[-] cancel"), "\(shown.text)")
         #expect(!shown.contains("Esc"))
         #expect(moves(press(&s, .char("+"))))
     }
@@ -89,7 +89,7 @@ import TillProtocol
         // + with nothing picked, Enter, a digit and Enter: nothing.
         #expect(!moves(press(&s, .char("+"), .enter, .char("1"), .enter)))
         #expect(box(s) != nil)
-        #expect(view(s, size: s.size).contains("[y or 1 +] charge anyway"))
+        #expect(view(s, size: s.size).contains("[1 +] charge anyway"))
         #expect(moves(press(&s, .char("1"), .char("+"))))
     }
 }
@@ -220,6 +220,21 @@ import TillProtocol
         #expect(s.screen == .refund && s.form[.referenceNumber] == "000013")
     }
 
+    /// `1` in the journal's filter matched every row of the shift "Shift 2026-11-29" (the batch name on each row) and
+    /// every note with a digit: a number typed is a STAN, an amount, a code or a card's digits, never a date or a note.
+    @Test func aNumberMatchesNumbersOnlyNotTheShiftsNameOrANote() {
+        var named = other
+        named.batchName = "Shift 2026-11-29"
+        var noted = entry(4, cents: 800, state: .unknown, note: "No answer within 15 s", at: fixedNow - 5 * 60_000)
+        noted.batchName = "Shift 2026-11-29"
+        var s = JournalRollTests.journal([noted, named, sale13])
+        type(&s, "1")
+        #expect(s.visibleJournal.map(\.id) == [2, 1], "\(s.visibleJournal.map(\.id))")
+        press(&s, .backspace)
+        type(&s, "shift")
+        #expect(s.visibleJournal.count == 2, "a word still finds the shift's name: \(s.visibleJournal.map(\.id))")
+    }
+
     @Test func aFilterNamingLookUpsShowsThem() {
         var s = JournalRollTests.journal([lookUp, other, sale13])
         type(&s, "details")
@@ -233,7 +248,8 @@ import TillProtocol
     @Test func abortedSaysWhatToDoNext() {
         let e = entry(8, cents: 808, state: .aborted, response: response("status=fail&message=(-57) ABORTED&action=sale&amount=808"))
         let v = CashierWording.verdict(for: e, tipStyle: .onTop)
-        #expect(v.sentence.contains("type the amount and press Enter"), "\(v.sentence)")
+        // Shown on every screen (on Refund, "type the amount and press Enter" refunded): it names where to do it.
+        #expect(v.sentence.contains("type it again on Sale and press Enter"), "\(v.sentence)")
     }
 
     @Test func terminalBusySaysWhatToDoNext() {

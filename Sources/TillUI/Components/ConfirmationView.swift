@@ -92,7 +92,13 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
         setFlightNotice(&state, "Stopping the wait…")
         return [.stopWaiting]
     case .askAgain:
-        return askAgain(&state)
+        return UnresolvedScreen.askAgain(&state)
+    case .openShiftThenSend(let b, let payment):
+        var interrupted = PaymentScreen.interrupted(state)
+        interrupted?.summary = payment
+        let cmds = send(&state, .batch(b))
+        if !cmds.isEmpty { state.sendOnceShiftOpens = interrupted }
+        return cmds
     }
 }
 
@@ -101,7 +107,8 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
 func deliberateHint(_ c: Confirmation, _ s: AppState) -> String {
     let back = s.keymap.isKeypad ? "- goes back" : "Esc goes back"
     if let k = s.keymap.keys(for: .confirm).first {
-        if c.choices.count == 1 { return "Press \(k) (or \(c.choices[0].key)) to \(c.choices[0].label); \(back)." }
+        let letter = s.keymap.isKeypad ? "" : " (or \(c.choices[0].key))"
+        if c.choices.count == 1 { return "Press \(k)\(letter) to \(c.choices[0].label); \(back)." }
         if let i = c.selected, c.choices.indices.contains(i) { return "Press \(k) to \(c.choices[i].label); \(back)." }
         let each = c.choices.enumerated().map { "\($0.offset + 1) \(k) to \($0.element.label)" }.joined(separator: ", ")
         return "Press " + each + "; " + back + "."
@@ -123,7 +130,7 @@ func enterHint(_ c: Confirmation) -> String {
 /// amount instead of being appended to it. A payment then sent makes its form fresh (`send`).
 func closeBox(_ state: inout AppState) {
     state.overlay = nil
-    guard holdsTyping(state.screen), var f = state.forms[state.screen], f.hasText else { return }
+    guard state.screen.component.holdsTyping, var f = state.forms[state.screen], f.hasText else { return }
     f.keep()
     state.forms[state.screen] = f
 }
@@ -131,7 +138,7 @@ func closeBox(_ state: inout AppState) {
 /// "Cancelled: nothing was done. Amount € 20 kept …" after a box over a form closed: the part about the form goes
 /// with the text it names (`setKeptNotice`).
 func cancelledNotice(_ state: inout AppState) {
-    guard state.form.hasSelection, holdsTyping(state.screen) else { setNotice(&state, "Cancelled: nothing was done."); return }
+    guard state.form.hasSelection, state.screen.component.holdsTyping else { setNotice(&state, "Cancelled: nothing was done."); return }
     // "Typing replaces it" only where typing goes into what was kept: a refund from a journal row keeps its STAN with
     // the cursor on Amount, where the next digits go.
     guard let f = state.form.focused, !f.selected else {
@@ -160,11 +167,11 @@ func confirmOverlay(_ c: Confirmation, _ s: AppState, _ buf: inout ScreenBuffer)
         // key (after the choice's number where there are several).
         let selected = c.selected == i
         let confirmKey = s.keymap.keys(for: .confirm).first.map(\.description)
-        // A keypad cashier has no letters: Enter and the number only (a box that moves money names its letter beside
-        // the keypad's confirm key, as before).
+        // A keypad cashier has no letters: Enter and the number, or in a box that moves money the confirm key.
         let letter = s.keymap.isKeypad ? "" : String(ch.key) + "/"
         let k = !c.isDeliberate ? (selected ? "Enter/" : "") + letter + "\(i + 1)"
-            : confirmKey.map { String(ch.key) + " or " + (c.choices.count == 1 ? $0 : "\(i + 1) \($0)") } ?? String(ch.key)
+            : confirmKey.map { (s.keymap.isKeypad ? "" : String(ch.key) + " or ") + (c.choices.count == 1 ? $0 : "\(i + 1) \($0)") }
+              ?? String(ch.key)
         let used = buf.put((selected ? "▸" : " ") + "[" + k + "] ", x: r.x + 2, y: y, role: .helpKey, attrs: .bold)
         buf.put(ch.label, x: r.x + 2 + used, y: y, role: .normal, maxWidth: r.width - 5 - used)
         y += 1

@@ -91,7 +91,7 @@ func type(_ state: inout AppState, _ ch: Character) {
 /// What typing makes of a form: on the screen whose payment is with the terminal, the next customer's amount (the
 /// form became fresh when the request was sent); else the customer at the till's.
 func typedLife(_ state: AppState, _ life: FormLife) -> FormLife {
-    if let p = state.pending, p.own, p.screen == state.screen, state.screen == .sale || state.screen == .preAuth { return .nextCustomer }
+    if let p = state.pending, p.own, p.screen == state.screen, state.screen.takesPayment { return .nextCustomer }
     return life == .nextCustomer ? .nextCustomer : .typing
 }
 
@@ -188,7 +188,7 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         y += 1
         for line in wrap("✗ " + m, width: textW) where y < r.maxY - 1 { buf.put(line, x: r.x + 2, y: y, role: .error); y += 1 }
     }
-    if s.screen == .sale || s.screen == .preAuth, y < r.maxY - 2 {
+    if s.screen.takesPayment, y < r.maxY - 2 {
         // How the customer pays: shown as it is sent (one key changes it).
         y += 1
         let m = s.paymentMethod(s.screen)
@@ -210,7 +210,7 @@ func formScreen(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         buf.put(Format.money(total, s.currency), x: fieldX + 1, y: y, role: .amount, attrs: .bold)
         y += 1
     }
-    let submit = s.screen == .refund ? "\(s.keymap.hint(.submit)) refund (asks first)" : "\(s.keymap.hint(.submit)) send"
+    let submit = "\(s.keymap.hint(.submit)) " + s.screen.component.submitHint
     let hint = hintLine([submit, keyPart(s, .next, "next field"), backPart(s)].compactMap { $0 }, width: textW)
     buf.put(hint, x: r.x + 2, y: r.maxY - 1, role: .hint, maxWidth: textW)
 }
@@ -282,7 +282,7 @@ struct FormReader {
 func escWord(_ s: AppState) -> String {
     if s.escAborts { return "abort" }
     if PaymentScreen.holdsInput(s) { return "clear" }
-    if let f = s.form.focused, !f.text.isEmpty, s.screen != .journal { return "clear" }
+    if let f = s.form.focused, !f.text.isEmpty, s.screen.component.escClearsField { return "clear" }
     return s.screen == .sale ? "clear" : "back"
 }
 

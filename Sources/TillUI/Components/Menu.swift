@@ -44,10 +44,10 @@ public struct Menu: Sendable, Hashable {
 
     /// The screens page, the same on every screen: each screen on its F-key's number less one (F2 Sale is 1 … F8
     /// Unresolved is 7), then the report and help. A keypad cashier learns one number per screen; they never move.
-    static let screens: [(Character, Screen, String)] = [
-        ("1", .sale, "Sale"), ("2", .preAuth, "Pre-auth"), ("3", .capture, "Capture a pre-auth"), ("4", .refund, "Refund"),
-        ("5", .batch, "Batch: open / close the shift"), ("6", .journal, "Journal"), ("7", .unresolved, "Unresolved"),
-    ]
+    /// Each screen says its line (`ScreenComponent.menuPageLine`).
+    static let screens: [(Character, Screen, String)] = Screen.allCases.compactMap { screen in
+        screen.component.menuPageLine.map { ($0.key, screen, $0.label) }
+    }
 
     /// The menu for the state as it is now (over the report shown full screen, if one is): this screen's functions
     /// on 1, 2 …, and on 0 always the page of screens.
@@ -58,42 +58,7 @@ public struct Menu: Sendable, Hashable {
             report = p
             own = [("Export the report (CSV)", .export), ("Close the report", .closeReport)]
         } else {
-            switch s.screen {
-            case .sale:
-                // Paid by too: a keypad cashier's only way to MOTO (a phone order) has no Alt-m.
-                own = [("Tip 5 %", .action(.tip5)), ("Tip 10 %", .action(.tip10)), ("Tip 15 %", .action(.tip15)), ("No tip", .action(.tipNone)),
-                       ("Paid by: next method", .action(.paymentMethod))]
-            case .preAuth:
-                own = [("Paid by: next method", .action(.paymentMethod))]
-            case .journal:
-                if let e = s.journalRow, e.state == .approved, e.response?.referenceNumber != nil,
-                   e.action.refundable || e.action.capturable {
-                    if e.action.refundable { own.append(("Refund this sale", .action(.refund))) }
-                    if e.action.capturable { own.append(("Capture this pre-auth", .action(.capture))) }
-                } else if let e = s.journalRow, !e.state.needsAttention, s.journal.detail == nil,
-                          let i = nearestFromRow(s, .refund), s.visibleJournal[i].action == .sale {
-                    // On a row with nothing to refund (the decline the journal opens on right after it), the sale
-                    // nearest it, as F5 there selects it: a keypad cashier has no F5.
-                    let p = s.visibleJournal[i]
-                    own.append(("Refund: go to the sale " + (Format.total(p).map { $0.formatted() + " " } ?? "") + "of "
-                                + Format.hoursMinutesOfDay(p.createdAtMs, offsetMinutes: s.tzOffsetMinutes), .action(.refund)))
-                }
-                if s.journal.detail != nil { own.append(("Close the detail", .action(.submit))) }
-                else if s.journalRow != nil { own.append(("Detail of this row", .action(.submit))) }
-                own.append((s.journal.allBatches ? "This batch only" : "All batches", .action(.scope)))
-            case .batch:
-                let typed = (s.forms[.batch]?[.batchName] ?? "").trimmingWhitespace()
-                // One shift at a time: open is offered only while none is (opening would close the active one).
-                if let b = s.batch, b.isOpen { own.append(("Close the shift", .action(.closeBatch))) }
-                else { own.append(("Open a shift '\(typed.isEmpty ? s.defaultShiftName : typed)'", .openShift)) }
-                own.append((s.batch?.isOpen == true ? "X report, full screen" : "Last Z report, full screen", .action(.report)))
-                if s.batchScreen.runningReport != nil { own.append(("Export the report (CSV)", .export)) }
-            case .unresolved:
-                if s.unresolved.current != nil { own.append(("Resolve the selected one", .action(.resolve))) }
-                own.append(("Ask the terminal again", .askAgain))
-            case .capture, .refund, .admin:
-                break
-            }
+            own = s.screen.component.menu(s)
         }
         // A payment with the terminal: abort it (where Esc would) or stop waiting (asks), before anything else.
         var waiting: [(String, MenuCommand)] = []
@@ -153,7 +118,7 @@ func runMenuCommand(_ state: inout AppState, _ command: MenuCommand, _ menu: Men
         return go(&state, screen)
     case .openShift:
         let typed = (state.forms[.batch]?[.batchName] ?? "").trimmingWhitespace()
-        return confirmOpen(&state, name: typed.isEmpty ? state.defaultShiftName : typed)
+        return BatchScreen.confirmOpen(&state, name: typed.isEmpty ? state.defaultShiftName : typed)
     case .export:
         guard let r = menu.report?.report ?? state.batchScreen.runningReport else {
             setNotice(&state, "No report to export yet.", error: true)
@@ -162,7 +127,7 @@ func runMenuCommand(_ state: inout AppState, _ command: MenuCommand, _ menu: Men
         setNotice(&state, "Exporting…")
         return [.exportReport(batch: ReportPanel(report: r).batchKey, format: state.reportFormat)]
     case .askAgain:
-        return askAgain(&state)
+        return UnresolvedScreen.askAgain(&state)
     case .closeReport:
         state.overlay = nil
         return []

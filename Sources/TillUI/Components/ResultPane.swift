@@ -71,7 +71,12 @@ func resultPane(_ s: AppState, _ r: Rect, _ buf: inout ScreenBuffer) {
         default:
             if let id = res.outcome.entry?.id, s.unresolved.asking[id] != nil {
                 v.word = "ASKING"; v.headline = "ASKING THE TERMINAL…"; v.amount = nil
-                v.sentence = when + ": asking the terminal what became of it. Do not charge it again meanwhile."
+                // Counted down to the latest moment asking can end (the look-up in flight's own timeout, or the time the
+                // till keeps asking), so a terminal that never answers is not a silent wait.
+                let ends = [s.pending.flatMap { $0.action.isLookUp ? $0.deadlineMs : nil },
+                            s.unresolved.asking[id].map { $0 + UnresolvedState.askingForMs }].compactMap { $0 }.max()
+                let left = ends.map { " (at most " + Format.duration($0 - s.nowMs + 999) + " more)" } ?? ""
+                v.sentence = when + ": asking the terminal what became of it" + left + ". Do not charge it again meanwhile."
             } else if let e = res.outcome.entry, e.note?.isEmpty == false {
                 // Not "No answer": the terminal may have answered ("no record of it"); the note below says what it said.
                 v.sentence = when + ": still unknown after asking the terminal. " + CashierWording.unknownAdvice(e)

@@ -1,29 +1,13 @@
 import TillProtocol
 import TillModel
 
-func screenTitle(_ s: AppState) -> String {
-    switch s.screen {
-    // What Enter sends, said loudly where it is not a sale: the next customer's amount typed there is no sale.
-    case .sale: return "Sale: Enter charges the card"
-    case .preAuth: return "PRE-AUTH: Enter HOLDS money, no sale"
-    case .capture: return "CAPTURE: Enter charges a pre-auth"
-    case .refund: return "REFUND: Enter gives money BACK"
-    case .batch: return "Batch (shift)"
-    case .journal:
-        if let d = s.journal.detail { return "Journal: " + Format.entryName(d, currency: s.currency, offsetMinutes: s.tzOffsetMinutes) }
-        return "Journal: " + (s.journal.allBatches ? "all batches" : "current batch")
-    case .unresolved: return "Unresolved transactions"
-    case .admin: return "Terminal settings (shop owner)"
-    }
-}
-
 func tabBar(_ s: AppState, _ buf: inout ScreenBuffer) {
     let w = buf.size.width
     buf.fill(Rect(x: 0, y: 0, width: w, height: 1), role: .tab)
     // Training mode is on the bar wherever it fits beside every tab (from 100 columns, whatever the keymap): the tabs
     // give up their padding and the "till" title before it goes (at 80 columns the status line says it alone).
     let short = " TRAINING "
-    let screens = Screen.allCases.filter { $0 != .admin }
+    let screens = Screen.allCases.filter { $0.component.hasTab }
     func labels(_ padded: Bool) -> [String] {
         screens.map { (padded ? " " : "") + tabKey(s, .go($0), $0.action) + " " + $0.title + (padded ? " " : "") }
     }
@@ -33,7 +17,6 @@ func tabBar(_ s: AppState, _ buf: inout ScreenBuffer) {
     if wide, width(true) + reserve > w, width(false) + reserve <= w { wide = false }
     var x = 0
     if wide { x += buf.put(" till ", x: x, y: 0, role: .title, attrs: .bold) }
-    // The admin screen has no tab: it is opened behind a confirmation (its key is in the help).
     for (screen, label) in zip(screens, labels(wide)) {
         let role: Role = screen == s.screen ? .tabActive : .tab
         if x + label.count > w { break }

@@ -14,6 +14,28 @@ public struct AdminState: Sendable, Hashable {
     /// The activation flags to send (absent: not sent).
     public var flags: [String: Bool] = [:]
     public init() {}
+
+    /// A printing switch as shown, on ↔ off (unknown: on).
+    mutating func toggle(switch i: Int) {
+        let path = PrintingSettings.switches[i].path
+        printing[keyPath: path] = !(printing[keyPath: path] ?? false)
+    }
+
+    /// The name on the receipt: the next kind.
+    mutating func nextDescriptionType() {
+        let all = BusinessDescriptionType.allCases
+        let now = printing.businessDescriptionType
+        printing.businessDescriptionType = now.map { all[((all.firstIndex(of: $0) ?? 0) + 1) % all.count] } ?? all[0]
+    }
+
+    /// An activation flag: not sent → on → off → not sent.
+    mutating func cycle(flag name: String) {
+        switch flags[name] {
+        case nil: flags[name] = true
+        case true?: flags[name] = false
+        case false?: flags[name] = nil
+        }
+    }
 }
 
 /// One row of the admin screen.
@@ -29,7 +51,18 @@ enum AdminScreen: ScreenComponent {
     static let switchLabels = ["Customer receipt", "Merchant receipt", "Print receipts", "Logo (merchant)", "VAT (merchant)",
                                "Barcode", "Address", "Business descr."]
 
-    static func blankForm() -> Form {
+    static let screen = Screen.admin
+    static let title = "Terminal settings"
+    static let key = KeyAction.admin
+    static func frameTitle(_ state: AppState) -> String { "Terminal settings (shop owner)" }
+    /// Opened behind a confirmation, for the shop owner: no tab (its key is in the help).
+    static let hasTab = false
+    static func enter(_ state: inout AppState, from: Screen) -> [Command] {
+        syncFocus(&state)
+        return []
+    }
+
+    static var blankForm: Form {
         var f = Form([
             Field(.activationCode, "Activation code", .text, placeholder: "from Get code", maxLength: 32),
             Field(.sourceID, "Source id", .text, placeholder: "optional", maxLength: 64),
@@ -67,9 +100,12 @@ enum AdminScreen: ScreenComponent {
         return []
     }
 
+    /// The shop owner types secrets that may hold the menu key.
+    static let menuKeyIsTyped = true
+
     /// A character on a row that is not a field: Space toggles (as Enter does).
     static func char(_ state: inout AppState, _ ch: Character) -> [Command]? {
-        guard ch == " " else { return nil }
+        guard ch == " ", state.form.focused == nil else { return nil }
         switch rows[state.admin.row] {
         case .printingSwitch, .descriptionType, .flag: return submit(&state)
         default: return nil
@@ -81,13 +117,10 @@ enum AdminScreen: ScreenComponent {
         switch rows[state.admin.row] {
         case .getPrinting: return send(&state, .getPrintingSettings)
         case .printingSwitch(let i):
-            let path = PrintingSettings.switches[i].path
-            state.admin.printing[keyPath: path] = !(state.admin.printing[keyPath: path] ?? false)
+            state.admin.toggle(switch: i)
             return []
         case .descriptionType:
-            let all = BusinessDescriptionType.allCases
-            let now = state.admin.printing.businessDescriptionType
-            state.admin.printing.businessDescriptionType = now.map { all[((all.firstIndex(of: $0) ?? 0) + 1) % all.count] } ?? all[0]
+            state.admin.nextDescriptionType()
             return []
         case .setPrinting:
             let r = Request.setPrintingSettings(state.admin.printing)
@@ -102,12 +135,7 @@ enum AdminScreen: ScreenComponent {
             syncFocus(&state)
             return []
         case .flag(let name):
-            // Not sent → on → off → not sent.
-            switch state.admin.flags[name] {
-            case nil: state.admin.flags[name] = true
-            case true?: state.admin.flags[name] = false
-            case false?: state.admin.flags[name] = nil
-            }
+            state.admin.cycle(flag: name)
             return []
         case .activate:
             return activate(&state)
@@ -136,7 +164,6 @@ enum AdminScreen: ScreenComponent {
         return cmds
     }
 
-    /// An answer to one of the admin requests: what the terminal said goes on the screen.
     static func answered(_ state: inout AppState, _ e: JournalEntry) {
         guard e.state == .approved, let resp = e.response else { return }
         switch e.action {

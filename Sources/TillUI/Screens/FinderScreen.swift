@@ -12,8 +12,63 @@ public struct FinderState: Sendable, Hashable {
 }
 
 /// Capture and refund: find the original payment (STAN, order code, short order code, dates), an
-/// amount (blank: in full); a refund asks first.
-enum FinderScreen: ScreenComponent {
+/// amount (blank: in full); a refund asks first. One component (`FinderScreen`) runs both; each declares its own name,
+/// key and title.
+protocol FinderComponent: ScreenComponent {}
+
+extension FinderComponent {
+    static var blankForm: Form {
+        Form([
+            Field(.referenceNumber, "STAN", .digits, placeholder: "6 digits", maxLength: 6),
+            Field(.orderCode, "Order code", .digits, placeholder: "10-20 digits", maxLength: 20),
+            Field(.shortOrderCode, "Short code", .digits, placeholder: "10 digits", maxLength: 10),
+            Field(.txnDateFrom, "From date", .date, placeholder: "YYYY-MM-DD", maxLength: 32),
+            Field(.txnDateTo, "To date", .date, placeholder: "YYYY-MM-DD", maxLength: 32),
+            Field(.amount, "Amount", .money, placeholder: "blank: full"),
+        ])
+    }
+    // Enter here moves money, and not as a sale does: said loudly.
+    static var loudTitle: Bool { true }
+    static var holdsTyping: Bool { true }
+    static var leavesAfterVerdict: Bool { true }
+    static func settled(_ state: inout AppState, _ outcome: ActionOutcome) -> [Command] { keepFormUnlessApproved(&state, outcome) }
+    static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] { formAction(&state, action) }
+    static func submit(_ state: inout AppState) -> [Command] { FinderScreen.submit(&state, lookedUp: nil) }
+    static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { formScreen(state, r, &buf) }
+}
+
+enum CaptureScreen: FinderComponent {
+    static let screen = Screen.capture
+    static let title = "Capture"
+    static let key = KeyAction.capture
+    static func frameTitle(_ state: AppState) -> String { "CAPTURE: Enter charges a pre-auth" }
+    static let menuPageLine: (key: Character, label: String)? = ("3", "Capture a pre-auth")
+    static func arriving(_ state: inout AppState, from: Screen) {
+        guard from != .journal, state.forms[screen]?.hasText != true, let (e, stan) = preAuthJustMade(state) else { return }
+        // Right after a pre-auth its capture is what Capture means (as F7 F4 on its row): the box still names it and asks.
+        fill(&state, screen, from: e, stan: stan)
+        setNotice(&state, "The pre-auth just made, STAN \(stan): type the amount, or Enter for all.")
+    }
+
+    /// The pre-auth whose verdict the pane shows, approved, before anything else was typed: what F4 captures.
+    static func preAuthJustMade(_ state: AppState) -> (JournalEntry, String)? {
+        guard let r = state.result, !r.recovered, !state.resultIsStale, case .answered(let e) = r.outcome,
+              e.action == .preAuth, e.state == .approved, let stan = e.response?.referenceNumber, !stan.isEmpty else { return nil }
+        return (e, stan)
+    }
+}
+
+enum RefundScreen: FinderComponent {
+    static let screen = Screen.refund
+    static let title = "Refund"
+    static let key = KeyAction.refund
+    static func frameTitle(_ state: AppState) -> String { "REFUND: Enter gives money BACK" }
+    static let submitHint = "refund (asks first)"
+    static let menuPageLine: (key: Character, label: String)? = ("4", "Refund")
+}
+
+/// What Capture and Refund do, each on its own form and its own `FinderState`.
+enum FinderScreen {
     /// Where a finder screen's own state is kept; nil for the other screens.
     static func stateKey(_ screen: Screen) -> WritableKeyPath<AppState, FinderState>? {
         switch screen {
@@ -22,10 +77,6 @@ enum FinderScreen: ScreenComponent {
         default: return nil
         }
     }
-
-    static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] { formAction(&state, action) }
-
-    static func submit(_ state: inout AppState) -> [Command] { submit(&state, lookedUp: nil) }
 
     /// The journal answered about the key typed: the box opens, naming what it found, if the cashier is still there
     /// with that key (a late answer about another key is dropped).
@@ -147,8 +198,6 @@ enum FinderScreen: ScreenComponent {
         /// The journal was asked about the key and knows no such payment.
         var unknownKey = false
     }
-
-    static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { formScreen(state, r, &buf) }
 
     /// What the confirmation says about the original payment: from the journal (amount, card, time, what was already
     /// refunded or captured of it, a warning when the amount is more than is left or the pre-auth was captured), or

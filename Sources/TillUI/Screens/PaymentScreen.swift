@@ -15,15 +15,82 @@ public struct PaymentState: Sendable, Hashable {
 }
 
 /// Sale and pre-auth: an amount (a tip, installments and a reference on Sale), read by the same
-/// function as `till sale` / `till pre-auth`, so both send the identical request.
-enum PaymentScreen: ScreenComponent {
-    /// Where a payment screen's own state is kept; nil for the other screens.
+/// function as `till sale` / `till pre-auth`, so both send the identical request. One component (`PaymentScreen`) runs
+/// both; each declares its own name, key, form and title.
+protocol PaymentComponent: ScreenComponent {
+    /// Its own memory in the state.
+    static var slice: WritableKeyPath<AppState, PaymentState> { get }
+}
+
+extension PaymentComponent {
+    static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { formScreen(state, r, &buf) }
+    static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] { PaymentScreen.update(&state, action) }
+    static func submit(_ state: inout AppState) -> [Command] { PaymentScreen.submit(&state) }
+    static var holdsTyping: Bool { true }
+    static func settled(_ state: inout AppState, _ outcome: ActionOutcome) -> [Command] {
+        // The form became fresh when it was sent; what is in it now is the next customer's. (A request not started or
+        // declined gave the form as sent back: `notSent`.)
+        if !(outcome.notStarted || outcome.declinedNothingMoved) { state[keyPath: slice].sent = nil }
+        return []
+    }
+}
+
+enum SaleScreen: PaymentComponent {
+    static let screen = Screen.sale
+    static var slice: WritableKeyPath<AppState, PaymentState> { \.sale }
+    static let title = "Sale"
+    static let key = KeyAction.sale
+    static var blankForm: Form {
+        Form([
+            Field(.amount, "Amount", .money, placeholder: "12.50"),
+            Field(.tipAmount, "Tip", .tip, placeholder: "amount or 10%"),
+            Field(.preferredInstallments, "Installments", .integer, placeholder: "none", maxLength: 2),
+            Field(.clientTransactionId, "Reference", .text, placeholder: "optional", maxLength: 64),
+        ])
+    }
+    static func frameTitle(_ state: AppState) -> String { "Sale: Enter charges the card" }
+    static let menuPageLine: (key: Character, label: String)? = ("1", "Sale")
+    static func menu(_ state: AppState) -> [(String, MenuCommand)] {
+        // Paid by too: a keypad cashier's only way to MOTO (a phone order) has no Alt-m.
+        [("Tip 5 %", .action(.tip5)), ("Tip 10 %", .action(.tip10)), ("Tip 15 %", .action(.tip15)), ("No tip", .action(.tipNone)),
+         ("Paid by: next method", .action(.paymentMethod))]
+    }
+    static func enter(_ state: inout AppState, from: Screen) -> [Command] {
+        // F2 is a sale for the next customer: the cursor is on the amount.
+        state.form.focus = state.form.index(of: .amount) ?? 0
+        return []
+    }
+}
+
+enum PreAuthScreen: PaymentComponent {
+    static let screen = Screen.preAuth
+    static var slice: WritableKeyPath<AppState, PaymentState> { \.preAuth }
+    static let leavesAfterVerdict = true
+    static let title = "Pre-auth"
+    static let key = KeyAction.preAuth
+    static var blankForm: Form {
+        Form([
+            Field(.amount, "Amount", .money, placeholder: "50.00"),
+            Field(.clientTransactionId, "Reference", .text, placeholder: "optional", maxLength: 64),
+        ])
+    }
+    // What Enter sends, said loudly where it is not a sale: the next customer's amount typed there is no sale.
+    static func frameTitle(_ state: AppState) -> String { "PRE-AUTH: Enter HOLDS money, no sale" }
+    static let menuPageLine: (key: Character, label: String)? = ("2", "Pre-auth")
+    static func menu(_ state: AppState) -> [(String, MenuCommand)] { [("Paid by: next method", .action(.paymentMethod))] }
+    static let loudTitle = true
+    static func arriving(_ state: inout AppState, from: Screen) {
+        // Back on a payment screen: the cursor is on Amount, so no key lands in a field the cashier cannot see (a form
+        // kept from before then puts it on the field typed first).
+        state.forms[screen]?.focus = 0
+    }
+}
+
+/// What Sale and Pre-auth do, each on its own form and its own `PaymentState`.
+enum PaymentScreen {
+    /// Where a payment screen's own state is kept (its component's `slice`); nil for the other screens.
     static func stateKey(_ screen: Screen) -> WritableKeyPath<AppState, PaymentState>? {
-        switch screen {
-        case .sale: return \.sale
-        case .preAuth: return \.preAuth
-        default: return nil
-        }
+        (screen.component as? any PaymentComponent.Type)?.slice
     }
 
     static func update(_ state: inout AppState, _ action: KeyAction) -> [Command] {
@@ -45,6 +112,11 @@ enum PaymentScreen: ScreenComponent {
             // A preset is typed anew: no longer a selection kept from before.
             if let i = state.form.index(of: .tipAmount) { state.form.fields[i].selected = false }
             if state.form.life == .fresh || state.form.life == .kept { state.form.life = typedLife(state, state.form.life) }
+            return []
+        case .installments:
+            guard state.screen == .sale, let i = state.form.index(of: .preferredInstallments) else { return [] }
+            state.form.focus = i
+            if !state.form.fields[i].text.isEmpty { state.form.fields[i].selected = true }
             return []
         case .paymentMethod:
             // One key: card present → MOTO (phone orders) → the other methods → card present.
@@ -79,18 +151,53 @@ enum PaymentScreen: ScreenComponent {
         clearNotice(&state)
     }
 
-    static func submit(_ state: inout AppState) -> [Command] {
-        if let b = state.batch, !b.isOpen, state.pending == nil {
-            // A shift must be open to sell: offer to open one, with one key. The sale stays typed; Enter then charges it.
-            let name = state.defaultShiftName
-            state.overlay = .confirm(Confirmation(
-                title: "No shift open",
-                lines: ["Payments go into a shift (batch); none is open.",
-                        "Open the shift '\(name)' now?",
-                        "Then press \(state.keymap.hint(.submit)) again to charge."],
-                choices: [ConfirmChoice(key: "o", label: "open shift '\(name)'", action: .send(.batch(BatchRequest(command: .open, batchName: name))))]))
+    /// A shift must be open to sell: one key opens it and sends the payment typed, once the shift is open
+    /// (`sendOnceShiftOpens`). Opening and paying in one answer makes it a box that moves money: Enter by habit never
+    /// answers it (it opened the shift alone, the next customer's amount replaced the one typed, and that sale was
+    /// never sent).
+    static func offerToOpenTheShift(_ state: inout AppState, _ request: Request) {
+        let name = state.defaultShiftName
+        let what = Format.summary(request, currency: state.currency, tipStyle: state.tipStyle)
+        let verb = request.action == .preAuth ? "send" : "charge"
+        let amount = Format.charged(request, state.tipStyle).map { Format.money($0, state.currency) } ?? what
+        state.overlay = .confirm(Confirmation(
+            title: "No shift open",
+            lines: ["Payments go into a shift (batch); none is open.",
+                    "Open the shift '\(name)' and \(verb) \(request.action == .preAuth ? what : amount)?"],
+            choices: [ConfirmChoice(key: "o", label: "open the shift and \(verb) \(request.action == .preAuth ? what : amount)",
+                                    action: .openShiftThenSend(BatchRequest(command: .open, batchName: name), payment: what))]))
+    }
+
+    /// The payment the no-shift box interrupted, as it stands now: sent once the shift is open only while it is
+    /// still exactly this.
+    static func interrupted(_ state: AppState) -> InterruptedPayment? {
+        guard stateKey(state.screen) != nil, state.form.hasText else { return nil }
+        return InterruptedPayment(screen: state.screen, texts: state.form.fields.map(\.text),
+                                  method: state.paymentMethod(state.screen), summary: "")
+    }
+
+    /// The shift the no-shift box opened is open (or did not open): the payment it interrupted is sent now if the
+    /// form still holds it as it was, and the cashier is told otherwise; nothing is ever sent that was not on the screen.
+    static func shiftOpened(_ state: inout AppState, _ p: InterruptedPayment, opened: Bool) -> [Command] {
+        guard opened else {
+            // After what the answer's own notice said (the shift's refusal, a busy terminal), if anything.
+            let said = state.notice.map { $0 + " " } ?? "The shift did not open. "
+            setNotice(&state, said + "\(p.summary) was not charged: Enter tries again.", error: true)
             return []
         }
+        guard state.screen == p.screen, state.overlay == nil, state.pending == nil, var now = interrupted(state) else {
+            setNotice(&state, "Shift opened. \(p.summary) was not sent: Enter sends what is typed.")
+            return []
+        }
+        now.summary = p.summary
+        guard now == p else {
+            setNotice(&state, "Shift opened. \(p.summary) was not sent: the form changed. Enter sends what it shows now.")
+            return []
+        }
+        return submit(&state)
+    }
+
+    static func submit(_ state: inout AppState) -> [Command] {
         if let p = state.pending, !state.form.hasText {
             // Enter again by habit while the terminal works: nothing typed is nothing to check or send.
             sayWaitForFlight(&state, p)
@@ -118,6 +225,10 @@ enum PaymentScreen: ScreenComponent {
         state.form = form
         // What the screen shows ("Paid by") is what the request carries.
         let request = withPaymentMethod(draft.request, state.paymentMethod(state.screen))
+        if let b = state.batch, !b.isOpen, state.pending == nil {
+            offerToOpenTheShift(&state, request)
+            return []
+        }
         let charged = Format.charged(request, state.tipStyle)
         if let a = state.unresolved.entries.first(where: { state.unresolved.asking[$0.id] != nil && $0.action == request.action
                                                            && Format.total($0) == charged }) {
@@ -162,8 +273,6 @@ enum PaymentScreen: ScreenComponent {
         }
         return sendAskingAbove(&state, request)
     }
-
-    static func render(_ state: AppState, _ r: Rect, _ buf: inout ScreenBuffer) { formScreen(state, r, &buf) }
 }
 
 /// How a payment method reads on the screen.
