@@ -272,7 +272,8 @@ public struct FleetBench: Sendable {
         // Idle: once the connections of the last work are closed (`idleCloseMs` after it), every till only says it is
         // there, every `heartbeatMs` to `heartbeatMs + heartbeatJitterMs`.
         if idleSeconds > 0 {
-            let quiet = schedule.idleCloseMs + 5_000
+            // Connections kept (a schedule that closes them after a day): a few seconds for the last pushes to end.
+            let quiet = schedule.idleCloseMs > 600_000 ? 10_000 : schedule.idleCloseMs + 5_000
             say("(waiting \(quiet / 1000) s for the tills' connections to close after their last work)")
             try await Task.sleep(for: .milliseconds(quiet))
             if let idle = try await sample(idleSeconds) {

@@ -32,6 +32,8 @@ struct FleetCommand: AsyncParsableCommand {
     var idleSeconds = 60
     @Option(help: "Seconds the tills may take to all get in at the start.")
     var rampTimeout = 300
+    @Flag(help: "Tills keep their connections while idle (push --follow closes them two minutes after the last work): the other side of the trade, a backend per till.")
+    var keepConnections = false
 
     func run() async throws {
         var bench = FleetBench(admin: store.address, tills: tills) { line in
@@ -39,6 +41,7 @@ struct FleetCommand: AsyncParsableCommand {
         }
         bench.tillHost = tillHost; bench.tillPort = tillPort; bench.poolerPid = poolerPid
         bench.sellers = sellers; bench.salesPerSeller = salesPerSeller; bench.saleSpacingMs = saleSpacingMs
+        if keepConnections { bench.schedule.idleCloseMs = 86_400_000 }
         bench.baselineSeconds = baselineSeconds; bench.idleSeconds = idleSeconds; bench.rampTimeoutSeconds = rampTimeout
         do { _ = try await bench.run() } catch { throw fail(error) }
     }
