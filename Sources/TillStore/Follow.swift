@@ -19,8 +19,9 @@ import Glibc
 ///   between its half and its whole at random ("equal jitter"): a store back after an outage sees its tills return
 ///   within seconds, spread out, not all in the same instant. Meanwhile the journal's commits wait for that try.
 ///   A refusal that needs a person (a wrong password, a refused journal) is tried again after `setUpRetryMs`.
-/// - The connection is kept while the till works and closed `idleCloseMs` after the last push that carried events:
-///   an idle till holds no server process (a heartbeat logs in, says it, and logs out).
+/// - The connection is kept while the till works and closed `idleCloseMs` after the last push that carried events (or
+///   after the start, when none did yet): an idle till holds no server process (a heartbeat logs in, says it, and logs
+///   out), so a store's connections go to the tills at work, not to a fleet's idle ones (BENCHMARKS.md, "1,000 tills").
 public struct FollowSchedule: Sendable, Hashable {
     public var heartbeatMs: Int64 = 30_000
     public var heartbeatJitterMs: Int64 = 30_000
@@ -32,6 +33,9 @@ public struct FollowSchedule: Sendable, Hashable {
     public var idleCloseMs: Int64 = 120_000
     /// Without a kernel watch on the journal (inotify refused), how often the journal is looked at.
     public var unwatchedCheckMs: Int64 = 200
+    /// Ask the kernel to wake the loop when the journal commits (false: look every `unwatchedCheckMs`). A process that
+    /// plays hundreds of tills (`till-sync fleet`) watches only the ones that sell: the kernel allows a user 128 watches.
+    public var watchesJournal = true
 
     public init() {}
 
@@ -52,6 +56,8 @@ public struct FollowSchedule: Sendable, Hashable {
         /// A kernel watch on the journal is in place.
         public var watched = true
         public var jitter: Double = 0
+        /// When the loop started: with nothing sent since, the connection is closed `idleCloseMs` from then.
+        public var startMs: Int64 = 0
         public init(jitter: Double = 0, watched: Bool = true) { self.jitter = jitter; self.watched = watched }
     }
 
@@ -95,7 +101,8 @@ public struct FollowSchedule: Sendable, Hashable {
                 if next <= w + settleMs { check = next }
             }
         }
-        let close: Int64? = failing ? nil : (s.lastWorkMs ?? s.lastContactMs).map { $0 + idleCloseMs }
+        // From the last work, not the last contact: a heartbeat comes sooner than `idleCloseMs` and would keep it open.
+        let close: Int64? = failing || s.lastContactMs == nil ? nil : (s.lastWorkMs ?? s.startMs) + idleCloseMs
         return Plan(storeAtMs: storeAt, pushesChanges: !failing, checkAtMs: check, closeAtMs: close)
     }
 }
@@ -198,7 +205,7 @@ extension Sync {
             let d = clock.now - origin
             return d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000
         }
-        let wake = JournalWake(journalPath: journalPath)
+        let wake = schedule.watchesJournal ? JournalWake(journalPath: journalPath) : nil
         defer { wake?.stop() }
         var state = FollowSchedule.State(jitter: Double.random(in: 0..<1), watched: wake != nil)
         var store: StoreConnection?

@@ -213,6 +213,11 @@ public final class StoreConnection: Sendable {
                 var text = message
                 if let hint = p.serverInfo?[.hint] { text += " (\(hint))" }
                 if state == "28P01" { text = "wrong password: \(message)" }
+                // More tills at work at once than the server takes connections: a person must know it is the store's
+                // size, not this till (the sync tries again on its back-off meanwhile).
+                if state == "53300" {
+                    text = "the store takes no more connections (\(message)): more tills are connected at once than its max_connections allows; its administrator raises it or puts a pooler (PgBouncer) in front of it, see docs/store.md"
+                }
                 // 08: connection exceptions; 57P: the server shutting down; 53: out of resources; 40: serialization.
                 let transient = state.map { s in ["08", "57P", "53", "40"].contains { s.hasPrefix($0) } } ?? true
                 return StoreError("cannot \(what): \(text)", sqlState: state, transient: transient)

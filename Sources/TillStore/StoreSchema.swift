@@ -40,6 +40,38 @@ enum StoreSchema {
             AND NOT EXISTS (SELECT 1 FROM till_store.quarantine q WHERE q.till_id = t AND q.journal_id = p_journal AND q.seq = ev.seq)) pushed
         """
 
+    /// The run's events a push took (in the log, not parked), as a table (inside `pushRows`): from the arrays its
+    /// parse made (`takeRun`), not read back from the log.
+    static let takenRun = """
+        (SELECT u.seq, u.kind, u.entity_key, u.payload FROM unnest(r_seq, r_kind, r_key, r_payload) AS u(seq, kind, entity_key, payload)) pushed
+        """
+
+    /// Inside `pushRows`: the run's events the store does not hold yet, each payload parsed once (`parse`, of `e.payload`),
+    /// into the log; those the store cannot take parked with their reason (`event_problem`: one bad event never blocks
+    /// the rest, it stays in the log as it came); the others into `r_seq`, `r_kind`, `r_key`, `r_payload` (`takenRun`).
+    /// One statement: the quarantine's reference to the log is checked at its end, when the log holds the run.
+    static func takeRun(_ parse: String) -> String {
+        """
+        WITH ev AS MATERIALIZED (
+          SELECT e.seq, e.kind, e.entity_key, \(parse) AS payload, e.at
+            FROM unnest(p_seq, p_kind, p_key, p_payload, p_at) AS e(seq, kind, entity_key, payload, at)
+           WHERE e.seq > j.last_seq),
+        checked AS MATERIALIZED (
+          SELECT ev.seq, ev.kind, ev.entity_key, ev.payload, till_store.event_problem(ev.kind, ev.payload) AS reason FROM ev),
+        logged AS (
+          INSERT INTO till_store.event (till_id, journal_id, seq, kind, entity_key, payload, till_at_ms)
+            SELECT t, p_journal, ev.seq, ev.kind, ev.entity_key, ev.payload, ev.at FROM ev
+          ON CONFLICT DO NOTHING),
+        parked AS (
+          INSERT INTO till_store.quarantine (till_id, journal_id, seq, kind, entity_key, reason)
+            SELECT t, p_journal, c.seq, c.kind, c.entity_key, c.reason FROM checked c WHERE c.reason IS NOT NULL)
+        SELECT array_agg(c.seq ORDER BY c.seq), array_agg(c.kind ORDER BY c.seq), array_agg(c.entity_key ORDER BY c.seq),
+               array_agg(c.payload ORDER BY c.seq)
+          INTO r_seq, r_kind, r_key, r_payload
+          FROM checked c WHERE c.reason IS NULL;
+        """
+    }
+
     /// Errors `push` raises, by SQLSTATE: the sync tells them apart.
     static let copiedJournal = "TS001", gap = "TS003", diverged = "TS004"
 
@@ -402,6 +434,7 @@ enum StoreSchema {
       n int := COALESCE(cardinality(p_seq), 0);
       first_seq bigint; max_seq bigint; other text;
       tz text; g_keys text[]; g_days date[]; g_actions text[]; g_states text[]; g_cards text[]; g_methods text[];
+      r_seq bigint[]; r_kind text[]; r_key text[]; r_payload jsonb[];
     BEGIN
       IF t IS NULL THEN RAISE EXCEPTION 'role % is not a till of this store', session_user USING ERRCODE = 'insufficient_privilege'; END IF;
       -- One push at a time per till: the order checks below read what the last one wrote.
@@ -470,28 +503,16 @@ enum StoreSchema {
       LOCK TABLE till_store.report_summary IN ROW EXCLUSIVE MODE;
       SELECT sh.time_zone INTO tz FROM till_store.till tt JOIN till_store.shop sh ON sh.id = tt.shop_id WHERE tt.id = t;
 
-      -- Every payload parsed in one go; only a run holding one that is not JSON is parsed again one by one (`as_jsonb`
-      -- keeps such a payload as a JSON string, and event_problem parks it): an exception block a row would cost a
-      -- subtransaction a row.
+      -- Every payload parsed once, in one go, for the log, the checks and the tables the back office reads (`run`): the
+      -- run's events are taken from the arrays the parse made, not read back from the log by each statement after it
+      -- (the checks, the entries, the Z reports: BENCHMARKS.md, "Fast catch-up"). Only a run holding one that is not
+      -- JSON is parsed again one by one (`as_jsonb` keeps such a payload as a JSON string, and event_problem parks it):
+      -- an exception block a row would cost a subtransaction a row.
       BEGIN
-        INSERT INTO till_store.event (till_id, journal_id, seq, kind, entity_key, payload, till_at_ms)
-          SELECT t, p_journal, e.seq, e.kind, e.entity_key, e.payload::jsonb, e.at
-            FROM unnest(p_seq, p_kind, p_key, p_payload, p_at) AS e(seq, kind, entity_key, payload, at)
-           WHERE e.seq > j.last_seq
-          ON CONFLICT DO NOTHING;
+        \(takeRun("e.payload::jsonb"))
       EXCEPTION WHEN data_exception THEN
-        INSERT INTO till_store.event (till_id, journal_id, seq, kind, entity_key, payload, till_at_ms)
-          SELECT t, p_journal, e.seq, e.kind, e.entity_key, till_store.as_jsonb(e.payload), e.at
-            FROM unnest(p_seq, p_kind, p_key, p_payload, p_at) AS e(seq, kind, entity_key, payload, at)
-           WHERE e.seq > j.last_seq
-          ON CONFLICT DO NOTHING;
+        \(takeRun("till_store.as_jsonb(e.payload)"))
       END;
-      -- One bad event never blocks the rest: it stays in the log as it came, parked with its reason, and the tables
-      -- the back office reads are made from the others.
-      INSERT INTO till_store.quarantine (till_id, journal_id, seq, kind, entity_key, reason)
-        SELECT t, p_journal, ev.seq, ev.kind, ev.entity_key, r.reason FROM till_store.event ev
-          CROSS JOIN LATERAL (SELECT till_store.event_problem(ev.kind, ev.payload) AS reason) r
-         WHERE ev.till_id = t AND ev.journal_id = p_journal AND ev.seq > j.last_seq AND r.reason IS NOT NULL;
 
       -- Each entry's latest snapshot of the run (an event is the whole row after its change). The report summaries
       -- are kept by difference in the same statement: a changed entry's contribution to its bucket (the group: shift,
@@ -505,7 +526,7 @@ enum StoreSchema {
       WITH run AS MATERIALIZED (
         SELECT (m.d->>'id')::bigint AS entry_id, m.d, m.whole, m.seq FROM (
           SELECT till_store.jsonb_merge(payload ORDER BY seq) AS d, bool_or(kind = 'entry') AS whole, max(seq) AS seq
-            FROM \(taken) WHERE kind IN ('entry', 'entry_change') GROUP BY entity_key) m),
+            FROM \(takenRun) WHERE kind IN ('entry', 'entry_change') GROUP BY entity_key) m),
       src AS (
         SELECT r.entry_id, \(entryColumns.map { "\($0.of) AS \($0.column)" }.joined(separator: ", ")), r.seq
           -- The row the store holds, looked up only for an entry whose run holds no whole row (a first push of a history
@@ -600,12 +621,12 @@ enum StoreSchema {
 
       -- Z reports: the last event of each batch key wins (a restated one is dropped until it is stored again).
       DELETE FROM till_store.z_report z USING (
-          SELECT DISTINCT ON (entity_key) entity_key, kind, seq FROM \(taken) WHERE kind IN ('z_report', 'z_report_restated')
+          SELECT DISTINCT ON (entity_key) entity_key, kind, seq FROM \(takenRun) WHERE kind IN ('z_report', 'z_report_restated')
           ORDER BY entity_key, seq DESC) x
         WHERE x.kind = 'z_report_restated' AND z.till_id = t AND z.journal_id = p_journal AND z.batch_key = x.entity_key AND z.last_seq < x.seq;
       INSERT INTO till_store.z_report AS z (till_id, journal_id, batch_key, closed_at_ms, report, last_seq)
         SELECT t, p_journal, entity_key, (payload->>'closedAtMs')::bigint, payload->'report', seq FROM (
-          SELECT DISTINCT ON (entity_key) * FROM \(taken) WHERE kind IN ('z_report', 'z_report_restated') ORDER BY entity_key, seq DESC) x
+          SELECT DISTINCT ON (entity_key) * FROM \(takenRun) WHERE kind IN ('z_report', 'z_report_restated') ORDER BY entity_key, seq DESC) x
         WHERE x.kind = 'z_report'
       ON CONFLICT (till_id, journal_id, batch_key) DO UPDATE SET closed_at_ms = excluded.closed_at_ms, report = excluded.report,
           last_seq = excluded.last_seq WHERE z.last_seq < excluded.last_seq;

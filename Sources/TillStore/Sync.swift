@@ -128,7 +128,19 @@ public struct Sync: Sendable {
     }
 
     func pushChecked(_ reader: OutboxReader, _ store: StoreConnection) async throws -> PushResult {
-        try Sync.startOutbox(reader)
+        let starting = try await Sync.startOutbox(reader, store)
+        do {
+            let r = try await pushEvents(reader, store, starting: starting)
+            try await starting?.finish()
+            return r
+        } catch {
+            await starting?.stop()
+            throw error
+        }
+    }
+
+    /// The push's rounds; `starting`: the journal's outbox being started beside them (its first push).
+    func pushEvents(_ reader: OutboxReader, _ store: StoreConnection, starting: OutboxStartRun?) async throws -> PushResult {
         let (journalId, journalLast) = try reader.identity()
         var (storeLast, status) = try await Sync.lastSeq(store, journalId)
         if status == "refused" || status == "retired" { throw Sync.refused(journalId) }
@@ -141,6 +153,15 @@ public struct Sync: Sendable {
         }
         var pushed: Int64 = 0, batches = 0, gaps = 0
         while true {
+            // Asked before the read: once the start has ended, the read sees every event it made.
+            let startEnded = starting?.ended ?? true
+            // While the start is still making the history's events: whole round trips only, as a push of it always
+            // had, and the outbox's count asked until there is one (not a round trip's events read again and again
+            // while the till works).
+            if !startEnded, try reader.identity().lastSeq < max(0, storeLast - 1) + Int64(batchSize) {
+                try await Task.sleep(for: .milliseconds(10))
+                continue
+            }
             // From the last event the store holds, which the store compares with its own: the proof that this file
             // goes on from what the store has (see the store's push).
             let events = try reader.events(after: max(0, storeLast - 1), limit: batchSize)
@@ -180,8 +201,10 @@ public struct Sync: Sendable {
                 storeLast = try await Sync.lastSeq(store, journalId).0
             }
         }
+        // A start beside the push made the journal's events as it went: its count now.
+        let fileLast = starting == nil ? journalLast : try reader.identity().lastSeq
         return PushResult(journalId: journalId, pushed: pushed, batches: batches, storeLastSeq: storeLast,
-                          journalLastSeq: max(journalLast, storeLast))
+                          journalLastSeq: max(fileLast, storeLast))
     }
 
     /// Whether the store was seen to apply an entry's changes (schema v7): asked once per process, at the first push
@@ -200,18 +223,30 @@ public struct Sync: Sendable {
     }
 
     /// A journal no sync read before keeps no outbox (`OutboxStart`): the first push starts it, with the journal's
-    /// whole history as it is now, then pushes it. A start cut short (the service stopped) goes on at the next push.
-    static func startOutbox(_ reader: OutboxReader) throws {
-        guard try !reader.started() else { return }
+    /// whole history as it is now, and pushes it. A start cut short (the service stopped) goes on at the next push.
+    /// When the store holds nothing of the journal (its first push), the start runs beside the push (`OutboxStartRun`),
+    /// which sends its events as its chunks commit: the journal's writes and the store's work overlap, and a long
+    /// history's first push takes about the longer of the two rather than their sum (BENCHMARKS.md, "Fast catch-up").
+    /// Otherwise (the store holds events of this journal: a start cut short, or a file restored from before the store
+    /// had it) the start ends first, so that the push compares the whole file with what the store holds.
+    static func startOutbox(_ reader: OutboxReader, _ store: StoreConnection) async throws -> OutboxStartRun? {
+        guard try !reader.started() else { return nil }
+        let (journalId, _) = try reader.identity()
+        if try await lastSeq(store, journalId).0 == 0 { return OutboxStartRun(path: reader.path) }
         do {
             let starter = try OutboxStarter(path: reader.path)
             defer { starter.close() }
             try starter.run(nowMs: WallClock.nowMs())
         } catch {
-            // Mostly the till holding the journal's write lock a while: tried again at the next push.
-            throw StoreError("starting the journal's outbox (its first push): \(error); till-sync must be able to write the journal \(reader.path)",
-                             transient: true)
+            throw startFailed(error, reader.path)
         }
+        return nil
+    }
+
+    /// Mostly the till holding the journal's write lock a while: tried again at the next push.
+    static func startFailed(_ error: any Error, _ path: String) -> StoreError {
+        StoreError("starting the journal's outbox (its first push): \(error); till-sync must be able to write the journal \(path)",
+                   transient: true)
     }
 
     static func refused(_ journalId: String) -> StoreError {
@@ -235,5 +270,50 @@ public struct Sync: Sendable {
         let rows = try await store.query("SELECT last_seq, status FROM till_store.last_seq(\(journalId))")
         guard let row = rows.first else { throw StoreError("the store's last_seq answered nothing") }
         return try row.decode((Int64, String).self)
+    }
+}
+
+/// A journal's outbox start (`OutboxStarter`) on a thread of its own beside the push (see `Sync.startOutbox`): the
+/// starter sleeps between its chunks and waits for the till's write lock, which no task of the push's may do.
+final class OutboxStartRun: Sendable {
+    let path: String
+    private let stopping = Atomic<Bool>(false)
+    /// nil while it runs; then how it ended (nil inside: whole, or stopped).
+    private let outcome = Mutex<StoreError??>(nil)
+
+    init(path: String) {
+        self.path = path
+        Thread.detachNewThread { [self] in
+            let ended: StoreError?
+            do {
+                let starter = try OutboxStarter(path: path)
+                defer { starter.close() }
+                try starter.run(nowMs: WallClock.nowMs(), stop: { self.stopping.load(ordering: .relaxed) })
+                ended = nil
+            } catch {
+                ended = Sync.startFailed(error, path)
+            }
+            outcome.withLock { $0 = .some(ended) }
+        }
+    }
+
+    /// Whether the start has ended (whole, stopped or failed): every event it made is committed.
+    var ended: Bool { outcome.withLock { $0 != nil } }
+
+    /// Waits for the end; the start's failure, if it failed.
+    func finish() async throws {
+        while true {
+            if let ended = outcome.withLock({ $0 }) {
+                if let ended { throw ended }
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Stops it after its current chunk (the rest goes on at the next push) and waits for that.
+    func stop() async {
+        stopping.store(true, ordering: .relaxed)
+        try? await finish()
     }
 }

@@ -52,7 +52,7 @@ struct TillSync: AsyncParsableCommand {
         abstract: "Pushes a till's journal to the chain's central store (PostgreSQL), and reads the store for the back office.",
         version: TillVersion.string,
         subcommands: [Push.self, InitStore.self, AddShop.self, AddTill.self, AdoptJournal.self,
-                      ReportCommand.self, FindCommand.self, ReconcileCommand.self, WatchCommand.self, BenchCommand.self])
+                      ReportCommand.self, FindCommand.self, ReconcileCommand.self, WatchCommand.self, BenchCommand.self, FleetCommand.self])
 }
 
 struct Push: AsyncParsableCommand {

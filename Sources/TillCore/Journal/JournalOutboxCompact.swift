@@ -144,12 +144,16 @@ public final class OutboxStarter: JournalSideWriter {
         side = try JournalSideConnection(path: path, busyTimeout: busyTimeout, missing: "there is no journal there")
     }
 
-    /// Runs the start to its end (nothing when the outbox is on); returns the chunks it took.
+    /// Runs the start to its end (nothing when the outbox is on), or until `stop` says so between two chunks (the rest
+    /// goes on at the next run); returns the chunks it took.
     @discardableResult
-    public func run(nowMs: Int64, chunk: Int = 250, pause: useconds_t = 5_000) throws -> Int {
+    public func run(nowMs: Int64, chunk: Int = 250, pause: useconds_t = 5_000, stop: () -> Bool = { false }) throws -> Int {
         var steps = 0, done = false
         while !done {
-            if steps > 0 { usleep(pause) }
+            if steps > 0 {
+                if stop() { break }
+                usleep(pause)
+            }
             try queue.inTransaction(.immediate) { db in
                 done = try OutboxStart.step(db, nowMs: nowMs, chunk: chunk)
                 return .commit
