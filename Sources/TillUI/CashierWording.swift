@@ -327,7 +327,8 @@ public enum CashierWording {
                 let shown = e.action.reportRole == .sale ? total : e.action.movesMoney ? amount : nil
                 return Verdict(role: .approved, mark: "✓", word: words.doneWord, headline: words.doneHeadline, amount: shown, sentence: said)
             }
-        case .declined, .resolved where resp.map(AnswerRules.terminalWasBusy) == true:
+        // Declined, or settled as not charged because the terminal was busy (a `.resolved` of another kind is below).
+        case .resolved where resp.map(AnswerRules.terminalWasBusy) == true, .declined:
             let message = resp.map { TerminalMessage($0) } ?? .unrecognised(code: nil)
             let said = sentence(message, action: e.action, approved: false)
             // Busy by the journal's own rule (`AnswerRules`), which settled the entry: the two never disagree.

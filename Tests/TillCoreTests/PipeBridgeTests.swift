@@ -198,7 +198,7 @@ struct PipeTransportUnitTests {
         var env = ProcessInfo.processInfo.environment
         env["XDG_CONFIG_HOME"] = "/nonexistent-till-config"
         till.environment = env
-        FileManager.default.createFile(atPath: dir.path + "/till.err", contents: nil)
+        _ = FileManager.default.createFile(atPath: dir.path + "/till.err", contents: nil)
         till.standardOutput = FileHandle(forWritingAtPath: dir.path + "/till.err")
         till.standardError = FileHandle(forWritingAtPath: dir.path + "/till.err")
         let began = Date()

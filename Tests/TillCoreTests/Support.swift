@@ -86,7 +86,7 @@ func runTillCapturing(_ args: [String], environment: [String: String] = [:]) thr
     let out = Pipe()
     p.standardOutput = out
     let errPath = "/tmp/till-test-stderr-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-    FileManager.default.createFile(atPath: errPath, contents: nil)
+    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
     defer { unlink(errPath) }
     p.standardError = FileHandle(forWritingAtPath: errPath)
     try p.run()

@@ -11,7 +11,7 @@ import Testing
     static func install() throws -> String {
         let prefix = NSTemporaryDirectory() + "till-install-" + UUID().uuidString.prefix(8).lowercased()
         let log = prefix + ".log"
-        FileManager.default.createFile(atPath: log, contents: nil)
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: log) }
         let status = TillSession.spawn(["/usr/bin/env", "PREFIX=" + prefix, "TILL_BIN=" + TillSession.binary,
                                         "TILL_SYNC_BIN=" + TillSession.syncBinary,
@@ -22,7 +22,7 @@ import Testing
 
     static func run(_ argv: [String]) -> (Int32, String) {
         let out = NSTemporaryDirectory() + "till-install-out-" + UUID().uuidString
-        FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: out) }
         let status = TillSession.spawn(argv, stdout: out)
         return (status, (try? String(contentsOfFile: out, encoding: .utf8)) ?? "")

@@ -149,7 +149,7 @@ final class TillSession {
         // Output goes through a file, never a pipe: a tmux server started by new-session would
         // inherit a pipe and keep it open forever.
         let outPath = dir + "/tmux-out-\(UUID().uuidString)"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: outPath) }
         let status = Self.spawn(["/usr/bin/tmux", "-L", socket] + args, stdout: outPath)
         guard status == 0 else { throw E2EError("tmux \(args.first ?? "") failed with \(status)") }

@@ -76,7 +76,7 @@ func runWithFiles(_ args: [String], stdin: String) throws -> (status: Int32, std
     let base = NSTemporaryDirectory() + "till-decode-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     defer { unlink(base + ".in"); unlink(base + ".out") }
     try stdin.write(toFile: base + ".in", atomically: false, encoding: .utf8)
-    FileManager.default.createFile(atPath: base + ".out", contents: nil)
+    _ = FileManager.default.createFile(atPath: base + ".out", contents: nil)
     let p = Process()
     p.executableURL = URL(fileURLWithPath: TillBinary.path)
     p.arguments = args
