@@ -68,11 +68,11 @@ struct CheckCommand: AsyncParsableCommand {
     /// without waiting for a check that reads the whole file. What it finds is the journal's damage mark, which every
     /// later command sees at its open.
     static func startInBackground(journal: String) {
-        var buf = [CChar](repeating: 0, count: 4097)
-        let n = readlink("/proc/self/exe", &buf, 4096)
+        var buf = [CChar](repeating: 0, count: 4096)
+        let n = readlink("/proc/self/exe", &buf, buf.count)
         guard n > 0 else { return }
-        buf[n] = 0
-        let argv = [String(cString: buf), "check", "--quiet", "--journal", journal]
+        let exe = String(decoding: buf.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let argv = [exe, "check", "--quiet", "--journal", journal]
         guard case .success(let pid) = Spawn.start(argv, newGroup: true) else { return }
         // Reaped when it ends, so that a till left running leaves no zombie behind.
         let child = pid
