@@ -100,20 +100,10 @@ public enum Format {
         return parts.isEmpty ? nil : parts.joined(separator: " ")
     }
 
-    /// Everything a journal filter can match, lower-cased.
-    public static func searchText(_ e: JournalEntry) -> String {
-        var parts: [String] = [actionName(e.action), stateName(e).lowercased()]
-        if let a = e.amount { parts.append(a.formatted()); parts.append(a.formatted(decimalSeparator: ",")) }
-        if let t = e.tipAmount { parts.append(t.formatted()) }
-        if let c = typedReference(e) { parts.append(c) }
-        if let b = e.batchName { parts.append(b) }
-        if let n = e.note { parts.append(n) }
-        if let r = e.response {
-            for k in ["referenceNumber", "orderCode", "shortOrderCode", "cardType", "accountNumber", "message", "authorisationCode"] {
-                if let v = r[k] { parts.append(v) }
-            }
-        }
-        return parts.joined(separator: " ").lowercased()
+    /// Everything a journal filter can match, lower-cased: its words and its numbers (`numberText`, read once for both).
+    public static func searchText(_ e: JournalEntry, numbers: String) -> String {
+        let words = [actionName(e.action), stateName(e), e.batchName, e.note, e.response?["cardType"], e.response?["message"]]
+        return (words.compactMap { $0 } + [numbers]).joined(separator: " ").lowercased()
     }
 
     /// The numbers of a journal row a number typed in the filter can mean: its amounts, its reference, and the

@@ -94,8 +94,7 @@ func handleConfirm(_ state: inout AppState, _ c: Confirmation, _ key: Key) -> [C
     case .askAgain:
         return UnresolvedScreen.askAgain(&state)
     case .openShiftThenSend(let b, let payment):
-        var interrupted = PaymentScreen.interrupted(state)
-        interrupted?.summary = payment
+        let interrupted = PaymentScreen.interrupted(state, named: payment)
         let cmds = send(&state, .batch(b))
         if !cmds.isEmpty { state.sendOnceShiftOpens = interrupted }
         return cmds

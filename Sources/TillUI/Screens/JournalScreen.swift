@@ -6,8 +6,8 @@ import TillModel
 public struct JournalState: Sendable, Hashable {
     public var entries: [JournalEntry] = [] {
         didSet {
-            searchTexts = entries.map(Format.searchText)
             numberTexts = entries.map(Format.numberText)
+            searchTexts = zip(entries, numberTexts).map { Format.searchText($0, numbers: $1) }
             links = RefundLinks(entries)
         }
     }

@@ -158,22 +158,22 @@ enum PaymentScreen {
     static func offerToOpenTheShift(_ state: inout AppState, _ request: Request) {
         let name = state.defaultShiftName
         let what = Format.summary(request, currency: state.currency, tipStyle: state.tipStyle)
-        let verb = request.action == .preAuth ? "send" : "charge"
-        let amount = Format.charged(request, state.tipStyle).map { Format.money($0, state.currency) } ?? what
+        // A sale is named by what the card pays ("charge € 22.00"), a pre-auth by itself ("send Pre-auth € 50.00").
+        let then = request.action == .preAuth ? "send " + what
+            : "charge " + (Format.charged(request, state.tipStyle).map { Format.money($0, state.currency) } ?? what)
         state.overlay = .confirm(Confirmation(
             title: "No shift open",
-            lines: ["Payments go into a shift (batch); none is open.",
-                    "Open the shift '\(name)' and \(verb) \(request.action == .preAuth ? what : amount)?"],
-            choices: [ConfirmChoice(key: "o", label: "open the shift and \(verb) \(request.action == .preAuth ? what : amount)",
+            lines: ["Payments go into a shift (batch); none is open.", "Open the shift '\(name)' and \(then)?"],
+            choices: [ConfirmChoice(key: "o", label: "open the shift and \(then)",
                                     action: .openShiftThenSend(BatchRequest(command: .open, batchName: name), payment: what))]))
     }
 
     /// The payment the no-shift box interrupted, as it stands now: sent once the shift is open only while it is
     /// still exactly this.
-    static func interrupted(_ state: AppState) -> InterruptedPayment? {
+    static func interrupted(_ state: AppState, named summary: String) -> InterruptedPayment? {
         guard stateKey(state.screen) != nil, state.form.hasText else { return nil }
         return InterruptedPayment(screen: state.screen, texts: state.form.fields.map(\.text),
-                                  method: state.paymentMethod(state.screen), summary: "")
+                                  method: state.paymentMethod(state.screen), summary: summary)
     }
 
     /// The shift the no-shift box opened is open (or did not open): the payment it interrupted is sent now if the
@@ -185,12 +185,11 @@ enum PaymentScreen {
             setNotice(&state, said + "\(p.summary) was not charged: Enter tries again.", error: true)
             return []
         }
-        guard state.screen == p.screen, state.overlay == nil, state.pending == nil, var now = interrupted(state) else {
+        guard state.screen == p.screen, state.overlay == nil, state.pending == nil else {
             setNotice(&state, "Shift opened. \(p.summary) was not sent: Enter sends what is typed.")
             return []
         }
-        now.summary = p.summary
-        guard now == p else {
+        guard interrupted(state, named: p.summary) == p else {
             setNotice(&state, "Shift opened. \(p.summary) was not sent: the form changed. Enter sends what it shows now.")
             return []
         }
