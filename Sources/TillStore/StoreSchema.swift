@@ -24,7 +24,7 @@ enum StoreSchema {
     static let schema = "till_store"
 
     /// `(version, SQL)`, in order.
-    static let migrations: [(Int, String)] = [(1, v1), (2, v2), (3, v3), (4, v4), (5, v5), (6, v6), (7, v7)]
+    static let migrations: [(Int, String)] = [(1, v1), (2, v2), (3, v3), (4, v4), (5, v5), (6, v6), (7, v7), (8, v8)]
 
     /// The events of a push that the store does not hold yet, as a table (inside `push`).
     static let pushed = """
@@ -671,6 +671,18 @@ enum StoreSchema {
     static let v7 = """
     CREATE AGGREGATE till_store.jsonb_merge(jsonb) (SFUNC = pg_catalog.jsonb_concat, STYPE = jsonb, INITCOND = '{}');
     REVOKE ALL ON FUNCTION till_store.jsonb_merge(jsonb) FROM PUBLIC
+    """
+
+    /// Version 8: the log's payloads compressed with LZ4 rather than PostgreSQL's own pglz. A whole entry's event (about
+    /// 2.3 KB: the request and the terminal's answer, as a journal's first push sends each entry) is compressed as it is
+    /// stored; pglz was about a tenth of the store's CPU in a first push, LZ4 is a fraction of that (BENCHMARKS.md,
+    /// "LZ4 for the log"). Rows stored before keep pglz (both are read alike). A server built without LZ4 keeps pglz.
+    static let v8 = """
+    DO $$ BEGIN
+      ALTER TABLE till_store.event ALTER COLUMN payload SET COMPRESSION lz4;
+    EXCEPTION WHEN feature_not_supported OR invalid_parameter_value THEN
+      RAISE NOTICE 'this server has no LZ4: the event log keeps pglz';
+    END $$
     """
 
     /// Version 2: a bad event never blocks the rest (`quarantine`), every push says the till is there (`last_contact_at`,
