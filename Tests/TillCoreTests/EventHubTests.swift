@@ -33,4 +33,29 @@ import Testing
             hub.finish()
         }
     }
+
+    /// A stream's task cancelled while events are emitted (the screen's shift-close watcher, cancelled as the till ends
+    /// on a hang-up while the transport says it is ready): neither waits for the other. The cancel and the emit race on
+    /// threads of their own; a deadlock leaves them stuck, and the watchdog says so instead of hanging the run.
+    @Test func aStreamCancelledWhileEventsAreEmittedNeverDeadlocks() throws {
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for _ in 0..<20_000 {
+                let hub = EventHub()
+                let s = hub.stream()
+                let reader = Task.detached { for await _ in s {} }
+                let go = DispatchSemaphore(value: 0), emitted = DispatchSemaphore(value: 0)
+                Thread.detachNewThread {
+                    go.wait()
+                    for _ in 0..<3 { hub.emit(.transportReady("simulator")) }
+                    emitted.signal()
+                }
+                go.signal()
+                reader.cancel()
+                emitted.wait()
+            }
+            done.signal()
+        }
+        #expect(done.wait(timeout: .now() + 60) == .success, "an emit and a stream's cancellation waited for each other")
+    }
 }

@@ -24,7 +24,10 @@ final class EventHub: Sendable {
             $0.all[id] = continuation
             if let t = $0.transport { continuation.yield(t) }
         }
-        continuation.onTermination = { [weak self] _ in _ = self?.subscribers.withLock { $0.all.removeValue(forKey: id) } }
+        // No `onTermination` that takes the lock: a stream's task cancelled holds the task's own lock while its
+        // termination handler runs, and `emit`, holding this lock, waits for that task's lock to resume it: each
+        // waited for the other (a till that hung on its terminal's hang-up, cancelling its shift-close watcher while
+        // the transport said it was ready). An ended stream is dropped at the next event instead.
         return stream
     }
 
@@ -36,7 +39,9 @@ final class EventHub: Sendable {
             case .transportReady, .transportProblem: $0.transport = e
             default: break
             }
-            for c in $0.all.values { c.yield(e) }
+            for (id, c) in $0.all {
+                if case .terminated = c.yield(e) { $0.all.removeValue(forKey: id) }
+            }
         }
     }
 
