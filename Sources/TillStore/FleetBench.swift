@@ -82,34 +82,7 @@ public struct FleetBench: Sendable {
     }
 
     public func run() async throws -> Outcome {
-        let name = "till_fleet_" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
-        var server = admin
-        server.database = "postgres"
-        try await StoreAdmin(address: server).with { try await $0.execute("CREATE DATABASE \(name)") }
-        var template = Array((NSTemporaryDirectory() + "/till-fleet-XXXXXX").utf8CString)
-        let dir = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        var scratch = admin
-        scratch.database = name
-        do {
-            let outcome = try await measure(scratch, dir: dir)
-            try await drop(server, name)
-            return outcome
-        } catch {
-            try? await drop(server, name)
-            throw error
-        }
-    }
-
-    func drop(_ server: StoreAddress, _ name: String) async throws {
-        try await StoreAdmin(address: server).with { store in
-            // A pooler may still hold connections of the tills to it: FORCE ends them.
-            try await store.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
-            let roles = try await store.query("SELECT rolname::text FROM pg_roles WHERE rolname LIKE \("fleet\\_" + name + "\\_%")").map { try $0.decode(String.self) }
-            for chunk in stride(from: 0, to: roles.count, by: 200) {
-                try await store.execute("DROP ROLE " + roles[chunk..<min(roles.count, chunk + 200)].joined(separator: ", "))
-            }
-        }
+        try await ScratchDatabase.with(admin, kind: "fleet") { scratch, dir in try await measure(scratch, dir: dir) }
     }
 
     func measure(_ scratch: StoreAddress, dir: String) async throws -> Outcome {
@@ -122,7 +95,7 @@ public struct FleetBench: Sendable {
         let password = UUID().uuidString
         let passwordFile = dir + "/till.password"
         _ = FileManager.default.createFile(atPath: passwordFile, contents: Data(password.utf8), attributes: [.posixPermissions: 0o600])
-        let roles = (1...n).map { "fleet_\(scratch.database)_\($0)" }
+        let roles = (1...n).map { ScratchDatabase.role("fleet", scratch.database, String($0)) }
         let dataDirectory: String = try await StoreAdmin(address: scratch).with { store in
             for chunk in stride(from: 0, to: n, by: 100) {
                 var sql = "BEGIN;\n"

@@ -33,34 +33,13 @@ public struct StoreBench: Sendable {
     }
 
     public func run() async throws {
-        let name = "till_bench_" + String(UInt32.random(in: 0...UInt32.max), radix: 36)
-        var server = admin
-        server.database = "postgres"
-        try await StoreAdmin(address: server).with { try await $0.execute("CREATE DATABASE \(name)") }
-        var template = Array((NSTemporaryDirectory() + "/till-bench-XXXXXX").utf8CString)
-        let dir = String(cString: template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }!)
-        var scratch = Scratch(address: admin, dir: dir)
-        scratch.address.database = name
-        defer { try? FileManager.default.removeItem(atPath: dir) }
-        do {
+        try await ScratchDatabase.with(admin, kind: "bench") { address, dir in
+            var scratch = Scratch(address: address, dir: dir)
             try await StoreAdmin(address: scratch.address).initStore()
             try await StoreAdmin(address: scratch.address).addShop(id: "bench", name: "Bench", timeZone: "Europe/Berlin")
             if measures.contains("throughput") { try await throughput(&scratch) }
             if measures.contains("lag") { try await lag(&scratch) }
             if measures.contains("year") { try await year(scratch) }
-        } catch {
-            try? await dropDatabase(server, name)
-            throw error
-        }
-        try await dropDatabase(server, name)
-    }
-
-    func dropDatabase(_ server: StoreAddress, _ name: String) async throws {
-        try await StoreAdmin(address: server).with { store in
-            try await store.execute("DROP DATABASE IF EXISTS \(name)")
-            // The tills' roles are the server's, not the database's.
-            let roles = try await store.query("SELECT rolname::text FROM pg_roles WHERE rolname LIKE \("bench\\_" + name + "\\_%")").map { try $0.decode(String.self) }
-            for r in roles { try await store.execute("DROP ROLE \(r)") }
         }
     }
 
@@ -71,7 +50,7 @@ public struct StoreBench: Sendable {
     /// `Journal.fillApprovedSalesForBench`).
     func till(_ scratch: inout Scratch, events: Int, real: Bool = false) async throws -> (address: StoreAddress, journal: String) {
         scratch.tills += 1
-        let role = "bench_\(scratch.address.database)_\(scratch.tills)"
+        let role = ScratchDatabase.role("bench", scratch.address.database, String(scratch.tills))
         let passwordFile = scratch.dir + "/\(scratch.tills).password"
         _ = FileManager.default.createFile(atPath: passwordFile, contents: Data(UUID().uuidString.utf8), attributes: [.posixPermissions: 0o600])
         try await StoreAdmin(address: scratch.address).addTill(id: "t\(scratch.tills)", shop: "bench", role: role, passwordFile: passwordFile)
@@ -214,7 +193,7 @@ public struct StoreBench: Sendable {
         say("| command | rows out | time |")
         say("|---|---|---|")
         // As the back office logs in: its role, row-level security and all.
-        let role = "bench_\(scratch.address.database)_office", password = UUID().uuidString
+        let role = ScratchDatabase.role("bench", scratch.address.database, "office"), password = UUID().uuidString
         let passwordFile = scratch.dir + "/office.password"
         _ = FileManager.default.createFile(atPath: passwordFile, contents: Data(password.utf8), attributes: [.posixPermissions: 0o600])
         try await StoreAdmin(address: scratch.address).with { try await $0.execute("CREATE ROLE \(role) LOGIN PASSWORD '\(password)' IN ROLE till_backoffice") }
