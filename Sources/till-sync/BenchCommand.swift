@@ -25,9 +25,7 @@ struct BenchCommand: AsyncParsableCommand {
 
     func run() async throws {
         var bench = StoreBench(admin: store.address, delayedPort: delayedPort, delayMs: delayMs, lagSales: lagSales,
-                               yearTills: yearTills, yearEntriesPerTill: yearEntriesPerTill) { line in
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
-        }
+                               yearTills: yearTills, yearEntriesPerTill: yearEntriesPerTill, say: printLine)
         bench.realEvents = max(3, pushEvents)
         bench.measures = Set(only.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) })
         do { try await bench.run() } catch { throw fail(error) }

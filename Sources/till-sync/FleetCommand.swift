@@ -36,9 +36,7 @@ struct FleetCommand: AsyncParsableCommand {
     var keepConnections = false
 
     func run() async throws {
-        var bench = FleetBench(admin: store.address, tills: tills) { line in
-            FileHandle.standardOutput.write(Data((line + "\n").utf8))
-        }
+        var bench = FleetBench(admin: store.address, tills: tills, say: printLine)
         bench.tillHost = tillHost; bench.tillPort = tillPort; bench.poolerPid = poolerPid
         bench.sellers = sellers; bench.salesPerSeller = salesPerSeller; bench.saleSpacingMs = saleSpacingMs
         if keepConnections { bench.schedule.idleCloseMs = 86_400_000 }

@@ -36,6 +36,11 @@ func say(_ text: String) {
     FileHandle.standardError.write(Data("till-sync: \(text)\n".utf8))
 }
 
+/// One line on standard output, written at once (the benches' tables are read as they come).
+func printLine(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 /// What a push's line adds when it pruned the outbox.
 func prunedNote(_ r: PushResult) -> String { r.pruned > 0 ? "; pruned \(r.pruned) old events from the outbox" : "" }
 
@@ -94,7 +99,7 @@ struct Push: AsyncParsableCommand {
             switch result {
             // Written at once, not buffered: a service's output is a pipe (journald), read line by line.
             case .success(let r):
-                FileHandle.standardOutput.write(Data("sent up to event \(r.storeLastSeq) of journal \(r.journalId); \(r.toSend) to send\(prunedNote(r))\n".utf8))
+                printLine("sent up to event \(r.storeLastSeq) of journal \(r.journalId); \(r.toSend) to send\(prunedNote(r))")
                 if let p = r.pruneProblem { say(p + " (trying again after the next push)") }
             case .failure(let e): say("\(e)" + (e.transient ? " (trying again)" : ""))
             }
