@@ -278,36 +278,39 @@ public struct Sync: Sendable {
 final class OutboxStartRun: Sendable {
     let path: String
     private let stopping = Atomic<Bool>(false)
-    /// nil while it runs; then how it ended (nil inside: whole, or stopped).
-    private let outcome = Mutex<StoreError??>(nil)
+    /// `done`: whole, or stopped after a chunk (`stop`; the rest goes on at the next push).
+    private enum Outcome { case running, done, failed(StoreError) }
+    private let outcome = Mutex(Outcome.running)
 
     init(path: String) {
         self.path = path
         Thread.detachNewThread { [self] in
-            let ended: StoreError?
+            let ended: Outcome
             do {
                 let starter = try OutboxStarter(path: path)
                 defer { starter.close() }
                 try starter.run(nowMs: WallClock.nowMs(), stop: { self.stopping.load(ordering: .relaxed) })
-                ended = nil
+                ended = .done
             } catch {
-                ended = Sync.startFailed(error, path)
+                ended = .failed(Sync.startFailed(error, path))
             }
-            outcome.withLock { $0 = .some(ended) }
+            outcome.withLock { $0 = ended }
         }
     }
 
     /// Whether the start has ended (whole, stopped or failed): every event it made is committed.
-    var ended: Bool { outcome.withLock { $0 != nil } }
+    var ended: Bool {
+        outcome.withLock { if case .running = $0 { return false } else { return true } }
+    }
 
     /// Waits for the end; the start's failure, if it failed.
     func finish() async throws {
         while true {
-            if let ended = outcome.withLock({ $0 }) {
-                if let ended { throw ended }
-                return
+            switch outcome.withLock({ $0 }) {
+            case .running: try? await Task.sleep(for: .milliseconds(5))
+            case .done: return
+            case .failed(let e): throw e
             }
-            try? await Task.sleep(for: .milliseconds(5))
         }
     }
 
